@@ -1,0 +1,53 @@
+#pragma once
+// Collective algorithms turn (op, members, bytes, topology) into a plan: the alpha-beta time of
+// the collective on an otherwise idle network, and the flows a flow-level simulator can play.
+// Contract between the collective module (which implements it) and the simulator.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "toposweep/topology/network.hpp"
+#include "toposweep/util/collective_op.hpp"
+
+namespace toposweep {
+
+struct CollectiveRequest {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  // Distinct compute nodes taking part. Each contributes `gpus_per_node` GPUs of the group,
+  // joined inside the node by Network::intra_bandwidth_Bps (a two-level collective when > 1).
+  std::vector<VertexId> nodes;
+  std::uint32_t gpus_per_node = 1;
+  double bytes = 0;  // per-rank buffer, nccl-tests convention (see INTERFACE.md)
+  VertexId root = 0; // Broadcast / Reduce
+};
+
+// A flow moves `bytes` along `path` (arc ids). Flows of stage k start when every flow of
+// stage k-1 has finished; flows within a stage run concurrently. Emitters keep the number of
+// flows small by giving each pipelined phase one bandwidth-equivalent flow per arc.
+struct Flow {
+  std::vector<ArcId> path;
+  double bytes = 0;
+  std::uint32_t stage = 0;
+};
+
+struct CollectivePlan {
+  std::string algorithm;     // the algorithm actually used ("ring", "multiring", "hierarchical", ...)
+  double time_s = 0;         // alpha-beta time on an idle network
+  double latency_s = 0;      // the alpha part of time_s (the flow model adds it to flow time)
+  std::uint32_t stages = 0;
+  std::vector<Flow> flows;   // empty when the caller asked for time only
+  std::string model;         // e.g. "pipelined" / "sequential" for hierarchical, else ""
+};
+
+struct CollectiveOptions {
+  bool with_flows = false;           // build flows (flow network model) or only the time
+  bool hierarchical_pipelined = true; // multidim: max over dimensions (true) or sum (false)
+};
+
+// `algorithm`: "auto" (multiring on topoopt, hierarchical on multidim, ring otherwise), "ring",
+// "multiring", "hierarchical", "tree", "halving_doubling", "direct", "forest".
+// Throws BadInput when the algorithm does not apply or members are unreachable.
+CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request,
+                               const std::string& algorithm, const CollectiveOptions& options = {});
+
+}  // namespace toposweep

@@ -1,0 +1,106 @@
+#pragma once
+// The network graph every later module uses: a directed multigraph in CSR form. Vertices
+// 0..compute_count()-1 are compute nodes (servers or NPUs, each holding `gpus_per_node` GPUs
+// joined by `intra_bandwidth_Bps`); switches (relay-only vertices) follow. Arcs carry bandwidth
+// (bytes/s) and latency (s). Built once per design point by NetworkBuilder, then immutable and
+// cheap to copy.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace toposweep {
+
+using VertexId = std::uint32_t;
+using ArcId = std::uint32_t;
+
+struct Arc {
+  VertexId src = 0;
+  VertexId dst = 0;
+  double bandwidth_Bps = 0;
+  double latency_s = 0;
+};
+
+// One dimension of a multi-dimensional (LIBRA / ASTRA-sim style) network.
+enum class DimensionType { Ring, FullyConnected, Switch };
+struct Dimension {
+  DimensionType type = DimensionType::Ring;
+  std::uint32_t size = 0;
+  double bandwidth_Bps = 0;  // per-NPU bandwidth of this dimension
+  double latency_s = 0;
+};
+
+// What the builder knew about the family, for algorithms that exploit structure
+// (multi-ring over strides, hierarchical collectives over dimensions).
+struct TopologyInfo {
+  std::string kind;                  // "switch", "fattree", "topoopt", "multidim", "torus", ...
+  std::uint32_t degree = 0;          // ports per compute node where uniform, else 0
+  double link_bandwidth_Bps = 0;     // per-port bandwidth where uniform, else 0
+  double link_latency_s = 0;
+  std::vector<std::uint32_t> strides;  // topoopt: ring strides s (ring i -> i+s mod n), each bidirectional
+  std::vector<Dimension> dims;         // multidim: dimension 0 fastest in the mixed-radix address
+  std::vector<std::uint32_t> torus_dims;
+};
+
+class Network {
+ public:
+  Network() = default;
+
+  std::uint32_t vertex_count() const { return static_cast<std::uint32_t>(out_offsets_.empty() ? 0 : out_offsets_.size() - 1); }
+  std::uint32_t compute_count() const { return compute_count_; }
+  std::uint32_t switch_count() const { return vertex_count() - compute_count_; }
+  bool is_switch(VertexId v) const { return v >= compute_count_; }
+  std::uint32_t arc_count() const { return static_cast<std::uint32_t>(arcs_.size()); }
+
+  const Arc& arc(ArcId a) const { return arcs_[a]; }
+  const std::vector<Arc>& arcs() const { return arcs_; }
+  // Arc ids leaving / entering v. Out-arcs of v are contiguous: ids out_offsets_[v]..[v+1].
+  std::span<const ArcId> out_arcs(VertexId v) const {
+    return {out_ids_.data() + out_offsets_[v], out_ids_.data() + out_offsets_[v + 1]};
+  }
+  std::span<const ArcId> in_arcs(VertexId v) const {
+    return {in_ids_.data() + in_offsets_[v], in_ids_.data() + in_offsets_[v + 1]};
+  }
+
+  std::uint32_t gpus_per_node() const { return gpus_per_node_; }
+  double intra_bandwidth_Bps() const { return intra_bandwidth_Bps_; }
+  std::uint32_t gpu_count() const { return compute_count_ * gpus_per_node_; }
+  const TopologyInfo& info() const { return info_; }
+
+ private:
+  friend class NetworkBuilder;
+  std::uint32_t compute_count_ = 0;
+  std::uint32_t gpus_per_node_ = 1;
+  double intra_bandwidth_Bps_ = 0;
+  std::vector<Arc> arcs_;                 // sorted by (src, dst); arc id = index
+  std::vector<std::uint32_t> out_offsets_;  // size vertex_count()+1
+  std::vector<ArcId> out_ids_;
+  std::vector<std::uint32_t> in_offsets_;
+  std::vector<ArcId> in_ids_;
+  TopologyInfo info_;
+};
+
+class NetworkBuilder {
+ public:
+  NetworkBuilder(std::uint32_t compute_nodes, std::uint32_t gpus_per_node = 1,
+                 double intra_bandwidth_Bps = 0);
+  // Adds `count` switch vertices; returns the id of the first.
+  VertexId add_switches(std::uint32_t count);
+  std::uint32_t vertex_count() const { return vertex_count_; }
+  void add_arc(VertexId src, VertexId dst, double bandwidth_Bps, double latency_s = 0);
+  void add_link(VertexId a, VertexId b, double bandwidth_Bps, double latency_s = 0);  // both directions
+  void set_info(TopologyInfo info) { info_ = std::move(info); }
+  TopologyInfo& info() { return info_; }
+  // Sorts arcs by (src, dst) (stable: parallel arcs keep insertion order) and builds the CSR.
+  Network build() &&;
+
+ private:
+  std::uint32_t compute_count_;
+  std::uint32_t vertex_count_;
+  std::uint32_t gpus_per_node_;
+  double intra_bandwidth_Bps_;
+  std::vector<Arc> arcs_;
+  TopologyInfo info_;
+};
+
+}  // namespace toposweep

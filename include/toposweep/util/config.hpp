@@ -1,0 +1,72 @@
+#pragma once
+// Effective configuration: flat `section.key = value` strings with their origin, read from INI
+// files (`[topology]` + `degree = 4` is `topology.degree`) and `--set KEY=VALUE`. Values stay
+// text until a typed getter parses them, so errors can name the key and where it was set.
+// Units are converted here, at the edge, into SI doubles.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "toposweep/util/config_keys.hpp"
+#include "toposweep/util/units.hpp"
+
+namespace toposweep {
+
+struct ConfigEntry {
+  std::string value;
+  std::string origin;  // "path/file.ini:12", "--set", "default", or a caller's label
+};
+
+class Config {
+ public:
+  void set(const std::string& key, std::string value, std::string origin);
+  void erase(const std::string& key);
+  bool has(const std::string& key) const;
+  const std::map<std::string, ConfigEntry>& entries() const { return entries_; }
+
+  // "key topology.degree (set at file.ini:4)"-style location for error messages.
+  std::string where(const std::string& key) const;
+
+  // Typed getters. A missing key is BadInput ("missing required key"); a malformed or
+  // out-of-range value is BadInput naming the key and where it was set.
+  const std::string& get_string(const std::string& key) const;
+  std::int64_t get_int(const std::string& key, std::int64_t min = INT64_MIN,
+                       std::int64_t max = INT64_MAX) const;
+  double get_double(const std::string& key) const;  // plain number, finite
+  bool get_bool(const std::string& key) const;      // true/false/yes/no/on/off/1/0
+  // Quantity with a unit; `positive` rejects zero.
+  double get_quantity(const std::string& key, Quantity q, bool positive = true) const;
+  double get_bandwidth(const std::string& key) const { return get_quantity(key, Quantity::Bandwidth); }
+  double get_size(const std::string& key) const { return get_quantity(key, Quantity::Size); }
+  // Times may be zero (e.g. zero latency).
+  double get_time(const std::string& key) const { return get_quantity(key, Quantity::Time, false); }
+  std::vector<std::string> get_list(const std::string& key) const;  // comma separated
+  std::vector<std::int64_t> get_int_list(const std::string& key, std::int64_t min = INT64_MIN,
+                                         std::int64_t max = INT64_MAX) const;
+  std::vector<double> get_quantity_list(const std::string& key, Quantity q, bool positive = true) const;
+
+  // All keys with a given prefix ("space.big."), prefix stripped.
+  std::map<std::string, ConfigEntry> with_prefix(const std::string& prefix) const;
+
+  // The effective configuration as INI text (sections by first dotted component), sorted,
+  // each value annotated with its origin in a comment when `with_origins`.
+  std::string to_ini(bool with_origins = false) const;
+
+ private:
+  std::map<std::string, ConfigEntry> entries_;
+};
+
+// Read an INI file into `config` (later files and later lines win). Throws BadInput with
+// file:line for a missing/unreadable file or a syntax error.
+void load_ini_file(Config& config, const std::string& path);
+// Parse INI text; `name` is used in origins and errors.
+void load_ini_text(Config& config, const std::string& text, const std::string& name);
+// Apply one "KEY=VALUE" assignment from --set.
+void apply_set(Config& config, const std::string& assignment);
+
+// Reject keys the registry does not know (BadInput naming key, origin and a suggestion), then
+// fill in registry defaults for unset keys with origin "default".
+void validate_and_default(Config& config, const KeyRegistry& registry);
+
+}  // namespace toposweep

@@ -1,0 +1,89 @@
+#pragma once
+// One training iteration as a task graph: compute tasks and communication tasks with their
+// dependencies. This is the contract between workloads (which build it) and the simulator
+// (which plays it). Owned by the workload module; fields may be added, not renamed or removed.
+//
+// Symmetry: tasks describe one *representative* of each set of replicas that run in lockstep
+// (e.g. one stage's compute, standing for all its TP x DP GPUs). A communication task lists
+// every concurrent instance in its group set, so a contention-aware network model can play
+// all of them while an analytical one times one instance (or the slowest).
+//
+// Streams: tasks on the same stream run in order (like CUDA streams); a task also waits for
+// its explicit dependencies. Stream ids and names are chosen by the builder.
+//
+// GPU ranks: 0..gpus-1, Megatron order: rank = t + tp*(d + dp*p) for TP index t, DP index d,
+// pipeline stage p. Placement (below) maps ranks to compute nodes of the network.
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "toposweep/util/collective_op.hpp"
+
+namespace toposweep {
+
+enum class TaskKind : std::uint8_t { Compute, Collective, Transfer };
+enum class TaskPhase : std::uint8_t { Forward, Backward, WeightUpdate, Other };
+// What a communication task is for, so results can break communication time down.
+enum class CommPurpose : std::uint8_t { None, DataParallel, TensorParallel, PipelineParallel, Embedding, Other };
+
+using TaskId = std::uint32_t;
+inline constexpr std::uint32_t kNoLayer = std::numeric_limits<std::uint32_t>::max();
+
+struct Task {
+  TaskKind kind = TaskKind::Compute;
+  TaskPhase phase = TaskPhase::Other;
+  CommPurpose purpose = CommPurpose::None;
+  std::uint32_t stream = 0;
+  // Compute: time on the device (FLOPs / achievable FLOP/s, already includes efficiency).
+  double duration_s = 0;
+  double flops = 0;
+  // Communication: `bytes` is the per-rank buffer in nccl-tests convention for collectives
+  // (AllReduce input, AllGather output, ReduceScatter input, AllToAll per-rank send), and the
+  // payload for a point-to-point transfer. `group_set` indexes TaskGraph::group_sets.
+  CollectiveOp op = CollectiveOp::AllReduce;
+  bool is_mutable = false;  // may run over any permutation of its members (AllReduce for DP)
+  double bytes = 0;
+  std::uint32_t group_set = 0;
+  std::uint32_t stage = 0;              // pipeline stage this task belongs to
+  std::uint32_t layer = kNoLayer;
+  std::uint32_t microbatch = 0;
+  std::uint32_t label = 0;              // index into TaskGraph::labels
+};
+
+// Concurrent instances of one communication task. For collectives, each group is the member
+// GPU ranks; for transfers, each group is {src_rank, dst_rank}.
+struct GroupSet {
+  std::vector<std::vector<std::uint32_t>> groups;
+};
+
+struct TaskGraph {
+  std::uint32_t gpus = 0;
+  std::vector<Task> tasks;
+  std::vector<std::uint32_t> dep_offsets{0};  // CSR: deps of task i are deps[dep_offsets[i]..[i+1])
+  std::vector<TaskId> deps;
+  std::vector<GroupSet> group_sets;
+  std::vector<std::string> stream_names;
+  std::vector<std::string> labels{""};
+
+  // Appends a task with its dependencies (which must already exist); returns its id.
+  TaskId add(const Task& t, std::span<const TaskId> dependencies = {});
+  std::span<const TaskId> deps_of(TaskId id) const {
+    return {deps.data() + dep_offsets[id], deps.data() + dep_offsets[id + 1]};
+  }
+  std::uint32_t add_group_set(GroupSet gs);
+  std::uint32_t add_stream(std::string name);
+  std::uint32_t add_label(std::string label);
+  std::uint32_t stream_count() const { return static_cast<std::uint32_t>(stream_names.size()); }
+};
+
+// Where each GPU rank runs: node_of_gpu[rank] is a compute vertex of the network.
+struct Placement {
+  std::uint32_t gpus_per_node = 1;
+  std::vector<std::uint32_t> node_of_gpu;
+};
+// Rank r on node r / gpus_per_node.
+Placement rank_order_placement(std::uint32_t gpus, std::uint32_t gpus_per_node);
+
+}  // namespace toposweep

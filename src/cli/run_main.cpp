@@ -1,0 +1,130 @@
+#include <exception>
+#include <iostream>
+#include <sstream>
+
+#include "toposweep/cli/command.hpp"
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/version.hpp"
+
+namespace toposweep::cli {
+namespace {
+
+void print_usage(std::ostream& os) {
+  os << "usage: toposweep <command> [options]\n\n"
+        "Co-design the training network and the parallelization strategy of DNN workloads.\n\n"
+        "commands:\n";
+  for (const auto& c : all_commands()) {
+    os << "  " << c.name << std::string(12 - std::min<std::size_t>(11, c.name.size()), ' ') << c.summary << "\n";
+  }
+  os << "\nEvery command takes --help, --config FILE (repeatable, later files win), --set KEY=VALUE\n"
+        "(repeatable, wins over files), --json, --log-level LEVEL and --show-config.\n"
+        "toposweep --version prints the version and git revision.\n"
+        "toposweep --list-keys prints every configuration key with its default.\n";
+}
+
+po::options_description common_options() {
+  po::options_description common("common options");
+  common.add_options()
+      ("help,h", "show this help")
+      ("config", po::value<std::vector<std::string>>()->composing(), "INI config file (repeatable; later files win)")
+      ("set", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE (repeatable; wins over files)")
+      ("json", po::bool_switch(), "print one JSON object on stdout")
+      ("log-level", po::value<std::string>()->default_value("info"), "debug, info, warn, error or quiet")
+      ("show-config", po::bool_switch(), "print the effective configuration and exit");
+  return common;
+}
+
+void list_keys(std::ostream& os) {
+  const KeyRegistry registry = all_config_keys();
+  for (const auto& k : registry.specs()) {
+    os << k.name;
+    if (!k.default_value.empty()) os << " = " << k.default_value;
+    os << "\n    " << k.help << "\n";
+  }
+}
+
+int run_command(const Command& cmd, int argc, char** argv) {
+  po::options_description specific(cmd.name + " options");
+  if (cmd.add_options) cmd.add_options(specific);
+  po::options_description all;
+  all.add(specific).add(common_options());
+  po::options_description hidden;
+  hidden.add_options()("args", po::value<std::vector<std::string>>(), "positional arguments");
+  po::options_description parse_set;
+  parse_set.add(all).add(hidden);
+  po::positional_options_description pos;
+  pos.add("args", -1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(parse_set).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw BadInput(e.what(), "command line of '" + cmd.name + "'");
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: toposweep " << cmd.name << " [options]"
+              << (cmd.positional_usage.empty() ? "" : " " + cmd.positional_usage) << "\n\n"
+              << cmd.summary << "\n\n"
+              << all << "\nConfiguration keys: toposweep --list-keys\n";
+    return kExitOk;
+  }
+
+  CommandContext ctx;
+  ctx.log = Logger(parse_log_level(vm["log-level"].as<std::string>()));
+  ctx.json = vm["json"].as<bool>();
+  ctx.out = &std::cout;
+  if (vm.count("args")) ctx.positional = vm["args"].as<std::vector<std::string>>();
+  if (vm.count("config"))
+    for (const auto& f : vm["config"].as<std::vector<std::string>>()) load_ini_file(ctx.config, f);
+  if (vm.count("set"))
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) apply_set(ctx.config, s);
+  validate_and_default(ctx.config, all_config_keys());
+  if (vm["show-config"].as<bool>()) {
+    std::cout << ctx.config.to_ini(true);
+    return kExitOk;
+  }
+  ctx.options = std::move(vm);
+  return cmd.run(ctx);
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv) {
+  try {
+    if (argc < 2) {
+      print_usage(std::cerr);
+      throw BadInput("no command given", "command line");
+    }
+    const std::string first = argv[1];
+    if (first == "--help" || first == "-h" || first == "help") {
+      print_usage(std::cout);
+      return kExitOk;
+    }
+    if (first == "--version") {
+      std::cout << "toposweep " << version_string() << " (git " << git_revision() << ")\n";
+      return kExitOk;
+    }
+    if (first == "--list-keys") {
+      list_keys(std::cout);
+      return kExitOk;
+    }
+    for (const auto& cmd : all_commands())
+      if (cmd.name == first) return run_command(cmd, argc - 1, argv + 1);
+    throw BadInput("unknown command '" + first + "' (toposweep --help lists them)", "command line");
+  } catch (const BadInput& e) {
+    std::cout.flush();
+    std::cerr << "toposweep: error: " << e.what() << " (" << e.where() << ")\n";
+    return kExitBadInput;
+  } catch (const Interrupted& e) {
+    std::cout.flush();
+    std::cerr << "toposweep: interrupted: " << e.what() << "\n";
+    return kExitInterrupted;
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "toposweep: failure: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
+}  // namespace toposweep::cli

@@ -1,0 +1,11 @@
+#include "toposweep/frontier/config_keys.hpp"
+
+namespace toposweep::frontier {
+
+std::vector<KeySpec> config_keys() {
+  return {
+
+  };
+}
+
+}  // namespace toposweep::frontier

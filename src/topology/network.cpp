@@ -1,0 +1,66 @@
+#include "toposweep/topology/network.hpp"
+
+#include <algorithm>
+
+#include "toposweep/util/error.hpp"
+
+namespace toposweep {
+
+NetworkBuilder::NetworkBuilder(std::uint32_t compute_nodes, std::uint32_t gpus_per_node,
+                               double intra_bandwidth_Bps)
+    : compute_count_(compute_nodes),
+      vertex_count_(compute_nodes),
+      gpus_per_node_(gpus_per_node),
+      intra_bandwidth_Bps_(intra_bandwidth_Bps) {}
+
+VertexId NetworkBuilder::add_switches(std::uint32_t count) {
+  VertexId first = vertex_count_;
+  vertex_count_ += count;
+  return first;
+}
+
+void NetworkBuilder::add_arc(VertexId src, VertexId dst, double bandwidth_Bps, double latency_s) {
+  if (src >= vertex_count_ || dst >= vertex_count_)
+    throw RuntimeFailure("NetworkBuilder: arc " + std::to_string(src) + "->" + std::to_string(dst) +
+                         " outside " + std::to_string(vertex_count_) + " vertices");
+  arcs_.push_back(Arc{src, dst, bandwidth_Bps, latency_s});
+}
+
+void NetworkBuilder::add_link(VertexId a, VertexId b, double bandwidth_Bps, double latency_s) {
+  add_arc(a, b, bandwidth_Bps, latency_s);
+  add_arc(b, a, bandwidth_Bps, latency_s);
+}
+
+Network NetworkBuilder::build() && {
+  Network n;
+  n.compute_count_ = compute_count_;
+  n.gpus_per_node_ = gpus_per_node_;
+  n.intra_bandwidth_Bps_ = intra_bandwidth_Bps_;
+  std::stable_sort(arcs_.begin(), arcs_.end(), [](const Arc& a, const Arc& b) {
+    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+  });
+  n.arcs_ = std::move(arcs_);
+  const std::uint32_t V = vertex_count_;
+  const std::uint32_t E = static_cast<std::uint32_t>(n.arcs_.size());
+  n.out_offsets_.assign(V + 1, 0);
+  n.in_offsets_.assign(V + 1, 0);
+  for (const Arc& a : n.arcs_) {
+    ++n.out_offsets_[a.src + 1];
+    ++n.in_offsets_[a.dst + 1];
+  }
+  for (std::uint32_t v = 0; v < V; ++v) {
+    n.out_offsets_[v + 1] += n.out_offsets_[v];
+    n.in_offsets_[v + 1] += n.in_offsets_[v];
+  }
+  n.out_ids_.resize(E);
+  n.in_ids_.resize(E);
+  std::vector<std::uint32_t> in_fill(n.in_offsets_.begin(), n.in_offsets_.end() - 1);
+  for (ArcId id = 0; id < E; ++id) {
+    n.out_ids_[id] = id;  // arcs are sorted by src, so out-arcs are contiguous
+    n.in_ids_[in_fill[n.arcs_[id].dst]++] = id;
+  }
+  n.info_ = std::move(info_);
+  return n;
+}
+
+}  // namespace toposweep
