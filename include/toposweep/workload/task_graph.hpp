@@ -50,6 +50,10 @@ struct Task {
   std::uint32_t layer = kNoLayer;
   std::uint32_t microbatch = 0;
   std::uint32_t label = 0;              // index into TaskGraph::labels
+  // The task stands for `repeat` identical back-to-back operations (e.g. the 2 TP AllReduces
+  // of each of a stage's layers folded into one task): duration_s/flops/bytes are per
+  // operation, and a network model charges per-operation latency `repeat` times.
+  std::uint32_t repeat = 1;
 };
 
 // Concurrent instances of one communication task. For collectives, each group is the member
