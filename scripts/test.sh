@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The README's test command (and what CI runs): install dependencies, build with warnings as
+# errors, run every test (unit, CLI, MPI, Slurm, analysis), then build the unit tests once more
+# with AddressSanitizer + UndefinedBehaviorSanitizer and run them.
+# TOPOSWEEP_SKIP_SANITIZERS=1 skips the second build (for quick local runs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+
+bash scripts/install-deps.sh
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export MPLBACKEND=Agg
+
+echo "== build (Release, -Werror)"
+BUILD_DIR=build bash scripts/build.sh -DTOPOSWEEP_WERROR=ON -DTOPOSWEEP_SANITIZE=OFF
+echo "== tests"
+status=0
+(cd build && ctest --output-on-failure --timeout 900) || status=$?
+
+if [ "${TOPOSWEEP_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+  BUILD_DIR=build-asan bash scripts/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPOSWEEP_WERROR=ON \
+    -DTOPOSWEEP_SANITIZE=ON -DTOPOSWEEP_BUILD_BENCH=OFF
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest --output-on-failure -L unit --timeout 900) || status=$?
+fi
+
+echo "== test.sh finished in $(( $(date +%s) - start )) s, status $status"
+exit $status
