@@ -1,0 +1,108 @@
+#pragma once
+// Flow-level network model: flows move bytes along fixed paths of arcs, and arc capacities are
+// shared max-min fairly (progressive filling). Rates are recomputed only for the connected
+// component of flows that a start or finish touches, and only once per distinct event time,
+// so symmetric collectives (thousands of flows starting and finishing together) cost one
+// recomputation per stage instead of one per flow.
+#include <cstdint>
+#include <limits>
+#include <queue>
+#include <span>
+#include <vector>
+
+#include "toposweep/topology/network.hpp"
+
+namespace toposweep::sim {
+
+using FlowId = std::uint32_t;
+
+struct FinishedFlow {
+  FlowId id = 0;
+  std::uint64_t tag = 0;  // the caller's label, returned untouched
+};
+
+class FlowNetwork {
+ public:
+  static constexpr double kNever = std::numeric_limits<double>::infinity();
+
+  explicit FlowNetwork(std::vector<double> capacities_Bps);
+  explicit FlowNetwork(const Network& net);
+
+  // Starts a flow at the current time. A flow with no bytes or an empty path finishes at once
+  // (at the next advance_to(now())).
+  FlowId start(std::span<const ArcId> path, double bytes, std::uint64_t tag);
+
+  double now() const { return now_; }
+  std::size_t active_count() const { return active_; }
+  // Earliest time an active flow finishes transmitting; kNever when none is active.
+  double next_finish_time();
+  // Moves the clock to t (now() <= t <= next_finish_time()) and appends the flows that
+  // finished by t, in finish order.
+  void advance_to(double t, std::vector<FinishedFlow>& finished);
+
+  // Current rate of an active flow (bytes/s); recomputes pending changes first.
+  double rate(FlowId id);
+  // Bytes each arc has carried for flows that have finished.
+  const std::vector<double>& arc_bytes() const { return arc_bytes_; }
+  std::uint32_t arc_count() const { return static_cast<std::uint32_t>(capacity_.size()); }
+  double capacity(ArcId a) const { return capacity_[a]; }
+  // How many rate recomputations ran and how many flow-rate assignments they made (for the
+  // scaling benchmark: the second should grow like flows, not flows squared).
+  std::uint64_t recomputations() const { return recomputations_; }
+  std::uint64_t rate_assignments() const { return rate_assignments_; }
+
+ private:
+  struct FlowState {
+    std::vector<ArcId> path;
+    std::vector<std::uint32_t> pos;  // pos[i]: index of this flow in on_arc_[path[i]]
+    double bytes = 0;
+    double remaining = 0;  // bytes left at time `since`
+    double rate = 0;
+    double since = 0;
+    std::uint64_t tag = 0;
+    std::uint32_t version = 0;
+    bool active = false;
+  };
+  struct LinkEntry {
+    FlowId flow;
+    std::uint32_t hop;  // index of this arc in the flow's path
+  };
+  struct FinishEvent {
+    double time;
+    FlowId flow;
+    std::uint32_t version;
+    bool operator>(const FinishEvent& o) const { return time > o.time || (time == o.time && flow > o.flow); }
+  };
+
+  void recompute();
+  void settle(FlowState& f);  // brings `remaining` up to now_
+  void schedule(FlowId id);
+  void detach(FlowId id);
+
+  std::vector<double> capacity_;
+  std::vector<std::vector<LinkEntry>> on_arc_;  // active flows crossing each arc
+  std::vector<FlowState> flows_;
+  std::vector<double> arc_bytes_;
+  std::vector<FlowId> free_ids_;
+  std::vector<FlowId> dirty_flows_;              // started since the last recomputation
+  std::vector<ArcId> dirty_arcs_;                // lost a flow since the last recomputation
+  std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finish_heap_;
+  // Scratch for recompute(), kept to avoid reallocating.
+  struct ShareEntry {
+    double share;
+    ArcId arc;
+    std::uint32_t version;
+    bool operator>(const ShareEntry& o) const { return share > o.share || (share == o.share && arc > o.arc); }
+  };
+  std::vector<std::uint32_t> arc_mark_, flow_mark_, flow_frozen_, arc_unfrozen_, arc_version_;
+  std::vector<double> arc_remaining_;
+  std::vector<ArcId> comp_arcs_;
+  std::vector<FlowId> comp_flows_;
+  std::vector<ShareEntry> share_heap_;
+  std::uint32_t epoch_ = 0;
+  double now_ = 0;
+  std::size_t active_ = 0;
+  std::uint64_t recomputations_ = 0, rate_assignments_ = 0;
+};
+
+}  // namespace toposweep::sim
