@@ -4,8 +4,13 @@ namespace toposweep::sweep {
 
 std::vector<KeySpec> config_keys() {
   return {
-      {"sweep.*", "", "sweep settings (see docs/sweep.md)"},
-      {"space.*", "", "design-space definitions (see docs/sweep.md)"},
+      {"sweep.objectives", "cost_usd,iteration_time_s",
+       "objectives of /frontier, comma separated; max:FIELD for a maximised one"},
+      {"sweep.chunk_seconds", "0.5", "target wall time of one scheduling chunk per rank (plain number, s)"},
+      {"sweep.max_chunk_points", "4096", "upper bound of the points in one chunk"},
+      {"sweep.progress_interval", "2s", "time between progress lines on stderr (time)"},
+      {"sweep.compression", "1", "deflate level of /points, 0 (none) to 9"},
+      {"space.*", "", "design-space definitions: [space.NAME] KEY = V1, V2 (see docs/sweep.md)"},
   };
 }
 

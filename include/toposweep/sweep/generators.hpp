@@ -1,0 +1,34 @@
+#pragma once
+// Generated axis values: bandwidth allocations on a simplex, non-isomorphic circulant stride
+// sets, and every parallelization strategy of a GPU count.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace toposweep::sweep {
+
+// Every way to write `parts` (≥ 1 each) summing to `total`, lexicographically ascending:
+// C(total-1, parts-1) compositions.
+std::vector<std::vector<std::int64_t>> compositions(std::int64_t total, std::int64_t parts);
+
+// Every allocation of total_Bps over `dims` dimensions in multiples of step_Bps, each > 0,
+// formatted "a,b,c" with units. `where` names the key for errors (total not a multiple of step).
+std::vector<std::string> simplex_allocations(double total_Bps, double step_Bps, std::int64_t dims,
+                                             const std::string& where);
+
+// Stride sets S ⊂ {1..⌊n/2⌋} of connected circulant graphs C_n(S) with `ports` ports per node
+// (a stride s < n/2 uses 2, s = n/2 uses 1), one per class under multiplication by units of
+// Z_n (the canonical, lexicographically smallest member), sorted. Each set ascending.
+std::vector<std::vector<std::int64_t>> circulant_stride_sets(std::int64_t n, std::int64_t ports);
+
+struct StrategyTriple {
+  std::int64_t dp = 1, tp = 1, pp = 1;
+  std::string spelled() const;  // "dp4tp2pp1"
+  bool operator==(const StrategyTriple&) const = default;
+};
+// Every (dp, tp, pp) with dp·tp·pp = gpus, tp ≤ max_tp, pp ≤ max_pp; ordered by dp, tp.
+std::vector<StrategyTriple> all_strategies(std::int64_t gpus, std::int64_t max_tp, std::int64_t max_pp);
+// Parse "dp4tp2pp1"; throws BadInput naming `where`.
+StrategyTriple parse_strategy(const std::string& text, const std::string& where);
+
+}  // namespace toposweep::sweep

@@ -1,0 +1,359 @@
+#include "toposweep/sweep/space.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "toposweep/sweep/generators.hpp"
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/strings.hpp"
+
+namespace toposweep::sweep {
+
+std::uint64_t fnv1a64(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+bool is_list_valued_key(const std::string& key) {
+  // Values of these keys are themselves comma lists, so their alternatives are split on '|'.
+  static const char* const keys[] = {"topology.dims", "topology.dim_bandwidth", "topology.dim_latency",
+                                     "topology.strides"};
+  for (const char* k : keys)
+    if (key == k) return true;
+  return false;
+}
+
+std::vector<std::string> split_alternatives(const std::string& key, const std::string& text) {
+  const bool bars = is_list_valued_key(key) || text.find('|') != std::string::npos;
+  return split_list(text, bars ? '|' : ',');
+}
+
+Space::Space(Config base, std::vector<Axis> axes, std::vector<SubSpace> subspaces)
+    : base_(std::move(base)), axes_(std::move(axes)), subspaces_(std::move(subspaces)) {
+  std::uint64_t offset = 0;
+  for (auto& s : subspaces_) {
+    s.offset = offset;
+    std::uint64_t size = 1;
+    for (const auto& a : s.axes) {
+      const std::uint64_t r = a.positions.size();
+      if (r == 0 || size > UINT64_MAX / r)
+        throw BadInput("sub-space '" + s.name + "' has more than 2^64-1 points", "section space." + s.name);
+      size *= r;
+    }
+    s.size = size;
+    if (offset > UINT64_MAX - size) throw BadInput("the space has more than 2^64-1 points", "space sections");
+    offset += size;
+  }
+  size_ = offset;
+}
+
+PointCoordinates Space::decode(std::uint64_t index) const {
+  if (index >= size_) throw RuntimeFailure("point index " + std::to_string(index) + " outside the space");
+  // Sub-spaces are few; the last one whose offset is <= index holds the point.
+  auto it = std::upper_bound(subspaces_.begin(), subspaces_.end(), index,
+                             [](std::uint64_t i, const SubSpace& s) { return i < s.offset; });
+  --it;
+  PointCoordinates c;
+  c.subspace = static_cast<std::uint32_t>(it - subspaces_.begin());
+  c.axis_value.assign(axes_.size(), kAbsentAxis);
+  std::uint64_t local = index - it->offset;
+  for (auto a = it->axes.rbegin(); a != it->axes.rend(); ++a) {
+    const std::uint64_t r = a->positions.size();
+    c.axis_value[a->axis] = a->positions[local % r];
+    local /= r;
+  }
+  return c;
+}
+
+std::uint64_t Space::encode(const PointCoordinates& c) const {
+  const SubSpace& s = subspaces_.at(c.subspace);
+  std::uint64_t local = 0;
+  for (const auto& a : s.axes) {
+    const auto pos = std::find(a.positions.begin(), a.positions.end(), c.axis_value.at(a.axis));
+    if (pos == a.positions.end()) throw RuntimeFailure("coordinates not in sub-space " + s.name);
+    local = local * a.positions.size() + static_cast<std::uint64_t>(pos - a.positions.begin());
+  }
+  return s.offset + local;
+}
+
+Config Space::point_config(std::uint64_t index) const {
+  const PointCoordinates c = decode(index);
+  Config cfg = base_;
+  const std::string origin = "space." + subspaces_[c.subspace].name;
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    if (c.axis_value[i] == kAbsentAxis) continue;
+    const Axis& a = axes_[i];
+    const std::string& v = a.values[c.axis_value[i]];
+    switch (a.kind) {
+      case AxisKind::Plain:
+        cfg.set(a.key, v, origin);
+        break;
+      case AxisKind::Strategy: {
+        const StrategyTriple t = parse_strategy(v, origin + ".strategy");
+        cfg.set("strategy.dp", std::to_string(t.dp), origin);
+        cfg.set("strategy.tp", std::to_string(t.tp), origin);
+        cfg.set("strategy.pp", std::to_string(t.pp), origin);
+        break;
+      }
+      case AxisKind::Optimize:
+        cfg.set("point.optimize", v, origin);
+        break;
+    }
+  }
+  return cfg;
+}
+
+std::string Space::describe(std::uint64_t index) const {
+  const PointCoordinates c = decode(index);
+  std::string out = "[" + subspaces_[c.subspace].name + "]";
+  for (std::size_t i = 0; i < axes_.size(); ++i)
+    if (c.axis_value[i] != kAbsentAxis) out += " " + axes_[i].key + "=" + axes_[i].values[c.axis_value[i]];
+  return out;
+}
+
+std::string Space::canonical_text() const {
+  std::ostringstream out;
+  out << "toposweep-space-v1\n";
+  for (const auto& s : subspaces_) {
+    out << "subspace " << s.name << "\n";
+    for (const auto& a : s.axes) {
+      out << "  axis " << axes_[a.axis].key << " =";
+      for (auto p : a.positions) out << " [" << axes_[a.axis].values[p] << "]";
+      out << "\n";
+    }
+  }
+  Config point_base;
+  for (const auto& [k, e] : base_.entries())
+    if (!k.starts_with("sweep.")) point_base.set(k, e.value, "");
+  out << "base\n" << point_base.to_ini(false);
+  return out.str();
+}
+
+std::uint64_t Space::fingerprint() const { return fnv1a64(canonical_text()); }
+
+namespace {
+
+struct RawAxis {
+  std::string key;
+  std::string value;
+  std::string where;
+};
+
+bool is_generator(const std::string& v, const std::string& name) {
+  return v.starts_with(name + "(") && v.back() == ')';
+}
+
+std::vector<std::string> generator_args(const std::string& v) {
+  const auto open = v.find('(');
+  return split_list(v.substr(open + 1, v.size() - open - 2));
+}
+
+class SubSpaceBuilder {
+ public:
+  SubSpaceBuilder(std::string name, std::vector<RawAxis> raw, const Config& base)
+      : name_(std::move(name)), raw_(std::move(raw)), base_(base) {}
+
+  // Returns key -> (kind, values) for this sub-space.
+  std::map<std::string, std::pair<AxisKind, std::vector<std::string>>> build() {
+    std::map<std::string, std::pair<AxisKind, std::vector<std::string>>> out;
+    // Plain lists first: generators read single-valued keys of the sub-space as context.
+    for (const auto& r : raw_) {
+      if (is_generated(r)) continue;
+      out[r.key] = {kind_of(r.key), checked_list(r)};
+    }
+    for (const auto& r : raw_)
+      if (is_generated(r)) out[r.key] = {kind_of(r.key), generate(r, out)};
+    return out;
+  }
+
+ private:
+  static AxisKind kind_of(const std::string& key) {
+    if (key == "strategy") return AxisKind::Strategy;
+    if (key == "optimize") return AxisKind::Optimize;
+    return AxisKind::Plain;
+  }
+  static bool is_generated(const RawAxis& r) {
+    const std::string v(trim(r.value));
+    return is_generator(v, "simplex") || is_generator(v, "permutations") ||
+           (r.key == "strategy" && (v == "all" || is_generator(v, "all")));
+  }
+
+  std::vector<std::string> checked_list(const RawAxis& r) const {
+    auto values = split_alternatives(r.key, r.value);
+    if (values.empty()) throw BadInput("empty list of values", r.where);
+    std::set<std::string> seen;
+    for (const auto& v : values) {
+      if (v.empty()) throw BadInput("empty value in the list", r.where);
+      if (!seen.insert(v).second) throw BadInput("value '" + v + "' is listed twice", r.where);
+      if (r.key == "strategy") parse_strategy(v, r.where);
+    }
+    return values;
+  }
+
+  // A single value of `key` from the sub-space (if it has exactly one) or the base config.
+  std::string context(const std::string& key, const std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>& plain,
+                      const std::string& where) const {
+    if (auto it = plain.find(key); it != plain.end()) {
+      if (it->second.second.size() != 1)
+        throw BadInput("this generator needs a single value of " + key + " in the sub-space, not a list", where);
+      return it->second.second.front();
+    }
+    if (!base_.has(key) || base_.get_string(key).empty())
+      throw BadInput("this generator needs " + key + " (set it in the sub-space or the base config)", where);
+    return base_.get_string(key);
+  }
+
+  static std::int64_t int_of(const std::string& text, const std::string& what, const std::string& where) {
+    Config one;
+    one.set(what, text, where);
+    try {
+      return one.get_int(what, 1, 1 << 30);
+    } catch (const BadInput& e) {
+      throw BadInput(std::string(e.what()) + " for " + what, where);
+    }
+  }
+
+  std::vector<std::string> generate(const RawAxis& r,
+                                    const std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>& plain) const {
+    const std::string v(trim(r.value));
+    if (is_generator(v, "simplex")) {
+      const auto args = generator_args(v);
+      if (args.size() < 2 || args.size() > 3)
+        throw BadInput("simplex takes (TOTAL, STEP) or (TOTAL, STEP, DIMS)", r.where);
+      std::int64_t dims = 0;
+      if (args.size() == 3) {
+        dims = int_of(args[2], "simplex dimensions", r.where);
+      } else {
+        dims = static_cast<std::int64_t>(split_list(context("topology.dims", plain, r.where)).size());
+      }
+      return simplex_allocations(parse_bandwidth(args[0], r.where), parse_bandwidth(args[1], r.where), dims,
+                                 r.where);
+    }
+    if (is_generator(v, "permutations")) {
+      const auto args = generator_args(v);
+      if (args.empty() || args.size() > 2)
+        throw BadInput("permutations takes (PORTS) or (SERVERS, PORTS)", r.where);
+      const std::int64_t n = args.size() == 2 ? int_of(args[0], "servers", r.where)
+                                              : int_of(context("topology.servers", plain, r.where), "topology.servers", r.where);
+      const std::int64_t d = int_of(args.back(), "ports", r.where);
+      if (n > 4096) throw BadInput("permutations: at most 4096 servers", r.where);
+      std::vector<std::string> out;
+      for (const auto& set : circulant_stride_sets(n, d)) {
+        std::string s;
+        for (std::size_t i = 0; i < set.size(); ++i) s += (i ? "," : "") + std::to_string(set[i]);
+        out.push_back(s);
+      }
+      if (out.empty())
+        throw BadInput("no connected circulant graph on " + std::to_string(n) + " servers with " + std::to_string(d) +
+                           " ports",
+                       r.where);
+      return out;
+    }
+    // strategy = all | all(max_tp=T, max_pp=P)
+    std::int64_t max_tp = INT64_MAX, max_pp = INT64_MAX;
+    if (v != "all") {
+      for (const auto& arg : generator_args(v)) {
+        const auto eq = arg.find('=');
+        const std::string name = eq == std::string::npos ? arg : std::string(trim(arg.substr(0, eq)));
+        if (eq == std::string::npos || (name != "max_tp" && name != "max_pp"))
+          throw BadInput("strategy generator takes max_tp=N and max_pp=N", r.where);
+        const std::int64_t x = int_of(std::string(trim(arg.substr(eq + 1))), name, r.where);
+        (name == "max_tp" ? max_tp : max_pp) = x;
+      }
+    }
+    const std::int64_t servers = int_of(context("topology.servers", plain, r.where), "topology.servers", r.where);
+    const std::int64_t gpus = int_of(context("server.gpus", plain, r.where), "server.gpus", r.where);
+    std::vector<std::string> out;
+    for (const auto& t : all_strategies(servers * gpus, max_tp, max_pp)) out.push_back(t.spelled());
+    if (out.empty()) throw BadInput("no strategy satisfies the limits", r.where);
+    return out;
+  }
+
+  std::string name_;
+  std::vector<RawAxis> raw_;
+  const Config& base_;
+};
+
+}  // namespace
+
+Space parse_space(const Config& config, const KeyRegistry& registry) {
+  static const std::regex name_pattern(R"([A-Za-z0-9_\-]+)");
+  Config base;
+  std::map<std::string, std::vector<RawAxis>> raw;  // sub-space name -> its keys (sorted by name)
+  for (const auto& [key, e] : config.entries()) {
+    if (!key.starts_with("space.")) {
+      base.set(key, e.value, e.origin);
+      continue;
+    }
+    const std::string rest = key.substr(6);
+    const auto dot = rest.find('.');
+    const std::string where = "key " + key + (e.origin.empty() ? "" : " at " + e.origin);
+    if (dot == std::string::npos || dot == 0 || dot + 1 == rest.size())
+      throw BadInput("a sub-space key must be written [space.NAME] KEY = VALUES", where);
+    const std::string name = rest.substr(0, dot), inner = rest.substr(dot + 1);
+    if (!std::regex_match(name, name_pattern))
+      throw BadInput("sub-space name '" + name + "' may hold only letters, digits, '_' and '-'", where);
+    const bool special = inner == "strategy" || inner == "optimize";
+    if (inner.starts_with("space.") || inner.starts_with("sweep."))
+      throw BadInput("'" + inner + "' cannot be swept", where);
+    if (!special && !registry.known(inner)) {
+      std::string msg = "unknown key '" + inner + "' in sub-space '" + name + "'";
+      if (auto s = registry.suggest(inner)) msg += " (did you mean '" + *s + "'?)";
+      throw BadInput(msg, where);
+    }
+    if (special && inner == "optimize" && !registry.known("point.optimize"))
+      throw BadInput("the optimize axis is not wired to an optimizer in this build (no key point.optimize)", where);
+    raw[name].push_back({inner, e.value, where});
+  }
+
+  if (raw.empty()) {
+    SubSpace only;
+    only.name = "base";
+    return Space(std::move(base), {}, {only});
+  }
+
+  // Build each sub-space's value lists, then the global axes (sorted by key) as unions.
+  std::vector<std::pair<std::string, std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>>> built;
+  std::map<std::string, Axis> axes_by_key;
+  for (auto& [name, keys] : raw) {
+    SubSpaceBuilder b(name, keys, base);
+    built.emplace_back(name, b.build());
+    for (const auto& [key, kv] : built.back().second) {
+      Axis& a = axes_by_key[key];
+      a.key = key;
+      a.kind = kv.first;
+      for (const auto& v : kv.second)
+        if (std::find(a.values.begin(), a.values.end(), v) == a.values.end()) a.values.push_back(v);
+    }
+  }
+  std::vector<Axis> axes;
+  std::map<std::string, std::size_t> axis_index;
+  for (auto& [key, a] : axes_by_key) {
+    axis_index[key] = axes.size();
+    axes.push_back(std::move(a));
+  }
+  std::vector<SubSpace> subspaces;
+  for (const auto& [name, lists] : built) {
+    SubSpace s;
+    s.name = name;
+    for (const auto& [key, kv] : lists) {  // map order = global axis order
+      SubSpaceAxis sa;
+      sa.axis = axis_index.at(key);
+      const auto& values = axes[sa.axis].values;
+      for (const auto& v : kv.second)
+        sa.positions.push_back(static_cast<std::uint32_t>(std::find(values.begin(), values.end(), v) - values.begin()));
+      s.axes.push_back(std::move(sa));
+    }
+    subspaces.push_back(std::move(s));
+  }
+  return Space(std::move(base), std::move(axes), std::move(subspaces));
+}
+
+}  // namespace toposweep::sweep

@@ -1,0 +1,189 @@
+#include "toposweep/sweep/space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "toposweep/util/error.hpp"
+
+namespace toposweep::sweep {
+namespace {
+
+KeyRegistry test_registry() {
+  return KeyRegistry({{"topology.kind", "switch", ""},
+                      {"topology.degree", "4", ""},
+                      {"topology.servers", "16", ""},
+                      {"topology.link_bandwidth", "100Gbps", ""},
+                      {"topology.dims", "", ""},
+                      {"topology.dim_bandwidth", "", ""},
+                      {"topology.strides", "", ""},
+                      {"server.gpus", "4", ""},
+                      {"strategy.dp", "1", ""},
+                      {"strategy.tp", "1", ""},
+                      {"strategy.pp", "1", ""},
+                      {"model.name", "bert-large", ""},
+                      {"sweep.objectives", "cost_usd,iteration_time_s", ""},
+                      {"space.*", "", ""}});
+}
+
+Space space_from(const std::string& ini) {
+  Config c;
+  load_ini_text(c, ini, "space.ini");
+  return parse_space(c, test_registry());
+}
+
+const char* kTwoSubspaces = R"(
+[model]
+name = bert-large
+[space.a]
+topology.degree = 4, 8
+topology.link_bandwidth = 25Gbps, 100Gbps, 200Gbps
+[space.b]
+topology.kind = fattree
+topology.link_bandwidth = 100Gbps, 400Gbps
+)";
+
+TEST(Space, SizeIsSumOfProducts) {
+  const Space s = space_from(kTwoSubspaces);
+  EXPECT_EQ(s.size(), 2u * 3u + 1u * 2u);
+  ASSERT_EQ(s.axes().size(), 3u);
+  EXPECT_EQ(s.axes()[0].key, "topology.degree");
+  EXPECT_EQ(s.axes()[1].key, "topology.kind");
+  EXPECT_EQ(s.axes()[2].key, "topology.link_bandwidth");
+  // Union of values in order of first appearance.
+  EXPECT_EQ(s.axes()[2].values, (std::vector<std::string>{"25Gbps", "100Gbps", "200Gbps", "400Gbps"}));
+  EXPECT_EQ(s.subspaces()[1].offset, 6u);
+}
+
+TEST(Space, DecodeHandWorkedPoints) {
+  const Space s = space_from(kTwoSubspaces);
+  // Row-major: first axis (topology.degree) most significant within sub-space a.
+  EXPECT_EQ(s.decode(0), (PointCoordinates{0, {0, kAbsentAxis, 0}}));
+  EXPECT_EQ(s.decode(1), (PointCoordinates{0, {0, kAbsentAxis, 1}}));
+  EXPECT_EQ(s.decode(3), (PointCoordinates{0, {1, kAbsentAxis, 0}}));
+  EXPECT_EQ(s.decode(6), (PointCoordinates{1, {kAbsentAxis, 0, 1}}));
+  EXPECT_EQ(s.decode(7), (PointCoordinates{1, {kAbsentAxis, 0, 3}}));
+  EXPECT_THROW(s.decode(8), RuntimeFailure);
+  const Config p = s.point_config(5);
+  EXPECT_EQ(p.get_string("topology.degree"), "8");
+  EXPECT_EQ(p.get_string("topology.link_bandwidth"), "200Gbps");
+  EXPECT_EQ(p.get_string("model.name"), "bert-large");
+  EXPECT_EQ(p.entries().at("topology.degree").origin, "space.a");
+  EXPECT_FALSE(p.has("space.a.topology.degree"));
+}
+
+TEST(Space, EncodeDecodeRoundTripsEveryIndex) {
+  const Space s = space_from(R"(
+[space.x]
+topology.degree = 2,4,6,8,10
+topology.servers = 8,16,32
+topology.link_bandwidth = 1Gbps|2Gbps|3Gbps|4Gbps|5Gbps|6Gbps|7Gbps
+[server]
+gpus = 4
+[space.y]
+topology.servers = 8
+strategy = all
+[space.z]
+topology.kind = torus, expander
+)");
+  // x: 5*3*7 = 105; y: one servers value, strategies of 8*4 = 32 = 2^5 GPUs: C(7,2) = 21; z: 2.
+  ASSERT_EQ(s.size(), 105u + 21u + 2u);
+  for (std::uint64_t i = 0; i < s.size(); ++i) EXPECT_EQ(s.encode(s.decode(i)), i);
+}
+
+TEST(Space, RandomRoundTripOnALargeSpace) {
+  // 40^6 * 3 = 1.2e10 points: indices beyond 32 bits.
+  std::string ini = "[space.big]\n";
+  const char* keys[] = {"topology.degree", "topology.servers", "server.gpus", "strategy.dp", "strategy.tp",
+                        "strategy.pp"};
+  for (const char* k : keys) {
+    ini += std::string(k) + " = ";
+    for (int v = 1; v <= 40; ++v) ini += (v > 1 ? "," : "") + std::to_string(v);
+    ini += "\n";
+  }
+  ini += "topology.kind = a,b,c\n";
+  const Space s = space_from(ini);
+  EXPECT_EQ(s.size(), 40ULL * 40 * 40 * 40 * 40 * 40 * 3);
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<std::uint64_t> pick(0, s.size() - 1);
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t x = pick(rng);
+    EXPECT_EQ(s.encode(s.decode(x)), x);
+  }
+  // Last index: every axis at its last value.
+  const auto last = s.decode(s.size() - 1);
+  for (auto v : last.axis_value) EXPECT_TRUE(v == 39 || v == 2);
+}
+
+TEST(Space, NoSubspaceIsTheBasePoint) {
+  const Space s = space_from("[topology]\ndegree = 4\n");
+  EXPECT_EQ(s.size(), 1u);
+  EXPECT_EQ(s.point_config(0).get_string("topology.degree"), "4");
+}
+
+TEST(Space, StrategyAxisSetsTheDegrees) {
+  const Space s = space_from("[space.s]\ntopology.servers = 2\nserver.gpus = 4\nstrategy = all(max_tp=2)\n");
+  // 8 GPUs, tp in {1,2}: tp=1 -> dp·pp = 8: 4 ways; tp=2 -> dp·pp = 4: 3 ways.
+  EXPECT_EQ(s.size(), 7u);
+  const Config p = s.point_config(s.size() - 1);
+  EXPECT_EQ(p.get_string("strategy.dp"), "8");
+  EXPECT_EQ(p.get_string("strategy.tp"), "1");
+  EXPECT_EQ(p.get_string("strategy.pp"), "1");
+}
+
+TEST(Space, SimplexAndPermutationGenerators) {
+  const Space s = space_from(R"(
+[space.m]
+topology.dims = ring:4,fc:8,switch:4
+topology.dim_bandwidth = simplex(300GB/s, 50GB/s)
+[space.t]
+topology.servers = 8
+topology.strides = permutations(4)
+)");
+  // Six steps over three dims, each >= 1: C(5,2) = 10; 4-port circulants on 8 nodes: {1,2}, {1,3}.
+  EXPECT_EQ(s.size(), 10u + 2u);
+  const Axis& bw = s.axes()[0];
+  EXPECT_EQ(bw.key, "topology.dim_bandwidth");
+  EXPECT_EQ(bw.values.front(), "50GB/s,50GB/s,200GB/s");
+  EXPECT_EQ(bw.values.back(), "200GB/s,50GB/s,50GB/s");
+  const Axis& strides = s.axes()[3];
+  EXPECT_EQ(strides.key, "topology.strides");
+  EXPECT_EQ(strides.values, (std::vector<std::string>{"1,2", "1,3"}));
+  EXPECT_EQ(s.point_config(11).get_string("topology.strides"), "1,3");
+}
+
+TEST(Space, BadInputNamesTheKey) {
+  auto expect_bad = [](const std::string& ini, const std::string& needle) {
+    try {
+      space_from(ini);
+      ADD_FAILURE() << "no error for " << ini;
+    } catch (const BadInput& e) {
+      EXPECT_NE((std::string(e.what()) + " " + e.where()).find(needle), std::string::npos)
+          << e.what() << " / " << e.where();
+    }
+  };
+  expect_bad("[space.a]\ntopology.degre = 4\n", "did you mean 'topology.degree'");
+  expect_bad("[space.a]\ntopology.degree = 4, 4\n", "listed twice");
+  expect_bad("[space.a]\ntopology.degree = 4,,8\n", "space.ini:2");
+  expect_bad("[space.a]\nstrategy = all\ntopology.servers = 2, 4\n", "single value");
+  expect_bad("[space.a]\ntopology.dim_bandwidth = simplex(310GB/s, 50GB/s, 2)\n", "multiple");
+  expect_bad("[space.a]\nstrategy = dp2tp\n", "dpNtpNppN");
+  expect_bad("[space.a]\noptimize = alternating\n", "optimize");
+  expect_bad("[space.a]\nsweep.objectives = cost_usd\n", "cannot be swept");
+  expect_bad("[space]\nx = 1\n", "space.NAME");
+}
+
+TEST(Space, FingerprintChangesWithTheSpaceNotWithSweepKeys) {
+  Config a, b, c;
+  load_ini_text(a, kTwoSubspaces, "x.ini");
+  load_ini_text(b, kTwoSubspaces, "y.ini");
+  b.set("sweep.objectives", "cost_usd", "--set");
+  load_ini_text(c, kTwoSubspaces, "x.ini");
+  c.set("space.b.topology.degree", "4", "--set");
+  const auto r = test_registry();
+  EXPECT_EQ(parse_space(a, r).fingerprint(), parse_space(b, r).fingerprint());
+  EXPECT_NE(parse_space(a, r).fingerprint(), parse_space(c, r).fingerprint());
+}
+
+}  // namespace
+}  // namespace toposweep::sweep
