@@ -1,0 +1,217 @@
+#include "toposweep/sweep/journal.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "toposweep/util/error.hpp"
+
+namespace toposweep::sweep {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint32_t kRecordMagic = 0x52505354;  // "TSPR"
+constexpr std::size_t kFixedPayload = 8 + 1 + 8 * 8 + 5 * 4;
+constexpr std::size_t kMaxMessage = 4096;
+
+std::array<std::uint32_t, 256> make_crc_table() {
+  std::array<std::uint32_t, 256> t{};
+  for (std::uint32_t i = 0; i < 256; ++i) {
+    std::uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    t[i] = c;
+  }
+  return t;
+}
+
+template <class T>
+void put(std::vector<unsigned char>& out, const T& v) {
+  const auto* p = reinterpret_cast<const unsigned char*>(&v);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+
+template <class T>
+T get(const unsigned char*& p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  p += sizeof(T);
+  return v;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+void fsync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+std::uint32_t crc32(const void* data, std::size_t size) {
+  static const auto table = make_crc_table();  // immutable after first use
+  std::uint32_t c = 0xFFFFFFFFu;
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < size; ++i) c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+void append_encoded(std::vector<unsigned char>& out, const PointRecord& r) {
+  const PointResult& x = r.result;
+  const std::size_t msg = std::min(x.message.size(), kMaxMessage);
+  const auto length = static_cast<std::uint32_t>(kFixedPayload + msg);
+  put(out, kRecordMagic);
+  put(out, length);
+  const std::size_t start = out.size();
+  put(out, r.index);
+  put(out, static_cast<std::uint8_t>(x.status));
+  for (double d : {x.iteration_time_s, x.compute_time_s, x.exposed_comm_time_s, x.bubble_time_s, x.cost_usd,
+                   x.memory_per_gpu_bytes, x.samples_per_s, x.network_bisection_Bps})
+    put(out, d);
+  for (std::uint32_t u : {x.dp, x.tp, x.pp, x.microbatches, x.optimizer_rounds}) put(out, u);
+  out.insert(out.end(), x.message.begin(), x.message.begin() + static_cast<std::ptrdiff_t>(msg));
+  put(out, crc32(out.data() + start, length));
+}
+
+std::size_t decode_records(const std::vector<unsigned char>& bytes, std::vector<PointRecord>& out) {
+  std::size_t pos = 0;
+  while (bytes.size() - pos >= 12) {
+    const unsigned char* p = bytes.data() + pos;
+    const auto magic = get<std::uint32_t>(p);
+    const auto length = get<std::uint32_t>(p);
+    if (magic != kRecordMagic || length < kFixedPayload || length > kFixedPayload + kMaxMessage) break;
+    if (bytes.size() - pos < 8 + std::size_t{length} + 4) break;
+    const unsigned char* payload = p;
+    const unsigned char* tail = payload + length;
+    if (get<std::uint32_t>(tail) != crc32(payload, length)) break;
+    PointRecord r;
+    r.index = get<std::uint64_t>(p);
+    const auto status = get<std::uint8_t>(p);
+    if (status > 2) break;
+    PointResult& x = r.result;
+    x.status = static_cast<PointStatus>(status);
+    for (double* d : {&x.iteration_time_s, &x.compute_time_s, &x.exposed_comm_time_s, &x.bubble_time_s, &x.cost_usd,
+                      &x.memory_per_gpu_bytes, &x.samples_per_s, &x.network_bisection_Bps})
+      *d = get<double>(p);
+    for (std::uint32_t* u : {&x.dp, &x.tp, &x.pp, &x.microbatches, &x.optimizer_rounds}) *u = get<std::uint32_t>(p);
+    x.message.assign(reinterpret_cast<const char*>(p), length - kFixedPayload);
+    out.push_back(std::move(r));
+    pos += 8 + length + 4;
+  }
+  return pos;
+}
+
+std::string journal_dir_for(const std::string& out_path) { return out_path + ".journal"; }
+
+void create_journal(const std::string& dir, const JournalHeader& h, const std::string& space_text) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw RuntimeFailure("cannot create the journal directory " + dir + ": " + ec.message());
+  const std::string tmp = dir + "/header.tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << "toposweep-journal-v1\n"
+      << "fingerprint " << h.fingerprint << "\nspace_size " << h.space_size << "\nbegin " << h.begin << "\nend "
+      << h.end << "\n";
+    if (!f) throw RuntimeFailure("cannot write " + tmp);
+  }
+  {
+    std::ofstream f(dir + "/space.txt", std::ios::trunc);
+    f << space_text;  // for people reading the journal; the header's fingerprint is what counts
+  }
+  fsync_path(tmp, false);
+  fs::rename(tmp, dir + "/header", ec);
+  if (ec) throw RuntimeFailure("cannot write the journal header in " + dir + ": " + ec.message());
+  fsync_path(dir, true);
+}
+
+std::optional<JournalHeader> read_journal_header(const std::string& dir) {
+  if (!fs::exists(dir)) return std::nullopt;
+  std::ifstream f(dir + "/header");
+  std::string magic, k1, k2, k3, k4;
+  JournalHeader h;
+  if (!(f >> magic >> k1 >> h.fingerprint >> k2 >> h.space_size >> k3 >> h.begin >> k4 >> h.end) ||
+      magic != "toposweep-journal-v1" || k1 != "fingerprint" || k2 != "space_size" || k3 != "begin" || k4 != "end")
+    throw RuntimeFailure("the journal " + dir + " has no valid header; remove the directory to start afresh");
+  return h;
+}
+
+std::uint32_t next_run_number(const std::string& dir) {
+  std::uint32_t next = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("run-") && name.size() > 8)
+      next = std::max<std::uint32_t>(next, static_cast<std::uint32_t>(std::stoul(name.substr(4))) + 1);
+  }
+  return next;
+}
+
+std::vector<PointRecord> read_journal(const std::string& dir, std::uint64_t* dropped_bytes) {
+  std::vector<std::string> parts;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".log") parts.push_back(e.path().string());
+  std::sort(parts.begin(), parts.end());  // deterministic "first record wins"
+  std::vector<PointRecord> all;
+  std::uint64_t dropped = 0;
+  for (const auto& path : parts) {
+    std::ifstream f(path, std::ios::binary);
+    std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (f.bad()) throw RuntimeFailure("cannot read the journal file " + path);
+    dropped += bytes.size() - decode_records(bytes, all);
+  }
+  std::stable_sort(all.begin(), all.end(), [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
+  all.erase(std::unique(all.begin(), all.end(),
+                        [](const PointRecord& a, const PointRecord& b) { return a.index == b.index; }),
+            all.end());
+  if (dropped_bytes) *dropped_bytes = dropped;
+  return all;
+}
+
+void remove_journal(const std::string& dir) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+JournalWriter::JournalWriter(const std::string& dir, std::uint32_t run, int rank) {
+  char name[64];
+  std::snprintf(name, sizeof name, "/run-%04u-rank-%05d.log", run, rank);
+  path_ = dir + name;
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw RuntimeFailure("cannot open the journal file " + path_ + ": " + errno_text());
+}
+
+JournalWriter::~JournalWriter() {
+  if (fd_ >= 0) {
+    try {
+      commit();
+    } catch (...) {
+      // A destructor must not throw; an uncommitted tail is re-done on resume.
+    }
+    ::close(fd_);
+  }
+}
+
+void JournalWriter::commit() {
+  std::size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw RuntimeFailure("cannot write the journal file " + path_ + ": " + errno_text());
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  buffer_.clear();
+  if (::fdatasync(fd_) != 0) throw RuntimeFailure("cannot sync the journal file " + path_ + ": " + errno_text());
+}
+
+}  // namespace toposweep::sweep
