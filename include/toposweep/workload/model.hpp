@@ -1,0 +1,97 @@
+#pragma once
+// A DNN training workload at layer granularity: per layer its FLOPs, parameters and the
+// activations it keeps for the backward pass, all per *sample* (one sequence for language
+// models, one image for vision models, one query for recommendation models); plus the
+// embedding tables of recommendation models. Sizes are in elements; the precision chosen at
+// run time turns them into bytes.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace toposweep {
+
+enum class LayerKind : std::uint8_t {
+  Dense,             // fully connected
+  Conv,              // convolution (+ its normalisation)
+  Pool,              // pooling, no parameters
+  TransformerBlock,  // attention + MLP + norms (Megatron-parallel as one unit)
+  Embedding,         // token/position embedding of a language model (vocab-parallel under TP)
+  Head,              // final norm + output projection of a language model
+  EmbeddingBag,      // recommendation-model sparse tables (table-wise model parallel)
+  Interaction,       // DLRM/NCF feature interaction (waits for the embedding exchange)
+  Other
+};
+const char* layer_kind_name(LayerKind k);
+
+struct Layer {
+  std::string name;
+  LayerKind kind = LayerKind::Other;
+  double forward_flops = 0;     // per sample
+  double backward_flops = 0;    // per sample (input + weight gradients)
+  // Parameters split by how tensor parallelism treats them: sharded over TP ranks (matrix
+  // weights) or replicated on each (norms, some biases). For non-transformer layers all
+  // parameters count as sharded (model-parallel layers split them over their k devices).
+  double params_sharded = 0;
+  double params_replicated = 0;
+  // Activation elements per sample kept for backward: `act_replicated + act_sharded / tp`.
+  double act_replicated = 0;
+  double act_sharded = 0;
+  double input_elements = 0;    // per sample; what full recomputation keeps instead
+  double output_elements = 0;   // per sample; what a pipeline stage boundary sends
+  // Megatron TP AllReduces of output_elements per sample, forward and backward.
+  std::uint32_t tp_allreduces_forward = 0;
+  std::uint32_t tp_allreduces_backward = 0;
+
+  double parameters() const { return params_sharded + params_replicated; }
+};
+
+// A table of a recommendation model, placed whole on one GPU (table-wise model parallelism).
+struct EmbeddingTable {
+  std::string name;
+  double rows = 0;
+  double dim = 0;
+  double lookups_per_sample = 1;
+  // Pooled (sum over the bag, done by the owner): each sample sends `dim` elements back;
+  // not pooled: `lookups_per_sample * dim`.
+  bool pooled = true;
+  double parameters() const { return rows * dim; }
+  double exchanged_elements_per_sample() const { return pooled ? dim : lookups_per_sample * dim; }
+};
+
+// Shape of a decoder/encoder transformer, kept so strategies can check tp against heads.
+struct TransformerShape {
+  std::uint32_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0;
+  std::uint32_t seq_len = 0, vocab = 0;
+  std::uint32_t max_positions = 0;  // learned position embeddings (0: none, e.g. rotary)
+  std::uint32_t token_types = 0;    // BERT segment embeddings
+  bool gated_mlp = false;           // SwiGLU: three FFN matrices instead of two
+  bool tied_embeddings = true;      // output projection shares the token embedding
+  bool biases = true;
+  bool pooler = false;              // BERT pooler + MLM transform
+};
+
+enum class ModelFamily : std::uint8_t { Transformer, Vision, Recommendation, Mlp };
+const char* model_family_name(ModelFamily f);
+
+struct Model {
+  std::string name;
+  std::string description;
+  ModelFamily family = ModelFamily::Mlp;
+  std::string sample_unit = "sample";  // "sequence", "image", "sample"
+  std::uint32_t default_batch_per_gpu = 16;
+  std::optional<TransformerShape> transformer;
+  std::vector<Layer> layers;           // forward order
+  std::vector<EmbeddingTable> tables;  // only with an EmbeddingBag layer
+
+  double parameters() const;            // all layers and tables
+  double dense_parameters() const;      // excluding EmbeddingBag tables
+  double table_parameters() const;
+  double forward_flops_per_sample() const;
+  double backward_flops_per_sample() const;
+  bool has_tables() const { return !tables.empty(); }
+  // Number of layers a pipeline may split between (transformer blocks for transformers).
+  std::uint32_t pipeline_units() const;
+};
+
+}  // namespace toposweep
