@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace toposweep {
@@ -40,6 +41,20 @@ struct TopologyInfo {
   std::vector<std::uint32_t> strides;  // topoopt: ring strides s (ring i -> i+s mod n), each bidirectional
   std::vector<Dimension> dims;         // multidim: dimension 0 fastest in the mixed-radix address
   std::vector<std::uint32_t> torus_dims;
+
+  // Additions (topology module). Everything below is optional detail; zero/empty = not applicable.
+  // Each compute node looks the same (an automorphism maps any compute node to any other), so
+  // one BFS gives the hop statistics of all. Set only where the family guarantees it.
+  bool vertex_transitive = false;
+  std::vector<std::string> dim_levels;  // multidim: cost level of each dimension (chiplet/package/node/pod)
+  std::uint32_t ring_group = 0;         // topoopt: TotientPerms group size g (0 = explicit strides)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> extra_links;  // topoopt: explicit extra links
+  std::uint32_t fattree_tiers = 0;      // fattree: 2 (leaf-spine) or 3 (k-ary fat-tree)
+  std::uint32_t fattree_radix = 0;      // fattree: switch ports k
+  double oversubscription = 0;          // fattree: leaf down:up port ratio
+  std::string optical;                  // direct-connect reconfiguration device: "patch_panel", "ocs", "none"
+  // Bisection bandwidth known in closed form by the builder (B/s, one direction); 0 = unknown.
+  double bisection_closed_form_Bps = 0;
 };
 
 class Network {

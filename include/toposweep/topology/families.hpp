@@ -1,0 +1,114 @@
+#pragma once
+// Topology families as typed specifications, built without a Config. build_network() parses
+// the topology.* keys into one of these; the optimizers call the builders directly (e.g. to
+// rebuild a topoopt network after a new degree split). Every builder validates its spec and
+// throws BadInput naming `where` (a key, or the caller's label) on an inconsistent design.
+//
+// Conventions shared by all families (docs/topology.md has the full text):
+//  - compute nodes are vertices 0..n-1, switches follow;
+//  - a physical link is two arcs, one per direction, each with the full port bandwidth;
+//  - parallel links between the same ordered pair are merged into one arc whose bandwidth is
+//    their sum (so shortest-path routing sees the whole capacity); ports are counted apart.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "toposweep/topology/network.hpp"
+
+namespace toposweep::topology {
+
+struct ServerSpec {
+  std::uint32_t gpus = 1;
+  double intra_bandwidth_Bps = 0;
+};
+
+// One ideal non-blocking switch; each server has `degree` ports of `link_bandwidth_Bps`,
+// modelled as one uplink and one downlink of degree x link_bandwidth.
+struct SwitchSpec {
+  std::uint32_t servers = 0;
+  std::uint32_t degree = 1;
+  double link_bandwidth_Bps = 0;
+  double link_latency_s = 0;
+  ServerSpec server;
+};
+Network build_switch(const SwitchSpec& spec);
+
+// Folded Clos. tiers = 2: leaf-spine; tiers = 3: k-ary fat-tree (pods of edge + aggregation
+// switches, core on top). Leaves split their k ports into down:up = oversubscription:1.
+// Servers attach with `degree` ports each (port p of server i is leaf port i*degree+p).
+// Only the switches the servers need are built (a partial tree keeps the full core).
+// radix = 0 picks the smallest even radix that fits.
+struct FatTreeSpec {
+  std::uint32_t servers = 0;
+  std::uint32_t degree = 1;
+  std::uint32_t tiers = 3;
+  std::uint32_t radix = 0;
+  double oversubscription = 1;
+  double link_bandwidth_Bps = 0;
+  double link_latency_s = 0;
+  ServerSpec server;
+};
+Network build_fattree(const FatTreeSpec& spec, const std::string& where = "topology.kind = fattree");
+// The radix build_fattree uses when spec.radix == 0.
+std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers, double oversubscription);
+
+// Direct-connect circulant of TopoOpt: every stride s is a bidirectional ring (arcs i -> i+s
+// and i -> i-s mod n) using 2 ports per server; extra links use one port at each end. At most
+// `degree` ports per server are used.
+struct TopoOptSpec {
+  std::uint32_t servers = 0;
+  std::uint32_t degree = 0;
+  double link_bandwidth_Bps = 0;
+  double link_latency_s = 0;
+  std::vector<std::uint32_t> strides;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> extra_links;
+  std::uint32_t ring_group = 0;  // recorded in info() only
+  std::string optical = "patch_panel";
+  ServerSpec server;
+};
+Network build_topoopt(const TopoOptSpec& spec, const std::string& strides_where = "topology.strides");
+
+// LIBRA / ASTRA-sim multi-dimensional network; compute nodes are NPUs (gpus_per_node = 1).
+// NPU address is mixed radix, dimension 0 fastest. Per-NPU bandwidth bw_k of dimension k
+// becomes arcs so that each NPU's egress in dimension k is exactly bw_k:
+//   ring   (n_k >= 3): arcs to both neighbours, bw_k/2 each; n_k = 2: one arc of bw_k;
+//   fc:     an arc to each of the n_k-1 peers, bw_k/(n_k-1) each;
+//   switch: one switch vertex per line of dimension k; NPU->switch and switch->NPU arcs of
+//           bw_k, each with half the dimension latency (one NPU-to-NPU crossing = latency_k).
+// Ring and fc arcs carry latency_k. Dimension levels name the cost row (chiplet/package/node/pod).
+struct MultiDimSpec {
+  std::vector<Dimension> dims;
+  std::vector<std::string> levels;  // empty: the last D of chiplet, package, node, pod
+};
+Network build_multidim(const MultiDimSpec& spec, const std::string& where = "topology.dims");
+// Default cost levels for D dimensions: the top dimension is always "pod".
+std::vector<std::string> default_dim_levels(std::size_t dims);
+// "ring:4,fc:8,switch:32" -> dimensions with sizes and types (bandwidth/latency left 0).
+std::vector<Dimension> parse_dims(const std::vector<std::string>& items, const std::string& where);
+const char* dimension_type_name(DimensionType t);
+
+// k-dimensional wrap-around torus of servers; a dimension of size 2 has one link (not two).
+struct TorusSpec {
+  std::vector<std::uint32_t> dims;
+  double link_bandwidth_Bps = 0;
+  double link_latency_s = 0;
+  std::string optical = "none";
+  ServerSpec server;
+};
+Network build_torus(const TorusSpec& spec, const std::string& where = "topology.dims");
+
+// Random simple d-regular graph (Steger-Wormald pairing with restarts), reproducible from
+// the seed; redrawn (deterministically) until connected.
+struct ExpanderSpec {
+  std::uint32_t servers = 0;
+  std::uint32_t degree = 0;
+  double link_bandwidth_Bps = 0;
+  double link_latency_s = 0;
+  std::uint64_t seed = 1;
+  std::string optical = "patch_panel";
+  ServerSpec server;
+};
+Network build_expander(const ExpanderSpec& spec);
+
+}  // namespace toposweep::topology

@@ -1,0 +1,112 @@
+#include <cmath>
+
+#include "merged_arcs.hpp"
+#include "toposweep/topology/families.hpp"
+#include "toposweep/util/error.hpp"
+
+namespace toposweep::topology {
+namespace {
+
+struct LeafSplit {
+  std::uint32_t down = 0;  // ports towards servers
+  std::uint32_t up = 0;    // ports towards the next tier
+};
+
+// down:up = oversubscription:1 with down + up = k, rounded to whole ports.
+LeafSplit leaf_split(std::uint32_t k, double oversubscription) {
+  LeafSplit s;
+  s.down = static_cast<std::uint32_t>(std::lround(k * oversubscription / (1.0 + oversubscription)));
+  if (s.down >= k) s.down = k - 1;
+  if (s.down < 1) s.down = 1;
+  s.up = k - s.down;
+  return s;
+}
+
+std::uint32_t ceil_div(std::uint64_t a, std::uint64_t b) { return static_cast<std::uint32_t>((a + b - 1) / b); }
+
+bool fits(std::uint32_t ports, std::uint32_t tiers, std::uint32_t k, double oversubscription) {
+  const LeafSplit s = leaf_split(k, oversubscription);
+  const std::uint32_t leaves = ceil_div(ports, s.down);
+  if (tiers == 2) return leaves <= k;
+  return ceil_div(leaves, k / 2) <= k;  // pods of k/2 edge switches, at most k pods
+}
+
+}  // namespace
+
+std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers, double oversubscription) {
+  for (std::uint32_t k = 4; k <= 4096; k += 2)
+    if (fits(server_ports, tiers, k, oversubscription)) return k;
+  throw BadInput("no switch radix up to 4096 fits " + std::to_string(server_ports) + " server ports in " +
+                     std::to_string(tiers) + " tiers",
+                 "topology.fattree_radix");
+}
+
+Network build_fattree(const FatTreeSpec& spec, const std::string& where) {
+  if (spec.servers < 2) throw BadInput("a fat-tree needs at least 2 servers", "topology.servers");
+  if (spec.degree < 1) throw BadInput("degree must be at least 1", "topology.degree");
+  if (spec.tiers != 2 && spec.tiers != 3)
+    throw BadInput("fat-tree tiers must be 2 (leaf-spine) or 3, got " + std::to_string(spec.tiers),
+                   "topology.fattree_tiers");
+  if (!(spec.oversubscription > 0) || !std::isfinite(spec.oversubscription))
+    throw BadInput("oversubscription must be a positive number", "topology.oversubscription");
+  if (!(spec.link_bandwidth_Bps > 0)) throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
+  const std::uint32_t ports = spec.servers * spec.degree;
+  std::uint32_t k = spec.radix;
+  if (k == 0) k = fattree_auto_radix(ports, spec.tiers, spec.oversubscription);
+  if (k < 4 || k % 2 != 0)
+    throw BadInput("fat-tree radix must be an even number >= 4, got " + std::to_string(k), "topology.fattree_radix");
+  if (!fits(ports, spec.tiers, k, spec.oversubscription))
+    throw BadInput(std::to_string(ports) + " server ports do not fit a " + std::to_string(spec.tiers) +
+                       "-tier fat-tree of radix " + std::to_string(k) + " (radix " +
+                       std::to_string(fattree_auto_radix(ports, spec.tiers, spec.oversubscription)) + " would)",
+                   "topology.fattree_radix");
+
+  const LeafSplit split = leaf_split(k, spec.oversubscription);
+  const std::uint32_t leaves = ceil_div(ports, split.down);
+  const double bw = spec.link_bandwidth_Bps, lat = spec.link_latency_s;
+  NetworkBuilder b(spec.servers, spec.server.gpus, spec.server.intra_bandwidth_Bps);
+  detail::MergedArcs arcs;
+  const VertexId leaf0 = b.add_switches(leaves);
+  for (std::uint32_t p = 0; p < ports; ++p) arcs.add_link(p / spec.degree, leaf0 + p / split.down, bw, lat);
+  if (spec.tiers == 2) {
+    // Every leaf has one link to each of `up` spines.
+    const VertexId spine0 = b.add_switches(split.up);
+    for (std::uint32_t l = 0; l < leaves; ++l)
+      for (std::uint32_t s = 0; s < split.up; ++s) arcs.add_link(leaf0 + l, spine0 + s, bw, lat);
+  } else {
+    // Pods of k/2 edge switches, each linked to all `up` aggregation switches of its pod;
+    // aggregation switch j of every pod links to the k/2 cores of core group j.
+    const std::uint32_t edges_per_pod = k / 2;
+    const std::uint32_t pods = ceil_div(leaves, edges_per_pod);
+    const VertexId agg0 = b.add_switches(pods * split.up);
+    const VertexId core0 = b.add_switches(split.up * (k / 2));
+    for (std::uint32_t l = 0; l < leaves; ++l) {
+      const std::uint32_t pod = l / edges_per_pod;
+      for (std::uint32_t a = 0; a < split.up; ++a) arcs.add_link(leaf0 + l, agg0 + pod * split.up + a, bw, lat);
+    }
+    for (std::uint32_t pod = 0; pod < pods; ++pod)
+      for (std::uint32_t a = 0; a < split.up; ++a)
+        for (std::uint32_t c = 0; c < k / 2; ++c)
+          arcs.add_link(agg0 + pod * split.up + a, core0 + a * (k / 2) + c, bw, lat);
+  }
+  arcs.flush_into(b);
+  TopologyInfo info;
+  info.kind = "fattree";
+  info.degree = spec.degree;
+  info.link_bandwidth_Bps = bw;
+  info.link_latency_s = lat;
+  info.fattree_tiers = spec.tiers;
+  info.fattree_radix = k;
+  info.oversubscription = spec.oversubscription;
+  info.optical = "none";
+  // Full leaves, an even number of them: the cut between two halves of the leaves is bounded
+  // by the servers' ports or by the leaves' uplinks, whichever is smaller; the upper tiers
+  // are non-blocking.
+  if (ports % split.down == 0 && split.down % spec.degree == 0 && leaves % 2 == 0)
+    info.bisection_closed_form_Bps = (ports / 2.0) * bw * std::min(1.0, double(split.up) / split.down);
+  (void)where;
+  b.set_info(std::move(info));
+  return std::move(b).build();
+}
+
+}  // namespace toposweep::topology
