@@ -1,0 +1,91 @@
+#pragma once
+// Flow network model: every concurrent instance of a communication task becomes flows on
+// the network (plan_collective with flows for collectives, shortest-path routing for
+// transfers), and all flows in flight share arc capacities max-min fairly. A collective's
+// flows run stage by stage; its alpha part (plan latency) is charged evenly after each stage.
+// A task standing for `repeat` operations moves repeat x the bytes and pays repeat x the
+// latency (its operations are folded, so their order is not modelled).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "toposweep/sim/comm_groups.hpp"
+#include "toposweep/sim/flow_network.hpp"
+#include "toposweep/sim/network_model.hpp"
+
+namespace toposweep::sim {
+
+class FlowModel final : public NetworkModel {
+ public:
+  FlowModel(const Network& net, CommSettings settings);
+
+  std::optional<double> begin(const CommTask& comm, double now, std::uint64_t token) override;
+  double next_event_time() override;
+  void advance_to(double t, std::vector<std::uint64_t>& completed) override;
+  const std::vector<double>* arc_bytes() const override { return &flows_.arc_bytes(); }
+  std::string name() const override { return "flow"; }
+
+  const FlowNetwork& flows() const { return flows_; }
+  std::uint64_t flows_started() const { return flows_started_; }
+
+ private:
+  // One instance (group) of a communication task, ready to play: flows grouped by stage.
+  struct InstancePlan {
+    std::vector<std::vector<ArcId>> paths;
+    std::vector<double> bytes;
+    std::vector<std::uint32_t> stage_begin;  // flows of stage k: [stage_begin[k], stage_begin[k+1])
+    double stage_latency_s = 0;              // charged after each stage
+    double fixed_s = 0;                      // intra-node only: no flows, just this time
+  };
+  struct TaskPlan {
+    std::vector<InstancePlan> instances;
+  };
+  struct PlanKey {
+    const TaskGraph* graph;
+    std::uint32_t group_set;
+    std::uint8_t kind, op;
+    double bytes;
+    auto operator<=>(const PlanKey&) const = default;
+  };
+  struct Instance {
+    std::uint32_t stage = 0;
+    std::uint32_t outstanding = 0;
+  };
+  struct Active {
+    std::uint64_t token = 0;
+    const TaskPlan* plan = nullptr;
+    double repeat = 1;
+    std::vector<Instance> instances;
+    std::uint32_t unfinished = 0;
+    bool in_use = false;
+  };
+  struct Timer {
+    double time;
+    std::uint32_t active, instance;
+    bool operator>(const Timer& o) const {
+      return time > o.time || (time == o.time && (active > o.active || (active == o.active && instance > o.instance)));
+    }
+  };
+
+  const TaskPlan& plan_for(const CommTask& comm);
+  InstancePlan plan_instance(const Task& t, const std::vector<std::uint32_t>& ranks, const Placement& placement);
+  // Starts the current stage of an instance, skipping empty stages; finishes it when done.
+  void run_stage(std::uint32_t a, std::uint32_t i, std::vector<std::uint64_t>& completed);
+  void stage_done(std::uint32_t a, std::uint32_t i, std::vector<std::uint64_t>& completed);
+
+  const Network* net_;
+  CommSettings settings_;
+  Router router_;
+  FlowNetwork flows_;
+  std::map<PlanKey, std::unique_ptr<TaskPlan>> plans_;
+  std::vector<Active> active_;
+  std::vector<std::uint32_t> free_active_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  std::vector<std::uint64_t> completed_at_begin_;  // tasks that finished inside begin()
+  std::vector<FinishedFlow> finished_scratch_;
+  std::uint64_t flows_started_ = 0;
+};
+
+}  // namespace toposweep::sim

@@ -1,0 +1,53 @@
+#pragma once
+// The simulator's entry points: one iteration of one job, or of several jobs sharing one
+// network, under the network model a configuration selects.
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "toposweep/sim/engine.hpp"
+#include "toposweep/sim/network_model.hpp"
+#include "toposweep/topology/network.hpp"
+#include "toposweep/util/config.hpp"
+
+namespace toposweep::sim {
+
+enum class NetworkModelKind { Analytical, Flow };
+
+struct SimOptions {
+  NetworkModelKind model = NetworkModelKind::Analytical;
+  CommSettings comm;
+};
+
+// simulate.network_model, simulate.hierarchical_model, simulate.analytical_instances and
+// collective.algorithm; BadInput naming the key on a bad value.
+SimOptions sim_options_from_config(const Config& config);
+std::string_view network_model_name(NetworkModelKind kind);
+
+std::unique_ptr<NetworkModel> make_network_model(const Network& net, const SimOptions& options);
+
+struct LinkLoad {
+  ArcId arc = 0;
+  double bytes = 0;
+  double utilisation = 0;  // bytes / (bandwidth x makespan)
+};
+
+struct SimResult {
+  EngineResult engine;
+  NetworkModelKind model = NetworkModelKind::Analytical;
+  // Flow model only (empty / zero otherwise): every arc's load, and summary figures over all
+  // arcs of the network.
+  std::vector<LinkLoad> links;
+  double max_link_utilisation = 0;
+  double mean_link_utilisation = 0;
+  std::uint64_t flows = 0;
+  const JobTimes& job(std::size_t j = 0) const { return engine.jobs.at(j); }
+};
+
+SimResult simulate_jobs(const Network& net, std::span<const Job> jobs, const SimOptions& options);
+// One job; `placement` empty means rank order (rank r on node r / gpus_per_node).
+SimResult simulate_iteration(const Network& net, const TaskGraph& graph, const SimOptions& options,
+                             Placement placement = {});
+
+}  // namespace toposweep::sim

@@ -1,0 +1,90 @@
+#include "toposweep/sim/comm_groups.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "toposweep/util/error.hpp"
+
+namespace toposweep::sim {
+
+GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& placement) {
+  GroupNodes g;
+  g.ranks = static_cast<std::uint32_t>(ranks.size());
+  std::vector<std::uint32_t> count;
+  for (std::uint32_t r : ranks) {
+    if (r >= placement.node_of_gpu.size())
+      throw RuntimeFailure("task group names GPU rank " + std::to_string(r) + " outside the placement of " +
+                           std::to_string(placement.node_of_gpu.size()) + " GPUs");
+    const VertexId node = placement.node_of_gpu[r];
+    // Groups are small (a few dozen distinct nodes at most per level), so a linear scan is
+    // cheaper than hashing.
+    auto it = std::find(g.nodes.begin(), g.nodes.end(), node);
+    if (it == g.nodes.end()) {
+      g.nodes.push_back(node);
+      count.push_back(1);
+    } else {
+      ++count[static_cast<std::size_t>(it - g.nodes.begin())];
+    }
+  }
+  g.gpus_per_node = count.empty() ? 1 : *std::max_element(count.begin(), count.end());
+  return g;
+}
+
+double intra_node_collective_time(CollectiveOp op, std::uint32_t ranks, double bytes, double intra_Bps) {
+  if (ranks <= 1 || bytes <= 0) return 0.0;
+  if (!(intra_Bps > 0))
+    throw RuntimeFailure("a collective among GPUs of one node needs server.intra_bandwidth > 0");
+  return busbw_factor(op, static_cast<int>(ranks)) * bytes / intra_Bps;
+}
+
+double intra_node_transfer_time(double bytes, double intra_Bps) {
+  if (bytes <= 0) return 0.0;
+  if (!(intra_Bps > 0)) throw RuntimeFailure("a transfer between GPUs of one node needs server.intra_bandwidth > 0");
+  return bytes / intra_Bps;
+}
+
+std::vector<ArcId> Router::path(VertexId src, VertexId dst) {
+  std::vector<ArcId> out;
+  if (src == dst) return out;
+  const std::uint32_t V = net_->vertex_count();
+  if (src >= V || dst >= V) throw RuntimeFailure("Router: vertex outside the network");
+  constexpr ArcId kNone = std::numeric_limits<ArcId>::max();
+  std::vector<ArcId>& parent = parent_[src];
+  if (parent.empty()) {
+    parent.assign(V, kNone);
+    std::vector<VertexId> frontier{src}, next;
+    std::vector<char> seen(V, 0);
+    seen[src] = 1;
+    while (!frontier.empty()) {
+      next.clear();
+      for (VertexId u : frontier)
+        for (ArcId a : net_->out_arcs(u)) {
+          const VertexId v = net_->arc(a).dst;
+          if (seen[v]) continue;
+          seen[v] = 1;
+          parent[v] = a;
+          next.push_back(v);
+        }
+      frontier.swap(next);
+    }
+  }
+  if (parent[dst] == kNone)
+    throw BadInput("node " + std::to_string(dst) + " is unreachable from node " + std::to_string(src),
+                   "topology");
+  for (VertexId v = dst; v != src; v = net_->arc(parent[v]).src) out.push_back(parent[v]);
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+double path_transfer_time(const Network& net, std::span<const ArcId> path, double bytes) {
+  if (path.empty()) return 0.0;
+  double latency = 0, narrowest = std::numeric_limits<double>::infinity();
+  for (ArcId a : path) {
+    latency += net.arc(a).latency_s;
+    narrowest = std::min(narrowest, net.arc(a).bandwidth_Bps);
+  }
+  return latency + (bytes > 0 ? bytes / narrowest : 0.0);
+}
+
+}  // namespace toposweep::sim

@@ -1,0 +1,194 @@
+#include "toposweep/sim/flow_model.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "toposweep/collective/plan.hpp"
+#include "toposweep/util/error.hpp"
+
+namespace toposweep::sim {
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+FlowModel::FlowModel(const Network& net, CommSettings settings)
+    : net_(&net), settings_(std::move(settings)), router_(net), flows_(net) {}
+
+FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const std::vector<std::uint32_t>& ranks,
+                                                 const Placement& placement) {
+  InstancePlan ip;
+  ip.stage_begin = {0};
+  const GroupNodes g = group_nodes(ranks, placement);
+  if (t.kind == TaskKind::Transfer) {
+    if (ranks.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
+    if (g.nodes.size() == 1) {
+      ip.fixed_s = intra_node_transfer_time(t.bytes, net_->intra_bandwidth_Bps());
+      return ip;
+    }
+    auto path = router_.path(g.nodes[0], g.nodes[1]);
+    for (ArcId a : path) ip.stage_latency_s += net_->arc(a).latency_s;
+    ip.paths.push_back(std::move(path));
+    ip.bytes.push_back(t.bytes);
+    ip.stage_begin.push_back(1);
+    return ip;
+  }
+  if (g.nodes.size() == 1) {
+    ip.fixed_s = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_bandwidth_Bps());
+    return ip;
+  }
+  CollectiveRequest req;
+  req.op = t.op;
+  req.nodes = g.nodes;
+  req.gpus_per_node = g.gpus_per_node;
+  req.bytes = t.bytes;
+  req.root = g.nodes[0];
+  CollectiveOptions opts;
+  opts.with_flows = true;
+  opts.hierarchical_pipelined = settings_.hierarchical_pipelined;
+  CollectivePlan plan = plan_collective(*net_, req, settings_.algorithm, opts);
+  if (plan.flows.empty()) {
+    // An algorithm without flows (nothing crosses the network): its idle-network time stands.
+    ip.fixed_s = plan.time_s;
+    return ip;
+  }
+  std::uint32_t stages = plan.stages;
+  for (const Flow& f : plan.flows) stages = std::max(stages, f.stage + 1);
+  std::vector<std::uint32_t> order(plan.flows.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return plan.flows[a].stage < plan.flows[b].stage; });
+  ip.stage_begin.assign(stages + 1, 0);
+  for (const Flow& f : plan.flows) ++ip.stage_begin[f.stage + 1];
+  for (std::uint32_t s = 0; s < stages; ++s) ip.stage_begin[s + 1] += ip.stage_begin[s];
+  for (std::uint32_t k : order) {
+    ip.paths.push_back(std::move(plan.flows[k].path));
+    ip.bytes.push_back(plan.flows[k].bytes);
+  }
+  ip.stage_latency_s = plan.latency_s / stages;
+  return ip;
+}
+
+const FlowModel::TaskPlan& FlowModel::plan_for(const CommTask& comm) {
+  const Task& t = comm.task();
+  const PlanKey key{comm.graph, t.group_set, static_cast<std::uint8_t>(t.kind), static_cast<std::uint8_t>(t.op),
+                    t.bytes};
+  auto it = plans_.find(key);
+  if (it != plans_.end()) return *it->second;
+  auto plan = std::make_unique<TaskPlan>();
+  const GroupSet& gs = comm.graph->group_sets.at(t.group_set);
+  plan->instances.reserve(gs.groups.size());
+  for (const auto& ranks : gs.groups) plan->instances.push_back(plan_instance(t, ranks, *comm.placement));
+  return *plans_.emplace(key, std::move(plan)).first->second;
+}
+
+std::optional<double> FlowModel::begin(const CommTask& comm, double now, std::uint64_t token) {
+  if (now < flows_.now()) throw RuntimeFailure("FlowModel: time cannot go backwards");
+  const TaskPlan& plan = plan_for(comm);
+  std::uint32_t a;
+  if (!free_active_.empty()) {
+    a = free_active_.back();
+    free_active_.pop_back();
+  } else {
+    a = static_cast<std::uint32_t>(active_.size());
+    active_.emplace_back();
+  }
+  Active& act = active_[a];
+  act.token = token;
+  act.plan = &plan;
+  act.repeat = comm.task().repeat;
+  act.instances.assign(plan.instances.size(), Instance{});
+  act.unfinished = static_cast<std::uint32_t>(plan.instances.size());
+  act.in_use = true;
+  if (act.unfinished == 0) {
+    act.in_use = false;
+    free_active_.push_back(a);
+    completed_at_begin_.push_back(token);
+    return std::nullopt;
+  }
+  for (std::uint32_t i = 0; i < plan.instances.size(); ++i) {
+    const InstancePlan& ip = plan.instances[i];
+    if (ip.fixed_s > 0)
+      timers_.push({now + ip.fixed_s * act.repeat, a, i});
+    else
+      run_stage(a, i, completed_at_begin_);
+  }
+  return std::nullopt;
+}
+
+void FlowModel::run_stage(std::uint32_t a, std::uint32_t i, std::vector<std::uint64_t>& completed) {
+  Active& act = active_[a];
+  const InstancePlan& ip = act.plan->instances[i];
+  Instance& inst = act.instances[i];
+  const std::uint32_t stages = static_cast<std::uint32_t>(ip.stage_begin.size() - 1);
+  while (inst.stage < stages) {
+    const std::uint32_t lo = ip.stage_begin[inst.stage], hi = ip.stage_begin[inst.stage + 1];
+    if (hi > lo) {
+      inst.outstanding = hi - lo;
+      const std::uint64_t tag = std::uint64_t{a} << 32 | i;
+      for (std::uint32_t k = lo; k < hi; ++k) flows_.start(ip.paths[k], ip.bytes[k] * act.repeat, tag);
+      flows_started_ += hi - lo;
+      return;
+    }
+    ++inst.stage;
+  }
+  if (--act.unfinished == 0) {
+    completed.push_back(act.token);
+    act.in_use = false;
+    free_active_.push_back(a);
+  }
+}
+
+void FlowModel::stage_done(std::uint32_t a, std::uint32_t i, std::vector<std::uint64_t>& completed) {
+  Active& act = active_[a];
+  const double latency = act.plan->instances[i].stage_latency_s * act.repeat;
+  if (latency > 0) {
+    timers_.push({flows_.now() + latency, a, i});
+    return;
+  }
+  ++act.instances[i].stage;
+  run_stage(a, i, completed);
+}
+
+double FlowModel::next_event_time() {
+  if (!completed_at_begin_.empty()) return flows_.now();
+  const double tt = timers_.empty() ? kInf : timers_.top().time;
+  return std::min(tt, flows_.next_finish_time());
+}
+
+void FlowModel::advance_to(double t, std::vector<std::uint64_t>& completed) {
+  completed.insert(completed.end(), completed_at_begin_.begin(), completed_at_begin_.end());
+  completed_at_begin_.clear();
+  auto handle_flows = [&] {
+    for (const FinishedFlow& f : finished_scratch_) {
+      const auto a = static_cast<std::uint32_t>(f.tag >> 32);
+      const auto i = static_cast<std::uint32_t>(f.tag & 0xffffffffu);
+      if (--active_[a].instances[i].outstanding == 0) stage_done(a, i, completed);
+    }
+    finished_scratch_.clear();
+  };
+  for (;;) {
+    const double tf = flows_.next_finish_time();
+    const double tt = timers_.empty() ? kInf : timers_.top().time;
+    const double tn = std::min(tf, tt);
+    if (tn > t) break;
+    if (tf <= tn) {
+      flows_.advance_to(tf, finished_scratch_);
+      handle_flows();
+    }
+    while (!timers_.empty() && timers_.top().time <= tn) {
+      const Timer tm = timers_.top();
+      timers_.pop();
+      if (flows_.now() < tm.time) flows_.advance_to(tm.time, finished_scratch_);
+      handle_flows();
+      ++active_[tm.active].instances[tm.instance].stage;
+      run_stage(tm.active, tm.instance, completed);
+    }
+  }
+  if (flows_.now() < t) {
+    flows_.advance_to(t, finished_scratch_);
+    handle_flows();
+  }
+}
+
+}  // namespace toposweep::sim
