@@ -37,6 +37,15 @@ struct CollectivePlan {
   std::uint32_t stages = 0;
   std::vector<Flow> flows;   // empty when the caller asked for time only
   std::string model;         // e.g. "pipelined" / "sequential" for hierarchical, else ""
+  // Two-level collectives (gpus_per_node > 1): the part of time_s spent inside nodes at
+  // Network::intra_bandwidth_Bps. Flows cannot express it (intra-node links are not arcs), so a
+  // flow model adds it to the time it plays; 0 for single-GPU nodes.
+  double intra_node_time_s = 0;
+  // forest only: trees in the built packing, the exact cut bound (DOMAIN.md section 2.3) and the
+  // time of the built schedule (>= optimal_time_s; equal when the packing attains the bound).
+  std::uint32_t trees = 0;
+  double optimal_time_s = 0;
+  double built_time_s = 0;
 };
 
 struct CollectiveOptions {
@@ -45,9 +54,12 @@ struct CollectiveOptions {
 };
 
 // `algorithm`: "auto" (multiring on topoopt, hierarchical on multidim, ring otherwise), "ring",
-// "multiring", "hierarchical", "tree", "halving_doubling", "direct", "forest".
+// "multiring", "hierarchical", "tree", "halving_doubling", "direct", "pairwise", "forest".
 // Throws BadInput when the algorithm does not apply or members are unreachable.
 CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request,
                                const std::string& algorithm, const CollectiveOptions& options = {});
+
+// The algorithm names plan_collective accepts, for help texts and validation.
+const std::vector<std::string>& collective_algorithm_names();
 
 }  // namespace toposweep

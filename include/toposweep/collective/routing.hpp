@@ -1,0 +1,72 @@
+#pragma once
+// Routing of point-to-point traffic on a Network: shortest paths by hop count (one path, ECMP
+// splitting over all shortest paths, or the k shortest loopless paths). A RouteCache belongs to
+// one network and one thread; it memoises paths and keeps scratch space so that repeated queries
+// (a ring over 16k members) do not allocate per query.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "toposweep/collective/plan.hpp"
+#include "toposweep/topology/network.hpp"
+
+namespace toposweep {
+
+// An arc src->dst if one exists (the one with the highest bandwidth among parallel arcs).
+std::optional<ArcId> direct_arc(const Network& net, VertexId src, VertexId dst);
+
+// Latency of a path: the sum of its arcs' latencies.
+double path_latency(const Network& net, std::span<const ArcId> path);
+
+struct WeightedPath {
+  std::vector<ArcId> arcs;
+  double fraction = 0;  // share of the traffic this path carries; fractions of one split sum to 1
+};
+
+class RouteCache {
+ public:
+  explicit RouteCache(const Network& net);
+
+  const Network& network() const { return *net_; }
+
+  // One shortest path (fewest arcs) src->dst, deterministic (lowest arc ids first); empty when
+  // src == dst; nullopt when dst is unreachable. Not memoised (cheap: direct arc or a
+  // bidirectional BFS that stops where the two searches meet).
+  std::optional<std::vector<ArcId>> shortest_path(VertexId src, VertexId dst);
+
+  // Per-hop ECMP: at every vertex the traffic splits evenly over the out-arcs that stay on a
+  // shortest path to dst. Memoised per (src, dst). Throws BadInput when dst is unreachable.
+  // At most kMaxEcmpPaths paths are enumerated (depth first); past that the enumerated ones are
+  // rescaled so that their fractions still sum to 1.
+  const std::vector<WeightedPath>& ecmp_paths(VertexId src, VertexId dst);
+
+  // ECMP paths as flows carrying `bytes` in `stage`.
+  std::vector<Flow> ecmp_flows(VertexId src, VertexId dst, double bytes, std::uint32_t stage = 0);
+
+  // Hop distance from every vertex to dst (UINT32_MAX when unreachable). Memoised per dst.
+  const std::vector<std::uint32_t>& distances_to(VertexId dst);
+
+  static constexpr std::uint32_t kMaxEcmpPaths = 256;
+
+ private:
+  const Network* net_;
+  std::map<VertexId, std::vector<std::uint32_t>> dist_to_;
+  std::map<std::pair<VertexId, VertexId>, std::vector<WeightedPath>> ecmp_;
+  // Epoch-stamped scratch for the bidirectional BFS: a vertex is visited in this query iff its
+  // stamp equals the current epoch, so nothing is cleared between queries.
+  std::uint32_t epoch_ = 0;
+  std::vector<std::uint32_t> fwd_stamp_, bwd_stamp_;
+  std::vector<ArcId> fwd_parent_, bwd_parent_;
+  std::vector<std::uint32_t> fwd_depth_, bwd_depth_;
+  std::vector<VertexId> frontier_a_, frontier_b_, next_;
+};
+
+// The k shortest loopless paths src->dst by hop count (Yen's algorithm), shortest first, ties
+// broken deterministically. Fewer than k when fewer exist; empty when unreachable or src == dst.
+std::vector<std::vector<ArcId>> k_shortest_paths(const Network& net, VertexId src, VertexId dst,
+                                                 std::uint32_t k);
+
+}  // namespace toposweep

@@ -1,0 +1,193 @@
+// plan_collective: picks the algorithm, builds the network-level plan among the member nodes and,
+// for multi-GPU nodes, wraps it in a two-level collective with the intra-node part.
+#include "toposweep/collective/plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <string>
+
+#include "toposweep/collective/forest.hpp"
+#include "toposweep/collective/hierarchical.hpp"
+#include "toposweep/collective/multiring.hpp"
+#include "toposweep/collective/patterns.hpp"
+#include "toposweep/collective/routing.hpp"
+#include "toposweep/collective/schedule.hpp"
+#include "toposweep/util/error.hpp"
+
+namespace toposweep {
+
+namespace {
+
+void check_request(const Network& net, const CollectiveRequest& req) {
+  if (!(req.bytes > 0)) throw BadInput("collective size must be positive", "collective bytes");
+  if (req.nodes.empty()) throw BadInput("collective has no members", "collective members");
+  if (req.gpus_per_node == 0) throw BadInput("gpus_per_node must be at least 1", "server.gpus");
+  std::set<VertexId> seen;
+  for (VertexId v : req.nodes) {
+    if (v >= net.compute_count())
+      throw BadInput("member " + std::to_string(v) + " is not a compute node (the network has " +
+                         std::to_string(net.compute_count()) + ")",
+                     "collective members");
+    if (!seen.insert(v).second)
+      throw BadInput("member " + std::to_string(v) + " is listed twice", "collective members");
+  }
+  if ((req.op == CollectiveOp::Broadcast || req.op == CollectiveOp::Reduce) && !seen.count(req.root))
+    throw BadInput("root " + std::to_string(req.root) + " is not a member of the group", "collective root");
+}
+
+CollectivePlan from_phases(RouteCache& routes, const std::vector<Phase>& phases, bool with_flows,
+                           std::string algorithm) {
+  CollectivePlan plan;
+  plan.algorithm = std::move(algorithm);
+  cost_phases(routes, phases, with_flows, plan);
+  return plan;
+}
+
+CollectivePlan plan_hierarchical(const Network& net, RouteCache& routes, const CollectiveRequest& req,
+                                 const CollectiveOptions& opt) {
+  const std::vector<std::uint32_t> shape = hierarchical_group_shape(net, req.nodes);
+  const auto& dims = net.info().dims;
+  const HierarchicalTime h = hierarchical_time(req.op, dims, shape, req.bytes);
+  CollectivePlan plan;
+  plan.algorithm = "hierarchical";
+  plan.model = opt.hierarchical_pipelined ? "pipelined" : "sequential";
+  plan.time_s = opt.hierarchical_pipelined ? h.pipelined_s : h.sequential_s;
+  plan.latency_s = opt.hierarchical_pipelined ? h.pipelined_latency_s : h.sequential_latency_s;
+  plan.stages = opt.hierarchical_pipelined ? (h.phases.empty() ? 0 : 1) : static_cast<std::uint32_t>(h.phases.size());
+  if (!opt.with_flows) return plan;
+  // Flows: per dimension, each member sends its size_k to its ring successor along the
+  // dimension (Ring, Switch) or spreads it over its peers (FullyConnected). Pipelined phases
+  // share one stage and so run concurrently.
+  std::uint32_t stage = 0;
+  for (const DimensionPhase& dp : h.phases) {
+    Phase ph;
+    for (const auto& line : dimension_lines(net, req.nodes, dp.dim)) {
+      const std::size_t n = line.size();
+      if (dims[dp.dim].type == DimensionType::FullyConnected) {
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t j = 0; j < n; ++j)
+            if (i != j) ph.transfers.push_back({line[i], line[j], dp.bytes / static_cast<double>(n - 1)});
+      } else {
+        for (std::size_t i = 0; i < n; ++i) ph.transfers.push_back({line[i], line[(i + 1) % n], dp.bytes});
+      }
+    }
+    phase_cost(routes, ph, &plan.flows, stage);
+    if (!opt.hierarchical_pipelined) ++stage;
+  }
+  return plan;
+}
+
+CollectivePlan plan_forest(const Network& net, const CollectiveRequest& req, const CollectiveOptions& opt) {
+  const ForestSchedule fs = forest_schedule(net, req.op, req.nodes, req.bytes, req.root, opt.with_flows);
+  CollectivePlan plan;
+  plan.algorithm = "forest";
+  plan.time_s = fs.built_time_s + fs.latency_s;
+  plan.latency_s = fs.latency_s;
+  plan.trees = fs.trees;
+  plan.optimal_time_s = fs.optimal_time_s;
+  plan.built_time_s = fs.built_time_s;
+  plan.stages = fs.stages;
+  plan.flows = fs.flows;
+  return plan;
+}
+
+// The collective among whole nodes, each node's buffer being `req.bytes`.
+CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, const std::string& algorithm,
+                            const CollectiveOptions& opt) {
+  RouteCache routes(net);
+  const auto& order = req.nodes;
+  const std::string& kind = net.info().kind;
+  if (order.size() == 1) {
+    CollectivePlan plan;
+    plan.algorithm = algorithm;
+    return plan;
+  }
+  if (algorithm == "auto") {
+    if (kind == "topoopt" && !serving_stride_rings(net, order).empty())
+      return plan_network(net, req, "multiring", opt);
+    if (kind == "multidim" && !net.info().dims.empty()) {
+      try {
+        hierarchical_group_shape(net, order);
+        return plan_network(net, req, "hierarchical", opt);
+      } catch (const BadInput&) {
+        // Not a sub-grid of the dimensions: a ring over the members still works.
+      }
+    }
+    return plan_network(net, req, "ring", opt);
+  }
+  if (algorithm == "ring")
+    return from_phases(routes, ring_phases(req.op, {order}, {1.0}, req.bytes, req.root), opt.with_flows, "ring");
+  if (algorithm == "multiring") {
+    const MultiRing mr = multiring(net, routes, order);
+    return from_phases(routes, ring_phases(req.op, mr.rings, mr.shares, req.bytes, req.root), opt.with_flows,
+                       "multiring");
+  }
+  if (algorithm == "hierarchical") return plan_hierarchical(net, routes, req, opt);
+  if (algorithm == "tree")
+    return from_phases(routes, tree_phases(req.op, order, req.bytes, req.root), opt.with_flows, "tree");
+  if (algorithm == "halving_doubling")
+    return from_phases(routes, halving_doubling_phases(req.op, order, req.bytes, req.root), opt.with_flows,
+                       "halving_doubling");
+  if (algorithm == "direct")
+    return from_phases(routes, direct_phases(req.op, order, req.bytes, req.root), opt.with_flows, "direct");
+  if (algorithm == "pairwise")
+    return from_phases(routes, pairwise_phases(req.op, order, req.bytes), opt.with_flows, "pairwise");
+  if (algorithm == "forest") return plan_forest(net, req, opt);
+  throw BadInput("unknown collective algorithm '" + algorithm + "'", "collective.algorithm");
+}
+
+// Intra-node part of a two-level collective over g GPUs joined at `bw` per GPU (direct/switch).
+double intra_node_time(CollectiveOp op, double bytes, double g, double bw) {
+  switch (op) {
+    case CollectiveOp::AllReduce: return 2 * bytes * (g - 1) / g / bw;  // reduce-scatter + all-gather
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllGather:
+    case CollectiveOp::AllToAll: return bytes * (g - 1) / g / bw;
+    case CollectiveOp::Broadcast:
+    case CollectiveOp::Reduce: return bytes / bw;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const std::vector<std::string>& collective_algorithm_names() {
+  static const std::vector<std::string> names{"auto",     "ring",   "multiring", "hierarchical", "tree",
+                                              "halving_doubling", "direct", "pairwise",  "forest"};
+  return names;
+}
+
+CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request, const std::string& algorithm,
+                               const CollectiveOptions& options) {
+  const auto& names = collective_algorithm_names();
+  if (std::find(names.begin(), names.end(), algorithm) == names.end())
+    throw BadInput("unknown collective algorithm '" + algorithm + "' (one of auto, ring, multiring, hierarchical, "
+                   "tree, halving_doubling, direct, pairwise, forest)",
+                   "collective.algorithm");
+  check_request(net, request);
+  const std::uint32_t g = request.gpus_per_node;
+  if (g <= 1) return plan_network(net, request, algorithm, options);
+  // Two-level: the GPUs of a node first combine inside it, then the nodes run the network
+  // collective on the node's whole buffer (AllToAll: the node sends g buffers' worth).
+  if (!(net.intra_bandwidth_Bps() > 0))
+    throw BadInput("a two-level collective over " + std::to_string(g) +
+                       " GPUs per node needs a positive intra-node bandwidth",
+                   "server.intra_bandwidth");
+  CollectiveRequest inter = request;
+  if (request.op == CollectiveOp::AllToAll) inter.bytes = request.bytes * g;
+  CollectivePlan plan = plan_network(net, inter, algorithm, options);
+  const double intra = intra_node_time(request.op, request.bytes, g, net.intra_bandwidth_Bps());
+  const double network_s = plan.time_s;
+  if (options.hierarchical_pipelined) {
+    plan.time_s = std::max(network_s, intra);
+    plan.intra_node_time_s = plan.time_s - network_s;
+  } else {
+    plan.time_s = network_s + intra;
+    plan.intra_node_time_s = intra;
+  }
+  if (plan.model.empty()) plan.model = options.hierarchical_pipelined ? "pipelined" : "sequential";
+  return plan;
+}
+
+}  // namespace toposweep

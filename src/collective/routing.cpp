@@ -1,0 +1,248 @@
+#include "toposweep/collective/routing.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "toposweep/util/error.hpp"
+
+namespace toposweep {
+
+namespace {
+constexpr std::uint32_t kUnreached = std::numeric_limits<std::uint32_t>::max();
+}
+
+std::optional<ArcId> direct_arc(const Network& net, VertexId src, VertexId dst) {
+  const auto out = net.out_arcs(src);
+  // Out-arcs of a vertex are sorted by destination (NetworkBuilder sorts by (src, dst)).
+  auto it = std::lower_bound(out.begin(), out.end(), dst,
+                             [&](ArcId a, VertexId d) { return net.arc(a).dst < d; });
+  std::optional<ArcId> best;
+  for (; it != out.end() && net.arc(*it).dst == dst; ++it)
+    if (!best || net.arc(*it).bandwidth_Bps > net.arc(*best).bandwidth_Bps) best = *it;
+  return best;
+}
+
+double path_latency(const Network& net, std::span<const ArcId> path) {
+  double s = 0;
+  for (ArcId a : path) s += net.arc(a).latency_s;
+  return s;
+}
+
+RouteCache::RouteCache(const Network& net) : net_(&net) {
+  const std::uint32_t V = net.vertex_count();
+  fwd_stamp_.assign(V, 0);
+  bwd_stamp_.assign(V, 0);
+  fwd_parent_.assign(V, 0);
+  bwd_parent_.assign(V, 0);
+  fwd_depth_.assign(V, 0);
+  bwd_depth_.assign(V, 0);
+}
+
+std::optional<std::vector<ArcId>> RouteCache::shortest_path(VertexId src, VertexId dst) {
+  const Network& net = *net_;
+  if (src == dst) return std::vector<ArcId>{};
+  if (auto a = direct_arc(net, src, dst)) return std::vector<ArcId>{*a};
+  ++epoch_;
+  if (epoch_ == 0) {  // wrapped: stale stamps could alias, so clear once every 2^32 queries
+    std::fill(fwd_stamp_.begin(), fwd_stamp_.end(), 0);
+    std::fill(bwd_stamp_.begin(), bwd_stamp_.end(), 0);
+    epoch_ = 1;
+  }
+  fwd_stamp_[src] = epoch_;
+  fwd_depth_[src] = 0;
+  bwd_stamp_[dst] = epoch_;
+  bwd_depth_[dst] = 0;
+  frontier_a_.assign(1, src);  // forward frontier
+  frontier_b_.assign(1, dst);  // backward frontier
+  std::uint32_t best_len = kUnreached;
+  ArcId meet_arc = 0;
+  while (!frontier_a_.empty() && !frontier_b_.empty() && best_len == kUnreached) {
+    // Expand the cheaper side one whole level; the first level that makes contact holds a
+    // shortest path, found as the minimum over all contacts of that level.
+    std::size_t fwd_work = 0, bwd_work = 0;
+    for (VertexId v : frontier_a_) fwd_work += net.out_arcs(v).size();
+    for (VertexId v : frontier_b_) bwd_work += net.in_arcs(v).size();
+    next_.clear();
+    if (fwd_work <= bwd_work) {
+      for (VertexId u : frontier_a_) {
+        for (ArcId a : net.out_arcs(u)) {
+          const VertexId v = net.arc(a).dst;
+          if (bwd_stamp_[v] == epoch_) {
+            const std::uint32_t len = fwd_depth_[u] + 1 + bwd_depth_[v];
+            if (len < best_len) best_len = len, meet_arc = a;
+          }
+          if (fwd_stamp_[v] != epoch_) {
+            fwd_stamp_[v] = epoch_;
+            fwd_parent_[v] = a;
+            fwd_depth_[v] = fwd_depth_[u] + 1;
+            next_.push_back(v);
+          }
+        }
+      }
+      frontier_a_.swap(next_);
+    } else {
+      for (VertexId u : frontier_b_) {
+        for (ArcId a : net.in_arcs(u)) {
+          const VertexId v = net.arc(a).src;
+          if (fwd_stamp_[v] == epoch_) {
+            const std::uint32_t len = fwd_depth_[v] + 1 + bwd_depth_[u];
+            if (len < best_len) best_len = len, meet_arc = a;
+          }
+          if (bwd_stamp_[v] != epoch_) {
+            bwd_stamp_[v] = epoch_;
+            bwd_parent_[v] = a;
+            bwd_depth_[v] = bwd_depth_[u] + 1;
+            next_.push_back(v);
+          }
+        }
+      }
+      frontier_b_.swap(next_);
+    }
+  }
+  if (best_len == kUnreached) return std::nullopt;
+  std::vector<ArcId> path;
+  path.reserve(best_len);
+  for (VertexId v = net.arc(meet_arc).src; v != src; v = net.arc(fwd_parent_[v]).src)
+    path.push_back(fwd_parent_[v]);
+  std::reverse(path.begin(), path.end());
+  path.push_back(meet_arc);
+  for (VertexId v = net.arc(meet_arc).dst; v != dst; v = net.arc(bwd_parent_[v]).dst)
+    path.push_back(bwd_parent_[v]);
+  return path;
+}
+
+const std::vector<std::uint32_t>& RouteCache::distances_to(VertexId dst) {
+  auto it = dist_to_.find(dst);
+  if (it != dist_to_.end()) return it->second;
+  const Network& net = *net_;
+  std::vector<std::uint32_t> dist(net.vertex_count(), kUnreached);
+  std::vector<VertexId> queue{dst};
+  dist[dst] = 0;
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const VertexId u = queue[head];
+    for (ArcId a : net.in_arcs(u)) {
+      const VertexId v = net.arc(a).src;
+      if (dist[v] == kUnreached) {
+        dist[v] = dist[u] + 1;
+        queue.push_back(v);
+      }
+    }
+  }
+  return dist_to_.emplace(dst, std::move(dist)).first->second;
+}
+
+const std::vector<WeightedPath>& RouteCache::ecmp_paths(VertexId src, VertexId dst) {
+  const auto key = std::make_pair(src, dst);
+  auto it = ecmp_.find(key);
+  if (it != ecmp_.end()) return it->second;
+  const Network& net = *net_;
+  const std::vector<std::uint32_t>& dist = distances_to(dst);
+  if (dist[src] == kUnreached)
+    throw BadInput("vertex " + std::to_string(dst) + " is unreachable from vertex " + std::to_string(src),
+                   "routing");
+  std::vector<WeightedPath> paths;
+  if (src == dst) {
+    paths.push_back(WeightedPath{{}, 1.0});
+  } else {
+    // Depth-first enumeration of the shortest-path DAG towards dst (paths are at most the
+    // diameter long, so recursion depth is small).
+    std::vector<ArcId> path;
+    auto visit = [&](auto&& self, VertexId v, double fraction) -> void {
+      if (paths.size() >= kMaxEcmpPaths) return;
+      if (v == dst) {
+        paths.push_back(WeightedPath{path, fraction});
+        return;
+      }
+      std::uint32_t hops = 0;
+      for (ArcId a : net.out_arcs(v))
+        if (dist[net.arc(a).dst] + 1 == dist[v]) ++hops;
+      for (ArcId a : net.out_arcs(v)) {
+        if (dist[net.arc(a).dst] + 1 != dist[v]) continue;
+        path.push_back(a);
+        self(self, net.arc(a).dst, fraction / hops);
+        path.pop_back();
+      }
+    };
+    visit(visit, src, 1.0);
+    double total = 0;
+    for (const auto& p : paths) total += p.fraction;
+    if (total < 1.0)
+      for (auto& p : paths) p.fraction /= total;
+  }
+  return ecmp_.emplace(key, std::move(paths)).first->second;
+}
+
+std::vector<Flow> RouteCache::ecmp_flows(VertexId src, VertexId dst, double bytes, std::uint32_t stage) {
+  std::vector<Flow> flows;
+  for (const WeightedPath& p : ecmp_paths(src, dst))
+    if (!p.arcs.empty()) flows.push_back(Flow{p.arcs, bytes * p.fraction, stage});
+  return flows;
+}
+
+namespace {
+
+// BFS by hop count avoiding blocked arcs and vertices; deterministic (arc id order).
+std::optional<std::vector<ArcId>> bfs_path(const Network& net, VertexId src, VertexId dst,
+                                           const std::vector<char>& blocked_vertex,
+                                           const std::set<ArcId>& blocked_arc) {
+  std::vector<std::uint32_t> parent(net.vertex_count(), kUnreached);
+  std::vector<char> seen(net.vertex_count(), 0);
+  std::vector<VertexId> queue{src};
+  seen[src] = 1;
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const VertexId u = queue[head];
+    if (u == dst) break;
+    for (ArcId a : net.out_arcs(u)) {
+      const VertexId v = net.arc(a).dst;
+      if (seen[v] || blocked_vertex[v] || blocked_arc.count(a)) continue;
+      seen[v] = 1;
+      parent[v] = a;
+      queue.push_back(v);
+    }
+  }
+  if (!seen[dst]) return std::nullopt;
+  std::vector<ArcId> path;
+  for (VertexId v = dst; v != src; v = net.arc(parent[v]).src) path.push_back(parent[v]);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace
+
+std::vector<std::vector<ArcId>> k_shortest_paths(const Network& net, VertexId src, VertexId dst,
+                                                 std::uint32_t k) {
+  std::vector<std::vector<ArcId>> found;
+  if (src == dst || k == 0) return found;
+  std::vector<char> no_vertex(net.vertex_count(), 0);
+  auto first = bfs_path(net, src, dst, no_vertex, {});
+  if (!first) return found;
+  found.push_back(std::move(*first));
+  // Candidates ordered by (length, arc sequence) so ties break deterministically.
+  std::set<std::pair<std::size_t, std::vector<ArcId>>> candidates;
+  while (found.size() < k) {
+    const std::vector<ArcId>& last = found.back();
+    for (std::size_t i = 0; i < last.size(); ++i) {
+      const VertexId spur = net.arc(last[i]).src;
+      const std::vector<ArcId> root(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(i));
+      std::set<ArcId> blocked_arc;
+      for (const auto& p : found)
+        if (p.size() > i && std::equal(root.begin(), root.end(), p.begin())) blocked_arc.insert(p[i]);
+      std::vector<char> blocked_vertex(net.vertex_count(), 0);
+      for (ArcId a : root) blocked_vertex[net.arc(a).src] = 1;
+      auto spur_path = bfs_path(net, spur, dst, blocked_vertex, blocked_arc);
+      if (!spur_path) continue;
+      std::vector<ArcId> total = root;
+      total.insert(total.end(), spur_path->begin(), spur_path->end());
+      if (std::find(found.begin(), found.end(), total) == found.end())
+        candidates.emplace(total.size(), std::move(total));
+    }
+    if (candidates.empty()) break;
+    found.push_back(candidates.begin()->second);
+    candidates.erase(candidates.begin());
+  }
+  return found;
+}
+
+}  // namespace toposweep

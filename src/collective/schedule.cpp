@@ -1,0 +1,79 @@
+#include "toposweep/collective/schedule.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "toposweep/util/error.hpp"
+
+namespace toposweep {
+
+namespace {
+
+// Chunk count of a pipeline of `depth` hops that minimises (depth - 1 + c)(T/c + alpha).
+double pipelined_time(double depth, double T, double alpha) {
+  if (alpha <= 0 || depth <= 1) return T + (depth > 0 ? depth : 1) * alpha;
+  const double d = depth - 1;
+  auto cost = [&](double c) { return (d + c) * (T / c + alpha); };
+  const double c_star = std::sqrt(d * T / alpha);
+  double best = cost(1);
+  for (double c : {std::floor(c_star), std::ceil(c_star)})
+    if (c >= 1) best = std::min(best, cost(c));
+  return best;
+}
+
+}  // namespace
+
+PhaseCost phase_cost(RouteCache& routes, const Phase& phase, std::vector<Flow>* flows, std::uint32_t stage) {
+  const Network& net = routes.network();
+  std::vector<std::pair<ArcId, double>> loads;
+  loads.reserve(phase.transfers.size());
+  double max_latency = 0;
+  for (const Transfer& t : phase.transfers) {
+    if (t.src == t.dst || t.bytes <= 0) continue;
+    if (auto a = direct_arc(net, t.src, t.dst)) {
+      loads.emplace_back(*a, t.bytes);
+      max_latency = std::max(max_latency, net.arc(*a).latency_s);
+      if (flows) flows->push_back(Flow{{*a}, t.bytes * phase.repeat, stage});
+      continue;
+    }
+    auto path = routes.shortest_path(t.src, t.dst);
+    if (!path)
+      throw BadInput("compute node " + std::to_string(t.dst) + " is unreachable from compute node " +
+                         std::to_string(t.src),
+                     "collective members");
+    for (ArcId a : *path) loads.emplace_back(a, t.bytes);
+    max_latency = std::max(max_latency, path_latency(net, *path));
+    if (flows) flows->push_back(Flow{std::move(*path), t.bytes * phase.repeat, stage});
+  }
+  std::sort(loads.begin(), loads.end());
+  double step_bandwidth_s = 0;
+  for (std::size_t i = 0; i < loads.size();) {
+    const ArcId a = loads[i].first;
+    double sum = 0;
+    for (; i < loads.size() && loads[i].first == a; ++i) sum += loads[i].second;
+    step_bandwidth_s = std::max(step_bandwidth_s, sum / net.arc(a).bandwidth_Bps);
+  }
+  PhaseCost cost;
+  if (phase.pipeline_depth > 0) {
+    const double total = pipelined_time(phase.pipeline_depth, step_bandwidth_s, max_latency);
+    cost.bandwidth_s = step_bandwidth_s;
+    cost.latency_s = total - step_bandwidth_s;
+  } else {
+    cost.bandwidth_s = phase.repeat * step_bandwidth_s;
+    cost.latency_s = phase.latency_steps * max_latency;
+  }
+  return cost;
+}
+
+void cost_phases(RouteCache& routes, const std::vector<Phase>& phases, bool with_flows, CollectivePlan& plan) {
+  for (const Phase& phase : phases) {
+    const PhaseCost c = phase_cost(routes, phase, with_flows ? &plan.flows : nullptr, plan.stages);
+    plan.time_s += c.total();
+    plan.latency_s += c.latency_s;
+    ++plan.stages;
+  }
+}
+
+}  // namespace toposweep
