@@ -1,0 +1,187 @@
+// Family builders: counts and shapes against closed forms.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "test_support.hpp"
+#include "toposweep/topology/build.hpp"
+#include "toposweep/topology/families.hpp"
+#include "toposweep/topology/metrics.hpp"
+
+namespace toposweep::topology {
+namespace {
+
+using ::testing::HasSubstr;
+using test::bad_input_text;
+using test::topology_config;
+
+class KaryFatTree : public ::testing::TestWithParam<std::uint32_t> {};
+
+// A k-ary fat-tree (Al-Fares et al. 2008): k^3/4 hosts, 5k^2/4 switches (k pods of k/2 edge
+// and k/2 aggregation switches, (k/2)^2 cores), k^3/4 links in each of the three layers.
+TEST_P(KaryFatTree, CountsMatchTheClosedForms) {
+  const std::uint32_t k = GetParam();
+  FatTreeSpec s;
+  s.servers = k * k * k / 4;
+  s.tiers = 3;
+  s.radix = k;
+  s.link_bandwidth_Bps = 12.5e9;
+  const Network n = build_fattree(s);
+  EXPECT_EQ(n.compute_count(), k * k * k / 4);
+  EXPECT_EQ(n.switch_count(), 5 * k * k / 4);
+  EXPECT_EQ(n.arc_count(), 2 * 3 * (k * k * k / 4));  // each link is two arcs
+  // Every switch uses exactly k ports.
+  for (VertexId v = n.compute_count(); v < n.vertex_count(); ++v) EXPECT_EQ(n.out_arcs(v).size(), k) << v;
+  // Hops: same edge switch 2, same pod 4, other pod 6.
+  const double h = k / 2.0, pod = k * k / 4.0, all = k * k * k / 4.0;
+  const double mean = ((h - 1) * 2 + (pod - h) * 4 + (all - pod) * 6) / (all - 1);
+  const HopStats hs = hop_stats(n);
+  EXPECT_EQ(hs.diameter, 6u);
+  EXPECT_NEAR(hs.mean_hops, mean, 1e-12);
+  const Bisection b = bisection_bandwidth(n);
+  EXPECT_EQ(b.method, "closed_form");
+  EXPECT_DOUBLE_EQ(b.bandwidth_Bps, all / 2 * 12.5e9);
+  // The auto radix for k^3/4 servers is k itself.
+  EXPECT_EQ(fattree_auto_radix(s.servers, 3, 1.0), k);
+}
+INSTANTIATE_TEST_SUITE_P(K, KaryFatTree, ::testing::Values(4u, 6u, 8u, 16u));
+
+TEST(FatTree, LeafSpineWithOversubscription) {
+  // radix 8, 3:1 at the leaves -> 6 down, 2 up; 24 servers -> 4 leaves, 2 spines.
+  FatTreeSpec s;
+  s.servers = 24;
+  s.tiers = 2;
+  s.radix = 8;
+  s.oversubscription = 3;
+  s.link_bandwidth_Bps = 1e9;
+  const Network n = build_fattree(s);
+  EXPECT_EQ(n.switch_count(), 4u + 2u);
+  EXPECT_EQ(n.arc_count(), 2u * (24 + 4 * 2));
+  EXPECT_EQ(hop_stats(n).diameter, 4u);
+  // Half the leaves (12 servers) leave through 2 leaves x 2 uplinks.
+  EXPECT_DOUBLE_EQ(bisection_bandwidth(n).bandwidth_Bps, 4 * 1e9);
+}
+
+TEST(FatTree, ServersWithSeveralPortsAndTooSmallRadix) {
+  FatTreeSpec s;
+  s.servers = 4;
+  s.degree = 2;
+  s.tiers = 2;
+  s.radix = 4;  // 2 down per leaf: each server fills one leaf
+  s.link_bandwidth_Bps = 1e9;
+  const Network n = build_fattree(s);
+  EXPECT_EQ(n.switch_count(), 4u + 2u);
+  ASSERT_EQ(n.out_arcs(0).size(), 1u);  // the two ports of server 0 go to leaf 0: merged
+  EXPECT_DOUBLE_EQ(n.arc(n.out_arcs(0)[0]).bandwidth_Bps, 2e9);
+  EXPECT_EQ(port_stats(n).min_ports, 2u);
+  s.servers = 5;  // 10 ports need 5 leaves > 4 spine ports
+  EXPECT_THAT(bad_input_text([&] { build_fattree(s); }), HasSubstr("topology.fattree_radix"));
+}
+
+TEST(Torus, ShapeAndClosedForms) {
+  TorusSpec s;
+  s.dims = {4, 3, 2};
+  s.link_bandwidth_Bps = 1e9;
+  const Network n = build_torus(s);
+  EXPECT_EQ(n.compute_count(), 24u);
+  EXPECT_EQ(n.info().degree, 2u + 2u + 1u);
+  EXPECT_EQ(n.arc_count(), 24u * 5);
+  // Distances add over dimensions: diameter sum floor(a/2), mean sum_k (N/a_k) R(a_k) / (N-1).
+  const HopStats hs = hop_stats(n);
+  EXPECT_EQ(hs.diameter, 2u + 1u + 1u);
+  const double sum = 6 * test::ring_distance_sum(4) + 8 * test::ring_distance_sum(3) + 12 * test::ring_distance_sum(2);
+  EXPECT_NEAR(hs.mean_hops, sum / 23, 1e-12);
+  EXPECT_THAT(bad_input_text([] {
+                build_network(topology_config({{"topology.kind", "torus"}, {"topology.dims", "4,1"}}));
+              }),
+              HasSubstr("topology.dims"));
+  EXPECT_THAT(bad_input_text([] {
+                build_network(topology_config({{"topology.kind", "torus"}, {"topology.dims", "4,4"}, {"topology.servers", "15"}}));
+              }),
+              HasSubstr("16 servers but topology.servers = 15"));
+}
+
+TEST(MultiDim, ArcsCarryTheDimensionBandwidth) {
+  const Network n = build_network(topology_config({{"topology.kind", "multidim"},
+                                                   {"topology.dims", "ring:4,fc:4,switch:4"},
+                                                   {"topology.dim_bandwidth", "400GB/s,300GB/s,100GB/s"},
+                                                   {"topology.dim_latency", "100ns,200ns,1us"}}));
+  EXPECT_EQ(n.compute_count(), 64u);
+  EXPECT_EQ(n.gpus_per_node(), 1u);
+  EXPECT_EQ(n.switch_count(), 16u);
+  EXPECT_EQ(n.arc_count(), 64u * 2 + 64u * 3 + 64u * 2);
+  // NPU 0 = (0,0,0): ring neighbours 1 and 3 at 200 GB/s each, fc peers 4, 8, 12 at 100 GB/s
+  // each, switch 64 (line of NPUs 0, 16, 32, 48) at 100 GB/s with half the latency.
+  std::vector<std::tuple<VertexId, double, double>> got;
+  for (ArcId a : n.out_arcs(0)) got.emplace_back(n.arc(a).dst, n.arc(a).bandwidth_Bps, n.arc(a).latency_s);
+  const std::vector<std::tuple<VertexId, double, double>> want = {
+      {1, 200e9, 100e-9}, {3, 200e9, 100e-9}, {4, 100e9, 200e-9}, {8, 100e9, 200e-9}, {12, 100e9, 200e-9}, {64, 100e9, 0.5e-6}};
+  EXPECT_EQ(got, want);
+  std::set<VertexId> line;
+  for (ArcId a : n.out_arcs(64)) line.insert(n.arc(a).dst);
+  EXPECT_EQ(line, (std::set<VertexId>{0, 16, 32, 48}));
+  // Per-NPU egress = sum of the dimension bandwidths (the LIBRA bw_k).
+  EXPECT_DOUBLE_EQ(port_stats(n).min_egress_Bps, 800e9);
+  EXPECT_DOUBLE_EQ(port_stats(n).max_egress_Bps, 800e9);
+  // Hops: ring:4 {0,1,2,1}, fc {0,1,1,1}, switch {0,2,2,2}; diameter 2+1+2.
+  const HopStats hs = hop_stats(n);
+  EXPECT_EQ(hs.diameter, 5u);
+  EXPECT_NEAR(hs.mean_hops, (16.0 * 4 + 16.0 * 3 + 16.0 * 6) / 63, 1e-12);
+  EXPECT_EQ(n.info().dim_levels, (std::vector<std::string>{"package", "node", "pod"}));
+}
+
+TEST(MultiDim, RingOfTwoIsOneArc) {
+  const Network n = build_network(topology_config({{"topology.kind", "multidim"}, {"topology.dims", "ring:2,ring:3"},
+                                                   {"topology.dim_bandwidth", "10GB/s"}}));
+  ASSERT_EQ(n.out_arcs(0).size(), 3u);
+  EXPECT_DOUBLE_EQ(n.arc(n.out_arcs(0)[0]).bandwidth_Bps, 10e9);  // to 1: the whole bw_0
+  EXPECT_DOUBLE_EQ(n.arc(n.out_arcs(0)[1]).bandwidth_Bps, 5e9);   // to 2: half of bw_1
+}
+
+TEST(MultiDim, BadInput) {
+  auto text = [](std::initializer_list<std::pair<const char*, const char*>> kv) {
+    return bad_input_text([&] { build_network(topology_config(kv)); });
+  };
+  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:1"}}), HasSubstr("topology.dims"));
+  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,mesh:4"}}), HasSubstr("mesh"));
+  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc"}}), HasSubstr("type:size"));
+  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.servers", "4"}}),
+              HasSubstr("32 NPUs but topology.servers x server.gpus = 16"));
+  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.dim_bandwidth", "1GB/s,2GB/s,3GB/s"}}),
+              HasSubstr("topology.dim_bandwidth"));
+  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.dim_bandwidth", "1GB/s,0GB/s"}}),
+              HasSubstr("topology.dim_bandwidth"));
+  // Consistent servers x GPUs is accepted.
+  EXPECT_EQ(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.servers", "8"}}), "no error");
+}
+
+TEST(Expander, RegularSimpleConnectedAndReproducible) {
+  ExpanderSpec s;
+  s.servers = 50;
+  s.degree = 5;
+  s.link_bandwidth_Bps = 1e9;
+  s.seed = 7;
+  const Network a = build_expander(s), b = build_expander(s);
+  for (VertexId v = 0; v < 50; ++v) {
+    std::set<VertexId> nb;
+    for (ArcId id : a.out_arcs(v)) nb.insert(a.arc(id).dst);
+    EXPECT_EQ(nb.size(), 5u);
+    EXPECT_FALSE(nb.count(v));
+    EXPECT_EQ(a.in_arcs(v).size(), 5u);
+  }
+  EXPECT_TRUE(is_connected(a));
+  ASSERT_EQ(a.arc_count(), b.arc_count());
+  for (ArcId id = 0; id < a.arc_count(); ++id) EXPECT_EQ(a.arc(id).dst, b.arc(id).dst);
+  s.seed = 8;
+  const Network c = build_expander(s);
+  bool differs = false;
+  for (ArcId id = 0; id < a.arc_count(); ++id) differs |= a.arc(id).dst != c.arc(id).dst;
+  EXPECT_TRUE(differs);
+  s.degree = 3;
+  s.servers = 51;  // 51 x 3 is odd
+  EXPECT_THAT(bad_input_text([&] { build_expander(s); }), HasSubstr("topology.degree"));
+}
+
+}  // namespace
+}  // namespace toposweep::topology

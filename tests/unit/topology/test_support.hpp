@@ -1,0 +1,32 @@
+#pragma once
+// Helpers shared by the topology tests.
+#include <string>
+
+#include "toposweep/topology/network.hpp"
+#include "toposweep/util/config.hpp"
+#include "toposweep/util/error.hpp"
+
+namespace toposweep::test {
+
+// A Config with the registry defaults of the topology module plus `kv` (origin "test").
+Config topology_config(std::initializer_list<std::pair<const char*, const char*>> kv);
+
+// "what | where" of the BadInput `f` throws, or "no error".
+template <class F>
+std::string bad_input_text(F&& f) {
+  try {
+    f();
+  } catch (const BadInput& e) {
+    return std::string(e.what()) + " | " + e.where();
+  }
+  return "no error";
+}
+
+// Ring distances from 0 summed: R(a) = sum_{i<a} min(i, a-i).
+inline double ring_distance_sum(unsigned a) {
+  double s = 0;
+  for (unsigned i = 0; i < a; ++i) s += std::min(i, a - i);
+  return s;
+}
+
+}  // namespace toposweep::test
