@@ -18,7 +18,7 @@ std::size_t AnalyticalModel::KeyHash::operator()(const Key& k) const {
 }
 
 AnalyticalModel::AnalyticalModel(const Network& net, CommSettings settings)
-    : net_(&net), settings_(std::move(settings)), router_(net) {}
+    : net_(&net), settings_(std::move(settings)), routes_(net) {}
 
 double AnalyticalModel::instance_time(const Task& t, const std::vector<std::uint32_t>& ranks,
                                       const Placement& placement) {
@@ -26,8 +26,12 @@ double AnalyticalModel::instance_time(const Task& t, const std::vector<std::uint
   if (t.kind == TaskKind::Transfer) {
     if (ranks.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
     if (g.nodes.size() == 1) return intra_node_transfer_time(t.bytes, net_->intra_bandwidth_Bps());
-    const auto path = router_.path(g.nodes[0], g.nodes[1]);
-    return path_transfer_time(*net_, path, t.bytes);
+    const auto path = routes_.shortest_path(g.nodes[0], g.nodes[1]);
+    if (!path)
+      throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
+                         std::to_string(g.nodes[0]),
+                     "topology");
+    return path_transfer_time(*net_, *path, t.bytes);
   }
   if (g.nodes.size() == 1) return intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_bandwidth_Bps());
   CollectiveRequest req;

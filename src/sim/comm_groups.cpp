@@ -44,39 +44,6 @@ double intra_node_transfer_time(double bytes, double intra_Bps) {
   return bytes / intra_Bps;
 }
 
-std::vector<ArcId> Router::path(VertexId src, VertexId dst) {
-  std::vector<ArcId> out;
-  if (src == dst) return out;
-  const std::uint32_t V = net_->vertex_count();
-  if (src >= V || dst >= V) throw RuntimeFailure("Router: vertex outside the network");
-  constexpr ArcId kNone = std::numeric_limits<ArcId>::max();
-  std::vector<ArcId>& parent = parent_[src];
-  if (parent.empty()) {
-    parent.assign(V, kNone);
-    std::vector<VertexId> frontier{src}, next;
-    std::vector<char> seen(V, 0);
-    seen[src] = 1;
-    while (!frontier.empty()) {
-      next.clear();
-      for (VertexId u : frontier)
-        for (ArcId a : net_->out_arcs(u)) {
-          const VertexId v = net_->arc(a).dst;
-          if (seen[v]) continue;
-          seen[v] = 1;
-          parent[v] = a;
-          next.push_back(v);
-        }
-      frontier.swap(next);
-    }
-  }
-  if (parent[dst] == kNone)
-    throw BadInput("node " + std::to_string(dst) + " is unreachable from node " + std::to_string(src),
-                   "topology");
-  for (VertexId v = dst; v != src; v = net_->arc(parent[v]).src) out.push_back(parent[v]);
-  std::reverse(out.begin(), out.end());
-  return out;
-}
-
 double path_transfer_time(const Network& net, std::span<const ArcId> path, double bytes) {
   if (path.empty()) return 0.0;
   double latency = 0, narrowest = std::numeric_limits<double>::infinity();

@@ -13,7 +13,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 }
 
 FlowModel::FlowModel(const Network& net, CommSettings settings)
-    : net_(&net), settings_(std::move(settings)), router_(net), flows_(net) {}
+    : net_(&net), settings_(std::move(settings)), routes_(net), flows_(net) {}
 
 FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const std::vector<std::uint32_t>& ranks,
                                                  const Placement& placement) {
@@ -26,11 +26,13 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const std::vecto
       ip.fixed_s = intra_node_transfer_time(t.bytes, net_->intra_bandwidth_Bps());
       return ip;
     }
-    auto path = router_.path(g.nodes[0], g.nodes[1]);
-    for (ArcId a : path) ip.stage_latency_s += net_->arc(a).latency_s;
-    ip.paths.push_back(std::move(path));
-    ip.bytes.push_back(t.bytes);
-    ip.stage_begin.push_back(1);
+    // Equal-cost paths split the bytes; the transfer ends when its slowest part has arrived.
+    for (Flow& f : routes_.ecmp_flows(g.nodes[0], g.nodes[1], t.bytes)) {
+      ip.stage_latency_s = std::max(ip.stage_latency_s, path_latency(*net_, f.path));
+      ip.paths.push_back(std::move(f.path));
+      ip.bytes.push_back(f.bytes);
+    }
+    ip.stage_begin.push_back(static_cast<std::uint32_t>(ip.paths.size()));
     return ip;
   }
   if (g.nodes.size() == 1) {
@@ -65,7 +67,7 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const std::vecto
     ip.paths.push_back(std::move(plan.flows[k].path));
     ip.bytes.push_back(plan.flows[k].bytes);
   }
-  ip.stage_latency_s = plan.latency_s / stages;
+  ip.stage_latency_s = (plan.latency_s + plan.intra_node_time_s) / stages;
   return ip;
 }
 

@@ -166,6 +166,13 @@ void FlowNetwork::recompute() {
     arc_unfrozen_[a] = 0;
   }
   for (FlowId id : comp_flows_) schedule(id);
+  if (record_) {
+    for (ArcId a : comp_arcs_) {
+      double load = 0;
+      for (const LinkEntry& e : on_arc_[a]) load += flows_[e.flow].rate;
+      samples_.push_back({now_, a, load});
+    }
+  }
 }
 
 double FlowNetwork::next_finish_time() {

@@ -50,7 +50,9 @@ SimResult simulate_jobs(const Network& net, std::span<const Job> jobs, const Sim
   r.model = options.model;
   if (options.model == NetworkModelKind::Flow) {
     FlowModel model(net, options.comm);
+    model.record_link_loads(options.record_link_loads);
     r.engine = run_engine(jobs, model);
+    r.link_samples = model.flows().link_samples();
     r.flows = model.flows_started();
     const auto& bytes = model.flows().arc_bytes();
     double sum = 0;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "toposweep/collective/routing.hpp"
 #include "toposweep/sim/comm_groups.hpp"
 #include "toposweep/sim/network_model.hpp"
 
@@ -41,7 +42,7 @@ class AnalyticalModel final : public NetworkModel {
 
   const Network* net_;
   CommSettings settings_;
-  Router router_;
+  RouteCache routes_;
   std::unordered_map<Key, double, KeyHash> cache_;
   std::uint64_t plans_computed_ = 0;
 };

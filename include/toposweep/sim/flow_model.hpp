@@ -1,8 +1,9 @@
 #pragma once
 // Flow network model: every concurrent instance of a communication task becomes flows on
 // the network (plan_collective with flows for collectives, shortest-path routing for
-// transfers), and all flows in flight share arc capacities max-min fairly. A collective's
-// flows run stage by stage; its alpha part (plan latency) is charged evenly after each stage.
+// transfers, split over equal-cost shortest paths), and all flows in flight share arc
+// capacities max-min fairly. A collective's flows run stage by stage; what flows cannot
+// express (the plan's latency and its intra-node part) is charged evenly after each stage.
 // A task standing for `repeat` operations moves repeat x the bytes and pays repeat x the
 // latency (its operations are folded, so their order is not modelled).
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <queue>
 #include <vector>
 
+#include "toposweep/collective/routing.hpp"
 #include "toposweep/sim/comm_groups.hpp"
 #include "toposweep/sim/flow_network.hpp"
 #include "toposweep/sim/network_model.hpp"
@@ -28,6 +30,7 @@ class FlowModel final : public NetworkModel {
   std::string name() const override { return "flow"; }
 
   const FlowNetwork& flows() const { return flows_; }
+  void record_link_loads(bool on) { flows_.record_link_loads(on); }
   std::uint64_t flows_started() const { return flows_started_; }
 
  private:
@@ -77,7 +80,7 @@ class FlowModel final : public NetworkModel {
 
   const Network* net_;
   CommSettings settings_;
-  Router router_;
+  RouteCache routes_;
   FlowNetwork flows_;
   std::map<PlanKey, std::unique_ptr<TaskPlan>> plans_;
   std::vector<Active> active_;

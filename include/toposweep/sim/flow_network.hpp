@@ -16,6 +16,14 @@ namespace toposweep::sim {
 
 using FlowId = std::uint32_t;
 
+// A change of an arc's total rate, recorded for timelines: from `time_s` on, the arc carries
+// `load_Bps` until its next sample.
+struct LinkSample {
+  double time_s = 0;
+  ArcId arc = 0;
+  double load_Bps = 0;
+};
+
 struct FinishedFlow {
   FlowId id = 0;
   std::uint64_t tag = 0;  // the caller's label, returned untouched
@@ -50,6 +58,10 @@ class FlowNetwork {
   // scaling benchmark: the second should grow like flows, not flows squared).
   std::uint64_t recomputations() const { return recomputations_; }
   std::uint64_t rate_assignments() const { return rate_assignments_; }
+
+  // Record every arc-load change (costs one pass over the recomputed arcs' flows).
+  void record_link_loads(bool on) { record_ = on; }
+  const std::vector<LinkSample>& link_samples() const { return samples_; }
 
  private:
   struct FlowState {
@@ -99,6 +111,8 @@ class FlowNetwork {
   std::vector<ArcId> comp_arcs_;
   std::vector<FlowId> comp_flows_;
   std::vector<ShareEntry> share_heap_;
+  std::vector<LinkSample> samples_;
+  bool record_ = false;
   std::uint32_t epoch_ = 0;
   double now_ = 0;
   std::size_t active_ = 0;

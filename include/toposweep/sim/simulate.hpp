@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "toposweep/sim/engine.hpp"
+#include "toposweep/sim/flow_network.hpp"
 #include "toposweep/sim/network_model.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/util/config.hpp"
@@ -18,6 +19,7 @@ enum class NetworkModelKind { Analytical, Flow };
 struct SimOptions {
   NetworkModelKind model = NetworkModelKind::Analytical;
   CommSettings comm;
+  bool record_link_loads = false;  // flow model: keep every arc-load change (for --trace)
 };
 
 // simulate.network_model, simulate.hierarchical_model, simulate.analytical_instances and
@@ -42,6 +44,7 @@ struct SimResult {
   double max_link_utilisation = 0;
   double mean_link_utilisation = 0;
   std::uint64_t flows = 0;
+  std::vector<LinkSample> link_samples;  // when SimOptions::record_link_loads
   const JobTimes& job(std::size_t j = 0) const { return engine.jobs.at(j); }
 };
 

@@ -1,0 +1,210 @@
+// Analytical and flow network models on hand-built networks: a lone collective equals its
+// closed form under both; the flow model equals the analytical one where no link is shared
+// and is slower, by the arithmetic of fair sharing, where links are shared.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "toposweep/sim/simulate.hpp"
+#include "toposweep/util/error.hpp"
+
+namespace toposweep::sim {
+namespace {
+
+constexpr double kB = 10e9;     // 10 GB/s per link
+constexpr double kAlpha = 1e-6;  // 1 us per link
+
+Network ring_network(std::uint32_t n, std::uint32_t gpus = 1, double intra = 0) {
+  NetworkBuilder b(n, gpus, intra);
+  for (VertexId v = 0; v < n; ++v) b.add_link(v, (v + 1) % n, kB, kAlpha);
+  return std::move(b).build();
+}
+
+Network star_network(std::uint32_t n) {
+  NetworkBuilder b(n);
+  const VertexId sw = b.add_switches(1);
+  for (VertexId v = 0; v < n; ++v) b.add_link(v, sw, kB, kAlpha);
+  return std::move(b).build();
+}
+
+Network line_network(std::uint32_t n) {
+  NetworkBuilder b(n);
+  for (VertexId v = 0; v + 1 < n; ++v) b.add_link(v, v + 1, kB, kAlpha);
+  return std::move(b).build();
+}
+
+// One communication task with every group of `groups` as a concurrent instance.
+TaskGraph one_comm(TaskKind kind, CollectiveOp op, double bytes, std::vector<std::vector<std::uint32_t>> groups,
+                   std::uint32_t gpus, std::uint32_t repeat = 1) {
+  TaskGraph g;
+  g.gpus = gpus;
+  g.add_stream("comm");
+  Task t;
+  t.kind = kind;
+  t.op = op;
+  t.bytes = bytes;
+  t.repeat = repeat;
+  t.purpose = CommPurpose::DataParallel;
+  t.group_set = g.add_group_set(GroupSet{std::move(groups)});
+  g.add(t);
+  return g;
+}
+
+double run(const Network& net, const TaskGraph& g, NetworkModelKind kind, std::string algorithm = "ring") {
+  SimOptions o;
+  o.model = kind;
+  o.comm.algorithm = std::move(algorithm);
+  return simulate_iteration(net, g, o).engine.makespan_s;
+}
+
+TEST(NetworkModels, LoneRingAllReduceMatchesClosedFormOnARing) {
+  // Ring AllReduce over n nodes: 2(n-1) steps, each moving m/n over one link.
+  const std::uint32_t n = 4;
+  const double m = 64e6;
+  const Network net = ring_network(n);
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 1, 2, 3}}, n);
+  const double expected = 2.0 * (n - 1) * (kAlpha + m / n / kB);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), expected, 1e-12);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), expected, 1e-12);
+}
+
+TEST(NetworkModels, LoneRingAllReduceMatchesClosedFormOnASwitch) {
+  // Through a switch each step crosses two links: latency 2 alpha, bandwidth unchanged.
+  const std::uint32_t n = 8;
+  const double m = 1e9;
+  const Network net = star_network(n);
+  std::vector<std::uint32_t> all;
+  for (std::uint32_t r = 0; r < n; ++r) all.push_back(r);
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {all}, n);
+  const double expected = 2.0 * (n - 1) * (2 * kAlpha + m / n / kB);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), expected, 1e-12);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), expected, 1e-12);
+}
+
+TEST(NetworkModels, FlowEqualsAnalyticalWhenNothingIsShared) {
+  const Network ring = ring_network(6), star = star_network(6);
+  const std::vector<std::uint32_t> all{0, 1, 2, 3, 4, 5};
+  for (const Network* net : {&ring, &star})
+    for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
+                            CollectiveOp::Broadcast, CollectiveOp::Reduce}) {
+      SCOPED_TRACE(std::string(collective_op_name(op)) + (net == &ring ? " ring" : " star"));
+      const TaskGraph g = one_comm(TaskKind::Collective, op, 3e8, {all}, 6);
+      const double a = run(*net, g, NetworkModelKind::Analytical);
+      EXPECT_GT(a, 0);
+      EXPECT_NEAR(run(*net, g, NetworkModelKind::Flow), a, 1e-9 * a);
+    }
+  // Two DP groups on disjoint servers of a switch use disjoint links.
+  const Network s4 = star_network(4);
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, 1e8, {{0, 1}, {2, 3}}, 4);
+  const double a = run(s4, g, NetworkModelKind::Analytical);
+  EXPECT_NEAR(a, 2 * (2 * kAlpha + 0.5e8 / kB), 1e-12);
+  EXPECT_NEAR(run(s4, g, NetworkModelKind::Flow), a, 1e-12);
+}
+
+TEST(NetworkModels, TwoLevelCollectiveAddsTheIntraNodePart) {
+  // 4 servers x 2 GPUs, intra-node 5 GB/s (slow, so the node part dominates when pipelined).
+  // Network part: ring AllReduce over 4 nodes of m; node part: 2 m (g-1)/g / intra.
+  const double m = 4e8, intra = 5e9;
+  const Network net = ring_network(4, 2, intra);
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 1, 2, 3, 4, 5, 6, 7}}, 8);
+  const double network = 2.0 * 3 * (kAlpha + m / 4 / kB);
+  const double node = 2.0 * m * 0.5 / intra;
+  SimOptions o;
+  o.comm.algorithm = "ring";
+  for (bool pipelined : {true, false}) {
+    o.comm.hierarchical_pipelined = pipelined;
+    const double expected = pipelined ? std::max(network, node) : network + node;
+    o.model = NetworkModelKind::Analytical;
+    EXPECT_NEAR(simulate_iteration(net, g, o).engine.makespan_s, expected, 1e-12);
+    o.model = NetworkModelKind::Flow;
+    EXPECT_NEAR(simulate_iteration(net, g, o).engine.makespan_s, expected, 1e-12);
+  }
+}
+
+TEST(NetworkModels, GroupInsideOneServerUsesIntraBandwidth) {
+  // 4 GPUs of one server: ring AllReduce at 100 GB/s: 2 (3/4) m / 100e9.
+  const Network net = ring_network(2, 4, 100e9);
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, 1e9, {{0, 1, 2, 3}}, 8);
+  const double expected = 2 * 0.75 * 1e9 / 100e9;
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), expected, 1e-15);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), expected, 1e-15);
+}
+
+TEST(NetworkModels, RepeatChargesEveryOperation) {
+  const Network net = ring_network(4);
+  const double m = 8e7;
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 1, 2, 3}}, 4, 5);
+  const double one = 2.0 * 3 * (kAlpha + m / 4 / kB);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 5 * one, 1e-12);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), 5 * one, 1e-12);
+}
+
+TEST(NetworkModels, LoneTransferIsLatencyPlusBytesOverBandwidth) {
+  // 0 -> 3 on a line of 4: three hops.
+  const Network net = line_network(4);
+  const double b = 2e8;
+  const TaskGraph g = one_comm(TaskKind::Transfer, CollectiveOp::AllReduce, b, {{0, 3}}, 4);
+  const double expected = 3 * kAlpha + b / kB;
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), expected, 1e-15);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), expected, 1e-15);
+}
+
+TEST(NetworkModels, TransfersSharingALinkSplitIt) {
+  // Line 0-1-2: 0->2 and 1->2 share arc 1->2, so both run at B/2 and end their bytes at
+  // 2b/B; then their latency: 2 alpha (two hops) and alpha. The analytical model does not see
+  // the sharing: b/B + 2 alpha.
+  const Network net = line_network(3);
+  const double b = 1e8;
+  const TaskGraph g = one_comm(TaskKind::Transfer, CollectiveOp::AllReduce, b, {{0, 2}, {1, 2}}, 3);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 2 * kAlpha + b / kB, 1e-15);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), 2 * kAlpha + 2 * b / kB, 1e-15);
+}
+
+TEST(NetworkModels, InstancesSharingRingLinksSlowDownUnderTheFlowModel) {
+  // 4-node ring, groups {0,2} and {1,3}: each 2-member ring AllReduce sends m/2 twice each way
+  // over two-hop paths, and every arc carries one flow of each group: rate B/2.
+  // Analytical: 2 (2 alpha + (m/2)/B) = 4 alpha + m/B. Flow: 4 alpha + 2 m/B.
+  const Network net = ring_network(4);
+  const double m = 1e8;
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 2}, {1, 3}}, 4);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 4 * kAlpha + m / kB, 1e-12);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), 4 * kAlpha + 2 * m / kB, 1e-12);
+}
+
+TEST(NetworkModels, FlowModelReportsLinkUtilisation) {
+  // Lone ring AllReduce on a 4-ring: the 4 clockwise arcs each carry 2 (n-1) m/n bytes and
+  // the 4 counter-clockwise ones nothing.
+  const Network net = ring_network(4);
+  const double m = 4e8;
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 1, 2, 3}}, 4);
+  SimOptions o;
+  o.model = NetworkModelKind::Flow;
+  o.comm.algorithm = "ring";
+  const SimResult r = simulate_iteration(net, g, o);
+  ASSERT_EQ(r.links.size(), 8u);
+  double carried = 0;
+  std::size_t busy = 0;
+  for (const LinkLoad& l : r.links) {
+    carried += l.bytes;
+    if (l.bytes > 0) {
+      ++busy;
+      EXPECT_NEAR(l.bytes, 6 * m / 4, 1e-3);
+    }
+  }
+  EXPECT_EQ(busy, 4u);
+  EXPECT_NEAR(carried, 4 * 6 * m / 4, 1);
+  const double t = r.engine.makespan_s;
+  EXPECT_NEAR(r.max_link_utilisation, (6 * m / 4 / kB) / t, 1e-12);
+  EXPECT_NEAR(r.mean_link_utilisation, r.max_link_utilisation / 2, 1e-12);
+}
+
+TEST(NetworkModels, TooManyGpusIsBadInput) {
+  const Network net = ring_network(2);
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, 1, {{0, 1, 2}}, 3);
+  SimOptions o;
+  EXPECT_THROW(simulate_iteration(net, g, o), BadInput);
+}
+
+}  // namespace
+}  // namespace toposweep::sim
