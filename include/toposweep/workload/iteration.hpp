@@ -2,11 +2,21 @@
 // From a configuration (model.*, server.device, strategy.*) to one training iteration's task
 // graph: the entry point the simulator and the point evaluator use. Owned by the workload
 // module, which defines Model, Device and Strategy in their own headers.
+//
+// Graph shape (docs/models.md): per pipeline stage one representative compute stream; per
+// (stage, microbatch, forward/backward) one compute task (folded over the stage's layers) plus
+// the stage's tensor-parallel AllReduces folded into one collective task with `repeat`, both on
+// the compute stream; pipeline sends on per-stage send streams; in each stage's final backward
+// the compute is cut at gradient-bucket boundaries and every bucket's data-parallel AllReduce
+// runs on the stage's DP stream as soon as its gradients exist; then the optimizer step.
 #include <cstdint>
 #include <string>
 
-#include "toposweep/workload/task_graph.hpp"
 #include "toposweep/util/config.hpp"
+#include "toposweep/workload/memory.hpp"
+#include "toposweep/workload/strategy.hpp"
+#include "toposweep/workload/task_graph.hpp"
+#include "toposweep/workload/workload.hpp"
 
 namespace toposweep {
 
@@ -17,10 +27,18 @@ struct IterationPlan {
   double memory_per_gpu_bytes = 0;
   double global_batch = 0;          // samples per iteration over all GPUs
   std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
+  // Added by the workload module:
+  Strategy strategy;                // the full strategy the graph was built from
+  MemoryBreakdown memory;           // of the worst stage
+  double total_flops = 0;           // all GPUs, one iteration (including recomputation)
 };
 
 // `gpus` is the number of GPUs the topology offers. Throws BadInput for an inconsistent
 // strategy (degrees that do not divide gpus, tp > heads, pp > layers, ...).
 IterationPlan plan_iteration(const Config& config, std::uint32_t gpus);
+
+// The same from an already-built workload and strategy (what optimizers call in a loop).
+// Validates the strategy (BadInput) against s.gpus() GPUs.
+IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy);
 
 }  // namespace toposweep

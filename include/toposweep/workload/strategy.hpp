@@ -1,0 +1,56 @@
+#pragma once
+// A parallelization strategy: the global 3-D split (data x tensor x pipeline), the pipeline's
+// microbatching and schedule, memory savers (activation recompute, ZeRO-1 optimizer-state
+// sharding), gradient bucketing, and two finer-grained choices TopoOpt's MCMC mutates:
+// per-layer degrees for non-transformer models and table-wise placement of embedding tables.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "toposweep/util/config.hpp"
+#include "toposweep/workload/workload.hpp"
+
+namespace toposweep {
+
+enum class PipelineSchedule : std::uint8_t { GPipe, OneFOneB };
+const char* schedule_name(PipelineSchedule s);  // "gpipe", "1f1b"
+
+struct Strategy {
+  std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  bool recompute = false;  // full activation recomputation: keep layer inputs, redo forward
+  bool zero1 = false;      // optimizer state sharded over the data-parallel group
+  double bucket_bytes = 25.0 * 1024 * 1024;  // gradient AllReduce bucket (PyTorch DDP default)
+  // Per model layer (same order as Model::layers): 1 = data parallel over all GPUs; k > 1 =
+  // model parallel over k consecutive ranks (k divides the GPU count). Empty: all 1. Only
+  // with tp = pp = 1 and non-transformer models.
+  std::vector<std::uint32_t> layer_degree;
+  // Per embedding table: the GPU rank that owns it. Empty: round robin (table i on rank
+  // i * gpus / tables, spreading tables over servers).
+  std::vector<std::uint32_t> table_owner;
+
+  std::uint32_t gpus() const { return dp * tp * pp; }
+  bool per_layer() const { return !layer_degree.empty(); }
+};
+
+bool operator==(const Strategy& a, const Strategy& b);
+
+// strategy.* keys; dp = 0 means gpus / (tp * pp). Validated (see validate_strategy).
+Strategy strategy_from_config(const Config& config, const Workload& w, std::uint32_t gpus);
+
+// BadInput (naming the strategy key) when the strategy is inconsistent: degrees whose product
+// is not `gpus`, tp > heads or not dividing heads, pp > layers, tp > 1 on a non-transformer,
+// pp > 1 with embedding tables, global batch not divisible by dp x microbatches, bad per-layer
+// degrees or table owners.
+void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus);
+
+// Samples per microbatch on one pipeline (one DP replica).
+double microbatch_size(const Strategy& s, const Workload& w);
+// Rank that owns each table (the strategy's table_owner, or the round-robin default).
+std::vector<std::uint32_t> table_owners(const Strategy& s, std::size_t tables, std::uint32_t gpus);
+
+nlohmann::json strategy_to_json(const Strategy& s);
+
+}  // namespace toposweep

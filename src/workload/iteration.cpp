@@ -1,0 +1,611 @@
+// Builds one iteration's TaskGraph from a workload and a strategy (shape: docs/models.md).
+#include "toposweep/workload/iteration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "toposweep/util/error.hpp"
+#include "toposweep/workload/ranks.hpp"
+
+namespace toposweep {
+namespace {
+
+// Bytes an Adam step reads and writes per parameter (fp16 gradient, fp32 master/m/v in and
+// out, fp16 weight out): the step is memory bound.
+constexpr double kOptimizerBytesPerParam = 28;
+constexpr std::uint32_t kNoSet = ~std::uint32_t{0};
+
+// One step of a stage's forward or backward program, per microbatch.
+struct Op {
+  enum class Kind : std::uint8_t { Compute, Comm, ExchangeStart, ExchangeWait } kind = Kind::Compute;
+  double flops = 0;
+  double duration_s = 0;  // compute: used instead of flops when > 0 (memory-bound steps)
+  CollectiveOp op = CollectiveOp::AllReduce;
+  CommPurpose purpose = CommPurpose::None;
+  bool is_mutable = false;
+  double bytes = 0;
+  std::uint32_t group_set = 0;
+  std::uint32_t repeat = 1;
+  std::uint32_t layer = kNoLayer;
+  // Gradients complete once this op is done, and the group set that reduces them.
+  double grad_bytes = 0;
+  std::uint32_t grad_group_set = kNoSet;
+};
+
+struct StageProgram {
+  std::vector<Op> forward, backward;
+  double local_params = 0;     // dense parameters on one GPU of this stage (optimizer step)
+  double output_elements = 0;  // per sample, sent to the next stage
+};
+
+class IterationBuilder {
+ public:
+  IterationBuilder(const Workload& w, const Strategy& s)
+      : w_(w), s_(s), m_(w.model), gpus_(s.gpus()), ranks_{s.dp, s.tp, s.pp}, mb_(microbatch_size(s, w)) {}
+
+  TaskGraph build();
+  double total_flops() const { return total_flops_; }
+
+ private:
+  void make_3d_programs();
+  void make_per_layer_program();
+  std::vector<std::pair<bool, std::uint32_t>> stage_order(std::uint32_t stage) const;
+  void emit_pass(std::uint32_t stage, std::uint32_t micro, bool forward, bool final_backward);
+  void emit_op(const Op& op, std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
+  void emit_exchange(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
+  void close_bucket(std::uint32_t stage, std::uint32_t micro);
+  void emit_optimizer(std::uint32_t stage);
+  void flush(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
+  TaskId add_task(const Task& t, std::vector<TaskId> deps);
+  double embedding_lookup_seconds() const;
+  std::uint32_t label(const std::string& name);
+
+  const Workload& w_;
+  const Strategy& s_;
+  const Model& m_;
+  std::uint32_t gpus_;
+  RankGrid ranks_;
+  double mb_;
+  TaskGraph g_;
+  std::vector<StageProgram> programs_;
+  std::vector<std::uint32_t> compute_stream_, dp_stream_, send_fwd_stream_, send_bwd_stream_;
+  std::vector<std::uint32_t> dp_set_;                      // per stage, kNoSet when dp = 1
+  std::vector<std::uint32_t> pp_fwd_set_, pp_bwd_set_;     // per stage: sends to the next/previous
+  // Embedding exchange per phase (forward, backward): (kind, bytes per sample, group set).
+  struct Exchange {
+    TaskKind kind;
+    double elements;
+    std::uint32_t group_set;
+  };
+  std::map<TaskPhase, std::vector<Exchange>> exchange_plan_;
+  std::vector<std::vector<TaskId>> sent_fwd_, sent_bwd_;   // [stage][micro] transfer ids
+  std::vector<TaskId> last_compute_;                       // per stage
+  std::vector<TaskId> last_dp_;                            // per stage
+  std::vector<TaskId> next_deps_;   // extra dependencies of the next compute-stream task
+  std::vector<TaskId> exchanges_;   // embedding exchanges not yet waited for
+  std::uint32_t exchange_stream_ = kNoSet;
+  std::map<std::uint32_t, std::uint32_t> mp_sets_, replica_sets_;
+  std::map<std::string, std::uint32_t> labels_;
+  double total_flops_ = 0;
+  // Folding state: compute and one kind of collective on the compute stream.
+  double pend_flops_ = 0, pend_seconds_ = 0;
+  bool pend_compute_ = false;
+  bool pend_comm_ = false;
+  Op pend_op_;
+  std::uint32_t pend_layer_ = kNoLayer;
+  // Gradient bucket being filled in a final backward.
+  double bucket_bytes_ = 0;
+  std::uint32_t bucket_set_ = kNoSet;
+  static constexpr TaskId kNone = ~TaskId{0};
+};
+
+std::uint32_t IterationBuilder::label(const std::string& name) {
+  auto it = labels_.find(name);
+  if (it != labels_.end()) return it->second;
+  return labels_[name] = g_.add_label(name);
+}
+
+TaskId IterationBuilder::add_task(const Task& t, std::vector<TaskId> deps) {
+  deps.erase(std::remove(deps.begin(), deps.end(), kNone), deps.end());
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  return g_.add(t, deps);
+}
+
+double IterationBuilder::embedding_lookup_seconds() const {
+  // The busiest owner reads lookups x dim elements of each of its tables for every sample of
+  // the global microbatch.
+  const auto owners = table_owners(s_, m_.tables.size(), gpus_);
+  std::vector<double> elements(gpus_, 0);
+  for (std::size_t t = 0; t < m_.tables.size(); ++t)
+    elements[owners[t]] += m_.tables[t].lookups_per_sample * m_.tables[t].dim;
+  const double worst = *std::max_element(elements.begin(), elements.end());
+  return worst * mb_ * gpus_ * w_.table_bytes_per_element / w_.device.hbm_Bps;
+}
+
+void IterationBuilder::make_3d_programs() {
+  const auto stages = partition_stages(m_, s_.pp);
+  const double shard = m_.transformer ? s_.tp : 1;
+  const double B = w_.bytes_per_element;
+  for (std::uint32_t p = 0; p < s_.pp; ++p) {
+    StageProgram& prog = programs_[p];
+    const std::uint32_t tp_set = s_.tp > 1 ? g_.add_group_set(ranks_.tp_groups(p)) : kNoSet;
+    std::vector<Op> backward_reversed;
+    for (std::uint32_t i = stages[p].first; i < stages[p].last; ++i) {
+      const Layer& l = m_.layers[i];
+      auto tp_allreduce = [&](std::uint32_t count) {
+        Op c;
+        c.kind = Op::Kind::Comm;
+        c.op = CollectiveOp::AllReduce;
+        c.purpose = CommPurpose::TensorParallel;
+        c.is_mutable = true;
+        c.bytes = mb_ * l.output_elements * B;
+        if (l.kind == LayerKind::Head) c.bytes = mb_ * l.input_elements * B;
+        c.group_set = tp_set;
+        c.repeat = count;
+        c.layer = i;
+        return c;
+      };
+      Op f;
+      f.flops = l.forward_flops * mb_ / shard;
+      f.layer = i;
+      prog.forward.push_back(f);
+      if (tp_set != kNoSet && l.tp_allreduces_forward > 0) prog.forward.push_back(tp_allreduce(l.tp_allreduces_forward));
+
+      // Backward: with recomputation the layer's forward (and its AllReduces) runs again.
+      Op b;
+      b.flops = (l.backward_flops + (s_.recompute ? l.forward_flops : 0)) * mb_ / shard;
+      b.layer = i;
+      double params = l.params_sharded / shard + l.params_replicated;
+      if (l.kind == LayerKind::Head && m_.transformer && m_.transformer->tied_embeddings && s_.pp > 1)
+        params += static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / shard;
+      prog.local_params += params;
+      const std::uint32_t ars = l.tp_allreduces_backward + (s_.recompute ? l.tp_allreduces_forward : 0);
+      // Gradients are complete after the layer's backward compute and its AllReduces.
+      Op* last = nullptr;
+      std::vector<Op> layer_bwd{b};
+      if (tp_set != kNoSet && ars > 0) layer_bwd.push_back(tp_allreduce(ars));
+      last = &layer_bwd.back();
+      last->grad_bytes = params * B;
+      last->grad_group_set = dp_set_[p];
+      for (auto it = layer_bwd.rbegin(); it != layer_bwd.rend(); ++it) backward_reversed.push_back(*it);
+    }
+    prog.backward.assign(backward_reversed.rbegin(), backward_reversed.rend());
+    prog.output_elements = m_.layers[stages[p].last - 1].output_elements;
+  }
+}
+
+void IterationBuilder::make_per_layer_program() {
+  // Segments: runs of consecutive layers with the same degree, split at the embedding tables
+  // and before the interaction. A degree-k segment gathers its input over k ranks (AllGather)
+  // and returns the output to the sample owners (AllToAll); backward mirrors it with an
+  // AllToAll of output gradients and a ReduceScatter of input gradients.
+  StageProgram& prog = programs_[0];
+  const auto n = static_cast<std::uint32_t>(m_.layers.size());
+  const double B = w_.bytes_per_element;
+  auto degree = [&](std::uint32_t i) { return s_.per_layer() ? s_.layer_degree[i] : 1u; };
+  struct Segment {
+    std::uint32_t first, last, k;
+    bool bag;
+  };
+  std::vector<Segment> segments;
+  for (std::uint32_t i = 0; i < n;) {
+    if (m_.layers[i].kind == LayerKind::EmbeddingBag) {
+      segments.push_back({i, i + 1, 1, true});
+      ++i;
+      continue;
+    }
+    std::uint32_t j = i + 1;
+    while (j < n && degree(j) == degree(i) && m_.layers[j].kind != LayerKind::EmbeddingBag &&
+           m_.layers[j].kind != LayerKind::Interaction)
+      ++j;
+    segments.push_back({i, j, degree(i), false});
+    i = j;
+  }
+  auto mp_set = [&](std::uint32_t k) {
+    auto it = mp_sets_.find(k);
+    if (it != mp_sets_.end()) return it->second;
+    return mp_sets_[k] = g_.add_group_set(model_parallel_groups(k, gpus_));
+  };
+  auto replica_set = [&](std::uint32_t k) {
+    if (gpus_ / k < 2) return kNoSet;
+    auto it = replica_sets_.find(k);
+    if (it != replica_sets_.end()) return it->second;
+    return replica_sets_[k] = g_.add_group_set(shard_replica_groups(k, gpus_));
+  };
+  auto comm = [&](CollectiveOp op, double bytes, std::uint32_t k, std::uint32_t layer) {
+    Op c;
+    c.kind = Op::Kind::Comm;
+    c.op = op;
+    c.purpose = CommPurpose::TensorParallel;
+    c.bytes = bytes;
+    c.group_set = mp_set(k);
+    c.layer = layer;
+    return c;
+  };
+  const double lookup_s = m_.has_tables() ? embedding_lookup_seconds() : 0;
+  auto kind_op = [](Op::Kind k) {
+    Op o;
+    o.kind = k;
+    return o;
+  };
+
+  bool exchange_open = false;
+  for (const Segment& seg : segments) {
+    if (seg.bag) {
+      Op lookup;
+      lookup.duration_s = lookup_s;
+      lookup.layer = seg.first;
+      prog.forward.push_back(lookup);
+      prog.forward.push_back(kind_op(Op::Kind::ExchangeStart));
+      exchange_open = true;
+      continue;
+    }
+    if (exchange_open && m_.layers[seg.first].kind == LayerKind::Interaction) {
+      prog.forward.push_back(kind_op(Op::Kind::ExchangeWait));
+      exchange_open = false;
+    }
+    const double in = m_.layers[seg.first].input_elements, out = m_.layers[seg.last - 1].output_elements;
+    if (seg.k > 1) prog.forward.push_back(comm(CollectiveOp::AllGather, seg.k * mb_ * in * B, seg.k, seg.first));
+    for (std::uint32_t x = seg.first; x < seg.last; ++x) {
+      Op f;
+      f.flops = m_.layers[x].forward_flops * mb_;
+      f.layer = x;
+      prog.forward.push_back(f);
+    }
+    if (seg.k > 1) prog.forward.push_back(comm(CollectiveOp::AllToAll, mb_ * out * B, seg.k, seg.last - 1));
+  }
+  if (exchange_open) prog.forward.push_back(kind_op(Op::Kind::ExchangeWait));
+
+  bool exchange_started = false;
+  for (auto seg = segments.rbegin(); seg != segments.rend(); ++seg) {
+    if (seg->bag) {
+      if (!exchange_started) prog.backward.push_back(kind_op(Op::Kind::ExchangeStart));
+      exchange_started = true;
+      prog.backward.push_back(kind_op(Op::Kind::ExchangeWait));
+      Op update;
+      update.duration_s = 2 * lookup_s;  // read and write the touched rows
+      update.layer = seg->first;
+      prog.backward.push_back(update);
+      continue;
+    }
+    const double in = m_.layers[seg->first].input_elements, out = m_.layers[seg->last - 1].output_elements;
+    if (seg->k > 1) prog.backward.push_back(comm(CollectiveOp::AllToAll, mb_ * out * B, seg->k, seg->last - 1));
+    const std::uint32_t grad_set = replica_set(seg->k);
+    for (std::uint32_t x = seg->last; x-- > seg->first;) {
+      const Layer& l = m_.layers[x];
+      Op b;
+      b.flops = (l.backward_flops + (s_.recompute ? l.forward_flops : 0)) * mb_;
+      b.layer = x;
+      const double params = l.parameters() / seg->k;
+      prog.local_params += params;
+      if (grad_set != kNoSet && params > 0) {
+        b.grad_bytes = params * B;
+        b.grad_group_set = grad_set;
+      }
+      prog.backward.push_back(b);
+      if (m_.has_tables() && !exchange_started && l.kind == LayerKind::Interaction) {
+        prog.backward.push_back(kind_op(Op::Kind::ExchangeStart));
+        exchange_started = true;
+      }
+    }
+    if (seg->k > 1)
+      prog.backward.push_back(comm(CollectiveOp::ReduceScatter, seg->k * mb_ * in * B, seg->k, seg->first));
+  }
+  prog.output_elements = 0;
+}
+
+// The order of (forward?, microbatch) passes on a stage's compute stream.
+std::vector<std::pair<bool, std::uint32_t>> IterationBuilder::stage_order(std::uint32_t stage) const {
+  const std::uint32_t mu = s_.microbatches;
+  std::vector<std::pair<bool, std::uint32_t>> order;
+  if (s_.schedule == PipelineSchedule::GPipe || s_.pp == 1) {
+    for (std::uint32_t m = 0; m < mu; ++m) order.push_back({true, m});
+    for (std::uint32_t m = 0; m < mu; ++m) order.push_back({false, m});
+    return order;
+  }
+  const std::uint32_t warmup = std::min(s_.pp - stage - 1, mu);
+  for (std::uint32_t m = 0; m < warmup; ++m) order.push_back({true, m});
+  for (std::uint32_t i = 0; i + warmup < mu; ++i) {
+    order.push_back({true, warmup + i});
+    order.push_back({false, i});
+  }
+  for (std::uint32_t m = mu - warmup; m < mu; ++m) order.push_back({false, m});
+  return order;
+}
+
+void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase phase) {
+  const bool fwd = phase == TaskPhase::Forward;
+  if (pend_compute_) {
+    Task t;
+    t.kind = TaskKind::Compute;
+    t.phase = phase;
+    t.stream = compute_stream_[stage];
+    t.flops = pend_flops_;
+    t.duration_s = pend_flops_ / w_.flops_per_s + pend_seconds_;
+    t.stage = stage;
+    t.layer = pend_layer_;
+    t.microbatch = micro;
+    t.label = label(fwd ? "forward" : "backward");
+    auto deps = next_deps_;
+    deps.push_back(last_compute_[stage]);
+    last_compute_[stage] = add_task(t, deps);
+    next_deps_.clear();
+    total_flops_ += pend_flops_ * gpus_ / s_.pp;
+  }
+  if (pend_comm_) {
+    Task t;
+    t.kind = TaskKind::Collective;
+    t.phase = phase;
+    t.purpose = pend_op_.purpose;
+    t.stream = compute_stream_[stage];
+    t.op = pend_op_.op;
+    t.is_mutable = pend_op_.is_mutable;
+    t.bytes = pend_op_.bytes;
+    t.group_set = pend_op_.group_set;
+    t.repeat = pend_op_.repeat;
+    t.stage = stage;
+    t.layer = pend_op_.layer;
+    t.microbatch = micro;
+    t.label = label(pend_op_.purpose == CommPurpose::TensorParallel && pend_op_.op == CollectiveOp::AllReduce
+                        ? "tp_allreduce"
+                        : std::string("mp_") + std::string(collective_op_name(pend_op_.op)));
+    auto deps = next_deps_;
+    deps.push_back(last_compute_[stage]);
+    last_compute_[stage] = add_task(t, deps);
+    next_deps_.clear();
+  }
+  pend_flops_ = pend_seconds_ = 0;
+  pend_compute_ = pend_comm_ = false;
+  pend_layer_ = kNoLayer;
+}
+
+void IterationBuilder::emit_op(const Op& op, std::uint32_t stage, std::uint32_t micro, TaskPhase phase) {
+  switch (op.kind) {
+    case Op::Kind::Compute:
+      if (!pend_compute_) pend_layer_ = op.layer;
+      pend_compute_ = true;
+      pend_flops_ += op.flops;
+      pend_seconds_ += op.duration_s;
+      break;
+    case Op::Kind::Comm:
+      if (pend_comm_ && (pend_op_.op != op.op || pend_op_.bytes != op.bytes || pend_op_.group_set != op.group_set))
+        flush(stage, micro, phase);
+      if (!pend_comm_) {
+        pend_op_ = op;
+        pend_comm_ = true;
+      } else {
+        pend_op_.repeat += op.repeat;
+      }
+      break;
+    case Op::Kind::ExchangeStart:
+      flush(stage, micro, phase);
+      emit_exchange(stage, micro, phase);
+      break;
+    case Op::Kind::ExchangeWait:
+      flush(stage, micro, phase);
+      next_deps_.insert(next_deps_.end(), exchanges_.begin(), exchanges_.end());
+      exchanges_.clear();
+      break;
+  }
+}
+
+void IterationBuilder::emit_exchange(std::uint32_t stage, std::uint32_t micro, TaskPhase phase) {
+  // Table-wise embeddings: every owner sends each rank the looked-up vectors of that rank's
+  // samples (forward), and receives their gradients back (backward). Not mutable.
+  if (exchange_stream_ == kNoSet) exchange_stream_ = g_.add_stream("stage0.embedding");
+  auto planned = exchange_plan_.find(phase);
+  if (planned == exchange_plan_.end()) {
+    std::vector<Exchange> plan;
+    const auto owners = table_owners(s_, m_.tables.size(), gpus_);
+    std::vector<double> elements(gpus_, 0);  // per sample of each destination
+    for (std::size_t t = 0; t < m_.tables.size(); ++t)
+      elements[owners[t]] += m_.tables[t].exchanged_elements_per_sample();
+    if (std::all_of(elements.begin(), elements.end(), [&](double e) { return e == elements[0]; })) {
+      GroupSet all;
+      all.groups.emplace_back(gpus_);
+      for (std::uint32_t r = 0; r < gpus_; ++r) all.groups[0][r] = r;
+      // AllToAll per-rank send buffer: its share for every destination, itself included.
+      plan.push_back({TaskKind::Collective, elements[0] * gpus_, g_.add_group_set(std::move(all))});
+    } else {
+      // Uneven ownership: one transfer task per distinct per-owner volume, listing its pairs.
+      std::map<double, GroupSet> by_volume;
+      for (std::uint32_t r = 0; r < gpus_; ++r) {
+        if (elements[r] == 0) continue;
+        GroupSet& gs = by_volume[elements[r]];
+        for (std::uint32_t d = 0; d < gpus_; ++d)
+          if (d != r)
+            gs.groups.push_back(phase == TaskPhase::Forward ? std::vector<std::uint32_t>{r, d}
+                                                            : std::vector<std::uint32_t>{d, r});
+      }
+      for (auto& [e, gs] : by_volume) plan.push_back({TaskKind::Transfer, e, g_.add_group_set(std::move(gs))});
+    }
+    planned = exchange_plan_.emplace(phase, std::move(plan)).first;
+  }
+  for (const Exchange& x : planned->second) {
+    Task t;
+    t.kind = x.kind;
+    t.op = CollectiveOp::AllToAll;
+    t.phase = phase;
+    t.purpose = CommPurpose::Embedding;
+    t.stream = exchange_stream_;
+    t.bytes = x.elements * mb_ * w_.bytes_per_element;
+    t.group_set = x.group_set;
+    t.stage = stage;
+    t.microbatch = micro;
+    t.label = label("embedding_exchange");
+    exchanges_.push_back(add_task(t, {last_compute_[stage]}));
+  }
+}
+
+void IterationBuilder::close_bucket(std::uint32_t stage, std::uint32_t micro) {
+  if (bucket_bytes_ <= 0 || bucket_set_ == kNoSet) return;
+  Task t;
+  t.kind = TaskKind::Collective;
+  t.phase = TaskPhase::Backward;
+  t.purpose = CommPurpose::DataParallel;
+  t.stream = dp_stream_[stage];
+  t.op = s_.zero1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+  t.is_mutable = true;
+  t.bytes = bucket_bytes_;
+  t.group_set = bucket_set_;
+  t.stage = stage;
+  t.microbatch = micro;
+  t.label = label(s_.zero1 ? "dp_reducescatter" : "dp_allreduce");
+  last_dp_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
+  bucket_bytes_ = 0;
+}
+
+void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool forward, bool final_backward) {
+  const StageProgram& prog = programs_[stage];
+  const TaskPhase phase = forward ? TaskPhase::Forward : TaskPhase::Backward;
+  if (forward && stage > 0) next_deps_.push_back(sent_fwd_[stage - 1][micro]);
+  if (!forward && stage + 1 < s_.pp) next_deps_.push_back(sent_bwd_[stage + 1][micro]);
+  for (const Op& op : forward ? prog.forward : prog.backward) {
+    emit_op(op, stage, micro, phase);
+    if (final_backward && op.grad_group_set != kNoSet && op.grad_bytes > 0) {
+      // Gradients fill buckets in backward order; a full bucket (or a change of group) starts
+      // its AllReduce as soon as the compute that produced it is done.
+      if (bucket_set_ != op.grad_group_set && bucket_bytes_ > 0) {
+        flush(stage, micro, phase);
+        close_bucket(stage, micro);
+      }
+      bucket_set_ = op.grad_group_set;
+      bucket_bytes_ += op.grad_bytes;
+      if (bucket_bytes_ >= s_.bucket_bytes) {
+        flush(stage, micro, phase);
+        close_bucket(stage, micro);
+      }
+    }
+  }
+  flush(stage, micro, phase);
+  if (final_backward) close_bucket(stage, micro);
+
+  const bool send = forward ? stage + 1 < s_.pp : stage > 0;
+  if (!send) return;
+  Task t;
+  t.kind = TaskKind::Transfer;
+  t.phase = phase;
+  t.purpose = CommPurpose::PipelineParallel;
+  // The stage boundary's activations (forward) or their gradients (backward).
+  const double elements = forward ? prog.output_elements : programs_[stage - 1].output_elements;
+  t.bytes = mb_ * elements * w_.bytes_per_element;
+  t.stage = stage;
+  t.microbatch = micro;
+  t.label = label(forward ? "pp_send_forward" : "pp_send_backward");
+  t.stream = forward ? send_fwd_stream_[stage] : send_bwd_stream_[stage];
+  t.group_set = forward ? pp_fwd_set_[stage] : pp_bwd_set_[stage];
+  (forward ? sent_fwd_ : sent_bwd_)[stage][micro] = add_task(t, {last_compute_[stage]});
+}
+
+void IterationBuilder::emit_optimizer(std::uint32_t stage) {
+  const double params = programs_[stage].local_params / (s_.zero1 ? s_.dp : 1);
+  Task t;
+  t.kind = TaskKind::Compute;
+  t.phase = TaskPhase::WeightUpdate;
+  t.stream = compute_stream_[stage];
+  t.duration_s = params * kOptimizerBytesPerParam / w_.device.hbm_Bps;
+  t.stage = stage;
+  t.label = label("optimizer");
+  last_compute_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
+  if (s_.zero1 && dp_set_[stage] != kNoSet) {
+    Task ag;
+    ag.kind = TaskKind::Collective;
+    ag.phase = TaskPhase::WeightUpdate;
+    ag.purpose = CommPurpose::DataParallel;
+    ag.stream = dp_stream_[stage];
+    ag.op = CollectiveOp::AllGather;
+    ag.is_mutable = true;
+    ag.bytes = programs_[stage].local_params * w_.bytes_per_element;  // gathered weights
+    ag.group_set = dp_set_[stage];
+    ag.stage = stage;
+    ag.label = label("dp_allgather");
+    last_dp_[stage] = add_task(ag, {last_compute_[stage], last_dp_[stage]});
+  }
+}
+
+TaskGraph IterationBuilder::build() {
+  g_.gpus = gpus_;
+  const std::uint32_t pp = s_.pp;
+  programs_.resize(pp);
+  dp_set_.assign(pp, kNoSet);
+  for (std::uint32_t p = 0; p < pp; ++p) {
+    compute_stream_.push_back(g_.add_stream("stage" + std::to_string(p) + ".compute"));
+    dp_stream_.push_back(g_.add_stream("stage" + std::to_string(p) + ".dp"));
+    send_fwd_stream_.push_back(p + 1 < pp ? g_.add_stream("stage" + std::to_string(p) + ".send_forward") : 0);
+    send_bwd_stream_.push_back(p > 0 ? g_.add_stream("stage" + std::to_string(p) + ".send_backward") : 0);
+    if (s_.dp > 1 && !s_.per_layer()) dp_set_[p] = g_.add_group_set(ranks_.dp_groups(p));
+    pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pp_pairs(p, true)) : kNoSet);
+    pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pp_pairs(p - 1, false)) : kNoSet);
+  }
+  if (s_.per_layer() || m_.has_tables()) make_per_layer_program();
+  else make_3d_programs();
+
+  sent_fwd_.assign(pp, std::vector<TaskId>(s_.microbatches, kNone));
+  sent_bwd_.assign(pp, std::vector<TaskId>(s_.microbatches, kNone));
+  last_compute_.assign(pp, kNone);
+  last_dp_.assign(pp, kNone);
+  std::vector<std::vector<std::pair<bool, std::uint32_t>>> orders(pp);
+  std::vector<std::size_t> cursor(pp, 0);
+  std::size_t remaining = 0;
+  for (std::uint32_t p = 0; p < pp; ++p) {
+    orders[p] = stage_order(p);
+    remaining += orders[p].size();
+  }
+  // Emit passes stage by stage as their cross-stage inputs exist, so every dependency is
+  // added before the task that needs it.
+  while (remaining > 0) {
+    bool progress = false;
+    for (std::uint32_t p = 0; p < pp; ++p) {
+      while (cursor[p] < orders[p].size()) {
+        const auto [forward, micro] = orders[p][cursor[p]];
+        const bool ready = forward ? (p == 0 || sent_fwd_[p - 1][micro] != kNone)
+                                   : (p + 1 == pp || sent_bwd_[p + 1][micro] != kNone);
+        if (!ready) break;
+        const bool final_backward = !forward && cursor[p] + 1 == orders[p].size();
+        emit_pass(p, micro, forward, final_backward);
+        if (final_backward) emit_optimizer(p);
+        ++cursor[p];
+        --remaining;
+        progress = true;
+      }
+    }
+    if (!progress) throw RuntimeFailure("pipeline schedule deadlocked while building the task graph");
+  }
+  return std::move(g_);
+}
+
+}  // namespace
+
+IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy) {
+  validate_strategy(strategy, workload, strategy.gpus());
+  IterationPlan plan;
+  plan.strategy = strategy;
+  plan.dp = strategy.dp;
+  plan.tp = strategy.tp;
+  plan.pp = strategy.pp;
+  plan.microbatches = strategy.microbatches;
+  plan.global_batch = workload.global_batch;
+  plan.memory = memory_per_gpu(workload, strategy);
+  plan.memory_per_gpu_bytes = plan.memory.total();
+  plan.feasible = fits_in_memory(workload, plan.memory);
+  if (!plan.feasible) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "needs %.3g GB per GPU on stage %u, device has %.3g GB",
+                  plan.memory.total() / 1e9, plan.memory.stage, workload.device.hbm_bytes / 1e9);
+    plan.infeasible_reason = buf;
+  }
+  IterationBuilder builder(workload, strategy);
+  plan.graph = builder.build();
+  plan.total_flops = builder.total_flops();
+  return plan;
+}
+
+IterationPlan plan_iteration(const Config& config, std::uint32_t gpus) {
+  const Workload w = workload_from_config(config, gpus);
+  return plan_iteration(w, strategy_from_config(config, w, gpus));
+}
+
+}  // namespace toposweep
