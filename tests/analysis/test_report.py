@@ -1,0 +1,217 @@
+"""The report's numbers against values computed here directly from the HDF5 file with h5py and
+plain Python loops (no pandas, no analysis code), and its figures against their promised size."""
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+import h5py
+import matplotlib.image
+import numpy as np
+import pytest
+
+from analysis import load_results, report
+from analysis.plots import png_size, time_heatmap, convergence
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FIGURE_SIZE = (1000, 700)  # pixels, as docs/analysis.md promises
+MISSING = 4294967295
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def direct_rows(path):
+    """Rows of /points as dicts with decoded axis labels and a family, read with h5py only."""
+    with h5py.File(path, "r") as f:
+        points = f["points"][()]
+        axes = [a for a in text(f["space"].attrs["axes"]).split(",") if a]
+        labels = {a: [text(v) for v in f[f"space/axes/{a}/values"][()]] for a in axes}
+        subspaces = [text(s) for s in f["space/subspaces"][()]]
+    rows = []
+    for p in points:
+        row = {"index": int(p["index"]), "status": int(p["status"]), "cost": float(p["cost_usd"]),
+               "time": float(p["iteration_time_s"]), "subspace": subspaces[int(p["subspace"])]}
+        for a in axes:
+            row[a] = None if int(p[a]) == MISSING else labels[a][int(p[a])]
+        row["family"] = row.get("topology.kind") or row["subspace"]
+        rows.append(row)
+    return rows
+
+
+def ok(row):
+    return row["status"] == 0 and math.isfinite(row["cost"]) and math.isfinite(row["time"])
+
+
+def dominated(p, rows):
+    return any(q["cost"] <= p["cost"] and q["time"] <= p["time"] and (q["cost"] < p["cost"] or q["time"] < p["time"])
+               for q in rows)
+
+
+def best_at(rows, budget):
+    times = [r["time"] for r in rows if r["cost"] <= budget]
+    return min(times) if times else math.nan
+
+
+def expected_summary(rows, baseline):
+    families = sorted({r["family"] for r in rows})
+    budgets = sorted({r["cost"] for r in rows if ok(r)})
+    out = {}
+    for name in families + ["(all)"]:
+        group = rows if name == "(all)" else [r for r in rows if r["family"] == name]
+        good = [r for r in group if ok(r)]
+        fastest = min(good, key=lambda r: (r["time"], r["cost"], r["index"]))
+        cheapest = min(good, key=lambda r: (r["cost"], r["time"], r["index"]))
+        speedups = []
+        if name not in ("(all)", baseline):
+            base = [r for r in rows if ok(r) and r["family"] == baseline]
+            for c in budgets:  # the ratio of two staircases only changes at point costs
+                mine, theirs = best_at(good, c), best_at(base, c)
+                if math.isfinite(mine) and math.isfinite(theirs):
+                    speedups.append(theirs / mine)
+        out[name] = {
+            "points": len(group),
+            "evaluated": sum(r["status"] == 0 for r in group),
+            "infeasible": sum(r["status"] == 1 for r in group),
+            "failed": sum(r["status"] == 2 for r in group),
+            "frontier_points": sum(not dominated(p, good) for p in good),
+            "best_iteration_time_s": fastest["time"], "best_time_cost_usd": fastest["cost"],
+            "best_time_index": fastest["index"],
+            "min_cost_usd": cheapest["cost"], "min_cost_iteration_time_s": cheapest["time"],
+            "min_cost_index": cheapest["index"],
+            "max_speedup": max(speedups) if speedups else math.nan,
+        }
+    return out
+
+
+@pytest.fixture
+def written_report(results_file, tmp_path):
+    out = tmp_path / "report"
+    done = report.write_report(results_file, str(out))
+    return results_file, out, done
+
+
+def test_summary_csv_matches_values_computed_from_the_hdf5(written_report):
+    path, out, done = written_report
+    rows = direct_rows(path)
+    baseline = "fattree"
+    assert any(n.startswith("speedups are over the best fattree") for n in done["notes"])
+    expected = expected_summary(rows, baseline)
+    with open(out / "summary.csv", newline="") as f:
+        got = {r["family"]: r for r in csv.DictReader(f)}
+    assert set(got) == set(expected)
+    for family, values in expected.items():
+        for column, value in values.items():
+            cell = got[family][column]
+            if isinstance(value, int):
+                assert int(cell) == value, (family, column)
+            elif math.isnan(value):
+                assert cell == "", (family, column)
+            else:
+                assert float(cell) == pytest.approx(value, rel=1e-12), (family, column)
+
+
+def test_python_frontier_equals_the_files_frontier_and_the_definition(written_report):
+    path, out, done = written_report
+    rows = [r for r in direct_rows(path) if ok(r)]
+    definition = sorted(p["index"] for p in rows if not dominated(p, rows))
+    with h5py.File(path, "r") as f:
+        stored = sorted(int(i) for i in f["frontier"][()])
+        assert text(f["frontier"].attrs["objectives"]) == "cost_usd,iteration_time_s"
+    with open(out / "frontier.csv", newline="") as f:
+        in_csv = sorted(int(r["index"]) for r in csv.DictReader(f))
+    assert in_csv == definition
+    assert stored == definition
+    assert any("equals the frontier computed here" in n for n in done["notes"])
+
+
+def test_every_figure_is_a_non_empty_png_of_the_promised_size(written_report):
+    _, out, done = written_report
+    assert set(done["figures"]) == {"cost_vs_time", "speedup", "heatmap"}
+    for name, path in done["figures"].items():
+        assert os.path.getsize(path) > 10_000, name
+        assert png_size(path) == FIGURE_SIZE, name
+        pixels = matplotlib.image.imread(path)
+        assert pixels.shape[:2] == (FIGURE_SIZE[1], FIGURE_SIZE[0])
+        assert float(np.std(pixels[..., :3])) > 0.05, f"{name} looks blank"
+        assert f"({os.path.basename(path)})" in (out / "summary.md").read_text()
+
+
+def test_axes_are_decoded_to_labels_and_si_values(results_file):
+    results = load_results(results_file)
+    rows = direct_rows(results_file)
+    frame = results.points
+    for key in ("topology.kind", "topology.link_bandwidth", "topology.degree"):
+        got = [None if isinstance(v, float) and math.isnan(v) else v for v in frame[key].astype(object)]
+        assert got == [r[key] for r in rows], key
+    # 100Gbps is 12.5e9 bytes/s; degree 8 is the plain number 8.
+    bandwidth = frame[frame["topology.link_bandwidth"] == "100Gbps"]["topology.link_bandwidth_si"]
+    assert len(bandwidth) > 0 and set(bandwidth) == {12.5e9}
+    assert set(frame[frame["topology.degree"] == "8"]["topology.degree_si"]) == {8.0}
+    assert results.units["topology.link_bandwidth_si"] == "B/s"
+    assert results.units["iteration_time_s"] == "s"
+    assert results.units["cost_usd"] == "USD"
+    assert frame["family"].tolist() == [r["family"] for r in rows]
+
+
+def test_heatmap_cells_are_the_best_time_of_each_axis_pair(results_file, tmp_path):
+    results = load_results(results_file)
+    table = time_heatmap(results.points, str(tmp_path / "h.png"), "topology.link_bandwidth", "topology.degree")
+    rows = [r for r in direct_rows(results_file) if ok(r)]
+    cells = {}
+    for r in rows:
+        if r["topology.link_bandwidth"] is not None and r["topology.degree"] is not None:
+            key = (r["topology.degree"], r["topology.link_bandwidth"])
+            cells[key] = min(cells.get(key, math.inf), r["time"])
+    assert cells, "the fixture must sweep degree x link bandwidth"
+    for (degree, bandwidth), best in cells.items():
+        assert table.loc[degree, bandwidth] == pytest.approx(best, rel=1e-12)
+    assert table.notna().sum().sum() == len(cells)
+
+
+def test_convergence_tracks_the_best_round_so_far(tmp_path):
+    output = {"iteration_time_s": 1.2, "baseline_iteration_time_s": 2.5,
+              "rounds": [{"iteration_time_s": t} for t in (2.0, 1.5, 1.7, 1.2, 1.2)]}
+    table = convergence(output, str(tmp_path / "c.png"))
+    assert table["round"].tolist() == [1, 2, 3, 4, 5]
+    assert table["best_so_far_s"].tolist() == [2.0, 1.5, 1.5, 1.2, 1.2]
+    assert png_size(tmp_path / "c.png") == FIGURE_SIZE
+
+
+def run_report(*args):
+    env = dict(os.environ, MPLBACKEND="Agg")
+    return subprocess.run([sys.executable, "-m", "analysis.report", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_command_line_writes_the_report_with_a_convergence_figure(schema_path, tmp_path):
+    optimize = tmp_path / "optimize.json"
+    optimize.write_text(json.dumps({"rounds": [{"iteration_time_s": 3.0}, {"iteration_time_s": 2.0}]}))
+    done = run_report(schema_path, "--out", str(tmp_path / "r"), "--optimize", str(optimize))
+    assert done.returncode == 0, done.stderr
+    for name in ("summary.md", "summary.csv", "frontier.csv", "cost_vs_time.png", "speedup.png",
+                 "heatmap.png", "convergence.png"):
+        assert (tmp_path / "r" / name).is_file(), name
+    assert png_size(tmp_path / "r" / "convergence.png") == FIGURE_SIZE
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--baseline", "dragonfly"], "no such topology family"),
+    (["--heatmap", "topology.colour,topology.degree"], "no axis"),
+    (["--objectives", "cost_usd,happiness"], "unknown field"),
+])
+def test_command_line_bad_input_exits_2_with_one_line(schema_path, tmp_path, capsys, args, message):
+    assert report.main([schema_path, "--out", str(tmp_path / "r"), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_command_line_rejects_a_file_that_is_not_hdf5(tmp_path, capsys):
+    bogus = tmp_path / "not.h5"
+    bogus.write_text("hello")
+    assert report.main([str(bogus), "--out", str(tmp_path / "r")]) == 2
+    assert "cannot read results file" in capsys.readouterr().err
