@@ -1,0 +1,97 @@
+// Node-level traffic of an iteration, against volumes derived by hand.
+#include <gtest/gtest.h>
+
+#include "toposweep/util/error.hpp"
+#include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/model_library.hpp"
+#include "toposweep/workload/traffic.hpp"
+
+namespace toposweep {
+namespace {
+
+Workload workload(const std::string& model, double global_batch) {
+  return make_workload(builtin_model(model), builtin_device("a100"), "fp16", global_batch);
+}
+
+Strategy strategy(std::uint32_t dp, std::uint32_t tp, std::uint32_t pp, std::uint32_t mu) {
+  Strategy s;
+  s.dp = dp;
+  s.tp = tp;
+  s.pp = pp;
+  s.microbatches = mu;
+  return s;
+}
+
+TEST(Traffic, DataParallelIsOneMutableGroupOverAllNodes) {
+  const Workload w = workload("bert-large", 16 * 8);
+  const auto plan = plan_iteration(w, strategy(16, 1, 1, 1));
+  const auto d = derive_traffic(plan.graph, rank_order_placement(16, 4), 4);
+  ASSERT_EQ(d.allreduce.size(), 1u);
+  EXPECT_EQ(d.allreduce[0].nodes, (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_DOUBLE_EQ(d.allreduce[0].bytes, 2 * w.model.parameters());
+  EXPECT_TRUE(d.mp.empty());
+}
+
+TEST(Traffic, IntraNodeTrafficIsLeftOut) {
+  // tp = 4 inside 4-GPU nodes, dp = 1: nothing crosses a node boundary.
+  const auto plan = plan_iteration(workload("gpt3-1.3b", 4), strategy(1, 4, 1, 2));
+  const auto d = derive_traffic(plan.graph, rank_order_placement(4, 4), 1);
+  EXPECT_TRUE(d.allreduce.empty());
+  EXPECT_TRUE(d.mp.empty());
+}
+
+TEST(Traffic, PipelineSendsBecomeDirectedNodeDemand) {
+  // tp = 4 per node, 2 stages on 2 nodes: each of the 4 TP ranks sends its microbatch's
+  // b*s*h activations forward and gets the gradients back, for every microbatch.
+  const std::uint32_t mu = 4;
+  const auto plan = plan_iteration(workload("gpt3-1.3b", 8), strategy(1, 4, 2, mu));
+  const auto d = derive_traffic(plan.graph, rank_order_placement(8, 4), 2);
+  const double b = 8.0 / mu, per_send = b * 2048 * 2048 * 2;
+  ASSERT_EQ(d.mp.size(), 2u);
+  EXPECT_EQ(d.mp[0].src, 0u);
+  EXPECT_EQ(d.mp[0].dst, 1u);
+  EXPECT_DOUBLE_EQ(d.mp[0].bytes, 4 * mu * per_send);
+  EXPECT_DOUBLE_EQ(d.mp[1].bytes, 4 * mu * per_send);
+  EXPECT_TRUE(d.allreduce.empty());
+}
+
+TEST(Traffic, TensorParallelAcrossNodesIsAnAllReduceGroup) {
+  // tp = 8 over two 4-GPU nodes: each microbatch's (4L + 2) AllReduces of b*s*h span nodes {0, 1}.
+  const std::uint32_t mu = 2;
+  const auto plan = plan_iteration(workload("gpt3-1.3b", 8), strategy(1, 8, 1, mu));
+  const auto d = derive_traffic(plan.graph, rank_order_placement(8, 4), 2);
+  ASSERT_EQ(d.allreduce.size(), 1u);
+  EXPECT_EQ(d.allreduce[0].nodes, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_DOUBLE_EQ(d.allreduce[0].bytes, mu * (4 * 24 + 2) * (8.0 / mu) * 2048 * 2048 * 2);
+}
+
+TEST(Traffic, EmbeddingAllToAllSpreadsEvenlyOverNodePairs) {
+  const Workload w = workload("dlrm", 16 * 128);
+  const auto plan = plan_iteration(w, strategy(16, 1, 1, 1));
+  const auto d = derive_traffic(plan.graph, rank_order_placement(16, 4), 4);
+  // Per rank and direction 4 tables x 128 x 2048 samples x 2 B, 1/16 to each rank; a node pair
+  // has 4 x 4 GPU pairs; forward and backward.
+  const double per_gpu_pair = 4 * 128 * 2048 * 2.0 / 16;
+  ASSERT_EQ(d.mp.size(), 12u);
+  for (const auto& e : d.mp) EXPECT_DOUBLE_EQ(e.bytes, 2 * 16 * per_gpu_pair);
+  ASSERT_EQ(d.allreduce.size(), 1u);
+  EXPECT_DOUBLE_EQ(d.allreduce[0].bytes, 2 * w.model.dense_parameters());
+}
+
+TEST(Traffic, ZeroOneCountsReduceScatterAndAllGatherAsOneAllReduce) {
+  const Workload w = workload("bert-large", 8 * 8);
+  Strategy s = strategy(8, 1, 1, 1);
+  s.zero1 = true;
+  const auto d = derive_traffic(plan_iteration(w, s).graph, rank_order_placement(8, 1), 8);
+  ASSERT_EQ(d.allreduce.size(), 1u);
+  EXPECT_DOUBLE_EQ(d.allreduce[0].bytes, 2 * w.model.parameters());
+}
+
+TEST(Traffic, PlacementMustCoverTheGraph) {
+  const auto plan = plan_iteration(workload("bert-large", 64), strategy(8, 1, 1, 1));
+  EXPECT_THROW(derive_traffic(plan.graph, rank_order_placement(4, 1), 4), BadInput);
+  EXPECT_THROW(derive_traffic(plan.graph, rank_order_placement(8, 1), 4), BadInput);
+}
+
+}  // namespace
+}  // namespace toposweep
