@@ -1,0 +1,133 @@
+#include "toposweep/workload/enumerate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "toposweep/workload/memory.hpp"
+
+namespace toposweep {
+namespace {
+
+// What the memory of one stage depends on, for a fixed (tp, pp).
+struct StageAggregate {
+  double params = 0;        // dense parameters on one GPU
+  double act_full = 0;      // activation elements per sample, no recompute
+  double act_inputs = 0;    // layer inputs per sample (recompute)
+  double working_set = 0;   // largest single layer's activations per sample (recompute)
+};
+
+std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, std::uint32_t pp) {
+  const auto ranges = partition_stages(m, pp);
+  std::vector<StageAggregate> out(pp);
+  for (std::uint32_t p = 0; p < pp; ++p) {
+    StageAggregate& a = out[p];
+    for (std::uint32_t i = ranges[p].first; i < ranges[p].last; ++i) {
+      const Layer& l = m.layers[i];
+      if (l.kind == LayerKind::EmbeddingBag) continue;
+      a.params += l.params_sharded / tp + l.params_replicated;
+      const double full = l.act_replicated + l.act_sharded / tp;
+      a.act_full += full;
+      a.act_inputs += l.input_elements;
+      a.working_set = std::max(a.working_set, full);
+    }
+    if (m.transformer && m.transformer->tied_embeddings && pp > 1 && p + 1 == pp)
+      a.params += static_cast<double>(m.transformer->vocab) * m.transformer->hidden / tp;
+  }
+  return out;
+}
+
+double table_bytes_per_gpu(const Workload& w, std::uint32_t gpus) {
+  if (!w.model.has_tables()) return 0;
+  Strategy round_robin;
+  const auto owners = table_owners(round_robin, w.model.tables.size(), gpus);
+  std::vector<double> per_rank(gpus, 0);
+  for (std::size_t t = 0; t < w.model.tables.size(); ++t) per_rank[owners[t]] += w.model.tables[t].parameters();
+  return *std::max_element(per_rank.begin(), per_rank.end()) * w.table_bytes_per_element;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> divisors(std::uint64_t n) {
+  std::vector<std::uint64_t> low, high;
+  for (std::uint64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      low.push_back(d);
+      if (d != n / d) high.push_back(n / d);
+    }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const StrategySpace& space,
+                                const StrategyVisitor& visit) {
+  StrategyCount count;
+  const Model& m = w.model;
+  const double B = w.bytes_per_element;
+  const double opt = w.optimizer_bytes_per_param();
+  const double capacity = w.device.hbm_bytes;
+  const double tables = table_bytes_per_gpu(w, gpus);
+  std::uint32_t max_tp = m.transformer ? m.transformer->heads : 1;
+  if (space.max_tp > 0) max_tp = std::min(max_tp, space.max_tp);
+  const std::uint32_t max_pp = m.has_tables() ? 1 : m.pipeline_units();
+  if (w.global_batch != std::floor(w.global_batch) || w.global_batch < 1) return count;
+  const auto global_batch = static_cast<std::uint64_t>(w.global_batch);
+
+  Strategy s;
+  s.bucket_bytes = space.bucket_bytes;
+  for (std::uint64_t tp : divisors(gpus)) {
+    if (tp > max_tp) break;
+    if (m.transformer && m.transformer->heads % tp != 0) continue;
+    for (std::uint64_t pp : divisors(gpus / tp)) {
+      if (pp > max_pp) break;
+      const std::uint64_t dp = gpus / tp / pp;
+      if (global_batch % dp != 0) continue;
+      const auto stages = aggregate_stages(m, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp));
+      s.dp = static_cast<std::uint32_t>(dp);
+      s.tp = static_cast<std::uint32_t>(tp);
+      s.pp = static_cast<std::uint32_t>(pp);
+      const std::uint64_t replica = global_batch / dp;
+      for (std::uint64_t mu : divisors(replica)) {
+        if (space.max_microbatches > 0 && mu > space.max_microbatches) break;
+        s.microbatches = static_cast<std::uint32_t>(mu);
+        const double mb = static_cast<double>(replica / mu);
+        for (PipelineSchedule schedule : space.schedules) {
+          s.schedule = schedule;
+          for (bool recompute : space.recompute) {
+            s.recompute = recompute;
+            for (bool zero1 : space.zero1) {
+              s.zero1 = zero1;
+              const double param_bytes = 2 * B + opt / (zero1 ? dp : 1);
+              double worst = 0;
+              for (std::uint64_t p = 0; p < pp; ++p) {
+                const StageAggregate& a = stages[p];
+                const double in_flight =
+                    schedule == PipelineSchedule::GPipe ? static_cast<double>(mu)
+                                                        : static_cast<double>(std::min<std::uint64_t>(pp - p, mu));
+                const double act = recompute ? a.act_inputs * in_flight + a.working_set : a.act_full * in_flight;
+                worst = std::max(worst, a.params * param_bytes + mb * B * act);
+              }
+              worst += tables;
+              const bool feasible = worst <= capacity;
+              ++count.checked;
+              ++(feasible ? count.feasible : count.infeasible);
+              if (visit) visit(s, worst, feasible);
+            }
+          }
+        }
+      }
+    }
+  }
+  return count;
+}
+
+std::vector<Strategy> feasible_strategies(const Workload& w, std::uint32_t gpus, const StrategySpace& space,
+                                          StrategyCount* counts) {
+  std::vector<Strategy> out;
+  const StrategyCount c = for_each_strategy(w, gpus, space, [&](const Strategy& s, double, bool feasible) {
+    if (feasible) out.push_back(s);
+  });
+  if (counts) *counts = c;
+  return out;
+}
+
+}  // namespace toposweep

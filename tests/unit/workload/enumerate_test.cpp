@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+
+#include "toposweep/util/error.hpp"
+#include "toposweep/workload/enumerate.hpp"
+#include "toposweep/workload/memory.hpp"
+#include "toposweep/workload/model_library.hpp"
+
+namespace toposweep {
+namespace {
+
+TEST(Enumerate, Divisors) {
+  EXPECT_EQ(divisors(12), (std::vector<std::uint64_t>{1, 2, 3, 4, 6, 12}));
+  EXPECT_EQ(divisors(1), (std::vector<std::uint64_t>{1}));
+  EXPECT_EQ(divisors(49), (std::vector<std::uint64_t>{1, 7, 49}));
+}
+
+TEST(Enumerate, CountsMatchABruteForceOverTheSpace) {
+  // GPT-3 1.3B (16 heads, 24 layers) on 32 GPUs, global batch 64: brute force over all
+  // (dp, tp, pp, mu) in 1..64 with the validity rules checked one by one.
+  const Workload w = make_workload(builtin_model("gpt3-1.3b"), builtin_device("a100"), "fp16", 64);
+  StrategySpace space;
+  space.schedules = {PipelineSchedule::OneFOneB};
+  space.recompute = {false};
+  space.zero1 = {false};
+  std::set<std::tuple<int, int, int, int>> expected;
+  for (int dp = 1; dp <= 32; ++dp)
+    for (int tp = 1; tp <= 32; ++tp)
+      for (int pp = 1; pp <= 32; ++pp)
+        for (int mu = 1; mu <= 64; ++mu)
+          if (dp * tp * pp == 32 && 16 % tp == 0 && pp <= 24 && 64 % dp == 0 && (64 / dp) % mu == 0)
+            expected.insert({dp, tp, pp, mu});
+  std::set<std::tuple<int, int, int, int>> got;
+  const auto count = for_each_strategy(w, 32, space, [&](const Strategy& s, double, bool) {
+    got.insert({static_cast<int>(s.dp), static_cast<int>(s.tp), static_cast<int>(s.pp), static_cast<int>(s.microbatches)});
+  });
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(count.checked, expected.size());
+  EXPECT_EQ(count.feasible + count.infeasible, count.checked);
+  // Doubling the space by each boolean axis and both schedules multiplies the count by 8.
+  EXPECT_EQ(for_each_strategy(w, 32, StrategySpace{}, {}).checked, 8 * expected.size());
+}
+
+TEST(Enumerate, FastMemoryCheckAgreesWithTheFullModel) {
+  for (const char* name : {"gpt3-13b", "bert-large", "resnet50", "dlrm", "llama-70b"}) {
+    const Workload w = make_workload(builtin_model(name), builtin_device("a100"), "fp16", 256);
+    const auto count = for_each_strategy(w, 64, StrategySpace{}, [&](const Strategy& s, double mem, bool feasible) {
+      validate_strategy(s, w, 64);  // every enumerated strategy is valid
+      const double full = memory_per_gpu(w, s).total();
+      EXPECT_NEAR(mem, full, 1e-9 * full) << name;
+      EXPECT_EQ(feasible, full <= 80e9) << name;
+    });
+    EXPECT_GT(count.checked, 0u) << name;
+  }
+}
+
+TEST(Enumerate, Gpt3On1024GpusNeedsModelParallelismToFit) {
+  const Workload w = make_workload(builtin_model("gpt3-175b"), builtin_device("a100"), "fp16", 1536);
+  StrategyCount count;
+  const auto feasible = feasible_strategies(w, 1024, StrategySpace{}, &count);
+  EXPECT_GT(count.infeasible, 0u);
+  EXPECT_EQ(feasible.size(), count.feasible);
+  // 175B x 16 bytes / 80 GB needs >= 35-way model sharding without ZeRO; with ZeRO-1 over
+  // dp <= 1024 the weights+grads (4 bytes/param) alone need tp*pp >= 9.
+  for (const auto& s : feasible) {
+    EXPECT_GE(s.tp * s.pp, 9u);
+    if (!s.zero1) {
+      EXPECT_GE(s.tp * s.pp, 35u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace toposweep
