@@ -4,7 +4,11 @@ namespace toposweep::collective {
 
 std::vector<KeySpec> config_keys() {
   return {
-      {"collective.algorithm", "auto", "auto, ring, multiring, hierarchical, tree, halving_doubling, direct, forest"},
+      {"collective.algorithm", "auto",
+       "auto, ring, multiring, hierarchical, tree, halving_doubling, direct, pairwise, forest "
+       "(auto: multiring on topoopt, hierarchical on multidim, ring otherwise)"},
+      {"collective.model", "pipelined",
+       "hierarchical and two-level collectives: pipelined (max over dimensions) or sequential (sum)"},
   };
 }
 

@@ -1,0 +1,16 @@
+#pragma once
+// Reading the collective.* configuration keys into the values plan_collective takes, with
+// errors that name the key.
+#include <string>
+
+#include "toposweep/collective/plan.hpp"
+#include "toposweep/util/config.hpp"
+
+namespace toposweep {
+
+// collective.algorithm, checked against collective_algorithm_names().
+std::string collective_algorithm(const Config& config);
+// collective.model (pipelined | sequential) into CollectiveOptions (with_flows left false).
+CollectiveOptions collective_options(const Config& config);
+
+}  // namespace toposweep

@@ -1,0 +1,32 @@
+#include "toposweep/collective/options.hpp"
+
+#include <algorithm>
+
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/strings.hpp"
+
+namespace toposweep {
+
+std::string collective_algorithm(const Config& config) {
+  const std::string name = to_lower(trim(config.get_string("collective.algorithm")));
+  const auto& names = collective_algorithm_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw BadInput("unknown collective algorithm '" + name + "' (" + join(names, ", ") + ")",
+                   config.where("collective.algorithm"));
+  return name;
+}
+
+CollectiveOptions collective_options(const Config& config) {
+  CollectiveOptions o;
+  const std::string model = to_lower(trim(config.get_string("collective.model")));
+  if (model == "pipelined")
+    o.hierarchical_pipelined = true;
+  else if (model == "sequential")
+    o.hierarchical_pipelined = false;
+  else
+    throw BadInput("collective.model must be pipelined or sequential, not '" + model + "'",
+                   config.where("collective.model"));
+  return o;
+}
+
+}  // namespace toposweep
