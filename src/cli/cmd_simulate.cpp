@@ -1,12 +1,253 @@
-// `toposweep simulate`: simulate one training iteration of one design point.
+// `toposweep simulate`: simulate one training iteration of one design point (or of several jobs
+// sharing one topology, with simulate.jobs).
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "toposweep/cli/command.hpp"
+#include "toposweep/point/simulate_point.hpp"
+#include "toposweep/sim/trace.hpp"
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/units.hpp"
 
 namespace toposweep::cli {
 namespace {
 
-void add_options(po::options_description&) {}
+using nlohmann::json;
 
-int run(CommandContext&) { return not_built("simulate"); }
+void add_options(po::options_description& o) {
+  o.add_options()("trace", po::value<std::string>(), "write the simulated timeline as Chrome trace-event JSON to FILE")(
+      "links", po::value<unsigned>()->default_value(10), "busiest links listed in the output (flow model)");
+}
+
+json topology_json(const Network& net) {
+  const TopologyInfo& info = net.info();
+  json t = {{"kind", info.kind},
+            {"servers", net.compute_count()},
+            {"switches", net.switch_count()},
+            {"gpus", net.gpu_count()},
+            {"gpus_per_server", net.gpus_per_node()},
+            {"links", net.arc_count()},
+            {"intra_bandwidth_Bps", net.intra_bandwidth_Bps()}};
+  if (info.degree) t["degree"] = info.degree;
+  if (info.link_bandwidth_Bps > 0) t["link_bandwidth_Bps"] = info.link_bandwidth_Bps;
+  t["link_latency_s"] = info.link_latency_s;
+  if (!info.strides.empty()) t["strides"] = info.strides;
+  if (!info.dims.empty()) {
+    json dims = json::array();
+    for (const Dimension& d : info.dims)
+      dims.push_back({{"type", d.type == DimensionType::Ring ? "ring" : d.type == DimensionType::Switch ? "switch" : "fc"},
+                      {"size", d.size},
+                      {"bandwidth_Bps", d.bandwidth_Bps},
+                      {"latency_s", d.latency_s}});
+    t["dims"] = std::move(dims);
+  }
+  return t;
+}
+
+json job_times_json(const sim::JobTimes& j) {
+  json busy = json::object(), bytes = json::object();
+  for (std::size_t p = 1; p < sim::kPurposeCount; ++p) {
+    const auto name = std::string(sim::comm_purpose_name(static_cast<CommPurpose>(p)));
+    busy[name] = j.comm_busy_s[p];
+    bytes[name] = j.comm_bytes[p];
+  }
+  return {{"iteration_time_s", j.iteration_time_s},
+          {"compute_time_s", j.compute_time_s},
+          {"exposed_comm_time_s", j.exposed_comm_time_s},
+          {"bubble_time_s", j.bubble_time_s},
+          {"critical_stage", j.critical_stage},
+          {"comm_busy_s", std::move(busy)},
+          {"comm_bytes_per_rank", std::move(bytes)}};
+}
+
+json links_json(const Network& net, const sim::SimResult& r, unsigned top) {
+  std::vector<sim::LinkLoad> busy(r.links);
+  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) {
+    return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.arc < b.arc;
+  });
+  if (busy.size() > top) busy.resize(top);
+  json list = json::array();
+  for (const auto& l : busy)
+    list.push_back({{"arc", l.arc},
+                    {"src", net.arc(l.arc).src},
+                    {"dst", net.arc(l.arc).dst},
+                    {"bandwidth_Bps", net.arc(l.arc).bandwidth_Bps},
+                    {"bytes", l.bytes},
+                    {"utilisation", l.utilisation}});
+  return {{"max_utilisation", r.max_link_utilisation},
+          {"mean_utilisation", r.mean_link_utilisation},
+          {"flows", r.flows},
+          {"busiest", std::move(list)}};
+}
+
+// Checks the trace path before simulating, so a bad one fails fast without touching any file.
+bool trace_requested(const CommandContext& ctx) {
+  if (!ctx.options.count("trace")) return false;
+  const std::filesystem::path path(ctx.options["trace"].as<std::string>());
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::is_directory(dir, ec) || std::filesystem::is_directory(path, ec))
+    throw BadInput("cannot write the trace file '" + path.string() + "'", "--trace");
+  return true;
+}
+
+void write_trace(const CommandContext& ctx, const json& trace) {
+  const std::string path = ctx.options["trace"].as<std::string>();
+  std::ofstream f(path, std::ios::trunc);
+  f << trace.dump() << "\n";
+  if (!f) throw RuntimeFailure("failed writing the trace file '" + path + "'");
+}
+
+std::string ms(double s) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(3) << s * 1e3 << " ms";
+  return o.str();
+}
+
+void print_breakdown(std::ostream& out, const sim::JobTimes& j) {
+  out << "  iteration     " << ms(j.iteration_time_s) << "  = compute " << ms(j.compute_time_s)
+      << " + exposed communication " << ms(j.exposed_comm_time_s) << " + bubble/idle " << ms(j.bubble_time_s)
+      << " (stage " << j.critical_stage << ")\n";
+  out << "  comm busy    ";
+  bool any = false;
+  for (std::size_t p = 1; p < sim::kPurposeCount; ++p)
+    if (j.comm_busy_s[p] > 0) {
+      out << " " << sim::comm_purpose_name(static_cast<CommPurpose>(p)) << " " << ms(j.comm_busy_s[p]);
+      any = true;
+    }
+  out << (any ? "\n" : " none\n");
+}
+
+void print_links(std::ostream& out, const Network& net, const sim::SimResult& r) {
+  if (r.links.empty()) return;
+  out << "  links         max utilisation " << std::setprecision(3) << r.max_link_utilisation * 100 << " %, mean "
+      << r.mean_link_utilisation * 100 << " % over " << net.arc_count() << " arcs, " << r.flows << " flows\n";
+}
+
+int run(CommandContext& ctx) {
+  const bool trace_file = trace_requested(ctx);
+  const unsigned top = ctx.options["links"].as<unsigned>();
+  std::ostream& out = *ctx.out;
+
+  if (!parse_job_list(ctx.config).empty()) {
+    MultiJobSimulation m = simulate_multijob(ctx.config, trace_file);
+    const sim::SimResult& r = m.sim;
+    std::vector<sim::Job> jobs;
+    if (ctx.json) {
+      json list = json::array();
+      for (std::size_t j = 0; j < m.jobs.size(); ++j) {
+        json e = job_times_json(r.engine.jobs[j]);
+        e["model"] = m.jobs[j].spec.model;
+        e["servers"] = m.jobs[j].spec.servers;
+        e["first_server"] = m.jobs[j].first_server;
+        e["memory_per_gpu_bytes"] = m.jobs[j].plan.memory_per_gpu_bytes;
+        e["strategy"] = {{"dp", m.jobs[j].plan.dp}, {"tp", m.jobs[j].plan.tp}, {"pp", m.jobs[j].plan.pp},
+                         {"microbatches", m.jobs[j].plan.microbatches}};
+        list.push_back(std::move(e));
+      }
+      double compute = 0, exposed = 0, memory = 0;
+      for (const auto& j : r.engine.jobs) {
+        compute = std::max(compute, j.compute_time_s);
+        exposed = std::max(exposed, j.exposed_comm_time_s);
+      }
+      for (const auto& j : m.jobs) memory = std::max(memory, j.plan.memory_per_gpu_bytes);
+      json o = {{"iteration_time_s", r.engine.makespan_s},
+                {"compute_time_s", compute},
+                {"exposed_comm_time_s", exposed},
+                {"cost_usd", m.cost.total_usd},
+                {"cost_breakdown", m.cost.by_component},
+                {"memory_per_gpu_bytes", memory},
+                {"feasible", true},
+                {"strategy", {{"kind", "data_parallel_per_job"}}},
+                {"topology", topology_json(*m.network)},
+                {"network_model", std::string(sim::network_model_name(m.options.model))},
+                {"collective_algorithm", m.options.comm.algorithm},
+                {"jobs", std::move(list)}};
+      if (!r.links.empty()) o["links"] = links_json(*m.network, r, top);
+      out << o.dump(2) << "\n";
+    } else {
+      out << "toposweep simulate: " << m.jobs.size() << " jobs on " << m.network->info().kind << " ("
+          << m.network->compute_count() << " servers x " << m.network->gpus_per_node() << " GPUs), "
+          << sim::network_model_name(m.options.model) << " network model\n";
+      for (std::size_t j = 0; j < m.jobs.size(); ++j) {
+        out << "job " << j << ": " << m.jobs[j].spec.model << " on servers " << m.jobs[j].first_server << ".."
+            << m.jobs[j].first_server + m.jobs[j].spec.servers - 1 << "\n";
+        print_breakdown(out, r.engine.jobs[j]);
+      }
+      out << "  slowest job   " << ms(r.engine.makespan_s) << "\n";
+      print_links(out, *m.network, r);
+    }
+    if (trace_file) {
+      for (std::size_t j = 0; j < m.jobs.size(); ++j) {
+        sim::Job job{m.jobs[j].spec.model, &m.jobs[j].plan.graph, {}};
+        jobs.push_back(std::move(job));
+      }
+      write_trace(ctx, sim::chrome_trace(*m.network, jobs, r));
+    }
+    return kExitOk;
+  }
+
+  PointSimulation p = simulate_point(ctx.config, trace_file);
+  const PointResult& res = p.result;
+  const Network& net = *p.network;
+  if (ctx.json) {
+    json strategy = {{"dp", p.plan.dp}, {"tp", p.plan.tp}, {"pp", p.plan.pp}, {"microbatches", p.plan.microbatches}};
+    for (const auto& [key, entry] : ctx.config.with_prefix("strategy.")) {
+      if (key == "dp" || key == "tp" || key == "pp" || key == "microbatches") continue;
+      strategy[key] = entry.value;
+    }
+    json o = {{"iteration_time_s", res.iteration_time_s},
+              {"compute_time_s", res.compute_time_s},
+              {"exposed_comm_time_s", res.exposed_comm_time_s},
+              {"bubble_time_s", res.bubble_time_s},
+              {"cost_usd", res.cost_usd},
+              {"cost_breakdown", p.cost.by_component},
+              {"memory_per_gpu_bytes", res.memory_per_gpu_bytes},
+              {"feasible", res.status == PointStatus::Evaluated},
+              {"samples_per_s", res.samples_per_s},
+              {"global_batch", p.plan.global_batch},
+              {"network_bisection_Bps", res.network_bisection_Bps},
+              {"model", ctx.config.get_string("model.name")},
+              {"strategy", std::move(strategy)},
+              {"topology", topology_json(net)},
+              {"network_model", std::string(sim::network_model_name(p.options.model))},
+              {"collective_algorithm", p.options.comm.algorithm},
+              {"hierarchical_model", p.options.comm.hierarchical_pipelined ? "pipelined" : "sequential"}};
+    if (res.status != PointStatus::Evaluated) o["infeasible_reason"] = res.message;
+    if (p.simulated) {
+      o["breakdown"] = job_times_json(p.sim.job());
+      o["tasks"] = p.plan.graph.tasks.size();
+      if (!p.sim.links.empty()) o["links"] = links_json(net, p.sim, top);
+    }
+    out << o.dump(2) << "\n";
+  } else {
+    out << "toposweep simulate: " << ctx.config.get_string("model.name") << " on " << net.info().kind << " ("
+        << net.compute_count() << " servers x " << net.gpus_per_node() << " GPUs), "
+        << sim::network_model_name(p.options.model) << " network model\n";
+    out << "  strategy      dp=" << p.plan.dp << " tp=" << p.plan.tp << " pp=" << p.plan.pp
+        << " microbatches=" << p.plan.microbatches << "\n";
+    out << "  memory/GPU    " << human_quantity(Quantity::Size, res.memory_per_gpu_bytes) << "\n";
+    if (res.status != PointStatus::Evaluated) {
+      out << "  infeasible    " << res.message << "\n";
+    } else {
+      print_breakdown(out, p.sim.job());
+      out << "  throughput    " << std::setprecision(4) << res.samples_per_s << " samples/s\n";
+      print_links(out, net, p.sim);
+    }
+    if (!std::isnan(res.cost_usd)) out << "  cost          " << std::fixed << std::setprecision(0) << res.cost_usd << " USD\n";
+  }
+  if (trace_file) {
+    if (!p.simulated) throw BadInput("nothing to trace: the strategy does not fit in memory", "--trace");
+    const sim::Job job{"job0", &p.plan.graph, p.placement};
+    write_trace(ctx, sim::chrome_trace(net, std::span<const sim::Job>(&job, 1), p.sim));
+  }
+  return kExitOk;
+}
 
 }  // namespace
 

@@ -1,0 +1,169 @@
+// The point evaluator end to end: configuration -> network -> iteration plan -> simulation.
+#include "toposweep/point/evaluate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <initializer_list>
+#include <utility>
+
+#include "toposweep/collective/config_keys.hpp"
+#include "toposweep/opt/config_keys.hpp"
+#include "toposweep/point/config_keys.hpp"
+#include "toposweep/point/simulate_point.hpp"
+#include "toposweep/sim/config_keys.hpp"
+#include "toposweep/topology/config_keys.hpp"
+#include "toposweep/util/error.hpp"
+#include "toposweep/workload/config_keys.hpp"
+
+namespace toposweep {
+namespace {
+
+Config make_config(std::initializer_list<std::pair<const char*, const char*>> settings) {
+  KeyRegistry reg;
+  reg.add(util::config_keys());
+  reg.add(workload::config_keys());
+  reg.add(topology::config_keys());
+  reg.add(collective::config_keys());
+  reg.add(sim::config_keys());
+  reg.add(opt::config_keys());
+  reg.add(point::config_keys());
+  Config c;
+  for (const auto& [k, v] : settings) c.set(k, v, "test");
+  validate_and_default(c, reg);
+  return c;
+}
+
+Config small_bert(const char* model = "analytical") {
+  return make_config({{"topology.kind", "switch"},
+                      {"topology.servers", "4"},
+                      {"server.gpus", "4"},
+                      {"model.name", "bert-large"},
+                      {"simulate.network_model", model}});
+}
+
+void expect_same(const PointResult& a, const PointResult& b) {
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_DOUBLE_EQ(a.iteration_time_s, b.iteration_time_s);
+  EXPECT_DOUBLE_EQ(a.compute_time_s, b.compute_time_s);
+  EXPECT_DOUBLE_EQ(a.exposed_comm_time_s, b.exposed_comm_time_s);
+  EXPECT_DOUBLE_EQ(a.memory_per_gpu_bytes, b.memory_per_gpu_bytes);
+  EXPECT_EQ(a.dp, b.dp);
+}
+
+TEST(PointEvaluator, MatchesTheFullSimulationAndItsBreakdownAddsUp) {
+  const Config c = small_bert();
+  PointEvaluator ev;
+  const PointResult r = ev.evaluate(c);
+  ASSERT_EQ(r.status, PointStatus::Evaluated) << r.message;
+  const PointSimulation full = simulate_point(c);
+  expect_same(r, full.result);
+  EXPECT_NEAR(r.compute_time_s + r.exposed_comm_time_s + r.bubble_time_s, r.iteration_time_s,
+              1e-12 * r.iteration_time_s);
+  EXPECT_NEAR(r.samples_per_s, full.plan.global_batch / r.iteration_time_s, 1e-9 * r.samples_per_s);
+  EXPECT_EQ(r.dp * r.tp * r.pp, 16u);
+}
+
+TEST(PointEvaluator, CachedNetworkAndPlanGiveTheSameAnswers) {
+  const Config a = small_bert("analytical"), b = small_bert("flow");
+  Config c = small_bert();
+  c.set("topology.link_bandwidth", "25Gbps", "test");
+  PointEvaluator ev;
+  const PointResult ra = ev.evaluate(a), rb = ev.evaluate(b), rc = ev.evaluate(c), ra2 = ev.evaluate(a);
+  expect_same(ra, ra2);
+  PointEvaluator fresh_b, fresh_c;
+  expect_same(rb, fresh_b.evaluate(b));
+  expect_same(rc, fresh_c.evaluate(c));
+  // A slower network cannot make the iteration faster.
+  EXPECT_GE(rc.iteration_time_s, ra.iteration_time_s);
+}
+
+TEST(PointEvaluator, OneGpuIsComputeOnly) {
+  // One GPU (one server hanging off a switch): no communication at all, so the iteration is
+  // the sum of the compute tasks.
+  const std::string file = ::testing::TempDir() + "one_server.topo";
+  {
+    std::ofstream f(file);
+    f << "switch 1\n0 1 100Gbps\n1 0 100Gbps\n";
+  }
+  const Config c = make_config({{"topology.kind", "file"},
+                                {"topology.file", file.c_str()},
+                                {"server.gpus", "1"},
+                                {"model.name", "resnet50"}});
+  const PointSimulation p = simulate_point(c);
+  ASSERT_TRUE(p.simulated) << p.result.message;
+  double sum = 0;
+  for (const Task& t : p.plan.graph.tasks) {
+    EXPECT_EQ(t.kind, TaskKind::Compute);
+    sum += t.duration_s * t.repeat;
+  }
+  EXPECT_NEAR(p.result.iteration_time_s, sum, 1e-12 * sum);
+  EXPECT_NEAR(p.result.compute_time_s, sum, 1e-12 * sum);
+  EXPECT_DOUBLE_EQ(p.result.exposed_comm_time_s, 0.0);
+}
+
+TEST(PointEvaluator, MemoryInfeasibleIsAResultNotAnError) {
+  // GPT-3 175B weights alone (350 GB in fp16) cannot fit one 80 GB GPU.
+  const Config c = make_config({{"topology.kind", "switch"},
+                                {"topology.servers", "2"},
+                                {"server.gpus", "1"},
+                                {"model.name", "gpt3-175b"},
+                                {"model.batch_per_gpu", "1"}});
+  PointEvaluator ev;
+  const PointResult r = ev.evaluate(c);
+  EXPECT_EQ(r.status, PointStatus::Infeasible);
+  EXPECT_FALSE(r.message.empty());
+  EXPECT_GT(r.memory_per_gpu_bytes, 350e9);
+  EXPECT_TRUE(std::isnan(r.iteration_time_s));
+}
+
+TEST(PointEvaluator, InconsistentStrategyIsBadInput) {
+  const Config c = make_config({{"topology.kind", "switch"},
+                                {"topology.servers", "4"},
+                                {"server.gpus", "4"},
+                                {"model.name", "bert-large"},
+                                {"strategy.tp", "3"}});
+  PointEvaluator ev;
+  EXPECT_THROW(ev.evaluate(c), BadInput);
+}
+
+TEST(PointEvaluator, BadNetworkModelNamesTheKey) {
+  const Config c = small_bert("packet");
+  PointEvaluator ev;
+  try {
+    ev.evaluate(c);
+    FAIL() << "expected BadInput";
+  } catch (const BadInput& e) {
+    EXPECT_NE(e.where().find("simulate.network_model"), std::string::npos);
+  }
+}
+
+TEST(MultiJob, JobsOnDisjointServersOfAFullBisectionSwitchDoNotSlowEachOtherDown) {
+  // Two identical jobs on a switch: disjoint servers, disjoint links, same time as alone.
+  Config two = make_config({{"topology.kind", "switch"},
+                            {"topology.servers", "8"},
+                            {"server.gpus", "2"},
+                            {"simulate.network_model", "flow"},
+                            {"simulate.jobs", "bert-large:4,bert-large:4"}});
+  const MultiJobSimulation m = simulate_multijob(two);
+  ASSERT_EQ(m.sim.engine.jobs.size(), 2u);
+  Config one = two;
+  one.set("simulate.jobs", "bert-large:4", "test");
+  const MultiJobSimulation alone = simulate_multijob(one);
+  const double t = alone.sim.engine.jobs[0].iteration_time_s;
+  EXPECT_NEAR(m.sim.engine.jobs[0].iteration_time_s, t, 1e-9 * t);
+  EXPECT_NEAR(m.sim.engine.jobs[1].iteration_time_s, t, 1e-9 * t);
+  EXPECT_EQ(m.jobs[1].first_server, 4u);
+}
+
+TEST(MultiJob, BadJobListsAreBadInput) {
+  for (const char* jobs : {"bert-large", "bert-large:0", ":4", "bert-large:x", "bert-large:9"}) {
+    const Config c = make_config({{"topology.kind", "switch"}, {"topology.servers", "8"}, {"simulate.jobs", jobs}});
+    EXPECT_THROW(simulate_multijob(c), BadInput) << jobs;
+  }
+}
+
+}  // namespace
+}  // namespace toposweep
