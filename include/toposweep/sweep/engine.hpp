@@ -1,0 +1,70 @@
+#pragma once
+// The sweep engine: evaluates a range of a design space over the ranks of an MPI communicator
+// with dynamic load balancing, journals every chunk durably, and writes the HDF5 results once
+// every point is done. The engine never knows how a point is evaluated: it calls an injected
+// Evaluator (the CLI passes PointEvaluator; tests pass synthetic ones).
+// Only the C API is used; skip the deprecated C++ bindings (they do not compile warning-free).
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "toposweep/frontier/pareto.hpp"
+#include "toposweep/point/point_result.hpp"
+#include "toposweep/sweep/journal.hpp"
+#include "toposweep/sweep/space.hpp"
+#include "toposweep/util/log.hpp"
+
+namespace toposweep::sweep {
+
+using Evaluator = std::function<PointResult(const Config&)>;
+
+struct SweepOptions {
+  std::string out_path;
+  bool resume = false;
+  std::string keep = "all";        // "all" or "frontier"
+  std::uint64_t begin = 0;         // index range to evaluate: [begin, end)
+  std::uint64_t end = 0;
+  std::string slice;               // "K/N" when a job-array slice, else ""
+  std::vector<frontier::Objective> objectives;
+  double chunk_seconds = 0.5;      // target wall time of a chunk
+  std::uint64_t max_chunk_points = 4096;
+  double progress_interval_s = 2;
+  int compression = 1;
+  std::string config_text;         // the effective configuration, stored in the file
+};
+
+struct SweepSummary {
+  std::uint64_t points = 0;  // in the range
+  std::uint64_t evaluated = 0, infeasible = 0, failed = 0;
+  std::uint64_t done_this_run = 0;  // points evaluated by this invocation (all ranks)
+  std::uint64_t chunks_this_run = 0;
+  double seconds = 0;
+  std::vector<PointRecord> frontier_rows;  // rank 0 only
+};
+
+// Evaluate one point, turning exceptions into status 2 with the message (BadInput included: an
+// inconsistent design is a failed point, not a crashed sweep) and canonicalising NaNs.
+PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate);
+
+// Run the sweep on every rank of `comm` (collective). `stop_requested` is polled after every
+// point (a SIGTERM/SIGINT flag); when it fires on any rank, all ranks stop after their current
+// point, commit their journals and throw Interrupted. Bad input (a journal of another space,
+// an existing journal without `resume`) throws BadInput on every rank before anything is written.
+SweepSummary run_sweep(const Space& space, const SweepOptions& options, const Evaluator& evaluate, MPI_Comm comm,
+                       const Logger& log, const std::function<bool()>& stop_requested);
+
+// Merge slice files of one space into `options.out_path` (keep/objectives/compression from
+// `options`). Every file must carry the space's fingerprint; together they must cover the space
+// exactly once. Throws BadInput otherwise.
+SweepSummary merge_slices(const Space& space, const std::vector<std::string>& inputs, const SweepOptions& options);
+
+}  // namespace toposweep::sweep

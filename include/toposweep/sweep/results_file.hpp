@@ -1,0 +1,60 @@
+#pragma once
+// The HDF5 results file of a sweep (layout: docs/hdf5-schema.md). Written by one process (rank 0
+// after gathering through the journal) into OUT.partial and renamed, so an existing file is never
+// half-overwritten and the bytes of /points depend only on the points' values.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "toposweep/frontier/pareto.hpp"
+#include "toposweep/sweep/journal.hpp"
+#include "toposweep/sweep/space.hpp"
+
+namespace toposweep::sweep {
+
+struct ResultsMeta {
+  std::string config_text;   // the full effective configuration as INI text
+  std::string slice;         // "K/N" for a job-array slice, "" otherwise
+  std::uint64_t begin = 0;   // index range covered
+  std::uint64_t end = 0;
+  std::string keep = "all";  // "all" or "frontier"
+  std::vector<frontier::Objective> objectives;
+  int compression = 1;       // deflate level of /points, 0 = none
+};
+
+// Write `rows` (ascending by index) and the frontier (point indices, ascending) to `path`
+// atomically. With keep == "frontier" only the frontier rows go to /points. Throws RuntimeFailure.
+void write_results_file(const std::string& path, const Space& space, const std::vector<PointRecord>& rows,
+                        const std::vector<std::uint64_t>& frontier_indices, const ResultsMeta& meta);
+
+// Field names of /points in order, for a space.
+std::vector<std::string> point_field_names(const Space& space);
+
+// Reads a results file. Opening something that is not a toposweep results file is BadInput.
+class ResultsReader {
+ public:
+  explicit ResultsReader(const std::string& path, bool writable = false);
+  ~ResultsReader();
+  ResultsReader(const ResultsReader&) = delete;
+  ResultsReader& operator=(const ResultsReader&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string root_string(const std::string& name) const;
+  std::uint64_t root_u64(const std::string& name) const;
+  bool has_root_attribute(const std::string& name) const;
+  std::vector<std::string> point_fields() const;
+  std::uint64_t rows() const;
+  // Every row of /points with the messages of /failures.
+  std::vector<PointRecord> records() const;
+  std::vector<std::uint64_t> frontier() const;
+  std::string frontier_objectives() const;
+  // Replace /frontier (file opened writable).
+  void write_frontier(const std::vector<std::uint64_t>& indices, const std::string& objectives);
+
+ private:
+  std::string path_;
+  std::int64_t file_ = -1;  // hid_t
+};
+
+}  // namespace toposweep::sweep

@@ -1,0 +1,388 @@
+#include "toposweep/sweep/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+
+#include "toposweep/sweep/columns.hpp"
+#include "toposweep/sweep/results_file.hpp"
+#include "toposweep/util/error.hpp"
+
+namespace toposweep::sweep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Slots of the scheduling window on rank 0.
+enum Slot : int { kNext = 0, kDone = 1, kInfeasible = 2, kFailed = 3, kStop = 4, kSlots = 5 };
+
+void bcast_string(std::string& s, MPI_Comm comm) {
+  std::uint64_t n = s.size();
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm);
+  s.resize(n);
+  if (n) MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
+}
+
+// Run `f` on rank 0 and rethrow its exception, by category, on every rank, so that all ranks
+// leave together with the same exit status.
+template <class F>
+void on_rank0_shared(MPI_Comm comm, F&& f) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int kind = 0;  // 0 ok, 1 BadInput, 2 Interrupted, 3 other
+  std::string what, where;
+  if (rank == 0) {
+    try {
+      f();
+    } catch (const BadInput& e) {
+      kind = 1, what = e.what(), where = e.where();
+    } catch (const Interrupted& e) {
+      kind = 2, what = e.what();
+    } catch (const std::exception& e) {
+      kind = 3, what = e.what();
+    }
+  }
+  MPI_Bcast(&kind, 1, MPI_INT, 0, comm);
+  if (kind == 0) return;
+  bcast_string(what, comm);
+  bcast_string(where, comm);
+  if (kind == 1) throw BadInput(what, where);
+  if (kind == 2) throw Interrupted(what);
+  throw RuntimeFailure(what);
+}
+
+// The points still to do, as half-open index ranges, and position -> index decoding.
+struct TodoList {
+  std::vector<std::uint64_t> flat;  // begin0, end0, begin1, end1, ...
+  std::vector<std::uint64_t> before;  // points in earlier ranges
+  std::uint64_t total = 0;
+
+  void finish() {
+    before.clear();
+    total = 0;
+    for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
+      before.push_back(total);
+      total += flat[i + 1] - flat[i];
+    }
+  }
+  std::uint64_t index_at(std::uint64_t pos) const {
+    const auto it = std::upper_bound(before.begin(), before.end(), pos);
+    const std::size_t r = static_cast<std::size_t>(it - before.begin()) - 1;
+    return flat[2 * r] + (pos - before[r]);
+  }
+};
+
+TodoList todo_from(const std::vector<PointRecord>& done, std::uint64_t begin, std::uint64_t end) {
+  TodoList t;
+  std::uint64_t cur = begin;
+  for (const auto& r : done) {
+    if (r.index < cur || r.index >= end) continue;
+    if (r.index > cur) t.flat.insert(t.flat.end(), {cur, r.index});
+    cur = r.index + 1;
+  }
+  if (cur < end) t.flat.insert(t.flat.end(), {cur, end});
+  t.finish();
+  return t;
+}
+
+std::string format_eta(double s) {
+  char buf[32];
+  if (!std::isfinite(s)) return "?";
+  if (s < 120) std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else if (s < 7200) std::snprintf(buf, sizeof buf, "%.1fmin", s / 60);
+  else std::snprintf(buf, sizeof buf, "%.1fh", s / 3600);
+  return buf;
+}
+
+void count(SweepSummary& s, const PointRecord& r) {
+  switch (r.result.status) {
+    case PointStatus::Evaluated: ++s.evaluated; break;
+    case PointStatus::Infeasible: ++s.infeasible; break;
+    case PointStatus::Failed: ++s.failed; break;
+  }
+}
+
+// Rank 0's last step: everything is journaled; assemble, check, write, clean up.
+void write_output(const Space& space, const SweepOptions& o, const std::string& dir, SweepSummary& summary,
+                  const Logger& log) {
+  std::uint64_t dropped = 0;
+  auto rows = read_journal(dir, &dropped);
+  rows.erase(std::remove_if(rows.begin(), rows.end(),
+                            [&](const PointRecord& r) { return r.index < o.begin || r.index >= o.end; }),
+             rows.end());
+  if (rows.size() != o.end - o.begin)
+    throw RuntimeFailure("the journal " + dir + " holds " + std::to_string(rows.size()) + " of " +
+                         std::to_string(o.end - o.begin) + " points after the run; rerun with --resume");
+  summary.evaluated = summary.infeasible = summary.failed = 0;
+  for (const auto& r : rows) count(summary, r);
+  const auto front = frontier_indices(space, rows, o.objectives);
+  ResultsMeta meta;
+  meta.config_text = o.config_text;
+  meta.slice = o.slice;
+  meta.begin = o.begin;
+  meta.end = o.end;
+  meta.keep = o.keep;
+  meta.objectives = o.objectives;
+  meta.compression = o.compression;
+  const auto t0 = Clock::now();
+  write_results_file(o.out_path, space, rows, front, meta);
+  log.debug("sweep: wrote " + o.out_path + " in " + std::to_string(seconds_since(t0)) + " s");
+  remove_journal(dir);
+  std::size_t f = 0;
+  for (const auto& r : rows) {
+    while (f < front.size() && front[f] < r.index) ++f;
+    if (f < front.size() && front[f] == r.index) summary.frontier_rows.push_back(r);
+  }
+}
+
+}  // namespace
+
+PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate) {
+  PointRecord r;
+  r.index = index;
+  try {
+    r.result = evaluate(space.point_config(index));
+  } catch (const BadInput& e) {
+    r.result = PointResult{};
+    r.result.status = PointStatus::Failed;
+    r.result.message = std::string("bad input: ") + e.what() + " (" + e.where() + ")";
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    r.result = PointResult{};
+    r.result.status = PointStatus::Failed;
+    r.result.message = e.what();
+  }
+  if (r.result.status == PointStatus::Failed && r.result.message.empty()) r.result.message = "failed (no message)";
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  PointResult& x = r.result;
+  if (x.status != PointStatus::Evaluated) {
+    // The schema promises NaN times for points that were not evaluated.
+    x.iteration_time_s = x.compute_time_s = x.exposed_comm_time_s = x.bubble_time_s = x.samples_per_s = nan;
+  }
+  return r;
+}
+
+SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluator& evaluate, MPI_Comm comm,
+                       const Logger& log, const std::function<bool()>& stop_requested) {
+  const auto start_time = Clock::now();
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  if (o.end < o.begin || o.end > space.size()) throw RuntimeFailure("sweep range outside the space");
+  SweepSummary summary;
+  summary.points = o.end - o.begin;
+  const std::string dir = journal_dir_for(o.out_path);
+
+  // 1. Rank 0 checks the journal and works out what is left; everyone learns it.
+  TodoList todo;
+  std::uint32_t run = 0;
+  std::uint64_t prev[3] = {0, 0, 0};  // evaluated, infeasible, failed before this run
+  on_rank0_shared(comm, [&] {
+    const auto parent = std::filesystem::path(o.out_path).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent))
+      throw BadInput("the output directory " + parent.string() + " does not exist", "--out " + o.out_path);
+    const JournalHeader expected{space.fingerprint(), space.size(), o.begin, o.end};
+    const auto existing = read_journal_header(dir);
+    std::vector<PointRecord> done;
+    if (existing && !o.resume)
+      throw BadInput("an unfinished sweep's journal exists at " + dir +
+                         ": add --resume to continue it, or remove that directory to start afresh",
+                     "--out " + o.out_path);
+    if (existing && *existing != expected)
+      throw BadInput("the journal " + dir +
+                         " belongs to a different space, base configuration or slice; remove it or use the "
+                         "original configuration",
+                     "--resume");
+    if (!existing) create_journal(dir, expected, space.canonical_text());
+    run = next_run_number(dir);
+    if (existing) {
+      done = read_journal(dir);
+      for (const auto& r : done)
+        if (r.index >= o.begin && r.index < o.end) ++prev[static_cast<int>(r.result.status)];
+    }
+    todo = todo_from(done, o.begin, o.end);
+  });
+  std::uint64_t nflat = todo.flat.size();
+  MPI_Bcast(&nflat, 1, MPI_UINT64_T, 0, comm);
+  todo.flat.resize(nflat);
+  if (nflat) MPI_Bcast(todo.flat.data(), static_cast<int>(nflat), MPI_UINT64_T, 0, comm);
+  todo.finish();
+  MPI_Bcast(&run, 1, MPI_UINT32_T, 0, comm);
+  MPI_Bcast(prev, 3, MPI_UINT64_T, 0, comm);
+  const std::uint64_t already = prev[0] + prev[1] + prev[2];
+  if (rank == 0 && already)
+    log.info("sweep: resuming: " + std::to_string(already) + " of " + std::to_string(summary.points) +
+             " points already done");
+
+  // 2. Self-scheduling through an atomic counter on rank 0.
+  std::int64_t* slots = nullptr;
+  MPI_Win win;
+  MPI_Win_allocate(rank == 0 ? kSlots * sizeof(std::int64_t) : 0, sizeof(std::int64_t), MPI_INFO_NULL, comm, &slots,
+                   &win);
+  if (rank == 0) std::fill(slots, slots + kSlots, 0);
+  MPI_Barrier(comm);
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+
+  bool stopped_here = false;
+  std::uint64_t local_done = 0, local_chunks = 0;
+  {
+    JournalWriter journal(dir, run, rank);
+    double sec_per_point = -1;
+    std::int64_t next_chunk = 1;  // measure first, then size chunks to chunk_seconds
+    auto last_progress = Clock::now();
+    const auto loop_start = Clock::now();
+    auto print_progress = [&](bool final_line) {
+      std::int64_t c[3] = {0, 0, 0};
+      MPI_Get_accumulate(nullptr, 0, MPI_INT64_T, c, 3, MPI_INT64_T, 0, kDone, 3, MPI_INT64_T, MPI_NO_OP, win);
+      MPI_Win_flush(0, win);
+      const double el = seconds_since(loop_start);
+      const double done_run = static_cast<double>(c[0]);
+      const double rate = el > 0 ? done_run / el : 0;
+      const double left = static_cast<double>(todo.total) - done_run;
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "sweep: %llu/%llu points (%.1f%%), %.0f points/s, ETA %s, infeasible %llu, failed %llu",
+                    static_cast<unsigned long long>(already + c[0]), static_cast<unsigned long long>(summary.points),
+                    summary.points ? 100.0 * static_cast<double>(already + c[0]) / static_cast<double>(summary.points) : 100.0,
+                    rate, final_line ? "0s" : format_eta(rate > 0 ? left / rate : NAN).c_str(),
+                    static_cast<unsigned long long>(prev[1] + c[1]), static_cast<unsigned long long>(prev[2] + c[2]));
+      log.info(buf);
+    };
+    while (true) {
+      if (stop_requested()) stopped_here = true;
+      if (stopped_here) {
+        const std::int64_t one = 1;
+        MPI_Accumulate(&one, 1, MPI_INT64_T, 0, kStop, 1, MPI_INT64_T, MPI_REPLACE, win);
+        MPI_Win_flush(0, win);
+        break;
+      }
+      std::int64_t first = 0, stop = 0;
+      MPI_Fetch_and_op(&next_chunk, &first, MPI_INT64_T, 0, kNext, MPI_SUM, win);
+      MPI_Fetch_and_op(nullptr, &stop, MPI_INT64_T, 0, kStop, MPI_NO_OP, win);
+      MPI_Win_flush(0, win);
+      if (stop) break;
+      const auto total = static_cast<std::int64_t>(todo.total);
+      if (first >= total) break;
+      const std::int64_t last = std::min(total, first + next_chunk);
+      std::int64_t add[3] = {0, 0, 0};
+      const auto chunk_start = Clock::now();
+      std::int64_t n = 0;
+      for (std::int64_t pos = first; pos < last; ++pos) {
+        const PointRecord r = evaluate_point(space, todo.index_at(static_cast<std::uint64_t>(pos)), evaluate);
+        journal.add(r);
+        ++add[0];
+        if (r.result.status == PointStatus::Infeasible) ++add[1];
+        if (r.result.status == PointStatus::Failed) ++add[2];
+        ++n;
+        if (stop_requested()) {
+          stopped_here = true;  // drop the rest of the chunk; it is redone on resume
+          break;
+        }
+      }
+      journal.commit();
+      local_done += static_cast<std::uint64_t>(n);
+      ++local_chunks;
+      MPI_Accumulate(add, 3, MPI_INT64_T, 0, kDone, 3, MPI_INT64_T, MPI_SUM, win);
+      MPI_Win_flush(0, win);
+      // Size the next chunk from the measured cost; shrink near the end (guided scheduling).
+      const double per = seconds_since(chunk_start) / static_cast<double>(std::max<std::int64_t>(n, 1));
+      sec_per_point = sec_per_point < 0 ? per : 0.5 * sec_per_point + 0.5 * per;
+      double want = o.chunk_seconds / std::max(sec_per_point, 1e-9);
+      want = std::clamp(want, 1.0, static_cast<double>(o.max_chunk_points));
+      const double remaining = static_cast<double>(total - last);
+      want = std::min(want, std::max(1.0, remaining / (2.0 * ranks)));
+      next_chunk = static_cast<std::int64_t>(want);
+      if (rank == 0 && log.enabled(LogLevel::Info) && seconds_since(last_progress) >= o.progress_interval_s) {
+        print_progress(false);
+        last_progress = Clock::now();
+      }
+    }
+    if (rank == 0 && log.enabled(LogLevel::Info) && !stopped_here) {
+      // Only after everyone is done is the count final; the barrier below comes first.
+    }
+  }
+  int stopped_local = stopped_here ? 1 : 0, stopped_any = 0;
+  MPI_Allreduce(&stopped_local, &stopped_any, 1, MPI_INT, MPI_MAX, comm);
+  std::uint64_t totals[2] = {local_done, local_chunks}, sums[2] = {0, 0};
+  MPI_Allreduce(totals, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
+  summary.done_this_run = sums[0];
+  summary.chunks_this_run = sums[1];
+  MPI_Win_unlock_all(win);
+  MPI_Win_free(&win);
+  if (stopped_any)
+    throw Interrupted("sweep stopped by a signal after " + std::to_string(already + summary.done_this_run) + " of " +
+                      std::to_string(summary.points) + " points; progress is in " + dir +
+                      "; run the same command with --resume to continue");
+  if (rank == 0 && log.enabled(LogLevel::Info)) {
+    char buf[160];
+    const double el = seconds_since(start_time);
+    std::snprintf(buf, sizeof buf, "sweep: %llu/%llu points evaluated by %d rank(s) in %.2f s (%.0f points/s)",
+                  static_cast<unsigned long long>(already + summary.done_this_run),
+                  static_cast<unsigned long long>(summary.points), ranks, el,
+                  el > 0 ? static_cast<double>(summary.done_this_run) / el : 0.0);
+    log.info(buf);
+  }
+
+  // 3. Rank 0 writes the file from the journal (index order: independent of ranks and runs).
+  on_rank0_shared(comm, [&] { write_output(space, o, dir, summary, log); });
+  std::uint64_t counts[3] = {summary.evaluated, summary.infeasible, summary.failed};
+  MPI_Bcast(counts, 3, MPI_UINT64_T, 0, comm);
+  summary.evaluated = counts[0];
+  summary.infeasible = counts[1];
+  summary.failed = counts[2];
+  summary.seconds = seconds_since(start_time);
+  return summary;
+}
+
+SweepSummary merge_slices(const Space& space, const std::vector<std::string>& inputs, const SweepOptions& o) {
+  if (inputs.empty()) throw BadInput("no slice files to merge", "--merge");
+  char fp[17];
+  std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(space.fingerprint()));
+  std::vector<PointRecord> rows;
+  for (const auto& path : inputs) {
+    ResultsReader r(path);
+    if (r.root_string("space_fingerprint") != fp)
+      throw BadInput("this file comes from a different space than " + inputs.front(), path);
+    if (r.root_string("keep") != "all")
+      throw BadInput("a slice written with --keep frontier cannot be merged (it lacks the other points)", path);
+    auto part = r.records();
+    rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
+  std::sort(rows.begin(), rows.end(), [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].index != i) {
+      const bool dup = i > 0 && rows[i].index == rows[i - 1].index;
+      throw BadInput(dup ? "point " + std::to_string(rows[i].index) + " appears in two slice files"
+                         : "the slice files do not cover the space: point " + std::to_string(i) + " is missing",
+                     "--merge");
+    }
+  if (rows.size() != space.size())
+    throw BadInput("the slice files cover " + std::to_string(rows.size()) + " of " + std::to_string(space.size()) +
+                       " points",
+                   "--merge");
+  SweepSummary summary;
+  summary.points = rows.size();
+  for (const auto& r : rows) count(summary, r);
+  const auto front = frontier_indices(space, rows, o.objectives);
+  ResultsMeta meta;
+  meta.config_text = o.config_text;
+  meta.begin = 0;
+  meta.end = space.size();
+  meta.keep = o.keep;
+  meta.objectives = o.objectives;
+  meta.compression = o.compression;
+  write_results_file(o.out_path, space, rows, front, meta);
+  std::size_t f = 0;
+  for (const auto& r : rows) {
+    while (f < front.size() && front[f] < r.index) ++f;
+    if (f < front.size() && front[f] == r.index) summary.frontier_rows.push_back(r);
+  }
+  return summary;
+}
+
+}  // namespace toposweep::sweep
