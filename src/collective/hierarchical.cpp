@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <string>
 
 #include "toposweep/util/error.hpp"
@@ -98,14 +97,22 @@ std::vector<std::uint32_t> hierarchical_group_shape(const Network& net, const st
     throw BadInput("hierarchical: the dimensions hold " + std::to_string(product) + " NPUs but the network has " +
                        std::to_string(net.compute_count()),
                    "topology.dims");
-  std::vector<std::set<std::uint32_t>> used(dims.size());
-  for (VertexId v : members) {
-    const auto c = dimension_coordinates(dims, v);
-    for (std::size_t k = 0; k < dims.size(); ++k) used[k].insert(c[k]);
-  }
   std::vector<std::uint32_t> shape(dims.size());
+  if (members.size() == product) {  // distinct compute nodes, all of them: the whole grid
+    for (std::size_t k = 0; k < dims.size(); ++k) shape[k] = dims[k].size;
+    return shape;
+  }
+  std::vector<std::vector<char>> used(dims.size());
+  for (std::size_t k = 0; k < dims.size(); ++k) used[k].assign(dims[k].size, 0);
+  for (VertexId v : members) {
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      used[k][v % dims[k].size] = 1;
+      v /= dims[k].size;
+    }
+  }
   std::uint64_t grid = 1;
-  for (std::size_t k = 0; k < dims.size(); ++k) grid *= shape[k] = static_cast<std::uint32_t>(used[k].size());
+  for (std::size_t k = 0; k < dims.size(); ++k)
+    grid *= shape[k] = static_cast<std::uint32_t>(std::count(used[k].begin(), used[k].end(), 1));
   // Members are distinct, so they fill the product of their coordinate sets iff the counts match.
   if (grid != members.size())
     throw BadInput("hierarchical: the " + std::to_string(members.size()) +

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <set>
 #include <string>
 
 #include "toposweep/collective/forest.hpp"
@@ -23,16 +22,17 @@ void check_request(const Network& net, const CollectiveRequest& req) {
   if (!(req.bytes > 0)) throw BadInput("collective size must be positive", "collective bytes");
   if (req.nodes.empty()) throw BadInput("collective has no members", "collective members");
   if (req.gpus_per_node == 0) throw BadInput("gpus_per_node must be at least 1", "server.gpus");
-  std::set<VertexId> seen;
+  std::vector<char> seen(net.compute_count(), 0);
   for (VertexId v : req.nodes) {
     if (v >= net.compute_count())
       throw BadInput("member " + std::to_string(v) + " is not a compute node (the network has " +
                          std::to_string(net.compute_count()) + ")",
                      "collective members");
-    if (!seen.insert(v).second)
-      throw BadInput("member " + std::to_string(v) + " is listed twice", "collective members");
+    if (seen[v]) throw BadInput("member " + std::to_string(v) + " is listed twice", "collective members");
+    seen[v] = 1;
   }
-  if ((req.op == CollectiveOp::Broadcast || req.op == CollectiveOp::Reduce) && !seen.count(req.root))
+  if ((req.op == CollectiveOp::Broadcast || req.op == CollectiveOp::Reduce) &&
+      (req.root >= seen.size() || !seen[req.root]))
     throw BadInput("root " + std::to_string(req.root) + " is not a member of the group", "collective root");
 }
 

@@ -30,8 +30,12 @@ double path_latency(const Network& net, std::span<const ArcId> path) {
   return s;
 }
 
-RouteCache::RouteCache(const Network& net) : net_(&net) {
-  const std::uint32_t V = net.vertex_count();
+RouteCache::RouteCache(const Network& net) : net_(&net) {}
+
+void RouteCache::ensure_scratch() {
+  // Allocated on the first search only: closed-form plans never route and stay allocation-free.
+  if (!fwd_stamp_.empty()) return;
+  const std::uint32_t V = net_->vertex_count();
   fwd_stamp_.assign(V, 0);
   bwd_stamp_.assign(V, 0);
   fwd_parent_.assign(V, 0);
@@ -44,6 +48,7 @@ std::optional<std::vector<ArcId>> RouteCache::shortest_path(VertexId src, Vertex
   const Network& net = *net_;
   if (src == dst) return std::vector<ArcId>{};
   if (auto a = direct_arc(net, src, dst)) return std::vector<ArcId>{*a};
+  ensure_scratch();
   ++epoch_;
   if (epoch_ == 0) {  // wrapped: stale stamps could alias, so clear once every 2^32 queries
     std::fill(fwd_stamp_.begin(), fwd_stamp_.end(), 0);

@@ -52,6 +52,8 @@ class RouteCache {
   static constexpr std::uint32_t kMaxEcmpPaths = 256;
 
  private:
+  void ensure_scratch();
+
   const Network* net_;
   std::map<VertexId, std::vector<std::uint32_t>> dist_to_;
   std::map<std::pair<VertexId, VertexId>, std::vector<WeightedPath>> ecmp_;
