@@ -97,9 +97,9 @@ TEST(Space, RandomRoundTripOnALargeSpace) {
   const char* keys[] = {"topology.degree", "topology.servers", "server.gpus", "strategy.dp", "strategy.tp",
                         "strategy.pp"};
   for (const char* k : keys) {
-    ini += std::string(k) + " = ";
-    for (int v = 1; v <= 40; ++v) ini += (v > 1 ? "," : "") + std::to_string(v);
-    ini += "\n";
+    ini.append(k).append(" = ");
+    for (int v = 1; v <= 40; ++v) ini.append(v > 1 ? "," : "").append(std::to_string(v));
+    ini.append("\n");
   }
   ini += "topology.kind = a,b,c\n";
   const Space s = space_from(ini);
