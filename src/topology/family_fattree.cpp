@@ -56,7 +56,8 @@ Network build_fattree(const FatTreeSpec& spec, const std::string& where) {
   if (k < 4 || k % 2 != 0)
     throw BadInput("fat-tree radix must be an even number >= 4, got " + std::to_string(k), "topology.fattree_radix");
   if (!fits(ports, spec.tiers, k, spec.oversubscription))
-    throw BadInput(std::to_string(ports) + " server ports do not fit a " + std::to_string(spec.tiers) +
+    throw BadInput(std::to_string(ports) + " server ports (" + std::to_string(spec.servers) + " servers x degree " +
+                       std::to_string(spec.degree) + ") do not fit a " + std::to_string(spec.tiers) +
                        "-tier fat-tree of radix " + std::to_string(k) + " (radix " +
                        std::to_string(fattree_auto_radix(ports, spec.tiers, spec.oversubscription)) + " would)",
                    "topology.fattree_radix");
