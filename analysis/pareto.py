@@ -29,27 +29,41 @@ def parse_objectives(objectives):
 def pareto_mask(values):
     """Boolean mask of the non-dominated rows of `values` (n x k, every column minimised).
 
-    Rows are visited in lexicographic order: a dominating row is lexicographically smaller than the
-    row it dominates, so each row only has to be compared with the frontier found before it (and a
-    row dominated by a dominated row is dominated by a frontier row, by transitivity)."""
+    The lexicographically smallest remaining row is never dominated by a remaining row, nor by a
+    removed one (whatever dominated a removed row dominates this row too, by transitivity): take it
+    onto the frontier, drop every row it dominates, repeat. Equal rows do not dominate each other,
+    so they all stay. One vectorised pass per frontier row: O(n * frontier size)."""
     values = np.asarray(values, dtype=float)
     n = values.shape[0]
     mask = np.zeros(n, dtype=bool)
     if n == 0:
         return mask
-    order = np.lexsort(values.T[::-1])
-    kept = np.empty((0, values.shape[1]))
-    kept_rows = []
-    for row in order:
-        v = values[row]
-        if len(kept_rows):
-            no_worse = np.all(kept <= v, axis=1)
-            better = np.any(kept < v, axis=1)
-            if np.any(no_worse & better):
-                continue
-        kept = np.vstack([kept, v])
-        kept_rows.append(row)
-    mask[kept_rows] = True
+    if values.shape[1] == 2:
+        return _pareto_mask_2d(values)
+    remaining = np.lexsort(values.T[::-1])
+    while len(remaining):
+        head = remaining[0]
+        mask[head] = True
+        rest = values[remaining[1:]]
+        dominated = np.all(values[head] <= rest, axis=1) & np.any(values[head] < rest, axis=1)
+        remaining = remaining[1:][~dominated]
+    return mask
+
+
+def _pareto_mask_2d(values):
+    """Two objectives in O(n log n): (a, b) is dominated exactly when some point with the same a
+    has a smaller b, or some point with a smaller a has b no larger."""
+    a, b = values[:, 0], values[:, 1]
+    order = np.lexsort((b, a))
+    a_sorted, b_sorted = a[order], b[order]
+    group_start = np.r_[True, a_sorted[1:] != a_sorted[:-1]]
+    group_id = np.cumsum(group_start) - 1
+    group_min_b = b_sorted[group_start]  # sorted by b within a group, so the first is the least
+    # Least b over every group before this one (inf for the first group).
+    before = np.r_[np.inf, np.minimum.accumulate(group_min_b)[:-1]]
+    on = (b_sorted == group_min_b[group_id]) & (b_sorted < before[group_id])
+    mask = np.zeros(len(a), dtype=bool)
+    mask[order[on]] = True
     return mask
 
 

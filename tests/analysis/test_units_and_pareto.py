@@ -97,3 +97,10 @@ def test_best_time_at_cost_is_the_baseline_staircase():
     # Below the cheapest baseline point there is no baseline; the 20$ point never helps (6 > 5).
     assert np.isnan(got[0])
     assert got[1:].tolist() == [5.0, 5.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("dims", [2, 3, 4])
+def test_pareto_mask_equals_the_definition_on_larger_sets(dims):
+    rng = np.random.default_rng(dims)
+    values = rng.integers(0, 12, size=(250, dims)).tolist()  # many partial and full ties
+    assert np.array_equal(pareto_mask(values), brute_force(values))
