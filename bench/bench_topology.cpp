@@ -1,0 +1,85 @@
+// Build + all metrics (hops, bisection, ports, cost) for large topologies. Peak memory is the
+// process's ru_maxrss, so run one benchmark per process for a per-case figure:
+//   build-topo/bench/bench_topology --benchmark_filter=TopoOpt4096
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <sstream>
+
+#include "toposweep/topology/build.hpp"
+#include "toposweep/topology/config_keys.hpp"
+#include "toposweep/topology/edge_list.hpp"
+#include "toposweep/topology/report.hpp"
+
+namespace {
+
+using namespace toposweep;
+
+Config config(std::initializer_list<std::pair<const char*, const char*>> kv) {
+  Config c;
+  for (const auto& [k, v] : kv) c.set(k, v, "bench");
+  validate_and_default(c, KeyRegistry(topology::config_keys()));
+  return c;
+}
+
+double peak_rss_MiB() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;  // Linux reports KiB
+}
+
+void build_and_measure(benchmark::State& state, const Config& c) {
+  const topology::PriceTable table = topology::builtin_price_table();
+  for (auto _ : state) {
+    const Network net = build_network(c);
+    const topology::TopologyReport r = topology::describe_topology(net, table);
+    benchmark::DoNotOptimize(r.hops.mean_hops);
+    state.counters["arcs"] = net.arc_count();
+    state.counters["diameter"] = r.hops.diameter;
+    state.counters["mean_hops"] = r.hops.mean_hops;
+    state.counters["bisection_GBps"] = r.bisection.bandwidth_Bps / 1e9;
+  }
+  state.counters["peak_rss_MiB"] = peak_rss_MiB();
+}
+
+void BM_TopoOpt4096_d8(benchmark::State& state) {
+  build_and_measure(state, config({{"topology.kind", "topoopt"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
+}
+BENCHMARK(BM_TopoOpt4096_d8)->Unit(benchmark::kMillisecond);
+
+void BM_MultiDim16384(benchmark::State& state) {
+  build_and_measure(state, config({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8,ring:16,switch:32"},
+                                   {"topology.dim_bandwidth", "400GB/s,200GB/s,100GB/s,50GB/s"}}));
+}
+BENCHMARK(BM_MultiDim16384)->Unit(benchmark::kMillisecond);
+
+void BM_Expander4096_d8(benchmark::State& state) {
+  build_and_measure(state, config({{"topology.kind", "expander"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
+}
+BENCHMARK(BM_Expander4096_d8)->Unit(benchmark::kMillisecond);
+
+void BM_FatTree8192(benchmark::State& state) {
+  build_and_measure(state, config({{"topology.kind", "fattree"}, {"topology.servers", "8192"}, {"topology.degree", "1"}}));
+}
+BENCHMARK(BM_FatTree8192)->Unit(benchmark::kMillisecond);
+
+// All-pairs hop counts without the vertex-transitivity shortcut: the topoopt network read
+// back from its edge list (same arcs, no family knowledge), 64 sources per BFS sweep.
+void BM_AllPairsHops_TopoOpt4096_d8(benchmark::State& state) {
+  const Network original =
+      build_network(config({{"topology.kind", "topoopt"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
+  std::stringstream ss;
+  topology::write_edge_list(ss, original);
+  const Network net = topology::read_edge_list(ss, "bench", {});
+  for (auto _ : state) {
+    const topology::HopStats h = topology::hop_stats(net);
+    benchmark::DoNotOptimize(h.mean_hops);
+    state.counters["mean_hops"] = h.mean_hops;
+  }
+  state.counters["peak_rss_MiB"] = peak_rss_MiB();
+}
+BENCHMARK(BM_AllPairsHops_TopoOpt4096_d8)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
