@@ -215,3 +215,22 @@ def test_command_line_rejects_a_file_that_is_not_hdf5(tmp_path, capsys):
     bogus.write_text("hello")
     assert report.main([str(bogus), "--out", str(tmp_path / "r")]) == 2
     assert "cannot read results file" in capsys.readouterr().err
+
+
+def test_convergence_figure_from_a_real_alternating_optimization(tmp_path):
+    binary = os.environ.get("TOPOSWEEP_BINARY", "")
+    if not binary or not os.access(binary, os.X_OK):
+        pytest.skip(f"no toposweep binary (TOPOSWEEP_BINARY={binary!r})")
+    command = [binary, "optimize", "--target", "alternating", "--json", "--set", "model.name=resnet50",
+               "--set", "topology.kind=topoopt", "--set", "topology.servers=8", "--set", "topology.degree=4"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0 and "not built yet" in done.stderr:
+        pytest.skip(f"'toposweep optimize' is not built yet: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)
+    (tmp_path / "optimize.json").write_text(done.stdout)
+    table = convergence(output, str(tmp_path / "c.png"))
+    times = [float(r["iteration_time_s"]) for r in output["rounds"]]
+    assert len(table) == len(times) >= 1
+    assert table["best_so_far_s"].tolist() == [min(times[:i + 1]) for i in range(len(times))]
+    assert png_size(tmp_path / "c.png") == FIGURE_SIZE
