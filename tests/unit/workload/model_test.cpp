@@ -151,3 +151,20 @@ TEST(ModelJson, DescriptionCarriesTheContractFields) {
 
 }  // namespace
 }  // namespace toposweep
+
+namespace toposweep {
+namespace {
+
+TEST(ModelJson, ExampleFilesInInputsLoad) {
+  const std::string dir = std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/models/";
+  EXPECT_DOUBLE_EQ(load_model_file(dir + "example-mlp.json").parameters(),
+                   (1024.0 * 4096 + 4096) + (4096.0 * 4096 + 4096) + (4096.0 * 1024 + 1024));
+  const Model gpt = load_model_file(dir + "example-gpt-30b.json");
+  EXPECT_NEAR(gpt.parameters(), 30e9, 0.01 * 30e9);
+  const Model rec = load_model_file(dir + "example-recsys.json");
+  EXPECT_EQ(rec.tables.size(), 8u);
+  EXPECT_DOUBLE_EQ(rec.table_parameters(), 8 * 1e6 * 64);
+}
+
+}  // namespace
+}  // namespace toposweep
