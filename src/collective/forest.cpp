@@ -173,6 +173,10 @@ struct TreeGrower {
   }
 };
 
+// Work budget of the exact packing (trees x vertices^2 max-flows on graphs this small: ms).
+constexpr std::uint32_t kExactPackingMaxVertices = 16;
+constexpr std::uint64_t kExactPackingMaxTrees = 96;
+
 double packing_time(const ArcGraph& g, const std::vector<Arborescence>& trees) {
   std::vector<double> load(g.arcs.size(), 0);
   for (const auto& t : trees)
@@ -234,6 +238,21 @@ ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& w
     for (std::uint32_t k : {1u, 2u, 3u, 4u, 6u, 8u, 12u, 16u}) {
       attempt(k, true);
       if (best.complete) break;
+    }
+  }
+  // The greedy packing can fall short of the bound; on small relay-free networks Edmonds'
+  // theorem builds one that attains it.
+  std::vector<char> receives(g.vertex_count, 0);
+  for (VertexId v : receivers) receives[v] = 1;
+  const bool relay_free = std::all_of(receives.begin(), receives.end(), [](char c) { return c != 0; });
+  std::uint64_t W = 0;
+  for (std::uint32_t w : weight) W += w;
+  if (x > 0 && !best.complete && relay_free && g.vertex_count <= kExactPackingMaxVertices) {
+    for (std::uint32_t k = 1; k * W <= kExactPackingMaxTrees; ++k) {
+      if (auto exact = pack_forest_exact(g, weight, opt, unit_bytes, k)) {
+        best = std::move(*exact);
+        break;
+      }
     }
   }
   if (best.trees.empty()) attempt(1, false);  // one uncapacitated tree per source

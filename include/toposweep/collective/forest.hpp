@@ -9,6 +9,7 @@
 // S ranging over vertex sets holding some weight and missing at least one member, B+(S) the
 // bandwidth leaving S; the optimal time for units of D bytes is D / x*.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "toposweep/collective/plan.hpp"
@@ -61,6 +62,16 @@ struct ForestPacking {
 // `unit_bytes` is the data of one unit of weight.
 ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
                           const std::vector<VertexId>& receivers, const ForestOptimum& opt, double unit_bytes);
+
+// Exact packing for networks without relays (every vertex a receiver), by Edmonds' branching
+// theorem: arc-disjoint spanning arborescences with root sets R_i exist iff every nonempty S has
+// in-degree >= #{i : R_i misses S}. Trees are grown one arc at a time, each arc kept only if the
+// condition still holds (Lovasz's proof; one max-flow per vertex per test). With capacities
+// floor(k b_e / x*) a complete packing of k w_u trees per source takes exactly the optimal time.
+// nullopt when the rounded capacities violate the condition for this k. Cost grows like
+// trees x vertices^2 max-flows: meant for small networks.
+std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
+                                               const ForestOptimum& opt, double unit_bytes, std::uint32_t k);
 
 struct ForestSchedule {
   double optimal_time_s = 0;  // bandwidth time of the exact optimum (all phases)
