@@ -1,0 +1,135 @@
+#!/bin/bash
+# MPI tests of `toposweep sweep`. One mode per CTest test; see CMakeLists.txt for the environment.
+set -u
+MODE=$1
+SPACE=$TEST_DIR/space.ini
+SIZE=1024
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/toposweep-mpi-$MODE.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+sweep() {  # sweep RANKS ARGS...
+  local n=$1; shift
+  "$MPIRUN" -n "$n" "$TOPOSWEEP" sweep --config "$SPACE" --log-level warn "$@"
+}
+# /points and /frontier as h5dump prints them, without the line naming the file.
+dump() { "$H5DUMP" -d /points -d /frontier "$1" | tail -n +2; }
+
+# Start a sweep in the background with a per-point cost, so it can be interrupted mid-run.
+start_slow() {  # start_slow RANKS OUT [extra args]
+  local n=$1 out=$2; shift 2
+  "$MPIRUN" -n "$n" "$TOPOSWEEP" sweep --config "$SPACE" --log-level warn --out "$out" \
+    --set sweep.synthetic_cost=3ms "$@" > /dev/null 2> slow.err &
+  SLOW_PID=$!
+}
+# The rank processes of the mpirun started last (children of mpirun).
+rank_pids() { pgrep -P "$SLOW_PID" 2> /dev/null | tr '\n' ' '; }
+
+case "$MODE" in
+  smoke_n2 | smoke_n4)
+    n=${MODE#smoke_n}
+    sweep "$n" --out r.h5 > out.txt || fail "sweep -n $n exited $?"
+    grep -q "wrote r.h5: $SIZE points" out.txt || fail "no summary line: $(cat out.txt)"
+    "$PYTHON" "$TEST_DIR/check_results.py" r.h5 $SIZE || fail "h5py check"
+    ;;
+  identical_points)
+    for n in 1 2 4; do
+      sweep $n --out r$n.h5 > /dev/null || fail "sweep -n $n"
+      dump r$n.h5 > d$n.txt
+    done
+    [ -s d1.txt ] || fail "empty dump"
+    cmp -s d1.txt d2.txt || fail "/points differ between 1 and 2 ranks"
+    cmp -s d1.txt d4.txt || fail "/points differ between 1 and 4 ranks"
+    # The frontier printed by `frontier` matches the stored one.
+    "$TOPOSWEEP" frontier r4.h5 --json > f.json || fail "frontier command"
+    "$PYTHON" - r4.h5 f.json << 'PY' || fail "frontier --json vs /frontier"
+import h5py, json, sys
+stored = list(h5py.File(sys.argv[1])["/frontier"][:])
+printed = [p["index"] for p in json.load(open(sys.argv[2]))["frontier"]]
+assert stored == printed, (stored, printed)
+PY
+    ;;
+  kill9_resume)
+    sweep 2 --out clean.h5 > /dev/null || fail "clean run"
+    RANDOM=20261122
+    for round in 1 2 3; do
+      if [ $round = 1 ]; then start_slow 2 k.h5; else start_slow 2 k.h5 --resume; fi
+      # Wait until this run has started evaluating (its journal part files exist), then kill at a
+      # random moment within the next ~0.6 s.
+      for _ in $(seq 100); do
+        [ -n "$(ls k.h5.journal/run-000$((round - 1))-* 2> /dev/null)" ] && break
+        sleep 0.1
+      done
+      sleep "$(printf '0.%02d' $((RANDOM % 60)))"
+      pids=$(rank_pids)
+      # kill -9 the ranks and mpirun at once: a lost node, an OOM kill.
+      kill -9 $pids "$SLOW_PID" 2> /dev/null
+      wait "$SLOW_PID" 2> /dev/null
+      [ -f k.h5 ] && fail "an output appeared from an interrupted run (round $round)"
+      [ -d k.h5.journal ] || fail "no journal after kill -9 (round $round)"
+      echo "round $round: journal holds $(cat k.h5.journal/*.log 2> /dev/null | wc -c) bytes"
+    done
+    [ "$(cat k.h5.journal/*.log | wc -c)" -gt 0 ] || fail "the kills all came before any progress"
+    sweep 2 --out k.h5 --resume > /dev/null || fail "final resume exited $?"
+    [ -d k.h5.journal ] && fail "journal left behind"
+    cmp -s <(dump clean.h5) <(dump k.h5) || fail "resumed /points differ from a clean run"
+    ;;
+  sigterm_resume)
+    sweep 1 --out clean.h5 > /dev/null || fail "clean run"
+    start_slow 2 t.h5
+    sleep 1.5
+    pids=$(rank_pids)
+    [ -n "$pids" ] || fail "no rank processes"
+    t0=$(date +%s%N)
+    kill -TERM $pids  # what Slurm does at a time limit: every task gets SIGTERM
+    wait "$SLOW_PID"
+    rc=$?
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    [ $rc = 3 ] || fail "SIGTERM gave exit $rc, expected 3 ($(cat slow.err))"
+    [ $ms -lt 10000 ] || fail "took $ms ms to stop"
+    grep -q "resume" slow.err || fail "no resume hint: $(cat slow.err)"
+    [ -f t.h5 ] && fail "output written by an interrupted run"
+    sweep 2 --out t.h5 --resume > /dev/null || fail "resume exited $?"
+    cmp -s <(dump clean.h5) <(dump t.h5) || fail "resumed /points differ from a clean run"
+    echo "stopped in $ms ms"
+    ;;
+  readers)
+    sweep 2 --out r.h5 > /dev/null || fail "sweep"
+    "$H5DUMP" -H r.h5 > h.txt || fail "h5dump cannot read the file"
+    for name in points frontier failures space subspaces; do grep -q "\"$name\"" h.txt || fail "h5dump: no $name"; done
+    "$PYTHON" "$TEST_DIR/check_results.py" r.h5 $SIZE || fail "h5py check"
+    ;;
+  bad_input)
+    echo precious > r.h5
+    # A malformed sub-space key: exit 2, one error line, the existing file untouched.
+    "$MPIRUN" -n 2 "$TOPOSWEEP" sweep --config "$SPACE" --set space.grid.topology.degre=4 --out r.h5 \
+      > out.txt 2> err.txt
+    rc=$?
+    [ $rc = 2 ] || fail "bad key gave exit $rc"
+    [ "$(grep -c 'toposweep: error:' err.txt)" = 1 ] || fail "expected one error line: $(cat err.txt)"
+    grep -q "did you mean 'topology.degree'" err.txt || fail "no suggestion: $(cat err.txt)"
+    [ "$(cat r.h5)" = precious ] || fail "existing output touched"
+    # Resuming with a different space is refused.
+    start_slow 1 s.h5
+    sleep 1
+    kill -TERM $(rank_pids)
+    wait "$SLOW_PID"
+    "$MPIRUN" -n 2 "$TOPOSWEEP" sweep --config "$SPACE" --set space.kinds.topology.degree=4 --out s.h5 --resume \
+      > /dev/null 2> err.txt
+    rc=$?
+    [ $rc = 2 ] || fail "resume with another space gave exit $rc"
+    grep -q "different space" err.txt || fail "message: $(cat err.txt)"
+    ;;
+  slices)
+    sweep 2 --out whole.h5 > /dev/null || fail "whole"
+    for k in 0 1 2; do sweep 1 --out slice_$k.h5 --slice $k/3 > /dev/null || fail "slice $k"; done
+    "$TOPOSWEEP" sweep --config "$SPACE" --merge slice_2.h5 slice_0.h5 slice_1.h5 --out all.h5 --log-level warn \
+      > /dev/null || fail "merge"
+    cmp -s <(dump whole.h5) <(dump all.h5) || fail "merged /points or /frontier differ from a single job"
+    "$TOPOSWEEP" sweep --config "$SPACE" --merge slice_0.h5 slice_1.h5 --out bad.h5 > /dev/null 2>&1
+    [ $? = 2 ] || fail "an incomplete merge was not refused"
+    ;;
+  *) fail "unknown mode $MODE" ;;
+esac
+echo "ok: $MODE"
