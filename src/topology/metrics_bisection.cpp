@@ -1,6 +1,7 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -32,6 +33,20 @@ Bisection exact_bisection(const Network& net) {
     const std::uint32_t low = mask & -mask, ripple = mask + low;
     mask = (((ripple ^ mask) >> 2) / low) | ripple;
     if (half == 0) break;
+  }
+  return {best, "exact"};
+}
+
+// Small networks with switches: every vertex subset holding floor(C/2) compute nodes.
+Bisection exact_bisection_with_switches(const Network& net) {
+  const std::uint32_t V = net.vertex_count(), C = net.compute_count();
+  const std::uint32_t compute_mask = (1u << C) - 1;
+  double best = std::numeric_limits<double>::infinity();
+  std::vector<int> side(V);
+  for (std::uint32_t mask = 0; mask < (1u << V); ++mask) {
+    if (static_cast<std::uint32_t>(std::popcount(mask & compute_mask)) != C / 2) continue;
+    for (std::uint32_t v = 0; v < V; ++v) side[v] = (mask >> v) & 1u;
+    best = std::min(best, cut_of(net, side));
   }
   return {best, "exact"};
 }
@@ -104,6 +119,7 @@ Bisection bisection_bandwidth(const Network& net) {
   if (net.compute_count() < 2) return {0, "exact"};
   if (net.info().bisection_closed_form_Bps > 0) return {net.info().bisection_closed_form_Bps, "closed_form"};
   if (net.switch_count() == 0 && net.compute_count() <= 20) return exact_bisection(net);
+  if (net.vertex_count() <= 18) return exact_bisection_with_switches(net);
   return metis_bisection(net);
 }
 

@@ -29,8 +29,10 @@ nlohmann::json report_json(const Network& net, const TopologyReport& r, bool wit
   j["gpus_per_server"] = net.gpus_per_node();
   j["intra_bandwidth_Bps"] = net.intra_bandwidth_Bps();
   j["links"] = net.arc_count();
-  // Ports per server where uniform (INTERFACE.md: "degree"), else null.
-  j["degree"] = r.ports.min_ports == r.ports.max_ports ? json(r.ports.min_ports) : json(nullptr);
+  // Ports per server (INTERFACE.md "degree"): the family's configured degree, else the
+  // measured one where uniform, else null.
+  if (info.degree > 0) j["degree"] = info.degree;
+  else j["degree"] = r.ports.min_ports == r.ports.max_ports ? json(r.ports.min_ports) : json(nullptr);
   j["ports_per_server_min"] = r.ports.min_ports;
   j["ports_per_server_max"] = r.ports.max_ports;
   j["ports_total"] = r.ports.total_ports;
@@ -107,7 +109,7 @@ std::string report_text(const Network& net, const TopologyReport& r) {
   o << "ports      " << r.ports.min_ports;
   if (r.ports.max_ports != r.ports.min_ports) o << "-" << r.ports.max_ports;
   o << " per server, egress " << human_quantity(Quantity::Bandwidth, r.ports.min_egress_Bps);
-  if (r.ports.max_egress_Bps != r.ports.min_egress_Bps)
+  if (r.ports.max_egress_Bps > r.ports.min_egress_Bps * (1 + 1e-9))  // not just rounding
     o << "-" << human_quantity(Quantity::Bandwidth, r.ports.max_egress_Bps);
   o << "\n";
   o << "hops       diameter " << r.hops.diameter << ", mean " << r.hops.mean_hops;

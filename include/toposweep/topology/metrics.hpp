@@ -26,8 +26,9 @@ void require_connected(const Network& network, const std::string& where);
 
 // Minimum over balanced splits of the compute nodes (sizes floor(C/2) and ceil(C/2), switches
 // on either side) of the bandwidth leaving one side, whichever side is smaller: B/s, one direction.
-// method "closed_form": the family's formula; "exact": enumeration (<= 20 compute nodes, no
-// switches); "metis_estimate": METIS bisection of the bandwidth-weighted graph, an upper bound.
+// method "closed_form": the family's formula; "exact": enumeration (<= 20 compute nodes and no
+// switches, or <= 18 vertices); "metis_estimate": METIS bisection of the bandwidth-weighted
+// graph, an upper bound.
 struct Bisection {
   double bandwidth_Bps = 0;
   std::string method;

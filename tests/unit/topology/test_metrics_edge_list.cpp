@@ -112,6 +112,18 @@ TEST(Bisection, ExactEnumerationMatchesClosedForms) {
   EXPECT_DOUBLE_EQ(exact_torus.bandwidth_Bps, 8e9);
 }
 
+TEST(Bisection, ExactWithSwitchesOnSmallNetworks) {
+  // Star of 5 servers on one switch, 1 GB/s links: the best split puts 2 servers alone, cut
+  // 2 GB/s (the switch may sit on either side). Plus a 0-1 shortcut at 3 GB/s, splitting
+  // {0,1} from the rest is no better than splitting {2,3}: still 2 GB/s.
+  std::string text = "switch 5\n";
+  for (int v = 0; v < 5; ++v) text += std::to_string(v) + " 5 1GB/s\n5 " + std::to_string(v) + " 1GB/s\n";
+  std::istringstream in(text + "0 1 3GB/s\n1 0 3GB/s\n");
+  const Bisection b = bisection_bandwidth(read_edge_list(in, "star", {}));
+  EXPECT_EQ(b.method, "exact");
+  EXPECT_DOUBLE_EQ(b.bandwidth_Bps, 2e9);
+}
+
 TEST(Bisection, MetisEstimateIsAnUpperBoundAndFindsTheTorusCut) {
   TorusSpec t;
   t.dims = {8, 8};
