@@ -240,16 +240,13 @@ ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& w
       if (best.complete) break;
     }
   }
-  // The greedy packing can fall short of the bound; on small relay-free networks Edmonds'
-  // theorem builds one that attains it.
-  std::vector<char> receives(g.vertex_count, 0);
-  for (VertexId v : receivers) receives[v] = 1;
-  const bool relay_free = std::all_of(receives.begin(), receives.end(), [](char c) { return c != 0; });
+  // The greedy packing can fall short of the bound; on small networks the exact packing
+  // (splitting off relays, then Edmonds' branching theorem) attains it.
   std::uint64_t W = 0;
   for (std::uint32_t w : weight) W += w;
-  if (x > 0 && !best.complete && relay_free && g.vertex_count <= kExactPackingMaxVertices) {
+  if (x > 0 && !best.complete && g.vertex_count <= kExactPackingMaxVertices) {
     for (std::uint32_t k = 1; k * W <= kExactPackingMaxTrees; ++k) {
-      if (auto exact = pack_forest_exact(g, weight, opt, unit_bytes, k)) {
+      if (auto exact = pack_forest_exact(g, weight, receivers, opt, unit_bytes, k)) {
         best = std::move(*exact);
         break;
       }

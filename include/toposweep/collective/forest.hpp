@@ -63,15 +63,19 @@ struct ForestPacking {
 ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
                           const std::vector<VertexId>& receivers, const ForestOptimum& opt, double unit_bytes);
 
-// Exact packing for networks without relays (every vertex a receiver), by Edmonds' branching
-// theorem: arc-disjoint spanning arborescences with root sets R_i exist iff every nonempty S has
-// in-degree >= #{i : R_i misses S}. Trees are grown one arc at a time, each arc kept only if the
-// condition still holds (Lovasz's proof; one max-flow per vertex per test). With capacities
-// floor(k b_e / x*) a complete packing of k w_u trees per source takes exactly the optimal time.
-// nullopt when the rounded capacities violate the condition for this k. Cost grows like
+// Exact packing with capacities floor(k b_e / x*), which a complete packing of k w_u trees per
+// source uses in exactly the optimal time. Relays (vertices that are not receivers, e.g.
+// switches) are first removed by splitting off arc pairs u->z, z->w into u->w while the cut
+// condition holds (complete splitting exists when each relay's in- and out-capacity are equal:
+// Frank's theorem for rooted connectivity); then Edmonds' branching theorem (arc-disjoint
+// spanning arborescences with root sets R_i exist iff every nonempty S has in-degree >=
+// #{i : R_i misses S}) grows the trees one arc at a time, keeping an arc only if the condition
+// still holds (Lovasz's proof). Split arcs expand back into their paths. nullopt when rounding
+// to whole trees violates the condition for this k, or a relay is not Eulerian. Costs about
 // trees x vertices^2 max-flows: meant for small networks.
 std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
-                                               const ForestOptimum& opt, double unit_bytes, std::uint32_t k);
+                                               const std::vector<VertexId>& receivers, const ForestOptimum& opt,
+                                               double unit_bytes, std::uint32_t k);
 
 struct ForestSchedule {
   double optimal_time_s = 0;  // bandwidth time of the exact optimum (all phases)

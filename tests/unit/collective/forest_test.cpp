@@ -180,6 +180,44 @@ TEST(ForestOptimum, MatchesBruteForceOnRandomHeterogeneousGraphs) {
   RecordProperty("worst_built_over_optimal", std::to_string(worst_gap));
 }
 
+TEST(ForestPacking, ExactPackingAttainsTheBoundThroughSwitches) {
+  // Symmetric heterogeneous networks with one or two switches (relays): splitting off the
+  // switches and Edmonds' branching theorem must give a packing at exactly the optimal time.
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::uint32_t computes = 3 + trial % 5, switches = 1 + trial % 2;
+    NetworkBuilder b(computes);
+    b.add_switches(switches);
+    const std::uint32_t V = computes + switches;
+    std::uniform_int_distribution<int> bw(1, 4), vert(0, static_cast<int>(V) - 1);
+    for (std::uint32_t i = 0; i < V; ++i) b.add_link(i, (i + 1) % V, bw(rng) * 1e9);
+    for (int e = 0; e < 3 + trial % 5; ++e) {
+      const auto u = static_cast<VertexId>(vert(rng)), v = static_cast<VertexId>(vert(rng));
+      if (u != v) b.add_link(u, v, bw(rng) * 1e9);
+    }
+    const Network net = std::move(b).build();
+    // All compute nodes, or all but the last (which then relays too).
+    std::vector<VertexId> members = testnet::iota_nodes(trial % 3 == 0 ? computes - 1 : computes);
+    const ArcGraph g = arc_graph(net);
+    const auto w = unit_weights(net, members);
+    const ForestOptimum opt = forest_optimum(g, w, members);
+    ASSERT_NEAR(opt.rate_Bps(), brute_force_rate(g, w, members), opt.rate_Bps() * 1e-12);
+    const double unit = kM / members.size();
+    bool found = false;
+    for (std::uint32_t k = 1; k * members.size() <= 96 && !found; ++k) {
+      if (auto exact = pack_forest_exact(g, w, members, opt, unit, k)) {
+        found = true;
+        EXPECT_TRUE(exact->complete);
+        EXPECT_EQ(exact->trees.size(), k * members.size());
+        check_packing(g, members, opt, *exact, unit);
+        EXPECT_NEAR(exact->time_s, unit / opt.rate_Bps(), unit / opt.rate_Bps() * 1e-9) << "trial " << trial;
+      }
+    }
+    EXPECT_TRUE(found) << "trial " << trial;
+    EXPECT_TRUE(pack_forest(g, w, members, opt, unit).complete) << "trial " << trial;
+  }
+}
+
 // Nash-Williams--Tutte: the number of edge-disjoint spanning trees of an undirected multigraph is
 // min over partitions P of floor(|E(P)| / (|P| - 1)), |E(P)| the edges between parts. Each such
 // tree, oriented away from a root, is an arborescence, so the broadcast rate from any root
