@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 
 #include "toposweep/util/error.hpp"
@@ -58,9 +59,17 @@ class IterationBuilder {
   void close_bucket(std::uint32_t stage, std::uint32_t micro);
   void emit_optimizer(std::uint32_t stage);
   void flush(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
-  TaskId add_task(const Task& t, std::vector<TaskId> deps);
+  TaskId add_task(const Task& t, std::initializer_list<TaskId> deps);
+  TaskId add_task_with_pending(const Task& t, TaskId also);  // next_deps_ + also
   double embedding_lookup_seconds() const;
-  std::uint32_t label(const std::string& name);
+  // Task labels, registered in the graph on first use.
+  enum Label : std::uint8_t {
+    kForward, kBackward, kTpAllReduce, kMpAllGather, kMpAllToAll, kMpReduceScatter, kMpOther, kEmbeddingExchange,
+    kDpAllReduce, kDpReduceScatter, kDpAllGather, kPpSendForward, kPpSendBackward, kOptimizer, kLabelCount
+  };
+  std::uint32_t label(Label l);
+  std::uint32_t label_ids_[kLabelCount] = {};
+  std::vector<TaskId> scratch_;
 
   const Workload& w_;
   const Strategy& s_;
@@ -87,7 +96,6 @@ class IterationBuilder {
   std::vector<TaskId> exchanges_;   // embedding exchanges not yet waited for
   std::uint32_t exchange_stream_ = kNoSet;
   std::map<std::uint32_t, std::uint32_t> mp_sets_, replica_sets_;
-  std::map<std::string, std::uint32_t> labels_;
   double total_flops_ = 0;
   // Folding state: compute and one kind of collective on the compute stream.
   double pend_flops_ = 0, pend_seconds_ = 0;
@@ -101,17 +109,33 @@ class IterationBuilder {
   static constexpr TaskId kNone = ~TaskId{0};
 };
 
-std::uint32_t IterationBuilder::label(const std::string& name) {
-  auto it = labels_.find(name);
-  if (it != labels_.end()) return it->second;
-  return labels_[name] = g_.add_label(name);
+std::uint32_t IterationBuilder::label(Label l) {
+  static constexpr const char* kNames[kLabelCount] = {
+      "forward",    "backward",           "tp_allreduce", "mp_allgather",     "mp_alltoall",
+      "mp_reducescatter", "mp_other",     "embedding_exchange", "dp_allreduce", "dp_reducescatter",
+      "dp_allgather", "pp_send_forward", "pp_send_backward", "optimizer"};
+  if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
+  return label_ids_[l];
 }
 
-TaskId IterationBuilder::add_task(const Task& t, std::vector<TaskId> deps) {
-  deps.erase(std::remove(deps.begin(), deps.end(), kNone), deps.end());
-  std::sort(deps.begin(), deps.end());
-  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-  return g_.add(t, deps);
+TaskId IterationBuilder::add_task(const Task& t, std::initializer_list<TaskId> deps) {
+  scratch_.clear();
+  for (TaskId d : deps)
+    if (d != kNone) scratch_.push_back(d);
+  std::sort(scratch_.begin(), scratch_.end());
+  scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+  return g_.add(t, scratch_);
+}
+
+TaskId IterationBuilder::add_task_with_pending(const Task& t, TaskId also) {
+  scratch_.clear();
+  for (TaskId d : next_deps_)
+    if (d != kNone) scratch_.push_back(d);
+  if (also != kNone) scratch_.push_back(also);
+  std::sort(scratch_.begin(), scratch_.end());
+  scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+  next_deps_.clear();
+  return g_.add(t, scratch_);
 }
 
 double IterationBuilder::embedding_lookup_seconds() const {
@@ -328,11 +352,8 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
     t.stage = stage;
     t.layer = pend_layer_;
     t.microbatch = micro;
-    t.label = label(fwd ? "forward" : "backward");
-    auto deps = next_deps_;
-    deps.push_back(last_compute_[stage]);
-    last_compute_[stage] = add_task(t, deps);
-    next_deps_.clear();
+    t.label = label(fwd ? kForward : kBackward);
+    last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
     total_flops_ += pend_flops_ * gpus_ / s_.pp;
   }
   if (pend_comm_) {
@@ -349,13 +370,12 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
     t.stage = stage;
     t.layer = pend_op_.layer;
     t.microbatch = micro;
-    t.label = label(pend_op_.purpose == CommPurpose::TensorParallel && pend_op_.op == CollectiveOp::AllReduce
-                        ? "tp_allreduce"
-                        : std::string("mp_") + std::string(collective_op_name(pend_op_.op)));
-    auto deps = next_deps_;
-    deps.push_back(last_compute_[stage]);
-    last_compute_[stage] = add_task(t, deps);
-    next_deps_.clear();
+    t.label = label(pend_op_.op == CollectiveOp::AllReduce       ? kTpAllReduce
+                    : pend_op_.op == CollectiveOp::AllGather     ? kMpAllGather
+                    : pend_op_.op == CollectiveOp::AllToAll      ? kMpAllToAll
+                    : pend_op_.op == CollectiveOp::ReduceScatter ? kMpReduceScatter
+                                                                 : kMpOther);
+    last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
   }
   pend_flops_ = pend_seconds_ = 0;
   pend_compute_ = pend_comm_ = false;
@@ -435,7 +455,7 @@ void IterationBuilder::emit_exchange(std::uint32_t stage, std::uint32_t micro, T
     t.group_set = x.group_set;
     t.stage = stage;
     t.microbatch = micro;
-    t.label = label("embedding_exchange");
+    t.label = label(kEmbeddingExchange);
     exchanges_.push_back(add_task(t, {last_compute_[stage]}));
   }
 }
@@ -453,7 +473,7 @@ void IterationBuilder::close_bucket(std::uint32_t stage, std::uint32_t micro) {
   t.group_set = bucket_set_;
   t.stage = stage;
   t.microbatch = micro;
-  t.label = label(s_.zero1 ? "dp_reducescatter" : "dp_allreduce");
+  t.label = label(s_.zero1 ? kDpReduceScatter : kDpAllReduce);
   last_dp_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
   bucket_bytes_ = 0;
 }
@@ -494,7 +514,7 @@ void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool 
   t.bytes = mb_ * elements * w_.bytes_per_element;
   t.stage = stage;
   t.microbatch = micro;
-  t.label = label(forward ? "pp_send_forward" : "pp_send_backward");
+  t.label = label(forward ? kPpSendForward : kPpSendBackward);
   t.stream = forward ? send_fwd_stream_[stage] : send_bwd_stream_[stage];
   t.group_set = forward ? pp_fwd_set_[stage] : pp_bwd_set_[stage];
   (forward ? sent_fwd_ : sent_bwd_)[stage][micro] = add_task(t, {last_compute_[stage]});
@@ -508,7 +528,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   t.stream = compute_stream_[stage];
   t.duration_s = params * kOptimizerBytesPerParam / w_.device.hbm_Bps;
   t.stage = stage;
-  t.label = label("optimizer");
+  t.label = label(kOptimizer);
   last_compute_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
   if (s_.zero1 && dp_set_[stage] != kNoSet) {
     Task ag;
@@ -521,7 +541,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
     ag.bytes = programs_[stage].local_params * w_.bytes_per_element;  // gathered weights
     ag.group_set = dp_set_[stage];
     ag.stage = stage;
-    ag.label = label("dp_allgather");
+    ag.label = label(kDpAllGather);
     last_dp_[stage] = add_task(ag, {last_compute_[stage], last_dp_[stage]});
   }
 }
@@ -540,6 +560,10 @@ TaskGraph IterationBuilder::build() {
     pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pp_pairs(p, true)) : kNoSet);
     pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pp_pairs(p - 1, false)) : kNoSet);
   }
+  const std::size_t estimate = 8 * std::size_t{pp} * s_.microbatches + 64 * pp + m_.layers.size();
+  g_.tasks.reserve(estimate);
+  g_.dep_offsets.reserve(estimate + 1);
+  g_.deps.reserve(2 * estimate);
   if (s_.per_layer() || m_.has_tables()) make_per_layer_program();
   else make_3d_programs();
 
