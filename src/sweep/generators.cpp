@@ -57,53 +57,6 @@ std::vector<std::string> simplex_allocations(double total_Bps, double step_Bps, 
   return out;
 }
 
-namespace {
-
-std::vector<std::int64_t> canonical_under_units(const std::vector<std::int64_t>& s, std::int64_t n,
-                                                const std::vector<std::int64_t>& units) {
-  std::vector<std::int64_t> best = s, img(s.size());
-  for (std::int64_t u : units) {
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const std::int64_t m = (u * s[i]) % n;
-      img[i] = std::min(m, n - m);
-    }
-    std::sort(img.begin(), img.end());
-    if (img < best) best = img;
-  }
-  return best;
-}
-
-}  // namespace
-
-std::vector<std::vector<std::int64_t>> circulant_stride_sets(std::int64_t n, std::int64_t ports) {
-  std::vector<std::vector<std::int64_t>> out;
-  if (n < 2 || ports < 1) return out;
-  std::vector<std::int64_t> units;
-  for (std::int64_t u = 1; u < n; ++u)
-    if (std::gcd(u, n) == 1) units.push_back(u);
-  const std::int64_t half = n / 2;
-  // Depth-first over ascending stride sets with exactly `ports` ports.
-  std::vector<std::int64_t> cur;
-  auto ports_of = [&](std::int64_t s) { return (n % 2 == 0 && s == half) ? 1 : 2; };
-  auto rec = [&](auto&& self, std::int64_t next, std::int64_t left) -> void {
-    if (left == 0) {
-      std::int64_t g = n;
-      for (std::int64_t s : cur) g = std::gcd(g, s);
-      if (g == 1 && canonical_under_units(cur, n, units) == cur) out.push_back(cur);
-      return;
-    }
-    for (std::int64_t s = next; s <= half; ++s) {
-      const std::int64_t p = ports_of(s);
-      if (p > left) continue;
-      cur.push_back(s);
-      self(self, s + 1, left - p);
-      cur.pop_back();
-    }
-  };
-  rec(rec, 1, ports);
-  return out;
-}
-
 std::string StrategyTriple::spelled() const {
   return "dp" + std::to_string(dp) + "tp" + std::to_string(tp) + "pp" + std::to_string(pp);
 }

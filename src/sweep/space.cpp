@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "toposweep/sweep/generators.hpp"
+#include "toposweep/topology/perm_sets.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/strings.hpp"
 
@@ -245,7 +246,8 @@ class SubSpaceBuilder {
       const std::int64_t d = int_of(args.back(), "ports", r.where);
       if (n > 4096) throw BadInput("permutations: at most 4096 servers", r.where);
       std::vector<std::string> out;
-      for (const auto& set : circulant_stride_sets(n, d)) {
+      for (const auto& set : topology::enumerate_stride_sets(static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(d),
+                                                             true, 0, r.where)) {
         std::string s;
         for (std::size_t i = 0; i < set.size(); ++i) s += (i ? "," : "") + std::to_string(set[i]);
         out.push_back(s);

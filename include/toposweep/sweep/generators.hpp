@@ -1,6 +1,6 @@
 #pragma once
-// Generated axis values: bandwidth allocations on a simplex, non-isomorphic circulant stride
-// sets, and every parallelization strategy of a GPU count.
+// Generated axis values: bandwidth allocations on a simplex and every parallelization strategy
+// of a GPU count.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,15 +11,13 @@ namespace toposweep::sweep {
 // C(total-1, parts-1) compositions.
 std::vector<std::vector<std::int64_t>> compositions(std::int64_t total, std::int64_t parts);
 
+// (Permutation sets come from topology::enumerate_stride_sets, so the sweep and the topology
+// builder agree on what a stride set and its port count are.)
+
 // Every allocation of total_Bps over `dims` dimensions in multiples of step_Bps, each > 0,
 // formatted "a,b,c" with units. `where` names the key for errors (total not a multiple of step).
 std::vector<std::string> simplex_allocations(double total_Bps, double step_Bps, std::int64_t dims,
                                              const std::string& where);
-
-// Stride sets S ⊂ {1..⌊n/2⌋} of connected circulant graphs C_n(S) with `ports` ports per node
-// (a stride s < n/2 uses 2, s = n/2 uses 1), one per class under multiplication by units of
-// Z_n (the canonical, lexicographically smallest member), sorted. Each set ascending.
-std::vector<std::vector<std::int64_t>> circulant_stride_sets(std::int64_t n, std::int64_t ports);
 
 struct StrategyTriple {
   std::int64_t dp = 1, tp = 1, pp = 1;

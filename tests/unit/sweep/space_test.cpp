@@ -140,16 +140,17 @@ topology.dim_bandwidth = simplex(300GB/s, 50GB/s)
 topology.servers = 8
 topology.strides = permutations(4)
 )");
-  // Six steps over three dims, each >= 1: C(5,2) = 10; 4-port circulants on 8 nodes: {1,2}, {1,3}.
-  EXPECT_EQ(s.size(), 10u + 2u);
+  // Six steps over three dims, each >= 1: C(5,2) = 10; two-ring circulants on 8 nodes up to
+  // multipliers: {1,2} (~{2,3}), {1,3}, {1,4} (~{3,4}); {2,4} is disconnected.
+  EXPECT_EQ(s.size(), 10u + 3u);
   const Axis& bw = s.axes()[0];
   EXPECT_EQ(bw.key, "topology.dim_bandwidth");
   EXPECT_EQ(bw.values.front(), "50GB/s,50GB/s,200GB/s");
   EXPECT_EQ(bw.values.back(), "200GB/s,50GB/s,50GB/s");
   const Axis& strides = s.axes()[3];
   EXPECT_EQ(strides.key, "topology.strides");
-  EXPECT_EQ(strides.values, (std::vector<std::string>{"1,2", "1,3"}));
-  EXPECT_EQ(s.point_config(11).get_string("topology.strides"), "1,3");
+  EXPECT_EQ(strides.values, (std::vector<std::string>{"1,2", "1,3", "1,4"}));
+  EXPECT_EQ(s.point_config(12).get_string("topology.strides"), "1,4");
 }
 
 TEST(Space, BadInputNamesTheKey) {
