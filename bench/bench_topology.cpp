@@ -9,6 +9,7 @@
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/topology/edge_list.hpp"
+#include "toposweep/topology/perm_sets.hpp"
 #include "toposweep/topology/report.hpp"
 
 namespace {
@@ -79,6 +80,17 @@ void BM_AllPairsHops_TopoOpt4096_d8(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = peak_rss_MiB();
 }
 BENCHMARK(BM_AllPairsHops_TopoOpt4096_d8)->Unit(benchmark::kMillisecond);
+
+// The sweep's "permutation sets" axis: one stride set per multiplier class.
+void BM_EnumerateStrideSets(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0)), d = static_cast<std::uint32_t>(state.range(1));
+  for (auto _ : state) {
+    const auto sets = topology::enumerate_stride_sets(n, d);
+    benchmark::DoNotOptimize(sets.data());
+    state.counters["classes"] = static_cast<double>(sets.size());
+  }
+}
+BENCHMARK(BM_EnumerateStrideSets)->Args({64, 8})->Args({128, 8})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
