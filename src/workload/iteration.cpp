@@ -65,11 +65,14 @@ class IterationBuilder {
   // Task labels, registered in the graph on first use.
   enum Label : std::uint8_t {
     kForward, kBackward, kTpAllReduce, kMpAllGather, kMpAllToAll, kMpReduceScatter, kMpOther, kEmbeddingExchange,
-    kDpAllReduce, kDpReduceScatter, kDpAllGather, kPpSendForward, kPpSendBackward, kOptimizer, kLabelCount
+    kDpAllReduce, kDpReduceScatter, kDpAllGather, kPpSendForward, kPpSendBackward, kOptimizer, kEmbeddingSync,
+    kLabelCount
   };
   std::uint32_t label(Label l);
   std::uint32_t label_ids_[kLabelCount] = {};
   std::vector<TaskId> scratch_;
+  std::uint32_t tied_sync_set_ = kNoSet;  // first <-> last stage pairs when embeddings are tied
+  TaskId last_stage_backward_ = ~TaskId{0};
 
   const Workload& w_;
   const Strategy& s_;
@@ -113,7 +116,7 @@ std::uint32_t IterationBuilder::label(Label l) {
   static constexpr const char* kNames[kLabelCount] = {
       "forward",    "backward",           "tp_allreduce", "mp_allgather",     "mp_alltoall",
       "mp_reducescatter", "mp_other",     "embedding_exchange", "dp_allreduce", "dp_reducescatter",
-      "dp_allgather", "pp_send_forward", "pp_send_backward", "optimizer"};
+      "dp_allgather", "pp_send_forward", "pp_send_backward", "optimizer", "embedding_sync"};
   if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
   return label_ids_[l];
 }
@@ -521,6 +524,23 @@ void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool 
 }
 
 void IterationBuilder::emit_optimizer(std::uint32_t stage) {
+  // Tied embeddings split over the first and last stage: Megatron sums their gradients with an
+  // AllReduce between the two copies before either steps. The last stage finishes its backward
+  // first, so the sync is issued from the first stage.
+  if (tied_sync_set_ != kNoSet && stage + 1 == s_.pp) last_stage_backward_ = last_compute_[stage];
+  if (tied_sync_set_ != kNoSet && stage == 0) {
+    Task sync;
+    sync.kind = TaskKind::Collective;
+    sync.phase = TaskPhase::Backward;
+    sync.purpose = CommPurpose::DataParallel;
+    sync.stream = dp_stream_[0];
+    sync.op = CollectiveOp::AllReduce;
+    sync.is_mutable = true;
+    sync.bytes = static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / s_.tp * w_.bytes_per_element;
+    sync.group_set = tied_sync_set_;
+    sync.label = label(kEmbeddingSync);
+    last_dp_[0] = add_task(sync, {last_compute_[0], last_dp_[0], last_stage_backward_});
+  }
   const double params = programs_[stage].local_params / (s_.zero1 ? s_.dp : 1);
   Task t;
   t.kind = TaskKind::Compute;
@@ -559,6 +579,12 @@ TaskGraph IterationBuilder::build() {
     if (s_.dp > 1 && !s_.per_layer()) dp_set_[p] = g_.add_group_set(ranks_.dp_groups(p));
     pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pp_pairs(p, true)) : kNoSet);
     pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pp_pairs(p - 1, false)) : kNoSet);
+  }
+  if (m_.transformer && m_.transformer->tied_embeddings && pp > 1) {
+    GroupSet pairs;
+    for (std::uint32_t d = 0; d < s_.dp; ++d)
+      for (std::uint32_t t = 0; t < s_.tp; ++t) pairs.groups.push_back({ranks_.rank(t, d, 0), ranks_.rank(t, d, pp - 1)});
+    tied_sync_set_ = g_.add_group_set(std::move(pairs));
   }
   const std::size_t estimate = 8 * std::size_t{pp} * s_.microbatches + 64 * pp + m_.layers.size();
   g_.tasks.reserve(estimate);

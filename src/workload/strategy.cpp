@@ -125,6 +125,8 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
     if (s.layer_degree.size() != m.layers.size())
       throw BadInput("expected one degree per layer (" + std::to_string(m.layers.size()) + ")",
                      "key strategy.layer_degrees");
+    if (s.zero1)
+      throw BadInput("ZeRO-1 is supported with global strategies only, not with per-layer degrees", "key strategy.zero1");
     if (s.tp != 1 || s.pp != 1 || m.transformer)
       throw BadInput("per-layer degrees need tp = pp = 1 and a non-transformer model", "key strategy.layer_degrees");
     for (std::size_t i = 0; i < s.layer_degree.size(); ++i)
@@ -151,6 +153,12 @@ std::vector<std::uint32_t> table_owners(const Strategy& s, std::size_t tables, s
     owners[i] = tables >= gpus ? static_cast<std::uint32_t>(i % gpus)
                                : static_cast<std::uint32_t>(i * gpus / tables);
   return owners;
+}
+
+Strategy data_parallel_strategy(std::uint32_t gpus) {
+  Strategy s;
+  s.dp = gpus;
+  return s;
 }
 
 nlohmann::json strategy_to_json(const Strategy& s) {

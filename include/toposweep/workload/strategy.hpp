@@ -53,4 +53,8 @@ std::vector<std::uint32_t> table_owners(const Strategy& s, std::size_t tables, s
 
 nlohmann::json strategy_to_json(const Strategy& s);
 
+// TopoOpt's starting point: every GPU a data-parallel replica (tp = pp = 1, one microbatch).
+// Per-layer degrees are the divisors of the GPU count (enumerate.hpp: divisors()).
+Strategy data_parallel_strategy(std::uint32_t gpus);
+
 }  // namespace toposweep

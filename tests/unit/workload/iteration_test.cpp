@@ -121,6 +121,7 @@ TEST(Iteration, MegatronTensorParallelVolumeIsFourAllReducesPerLayer) {
 
 TEST(Iteration, TensorParallelGroupsFollowMegatronRankOrder) {
   const auto plan = plan_iteration(workload("gpt3-1.3b", 8), strategy(2, 2, 2, 2));
+  int syncs = 0;
   for (const auto& t : plan.graph.tasks) {
     const auto& groups = plan.graph.group_sets[t.group_set].groups;
     if (t.purpose == CommPurpose::TensorParallel) {
@@ -128,7 +129,12 @@ TEST(Iteration, TensorParallelGroupsFollowMegatronRankOrder) {
       const std::uint32_t base = 4 * t.stage;
       EXPECT_EQ(groups, (std::vector<std::vector<std::uint32_t>>{{base, base + 1}, {base + 2, base + 3}}));
     }
-    if (t.purpose == CommPurpose::DataParallel) {
+    if (plan.graph.labels[t.label] == "embedding_sync") {
+      // Tied embeddings: the first and last stage's copies sum their gradients pairwise.
+      EXPECT_EQ(groups, (std::vector<std::vector<std::uint32_t>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+      EXPECT_DOUBLE_EQ(t.bytes, 50257.0 * 2048 / 2 * 2);
+      ++syncs;
+    } else if (t.purpose == CommPurpose::DataParallel) {
       EXPECT_EQ(groups, (std::vector<std::vector<std::uint32_t>>{{4 * t.stage, 4 * t.stage + 2},
                                                                  {4 * t.stage + 1, 4 * t.stage + 3}}));
     }
@@ -136,6 +142,7 @@ TEST(Iteration, TensorParallelGroupsFollowMegatronRankOrder) {
       EXPECT_EQ(groups, (std::vector<std::vector<std::uint32_t>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
     }
   }
+  EXPECT_EQ(syncs, 1);
 }
 
 TEST(Iteration, PipelineSendsOneActivationPerBoundaryPerMicrobatchEachWay) {
@@ -296,7 +303,13 @@ TEST(Iteration, PerLayerModelParallelism) {
     }
   }
   EXPECT_TRUE(gathered);
-  EXPECT_LT(plan.memory_per_gpu_bytes, memory_per_gpu(w, strategy(8, 1, 1, 1)).total());
+  EXPECT_LT(plan.memory_per_gpu_bytes, memory_per_gpu(w, data_parallel_strategy(8)).total());
+  Strategy z = s;
+  z.zero1 = true;
+  EXPECT_THROW(plan_iteration(w, z), BadInput);
+  Strategy odd = s;
+  odd.layer_degree[3] = 3;
+  EXPECT_THROW(plan_iteration(w, odd), BadInput);
 }
 
 TEST(Iteration, GraphStaysSmallForGpt3OnAThousandGpus) {

@@ -52,7 +52,11 @@ TEST(Traffic, PipelineSendsBecomeDirectedNodeDemand) {
   EXPECT_EQ(d.mp[0].dst, 1u);
   EXPECT_DOUBLE_EQ(d.mp[0].bytes, 4 * mu * per_send);
   EXPECT_DOUBLE_EQ(d.mp[1].bytes, 4 * mu * per_send);
-  EXPECT_TRUE(d.allreduce.empty());
+  // The tied embedding copies on both stages sum their gradients: 4 rank pairs across the two
+  // nodes, V*h/tp fp16 values each.
+  ASSERT_EQ(d.allreduce.size(), 1u);
+  EXPECT_EQ(d.allreduce[0].nodes, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_DOUBLE_EQ(d.allreduce[0].bytes, 4 * 50257.0 * 2048 / 4 * 2);
 }
 
 TEST(Traffic, TensorParallelAcrossNodesIsAnAllReduceGroup) {
