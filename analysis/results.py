@@ -5,8 +5,8 @@ Columns of ``Results.points``:
     ``status``, ``iteration_time_s``, ``cost_usd``, ``dp``, ...);
   * ``subspace``: the sub-space name (ordered categorical);
   * one column per swept axis, named by its key (``topology.degree``), holding the value as written
-    in the space file (ordered categorical in the space's order; missing where the point's sub-space
-    does not sweep that axis);
+    in the space file (an ordered categorical: by value for numeric axes, else in the space's order;
+    missing where the point's sub-space does not sweep that axis);
   * ``<key>_si``: the axis value in SI units (float) when every value is a number or a quantity;
   * ``<key>[i]_si``: element i of a list-valued axis (``topology.dim_bandwidth = 100GB/s,50GB/s``);
   * ``family``: the topology family (``topology.kind`` of the point, else its sub-space name).
@@ -165,16 +165,20 @@ def load_results(path):
             data[name] = pd.Categorical.from_codes(codes, categories=subspaces, ordered=True)
             continue
         data[name] = points[name]
-        unit_of[name] = file_units.get(name, u.unit_of_field(name))
-        if unit_of[name] == "USD" or name.endswith("_usd"):
-            unit_of[name] = u.USD
+        unit = file_units.get(name, u.unit_of_field(name))
+        unit_of[name] = u.DIMENSIONLESS if unit == "1" else unit  # "1": a count or an index
 
     for axis in axes:
         positions = points[axis.key].astype(np.int64)
         valid = positions != MISSING_POSITION
         codes = np.where(valid, positions, -1)
         if len(set(axis.labels)) == len(axis.labels):
-            data[axis.key] = pd.Categorical.from_codes(codes, categories=axis.labels, ordered=True)
+            categorical = pd.Categorical.from_codes(codes, categories=axis.labels, ordered=True)
+            if axis.unit is not None and axis.elements == 1 and np.all(np.isfinite(axis.si)):
+                # Numeric axes read best in value order (the space lists values by first appearance).
+                by_value = [axis.labels[i] for i in np.argsort(axis.si, kind="stable")]
+                categorical = categorical.reorder_categories(by_value, ordered=True)
+            data[axis.key] = categorical
         else:  # repeated labels cannot be categories; keep plain strings
             data[axis.key] = pd.Series([axis.labels[p] if ok else None for p, ok in zip(positions, valid)],
                                        dtype=object)
