@@ -8,6 +8,7 @@ std::vector<KeySpec> config_keys() {
       {"model.batch_per_gpu", "0", "samples per GPU per iteration (0: the model's default); global batch = this x GPUs"},
       {"model.global_batch", "", "samples per iteration over all GPUs (overrides model.batch_per_gpu)"},
       {"model.datatype", "fp16", "training datatype: fp16, bf16, fp32, tf32, fp8"},
+      {"model.optimizer", "adam", "optimizer (sets its state memory): adam, momentum or sgd"},
       {"server.device", "a100", "accelerator: a100, h100, v100 or a device JSON file"},
       {"server.efficiency", "", "achieved fraction of peak FLOP/s (default: the device's)"},
       {"strategy.dp", "0", "data-parallel degree (0: all GPUs not used by tp*pp)"},

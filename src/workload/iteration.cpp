@@ -13,9 +13,6 @@
 namespace toposweep {
 namespace {
 
-// Bytes an Adam step reads and writes per parameter (fp16 gradient, fp32 master/m/v in and
-// out, fp16 weight out): the step is memory bound.
-constexpr double kOptimizerBytesPerParam = 28;
 constexpr std::uint32_t kNoSet = ~std::uint32_t{0};
 
 // One step of a stage's forward or backward program, per microbatch.
@@ -546,7 +543,8 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   t.kind = TaskKind::Compute;
   t.phase = TaskPhase::WeightUpdate;
   t.stream = compute_stream_[stage];
-  t.duration_s = params * kOptimizerBytesPerParam / w_.device.hbm_Bps;
+  // The step is memory bound: it streams gradients, optimizer state and weights once.
+  t.duration_s = params * w_.optimizer_step_bytes_per_param() / w_.device.hbm_Bps;
   t.stage = stage;
   t.label = label(kOptimizer);
   last_compute_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});

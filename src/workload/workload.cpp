@@ -8,8 +8,11 @@
 namespace toposweep {
 
 Workload make_workload(Model model, Device device, const std::string& datatype, double global_batch,
-                       double efficiency_override) {
+                       double efficiency_override, const std::string& optimizer) {
+  if (optimizer != "adam" && optimizer != "momentum" && optimizer != "sgd")
+    throw BadInput("unknown optimizer '" + optimizer + "' (adam, momentum or sgd)", "key model.optimizer");
   Workload w;
+  w.optimizer = optimizer;
   w.model = std::move(model);
   w.device = std::move(device);
   w.datatype = datatype;
@@ -36,7 +39,11 @@ Workload workload_from_config(const Config& config, std::uint32_t gpus) {
     efficiency = config.get_double("server.efficiency");
     if (!(efficiency > 0 && efficiency <= 1)) throw BadInput("must be in (0, 1]", config.where("server.efficiency"));
   }
-  return make_workload(std::move(model), std::move(device), config.get_string("model.datatype"), batch, efficiency);
+  const std::string optimizer = config.get_string("model.optimizer");
+  if (optimizer != "adam" && optimizer != "momentum" && optimizer != "sgd")
+    throw BadInput("unknown optimizer '" + optimizer + "' (adam, momentum or sgd)", config.where("model.optimizer"));
+  return make_workload(std::move(model), std::move(device), config.get_string("model.datatype"), batch, efficiency,
+                       optimizer);
 }
 
 }  // namespace toposweep

@@ -19,16 +19,25 @@ struct Workload {
   double global_batch = 0;       // samples per iteration over all GPUs
   // Table weights are kept in fp32 (as DLRM does); sparse SGD keeps no optimizer state.
   double table_bytes_per_element = 4;
-  // Mixed-precision Adam: fp32 master weights, momentum and variance (12 bytes/param); 8 in fp32.
-  double optimizer_bytes_per_param() const { return bytes_per_element < 4 ? 12 : 8; }
+  // "adam" (default), "momentum" (SGD with momentum) or "sgd" (plain SGD, as FlexFlow/TopoOpt).
+  std::string optimizer = "adam";
+  // Optimizer state per dense parameter: below fp32 an fp32 master copy (4 bytes) plus fp32
+  // moments (Adam 8, momentum 4); in fp32 just the moments.
+  double optimizer_bytes_per_param() const {
+    const double moments = optimizer == "adam" ? 8 : optimizer == "momentum" ? 4 : 0;
+    return moments + (bytes_per_element < 4 ? 4 : 0);
+  }
+  // Bytes an optimizer step reads and writes per parameter: the gradient in, the state in and
+  // out, the weights out (mixed-precision Adam: 2 + 12 + 12 + 2 = 28).
+  double optimizer_step_bytes_per_param() const { return 2 * bytes_per_element + 2 * optimizer_bytes_per_param(); }
 };
 
 // model.name (built-in or JSON path), model.batch_per_gpu (0: the model's default),
-// model.global_batch (overrides batch_per_gpu x gpus), model.datatype, server.device,
-// server.efficiency (overrides the device's).
+// model.global_batch (overrides batch_per_gpu x gpus), model.datatype, model.optimizer,
+// server.device, server.efficiency (overrides the device's).
 Workload workload_from_config(const Config& config, std::uint32_t gpus);
 // Same, reusing an already-resolved model and device (a sweep caches them).
 Workload make_workload(Model model, Device device, const std::string& datatype, double global_batch,
-                       double efficiency_override = 0);
+                       double efficiency_override = 0, const std::string& optimizer = "adam");
 
 }  // namespace toposweep

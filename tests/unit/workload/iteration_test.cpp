@@ -247,6 +247,21 @@ TEST(Iteration, HandWorkedThreeDimensionalMemory) {
   EXPECT_NEAR(stage_memory(w, r, stages, 0).activations, 2 * 2 * (2 * S * b * h) + layer_act, 1);
 }
 
+TEST(Iteration, OptimizerStateDecidesWhetherCandleFitsDataParallel) {
+  // 6.44B parameters, 256 samples per GPU, fp16. Adam: 2 + 2 + 12 bytes/param = 103 GB > 80 GB.
+  // Plain SGD keeps only the fp32 master copy: 2 + 2 + 4 bytes/param. Activations: each dense
+  // layer keeps its input, 25 x 16384 elements per sample.
+  const Model m = builtin_model("candle-uno");
+  const double P = m.parameters(), act = 256 * 25 * 16384.0 * 2;
+  const Workload adam = make_workload(m, builtin_device("a100"), "fp16", 8 * 256);
+  const Workload sgd = make_workload(m, builtin_device("a100"), "fp16", 8 * 256, 0, "sgd");
+  EXPECT_NEAR(memory_per_gpu(adam, data_parallel_strategy(8)).total(), 16 * P + act, 1);
+  EXPECT_NEAR(memory_per_gpu(sgd, data_parallel_strategy(8)).total(), 8 * P + act, 1);
+  EXPECT_FALSE(plan_iteration(adam, data_parallel_strategy(8)).feasible);
+  EXPECT_TRUE(plan_iteration(sgd, data_parallel_strategy(8)).feasible);
+  EXPECT_THROW(make_workload(m, builtin_device("a100"), "fp16", 8, 0, "adagrad"), BadInput);
+}
+
 TEST(Iteration, InfeasibleIsAResultNotAnError) {
   const auto plan = plan_iteration(workload("gpt3-175b", 8), strategy(8, 1, 1, 1));
   EXPECT_FALSE(plan.feasible);
