@@ -88,11 +88,13 @@ def expected_summary(rows, baseline):
     return out
 
 
-@pytest.fixture
-def written_report(results_file, tmp_path):
-    out = tmp_path / "report"
-    done = report.write_report(results_file, str(out))
-    return results_file, out, done
+@pytest.fixture(scope="module", params=["schema", "sweep"])
+def written_report(request, tmp_path_factory):
+    """One report per results file, shared by the tests that read it."""
+    path = request.getfixturevalue("schema_path" if request.param == "schema" else "sweep_file")
+    out = tmp_path_factory.mktemp("report") / "report"
+    done = report.write_report(path, str(out))
+    return path, out, done
 
 
 def test_summary_csv_matches_values_computed_from_the_hdf5(written_report):
@@ -235,3 +237,19 @@ def test_convergence_figure_from_a_real_alternating_optimization(tmp_path):
     assert len(table) == len(times) >= 1
     assert table["best_so_far_s"].tolist() == [min(times[:i + 1]) for i in range(len(times))]
     assert png_size(tmp_path / "c.png") == FIGURE_SIZE
+
+
+def test_report_of_a_keep_frontier_file_says_it_holds_the_frontier_only(tmp_path):
+    from conftest import run_sweep
+    path = run_sweep(tmp_path / "frontier-only.h5", extra=("--keep", "frontier"))
+    results = load_results(path)
+    with h5py.File(path, "r") as f:
+        stored = sorted(int(i) for i in f["points"]["index"])
+        frontier_indices = sorted(int(i) for i in f["frontier"][()])
+        size = int(f.attrs["space_size"])
+    assert stored == frontier_indices and size > len(stored)
+    assert not results.complete
+    done = report.write_report(path, str(tmp_path / "r"))
+    assert any(f"holds {len(stored)} of {size} points" in n for n in done["notes"])
+    # Every stored point is on the frontier, so the frontier recomputed here is all of them.
+    assert sorted(done["frontier"]["index"].tolist()) == stored
