@@ -105,7 +105,8 @@ def frontier_agreement(results, objectives):
 
 def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectives="cost_usd,iteration_time_s"):
     """Write the report of results file `path` into directory `out`. Returns a dict: figures
-    (name -> path), summary (DataFrame), frontier (DataFrame), notes (list of strings)."""
+    (name -> path), summary, frontier, speedups and heatmap (DataFrames; None when not drawn) and
+    notes (list of strings)."""
     try:
         results = load_results(path)
     except (OSError, ValueError, KeyError) as error:
@@ -124,7 +125,7 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
     figures["cost_vs_time"] = os.path.join(out, "cost_vs_time.png")
     plots.cost_vs_time(frame, figures["cost_vs_time"])
 
-    speedups = None
+    speedups = heatmap_table = None
     base = choose_baseline(frame["family"], baseline)
     if base is None:
         notes.append("one topology family only: no speedup figure")
@@ -138,7 +139,7 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
         notes.append("fewer than two swept axes: no heatmap")
     else:
         figures["heatmap"] = os.path.join(out, "heatmap.png")
-        plots.time_heatmap(frame, figures["heatmap"], pair[0], pair[1])
+        heatmap_table = plots.time_heatmap(frame, figures["heatmap"], pair[0], pair[1])
         notes.append(f"heatmap: best iteration time over {pair[0]} x {pair[1]}")
 
     if optimize is not None:
@@ -166,7 +167,8 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
 
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
         f.write(_markdown(results, table, figures, notes, objective_list, len(front_indices), out))
-    return {"figures": figures, "summary": table, "frontier": front, "notes": notes}
+    return {"figures": figures, "summary": table, "frontier": front, "notes": notes, "speedups": speedups,
+            "heatmap": heatmap_table}
 
 
 def _markdown(results, table, figures, notes, objectives, frontier_size, out):

@@ -253,3 +253,22 @@ def test_report_of_a_keep_frontier_file_says_it_holds_the_frontier_only(tmp_path
     assert any(f"holds {len(stored)} of {size} points" in n for n in done["notes"])
     # Every stored point is on the frontier, so the frontier recomputed here is all of them.
     assert sorted(done["frontier"]["index"].tolist()) == stored
+
+
+def test_heatmap_over_two_per_dimension_bandwidths(schema_path, tmp_path):
+    done = report.write_report(schema_path, str(tmp_path / "r"),
+                               heatmap="topology.dim_bandwidth[0]_si,topology.dim_bandwidth[1]_si")
+    table = done["heatmap"]
+    shown = {"100GB/s": "100 GB/s", "50GB/s": "50 GB/s", "75GB/s": "75 GB/s"}  # labels, by hand
+    cells = {}
+    for r in direct_rows(schema_path):
+        if ok(r) and r["topology.dim_bandwidth"] is not None:
+            first, second = (shown[v] for v in r["topology.dim_bandwidth"].split(","))
+            cells[(second, first)] = min(cells.get((second, first), math.inf), r["time"])
+    assert cells
+    for (second, first), best in cells.items():
+        assert table.loc[second, first] == pytest.approx(best, rel=1e-12)
+    assert table.notna().sum().sum() == len(cells)
+    # Value order, not the order the space lists them in.
+    assert list(table.columns) == sorted(table.columns, key=lambda label: float(label.split()[0]))
+    assert png_size(done["figures"]["heatmap"]) == FIGURE_SIZE
