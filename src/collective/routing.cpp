@@ -24,6 +24,15 @@ std::optional<ArcId> direct_arc(const Network& net, VertexId src, VertexId dst) 
   return best;
 }
 
+std::span<const ArcId> parallel_arcs(const Network& net, VertexId src, VertexId dst) {
+  const auto out = net.out_arcs(src);
+  auto by_dst = [&](ArcId a, VertexId d) { return net.arc(a).dst < d; };
+  const auto first = std::lower_bound(out.begin(), out.end(), dst, by_dst);
+  auto last = first;
+  while (last != out.end() && net.arc(*last).dst == dst) ++last;
+  return out.subspan(static_cast<std::size_t>(first - out.begin()), static_cast<std::size_t>(last - first));
+}
+
 double path_latency(const Network& net, std::span<const ArcId> path) {
   double s = 0;
   for (ArcId a : path) s += net.arc(a).latency_s;

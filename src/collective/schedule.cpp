@@ -32,10 +32,16 @@ PhaseCost phase_cost(RouteCache& routes, const Phase& phase, std::vector<Flow>* 
   double max_latency = 0;
   for (const Transfer& t : phase.transfers) {
     if (t.src == t.dst || t.bytes <= 0) continue;
-    if (auto a = direct_arc(net, t.src, t.dst)) {
-      loads.emplace_back(*a, t.bytes);
-      max_latency = std::max(max_latency, net.arc(*a).latency_s);
-      if (flows) flows->push_back(Flow{{*a}, t.bytes * phase.repeat, stage});
+    if (const auto direct = parallel_arcs(net, t.src, t.dst); !direct.empty()) {
+      // Neighbours: the transfer spreads over parallel links in proportion to their bandwidth.
+      double total_bw = 0;
+      for (ArcId a : direct) total_bw += net.arc(a).bandwidth_Bps;
+      for (ArcId a : direct) {
+        const double share = t.bytes * net.arc(a).bandwidth_Bps / total_bw;
+        loads.emplace_back(a, share);
+        max_latency = std::max(max_latency, net.arc(a).latency_s);
+        if (flows) flows->push_back(Flow{{a}, share * phase.repeat, stage});
+      }
       continue;
     }
     auto path = routes.shortest_path(t.src, t.dst);

@@ -18,6 +18,9 @@ namespace toposweep {
 // An arc src->dst if one exists (the one with the highest bandwidth among parallel arcs).
 std::optional<ArcId> direct_arc(const Network& net, VertexId src, VertexId dst);
 
+// All arcs src->dst (parallel links), contiguous in the out-arc list; empty when none.
+std::span<const ArcId> parallel_arcs(const Network& net, VertexId src, VertexId dst);
+
 // Latency of a path: the sum of its arcs' latencies.
 double path_latency(const Network& net, std::span<const ArcId> path);
 

@@ -261,3 +261,26 @@ TEST(RingChain, BroadcastPipelinesOverTheRing) {
 
 }  // namespace
 }  // namespace toposweep
+
+namespace toposweep {
+namespace {
+
+TEST(Ring, ParallelLinksShareAHop) {
+  // Two parallel links 0 <-> 1 (10 and 30 GB/s): a 2-member ring AllGather moves S/2 over 40 GB/s.
+  NetworkBuilder b(2);
+  b.add_link(0, 1, 10e9);
+  b.add_link(0, 1, 30e9);
+  const Network net = std::move(b).build();
+  CollectiveRequest r;
+  r.op = CollectiveOp::AllGather;
+  r.nodes = {0, 1};
+  r.bytes = 1e9;
+  CollectiveOptions opt;
+  opt.with_flows = true;
+  const auto plan = plan_collective(net, r, "ring", opt);
+  EXPECT_NEAR(plan.time_s, 0.5e9 / 40e9, 1e-15);
+  EXPECT_EQ(plan.flows.size(), 4u);  // two hops, two links each
+}
+
+}  // namespace
+}  // namespace toposweep

@@ -10,7 +10,8 @@ namespace toposweep::testnet {
 // Bidirectional ring 0-1-...-(p-1)-0.
 inline Network ring(std::uint32_t p, double bw, double lat, std::uint32_t gpus = 1, double intra = 0) {
   NetworkBuilder b(p, gpus, intra);
-  for (std::uint32_t i = 0; i < p; ++i) b.add_link(i, (i + 1) % p, bw, lat);
+  // Two nodes share one link (not two parallel ones).
+  for (std::uint32_t i = 0; i < (p == 2 ? 1 : p); ++i) b.add_link(i, (i + 1) % p, bw, lat);
   b.info().kind = "ring";
   return std::move(b).build();
 }
