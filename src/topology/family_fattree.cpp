@@ -41,7 +41,7 @@ std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers
                  "topology.fattree_radix");
 }
 
-Network build_fattree(const FatTreeSpec& spec, const std::string& where) {
+Network build_fattree(const FatTreeSpec& spec) {
   if (spec.servers < 2) throw BadInput("a fat-tree needs at least 2 servers", "topology.servers");
   if (spec.degree < 1) throw BadInput("degree must be at least 1", "topology.degree");
   if (spec.tiers != 2 && spec.tiers != 3)
@@ -105,7 +105,6 @@ Network build_fattree(const FatTreeSpec& spec, const std::string& where) {
   // are non-blocking.
   if (ports % split.down == 0 && split.down % spec.degree == 0 && leaves % 2 == 0)
     info.bisection_closed_form_Bps = (ports / 2.0) * bw * std::min(1.0, double(split.up) / split.down);
-  (void)where;
   b.set_info(std::move(info));
   return std::move(b).build();
 }

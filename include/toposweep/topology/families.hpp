@@ -49,7 +49,7 @@ struct FatTreeSpec {
   double link_latency_s = 0;
   ServerSpec server;
 };
-Network build_fattree(const FatTreeSpec& spec, const std::string& where = "topology.kind = fattree");
+Network build_fattree(const FatTreeSpec& spec);
 // The radix build_fattree uses when spec.radix == 0.
 std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers, double oversubscription);
 
