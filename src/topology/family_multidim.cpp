@@ -59,6 +59,12 @@ Network build_multidim(const MultiDimSpec& spec, const std::string& where) {
     total *= d.size;
     if (total > (1u << 26)) throw BadInput("more than 2^26 NPUs", where);
   }
+  // Arc ids are 32-bit; refuse early rather than exhaust memory.
+  std::uint64_t arcs_estimate = 0;
+  for (const Dimension& d : spec.dims)
+    arcs_estimate += total * (d.type == DimensionType::FullyConnected ? d.size - 1 : 2);
+  if (arcs_estimate > (1ull << 30))
+    throw BadInput("about " + std::to_string(arcs_estimate) + " arcs: more than this tool builds (2^30)", where);
   const std::vector<std::string> levels =
       spec.levels.empty() ? default_dim_levels(spec.dims.size()) : spec.levels;
   if (levels.size() != spec.dims.size())
