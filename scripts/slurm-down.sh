@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Stops the one-node Slurm that scripts/slurm-up.sh started: slurmd, slurmctld, and munged only if
-# slurm-up started it. Each daemon is found by its PID file under $TOPOSWEEP_SLURM_DIR/run and
-# stopped only if that PID still runs the expected program; nothing is killed by name.
+# Stops the one-node Slurm that scripts/slurm-up.sh started with the same $TOPOSWEEP_SLURM_DIR:
+# slurmd, slurmctld and its own munged. Each daemon is found by its PID file under
+# $TOPOSWEEP_SLURM_DIR/run and stopped only if that PID still runs the expected program; nothing is
+# killed by name.
 # Safe to run twice, or when nothing is up. Logs stay in $TOPOSWEEP_SLURM_DIR/log.
 set -uo pipefail
 
@@ -16,7 +17,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 base=${TOPOSWEEP_SLURM_DIR:-/var/lib/toposweep-slurm}
+[ -d "$base" ] || exit 0
+base=$(cd "$base" && pwd)
 run=$base/run
+munge_dir=/run/toposweep-munge-$(printf %s "$base" | md5sum | cut -c1-12)
 
 stop() {  # stop PIDFILE NAME
   local pidfile=$1 name=$2 pid
@@ -39,8 +43,6 @@ stop() {  # stop PIDFILE NAME
 
 stop "$run/slurmd.pid" slurmd
 stop "$run/slurmctld.pid" slurmctld
-if [ -e "$run/munged.started" ]; then
-  stop "$run/munged.pid" munged
-  rm -f "$run/munged.started"
-fi
+stop "$run/munged.pid" munged
+rm -rf "$munge_dir"
 exit 0

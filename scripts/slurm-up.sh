@@ -8,11 +8,15 @@
 #
 # Installs slurm-wlm and munge from Debian when they are missing. Everything it writes (slurm.conf,
 # state, spool, logs, PID files) lives under $TOPOSWEEP_SLURM_DIR (default /var/lib/toposweep-slurm);
-# nothing under /etc/slurm is touched. Needs root or passwordless sudo; exits 77 (the CTest SKIP
-# code) with a message when it has neither, and 1 when something fails.
+# nothing under /etc/slurm is touched. It runs its own munged on its own socket (under /run, named
+# after that directory) and uses free ports, so it neither disturbs a munged or Slurm already on the
+# machine nor another instance with a different TOPOSWEEP_SLURM_DIR (tests running side by side).
+# Needs root or passwordless sudo; exits 77 (the CTest SKIP code) with a message when it has
+# neither, and 1 when something fails.
 #
-# Environment: TOPOSWEEP_SLURM_DIR, TOPOSWEEP_SLURMCTLD_PORT (6817), TOPOSWEEP_SLURMD_PORT (6818),
-# TOPOSWEEP_SLURM_WAIT (seconds to wait for the node to become idle, 60).
+# Environment: TOPOSWEEP_SLURM_DIR; TOPOSWEEP_SLURMCTLD_PORT and TOPOSWEEP_SLURMD_PORT (default: 6817
+# and 6818 when free, else free ports); TOPOSWEEP_SLURM_WAIT (seconds to wait for the node to
+# become idle, 60).
 set -euo pipefail
 
 say() { echo "slurm-up: $*" >&2; }
@@ -28,11 +32,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 base=${TOPOSWEEP_SLURM_DIR:-/var/lib/toposweep-slurm}
-ctld_port=${TOPOSWEEP_SLURMCTLD_PORT:-6817}
-slurmd_port=${TOPOSWEEP_SLURMD_PORT:-6818}
+mkdir -p "$base"
+base=$(cd "$base" && pwd)
 wait_s=${TOPOSWEEP_SLURM_WAIT:-60}
 conf=$base/slurm.conf
 run=$base/run
+# munged needs its socket where the munge user can reach it: under /run, one per instance.
+munge_dir=/run/toposweep-munge-$(printf %s "$base" | md5sum | cut -c1-12)
+munge_socket=$munge_dir/munge.socket
 
 # ---- packages ----
 need=()
@@ -56,36 +63,53 @@ alive() {  # alive PIDFILE NAME
   [ -d "/proc/$pid" ] && [ "$(cat "/proc/$pid/comm" 2> /dev/null)" = "$2" ]
 }
 
+# A TCP port nobody listens on, handed out by the kernel (another instance starting at the same
+# moment may still pick it: the daemons' ports are checked after they start, and picked again).
+free_port() {
+  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# owns_port PIDFILE PORT: the daemon of PIDFILE is the one listening on PORT.
+owns_port() {
+  [ -s "$1" ] && ss -Htlnp "sport = :$2" 2> /dev/null | grep -q "pid=$(cat "$1"),"
+}
+stop_pidfile() {  # stop_pidfile PIDFILE NAME: stop a daemon this script started, by its PID file
+  local pid
+  alive "$1" "$2" || return 0
+  pid=$(cat "$1")
+  kill -TERM "$pid" 2> /dev/null
+  for _ in $(seq 1 50); do
+    [ -d "/proc/$pid" ] || break
+    sleep 0.1
+  done
+  rm -f "$1"
+}
+
 mkdir -p "$base/state" "$base/spool" "$base/log" "$run"
-for d in slurmctld slurmd; do
+for d in slurmctld slurmd munged; do
   if alive "$run/$d.pid" "$d"; then
     die "$d from an earlier slurm-up is still running (PID $(cat "$run/$d.pid")); run scripts/slurm-down.sh first"
   fi
 done
 
-# ---- munge: reuse a daemon that already answers, otherwise start our own ----
-rm -f "$run/munged.started"
-if munge -n 2> /dev/null | unmunge > /dev/null 2>&1; then
-  say "munged already running; using it"
-else
-  if [ ! -s /etc/munge/munge.key ]; then
-    say "creating /etc/munge/munge.key"
-    mungekey --create > /dev/null 2>&1 || die "mungekey --create failed"
-  fi
+# ---- munge: our own daemon on our own socket, with the machine's key ----
+if [ ! -s /etc/munge/munge.key ]; then
+  say "creating /etc/munge/munge.key"
+  mungekey --create > /dev/null 2>&1 || die "mungekey --create failed"
   chown munge:munge /etc/munge/munge.key
   chmod 0400 /etc/munge/munge.key
-  install -d -o munge -g munge -m 0755 /run/munge
-  install -d -o munge -g munge -m 0700 /var/lib/munge /var/log/munge
-  runuser -u munge -- /usr/sbin/munged --pid-file=/run/munge/munged.pid >&2 || die "munged did not start"
-  for _ in $(seq 1 50); do
-    munge -n 2> /dev/null | unmunge > /dev/null 2>&1 && break
-    sleep 0.1
-  done
-  munge -n | unmunge > /dev/null 2>&1 || die "munged started but 'munge -n | unmunge' fails"
-  cp /run/munge/munged.pid "$run/munged.pid"
-  touch "$run/munged.started"
-  say "munged started (PID $(cat "$run/munged.pid"))"
 fi
+install -d -o munge -g munge -m 0755 "$munge_dir"
+runuser -u munge -- /usr/sbin/munged --socket="$munge_socket" --pid-file="$munge_dir/munged.pid" \
+  --log-file="$munge_dir/munged.log" --seed-file="$munge_dir/munged.seed" >&2 ||
+  die "munged did not start; see $munge_dir/munged.log"
+cp "$munge_dir/munged.pid" "$run/munged.pid"
+for _ in $(seq 1 50); do
+  munge -S "$munge_socket" -n 2> /dev/null | unmunge -S "$munge_socket" > /dev/null 2>&1 && break
+  sleep 0.1
+done
+munge -S "$munge_socket" -n | unmunge -S "$munge_socket" > /dev/null 2>&1 ||
+  die "munged started but 'munge -n | unmunge' fails on $munge_socket"
+say "munged started (PID $(cat "$run/munged.pid"), socket $munge_socket)"
 
 # ---- slurm.conf: one node, as root ----
 host=$(hostname -s)
@@ -97,6 +121,8 @@ esac
 node_name=${node_line%% *}
 node_name=${node_name#NodeName=}
 
+# ---- slurm.conf and the Slurm daemons; a failed start on a taken port is retried on others ----
+start_slurm() {
 cat > "$conf" << EOF
 # Written by toposweep scripts/slurm-up.sh: a one-node cluster on $host for tests.
 ClusterName=toposweep
@@ -107,6 +133,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CryptoType=crypto/munge
+AuthInfo=socket=$munge_socket
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
@@ -136,14 +163,37 @@ EOF
 chmod 0644 "$conf"
 export SLURM_CONF=$conf
 
-# ---- daemons: both daemonize and write their PID files ----
-slurmctld -c -f "$conf" || die "slurmctld did not start; see $base/log/slurmctld.log"
+# Both daemons daemonize and write their PID files; each must end up listening on its own port
+# (not merely find some slurmctld answering there).
+slurmctld -c -f "$conf" || return 1
 for _ in $(seq 1 100); do
-  scontrol ping 2> /dev/null | grep -q UP && break
+  owns_port "$run/slurmctld.pid" "$ctld_port" && scontrol ping 2> /dev/null | grep -q UP && break
   sleep 0.1
 done
-scontrol ping 2> /dev/null | grep -q UP || die "slurmctld does not answer; see $base/log/slurmctld.log"
-slurmd -f "$conf" || die "slurmd did not start; see $base/log/slurmd.log"
+owns_port "$run/slurmctld.pid" "$ctld_port" || return 1
+slurmd -f "$conf" || return 1
+for _ in $(seq 1 100); do
+  owns_port "$run/slurmd.pid" "$slurmd_port" && break
+  sleep 0.1
+done
+owns_port "$run/slurmd.pid" "$slurmd_port"
+
+}
+
+for attempt in 1 2 3; do
+  ctld_port=${TOPOSWEEP_SLURMCTLD_PORT:-$(free_port)}
+  slurmd_port=${TOPOSWEEP_SLURMD_PORT:-$(free_port)}
+  [ "$slurmd_port" != "$ctld_port" ] || continue
+  start_slurm && break
+  stop_pidfile "$run/slurmd.pid" slurmd
+  stop_pidfile "$run/slurmctld.pid" slurmctld
+  if [ "$attempt" = 3 ] || [ -n "${TOPOSWEEP_SLURMCTLD_PORT:-}${TOPOSWEEP_SLURMD_PORT:-}" ]; then
+    stop_pidfile "$run/munged.pid" munged
+    die "slurmctld/slurmd did not start on ports $ctld_port/$slurmd_port; see $base/log/"
+  fi
+  say "ports $ctld_port/$slurmd_port were taken; trying others"
+done
+owns_port "$run/slurmd.pid" "$slurmd_port" || die "could not find two free ports for slurmctld and slurmd"
 
 state=""
 for _ in $(seq 1 $((wait_s * 5))); do

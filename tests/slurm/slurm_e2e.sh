@@ -36,6 +36,8 @@ fi
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || fail "cannot enter $work"
+# A Slurm of its own (state, ports, munged socket), so the test runs beside any other.
+export TOPOSWEEP_SLURM_DIR=$work/slurm
 space=$src/tests/slurm/space.ini
 if ! probe=$("$bin" sweep --config "$space" --dry-run 2>&1 > /dev/null); then
   if grep -q "not built yet" <<< "$probe"; then
@@ -69,11 +71,18 @@ slurm_started=0
 cleanup() {
   local status=$?
   if [ "$slurm_started" = 1 ]; then
-    [ ${#submitted[@]} -gt 0 ] && scancel "${submitted[@]}" 2> /dev/null
+    if [ ${#submitted[@]} -gt 0 ]; then
+      scancel "${submitted[@]}" 2> /dev/null
+      # Let slurmd finish cancelled jobs before it stops, so no job step outlives the daemons.
+      for _ in $(seq 1 30); do
+        squeue -h -t RUNNING,COMPLETING -o %i 2> /dev/null | grep -q . || break
+        sleep 0.5
+      done
+    fi
     if [ "$status" -ne 0 ]; then
       for f in "$work"/*.out; do [ -e "$f" ] && { echo "---- $f"; tail -n 30 "$f"; }; done
       echo "---- slurmctld.log"
-      tail -n 20 "${TOPOSWEEP_SLURM_DIR:-/var/lib/toposweep-slurm}/log/slurmctld.log" 2> /dev/null
+      tail -n 20 "$TOPOSWEEP_SLURM_DIR/log/slurmctld.log" 2> /dev/null
     fi
     "$src/scripts/slurm-down.sh"
   fi
@@ -98,19 +107,19 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 job_field() {  # job_field ID FIELD: FIELD of the job's first record
   scontrol show job -o "$1" 2> /dev/null | head -n 1 | sed -n "s/.* $2=\([^ ]*\).*/\1/p"
 }
-wait_job() {  # wait_job ID: until the job ends; prints its final state
-  local state
+# wait_job ID: polls until the job ends and sets `state` to its final state. Runs in this shell,
+# not a $(...) subshell, so an interrupt reaches the EXIT trap within a second.
+wait_job() {
   while [ "$SECONDS" -lt "$deadline" ]; do
     state=$(job_field "$1" JobState)
     case "$state" in
       COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE | PREEMPTED)
-        echo "$state"
         return 0
         ;;
     esac
     sleep 1
   done
-  echo "TIMEOUT_OF_TEST"
+  state="still ${state:-unknown} when the test's time budget ran out"
   return 1
 }
 submit() {  # submit SBATCH-ARGS...: prints the job id (the caller adds it to `submitted`)
@@ -120,10 +129,10 @@ submit() {  # submit SBATCH-ARGS...: prints the job id (the caller adds it to `s
 }
 
 # ---- 1. a single sweep with srun ----
-id=$(SPACE=$space OUT=$work/single.h5 LAUNCHER=srun submit --ntasks=2 --time=5 --output="$work/single-%j.out" \
+id=$(SPACE=$space OUT=$work/single.h5 LAUNCHER=srun submit --ntasks=2 --overcommit --time=5 --output="$work/single-%j.out" \
   "$src/jobs/sweep.sbatch") || fail "sbatch jobs/sweep.sbatch"
 submitted+=("$id")
-state=$(wait_job "$id")
+wait_job "$id"
 exit_code=$(job_field "$id" ExitCode)
 say "single sweep: job $id $state, exit $exit_code"
 if [ "$state" != COMPLETED ] || [ "$exit_code" != 0:0 ]; then fail "single sweep job $id: $state $exit_code"; fi
@@ -139,7 +148,7 @@ ids=$(SPACE=$space OUT=$work/merged.h5 LAUNCHER=mpirun REPORT=0 \
   fail "jobs/submit-array.sh"
 read -r array merge <<< "$ids"
 submitted+=("$array" "$merge")
-state=$(wait_job "$merge")
+wait_job "$merge"
 say "array $array + merge $merge: merge $state, exit $(job_field "$merge" ExitCode)"
 [ "$state" = COMPLETED ] || fail "merge job $merge: $state (array tasks: $(scontrol show job -o "$array" |
   grep -o 'JobState=[A-Z]*' | tr '\n' ' '))"
@@ -157,7 +166,7 @@ runs=0
 interrupted=0
 while :; do
   runs=$((runs + 1))
-  state=$(wait_job "$id")
+  wait_job "$id"
   exit_code=$(job_field "$id" ExitCode)
   say "long sweep run $runs: job $id $state, exit $exit_code"
   [ "$state" = COMPLETED ] && break
