@@ -1,0 +1,68 @@
+#pragma once
+// Parallelization-strategy search with the network fixed (TopoOpt's inner loop): the simulator
+// is the cost. Exhaustive over the global 3-D strategies (memory-infeasible ones pruned by the
+// workload's enumeration), or Metropolis over global strategies, per-layer degrees and
+// embedding-table owners.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "toposweep/opt/metropolis.hpp"
+#include "toposweep/sim/simulate.hpp"
+#include "toposweep/topology/network.hpp"
+#include "toposweep/workload/enumerate.hpp"
+#include "toposweep/workload/strategy.hpp"
+#include "toposweep/workload/workload.hpp"
+
+namespace toposweep::opt {
+
+// Iteration time of strategies on one network, memoised. GPU rank r runs on network vertex
+// position_of_node[r / gpus_per_node] (identity when empty: rank order).
+class StrategyScorer {
+ public:
+  StrategyScorer(const Workload& workload, const Network& network, sim::SimOptions options,
+                 std::vector<std::uint32_t> position_of_node = {});
+  // nullopt when the strategy does not fit in memory; BadInput when it is invalid.
+  std::optional<double> iteration_time(const Strategy& s);
+  std::uint64_t simulations() const { return simulations_; }
+  Placement placement_for(std::uint32_t gpus) const;
+  std::uint32_t gpus() const { return network_->gpu_count(); }
+
+ private:
+  const Workload* workload_;
+  const Network* network_;
+  sim::SimOptions options_;
+  std::vector<std::uint32_t> position_of_node_;
+  std::map<std::string, std::optional<double>> memo_;
+  std::uint64_t simulations_ = 0;
+};
+
+struct StrategySearchResult {
+  Strategy best;
+  double iteration_time_s = 0;
+  std::uint64_t evaluated = 0;    // strategies simulated
+  std::uint64_t infeasible = 0;   // pruned for memory
+  std::string method;             // "exhaustive" or "mcmc"
+};
+
+// Every feasible global strategy of `space`; BadInput when none fits.
+StrategySearchResult exhaustive_strategy_search(StrategyScorer& scorer, const Workload& w,
+                                                const StrategySpace& space = {});
+
+struct McmcStrategySettings {
+  MetropolisSettings metropolis;
+  bool global_moves = true;   // jump to another feasible global strategy
+  bool layer_moves = true;    // change one layer's degree (non-transformer, tp = pp = 1)
+  bool table_moves = true;    // move one embedding table to another GPU
+};
+
+// Metropolis from `start` (which must fit). BadInput when the budget is 0.
+StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload& w, const Strategy& start,
+                                          const McmcStrategySettings& settings, const StrategySpace& space = {});
+
+// dp = gpus, tp = pp = microbatches = 1, default everything else.
+Strategy pure_data_parallel(std::uint32_t gpus);
+
+}  // namespace toposweep::opt

@@ -1,0 +1,148 @@
+#include "toposweep/opt/strategy_search.hpp"
+
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "toposweep/util/error.hpp"
+#include "toposweep/workload/iteration.hpp"
+
+namespace toposweep::opt {
+
+StrategyScorer::StrategyScorer(const Workload& workload, const Network& network, sim::SimOptions options,
+                               std::vector<std::uint32_t> position_of_node)
+    : workload_(&workload),
+      network_(&network),
+      options_(std::move(options)),
+      position_of_node_(std::move(position_of_node)) {}
+
+Placement StrategyScorer::placement_for(std::uint32_t gpus) const {
+  Placement p = rank_order_placement(gpus, network_->gpus_per_node());
+  if (!position_of_node_.empty())
+    for (auto& node : p.node_of_gpu) node = position_of_node_.at(node);
+  return p;
+}
+
+std::optional<double> StrategyScorer::iteration_time(const Strategy& s) {
+  const std::string key = strategy_to_json(s).dump();
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (s.gpus() > network_->gpu_count())
+    throw BadInput("strategy needs " + std::to_string(s.gpus()) + " GPUs but the network has " +
+                       std::to_string(network_->gpu_count()),
+                   "strategy.dp");
+  const IterationPlan plan = plan_iteration(*workload_, s);
+  std::optional<double> time;
+  if (plan.feasible) {
+    ++simulations_;
+    const auto result = sim::simulate_iteration(*network_, plan.graph, options_, placement_for(s.gpus()));
+    time = result.job(0).iteration_time_s;
+  }
+  memo_.emplace(key, time);
+  return time;
+}
+
+StrategySearchResult exhaustive_strategy_search(StrategyScorer& scorer, const Workload& w,
+                                                const StrategySpace& space) {
+  StrategyCount counts;
+  const auto candidates = feasible_strategies(w, scorer.gpus(), space, &counts);
+  StrategySearchResult r;
+  r.method = "exhaustive";
+  r.infeasible = counts.infeasible;
+  r.iteration_time_s = std::numeric_limits<double>::infinity();
+  for (const auto& s : candidates) {
+    const auto t = scorer.iteration_time(s);
+    if (!t) {
+      ++r.infeasible;
+      continue;
+    }
+    ++r.evaluated;
+    if (*t < r.iteration_time_s) r.iteration_time_s = *t, r.best = s;
+  }
+  if (r.evaluated == 0)
+    throw BadInput("no parallelization strategy of " + w.model.name + " fits in device memory on " +
+                       std::to_string(scorer.gpus()) + " GPUs",
+                   "model.name");
+  return r;
+}
+
+StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload& w, const Strategy& start,
+                                          const McmcStrategySettings& settings, const StrategySpace& space) {
+  if (settings.metropolis.budget == 0) throw BadInput("the MCMC budget must be at least 1", "optimize.mcmc_budget");
+  const std::uint32_t gpus = scorer.gpus();
+  const auto start_time = scorer.iteration_time(start);
+  if (!start_time) throw BadInput("the starting strategy does not fit in device memory", "strategy.dp");
+
+  std::vector<Strategy> globals;
+  StrategyCount counts;
+  if (settings.global_moves) globals = feasible_strategies(w, gpus, space, &counts);
+  const auto degree_choices = divisors(gpus);
+  const bool layers_ok = settings.layer_moves && !w.model.transformer && !w.model.layers.empty();
+  const bool tables_ok = settings.table_moves && w.model.has_tables();
+
+  std::function<std::optional<Strategy>(const Strategy&, std::mt19937_64&)> propose =
+      [&](const Strategy& s, std::mt19937_64& rng) -> std::optional<Strategy> {
+    std::vector<int> moves;
+    if (globals.size() > 1) moves.push_back(0);
+    if (layers_ok && s.tp == 1 && s.pp == 1) moves.push_back(1);
+    if (tables_ok) moves.push_back(2);
+    if (moves.empty()) return std::nullopt;
+    Strategy next = s;
+    switch (moves[rng() % moves.size()]) {
+      case 0: {
+        // Half the time a FlexFlow-style local move (one of tp/pp, microbatches, schedule,
+        // recompute, zero1 changes), else a jump anywhere in the global space.
+        const Strategy* pick = &globals[rng() % globals.size()];
+        if (rng() % 2 == 0) {
+          std::vector<const Strategy*> near;
+          for (const auto& g : globals) {
+            const int changed = (g.tp != s.tp || g.pp != s.pp) + (g.microbatches != s.microbatches) +
+                                (g.schedule != s.schedule) + (g.recompute != s.recompute) + (g.zero1 != s.zero1);
+            if (changed == 1) near.push_back(&g);
+          }
+          if (!near.empty()) pick = near[rng() % near.size()];
+        }
+        const Strategy& g = *pick;
+        next.dp = g.dp, next.tp = g.tp, next.pp = g.pp, next.microbatches = g.microbatches;
+        next.schedule = g.schedule, next.recompute = g.recompute, next.zero1 = g.zero1;
+        if (next.tp != 1 || next.pp != 1) next.layer_degree.clear();
+        break;
+      }
+      case 1: {
+        if (next.layer_degree.empty()) next.layer_degree.assign(w.model.layers.size(), 1);
+        next.layer_degree[rng() % next.layer_degree.size()] =
+            static_cast<std::uint32_t>(degree_choices[rng() % degree_choices.size()]);
+        break;
+      }
+      case 2: {
+        if (next.table_owner.empty()) next.table_owner = table_owners(s, w.model.tables.size(), gpus);
+        next.table_owner[rng() % next.table_owner.size()] = static_cast<std::uint32_t>(rng() % gpus);
+        break;
+      }
+    }
+    if (next == s) return std::nullopt;
+    try {
+      validate_strategy(next, w, gpus);
+    } catch (const BadInput&) {
+      return std::nullopt;
+    }
+    return next;
+  };
+  std::function<std::optional<double>(const Strategy&)> cost = [&](const Strategy& s) {
+    return scorer.iteration_time(s);
+  };
+  const auto r = metropolis_search<Strategy>(start, *start_time, propose, cost, settings.metropolis);
+  StrategySearchResult out;
+  out.method = "mcmc";
+  out.best = r.best;
+  out.iteration_time_s = r.best_cost;
+  out.evaluated = r.proposals - r.rejected_infeasible;
+  out.infeasible = r.rejected_infeasible + counts.infeasible;
+  return out;
+}
+
+Strategy pure_data_parallel(std::uint32_t gpus) {
+  Strategy s;
+  s.dp = gpus;
+  return s;
+}
+
+}  // namespace toposweep::opt
