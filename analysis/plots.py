@@ -137,7 +137,7 @@ def time_heatmap(frame, path, x, y, value="iteration_time_s", x_labels=None, y_l
             middle = (finite.min() + finite.max()) / 2 if finite.size else 0
             for (r, c), v in np.ndenumerate(data):
                 if math.isfinite(v):
-                    ax.text(c, r, u.format_quantity(v, u.unit_of_field(value), 3), ha="center", va="center",
+                    ax.text(c, r, u.format_quantity(v, u.unit_of_field(value), 4), ha="center", va="center",
                             fontsize=8, color="white" if v > middle else "black")
     else:
         ax.text(0.5, 0.5, "no evaluated points", ha="center", va="center", transform=ax.transAxes)
