@@ -106,6 +106,15 @@ std::vector<std::uint32_t> totient_perms(std::uint32_t n, std::uint32_t g, std::
     for (std::uint32_t s : select_geometric(n, rest, m - static_cast<std::uint32_t>(picks.size())))
       picks.push_back(s);
   }
+  if (picks.size() < m) {
+    // Units exhausted (small n): the remaining ports still add bandwidth and shorten paths
+    // as rings of non-unit strides (several shorter cycles each).
+    std::vector<std::uint32_t> rest;
+    for (std::uint32_t r = 1; r <= n / 2; ++r)
+      if (std::find(picks.begin(), picks.end(), r) == picks.end()) rest.push_back(r);
+    for (std::uint32_t s : select_geometric(n, rest, m - static_cast<std::uint32_t>(picks.size())))
+      picks.push_back(s);
+  }
   return picks;
 }
 

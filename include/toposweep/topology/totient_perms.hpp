@@ -38,7 +38,8 @@ std::vector<std::uint32_t> select_geometric(std::uint32_t n, const std::vector<s
 // group size g. g = n: geometric pick among the units of Z_n (stride 1 always included).
 // g < n: stride 1 first (a full-size ring keeps the graph connected), then m-1 geometric
 // picks among the group candidates. If the candidates run out, the rest are geometric picks
-// among the unused units of Z_n (more full-size rings).
+// among the unused units of Z_n (more full-size rings), then among the remaining strides
+// <= n/2 (rings of several cycles), so that all m rings exist whenever m <= n/2.
 std::vector<std::uint32_t> totient_perms(std::uint32_t n, std::uint32_t g, std::uint32_t m,
                                          const std::string& where = "topology.ring_group");
 

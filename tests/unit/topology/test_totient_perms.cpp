@@ -69,8 +69,10 @@ TEST(TotientPerms, GeometricSelectionHandWorked) {
   // n = g = 64: representatives are the odd numbers 1..31. m = 4: ratio 31^(1/4) = 2.3596;
   // targets 1, 2.36, 5.57, 13.14 -> 1, 3, 7, 15.
   EXPECT_EQ(totient_perms(64, 64, 4), (std::vector<std::uint32_t>{1, 3, 7, 15}));
-  // n = g = 12: representatives {1, 5}; asking for more returns all.
-  EXPECT_EQ(totient_perms(12, 12, 3), (std::vector<std::uint32_t>{1, 5}));
+  // n = g = 12: unit representatives {1, 5}; select_geometric returns all when asked for more,
+  // and totient_perms completes the third ring with the smallest other stride, 2.
+  EXPECT_EQ(select_geometric(12, totient_candidates(12, 12), 3), (std::vector<std::uint32_t>{1, 5}));
+  EXPECT_EQ(totient_perms(12, 12, 3), (std::vector<std::uint32_t>{1, 5, 2}));
   // n = 100, m = 2: reps of units <= 50 run 1..49; ratio 7; targets 1, 7 -> 1, 7.
   EXPECT_EQ(totient_perms(100, 100, 2), (std::vector<std::uint32_t>{1, 7}));
 }
@@ -80,6 +82,8 @@ TEST(TotientPerms, SmallGroupKeepsAFullRing) {
   // connectivity, then 4, then (candidates exhausted) a unit of Z_16: 3.
   EXPECT_EQ(totient_perms(16, 4, 2), (std::vector<std::uint32_t>{1, 4}));
   EXPECT_EQ(totient_perms(16, 4, 3), (std::vector<std::uint32_t>{1, 4, 3}));
+  // n = 8: the units give rings {1, 3} only; a third ring takes the next stride >= 2: 2.
+  EXPECT_EQ(totient_perms(8, 8, 3), (std::vector<std::uint32_t>{1, 3, 2}));
 }
 
 TEST(TotientPerms, RingArcsBidirectional) {
