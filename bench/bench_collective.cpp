@@ -38,10 +38,12 @@ Network multidim16k() {
   for (VertexId v = 0; v < n; ++v) {
     const std::uint32_t c0 = v % 8, c1 = (v / 8) % 8;
     b.add_link(v, v - c0 + (c0 + 1) % 8, dims[0].bandwidth_Bps, dims[0].latency_s);
-    for (std::uint32_t j = c1 + 1; j < 8; ++j) b.add_link(v, v + (j - c1) * 8, dims[1].bandwidth_Bps, dims[1].latency_s);
+    for (std::uint32_t j = c1 + 1; j < 8; ++j)
+      b.add_link(v, v + (j - c1) * 8, dims[1].bandwidth_Bps, dims[1].latency_s);
   }
   const VertexId first_switch = b.add_switches(64);
-  for (VertexId v = 0; v < n; ++v) b.add_link(v, first_switch + v % 64, dims[2].bandwidth_Bps, dims[2].latency_s);
+  for (VertexId v = 0; v < n; ++v)
+    b.add_link(v, first_switch + v % 64, dims[2].bandwidth_Bps, dims[2].latency_s);
   b.info().kind = "multidim";
   b.info().dims = dims;
   return std::move(b).build();

@@ -16,18 +16,17 @@ namespace toposweep::cli {
 namespace {
 
 void add_options(po::options_description& o) {
-  o.add_options()
-      ("op", po::value<std::string>()->default_value("allreduce"),
-       "allreduce, reducescatter, allgather, alltoall, broadcast or reduce")
-      ("algorithm", po::value<std::string>(),
-       "auto, ring, multiring, hierarchical, tree, halving_doubling, direct, pairwise, forest "
-       "(default: collective.algorithm)")
-      ("bytes", po::value<std::string>()->default_value("1GB"),
-       "per-rank buffer with a unit, nccl-tests convention (e.g. 64MiB, 1GB)")
-      ("ranks", po::value<std::string>(), "member compute nodes, e.g. 0-7,16 (default: all compute nodes)")
-      ("root", po::value<std::string>()->default_value("0"), "root compute node of broadcast / reduce")
-      ("topology-file", po::value<std::string>(), "edge-list topology file (sets topology.kind = file)")
-      ("flows", po::bool_switch(), "also build the flows a flow-level simulator would play and count them");
+  o.add_options()("op", po::value<std::string>()->default_value("allreduce"),
+                  "allreduce, reducescatter, allgather, alltoall, broadcast or reduce")(
+      "algorithm", po::value<std::string>(),
+      "auto, ring, multiring, hierarchical, tree, halving_doubling, direct, pairwise, forest "
+      "(default: collective.algorithm)")(
+      "bytes", po::value<std::string>()->default_value("1GB"),
+      "per-rank buffer with a unit, nccl-tests convention (e.g. 64MiB, 1GB)")(
+      "ranks", po::value<std::string>(), "member compute nodes, e.g. 0-7,16 (default: all compute nodes)")(
+      "root", po::value<std::string>()->default_value("0"), "root compute node of broadcast / reduce")(
+      "topology-file", po::value<std::string>(), "edge-list topology file (sets topology.kind = file)")(
+      "flows", po::bool_switch(), "also build the flows a flow-level simulator would play and count them");
 }
 
 std::uint32_t parse_node(const std::string& text, const std::string& where) {
@@ -65,7 +64,8 @@ int run(CommandContext& ctx) {
   if (!op) throw BadInput("unknown collective op '" + vm["op"].as<std::string>() + "'", "--op");
   const double bytes = parse_size(vm["bytes"].as<std::string>(), "--bytes");
   if (!(bytes > 0)) throw BadInput("the collective size must be positive", "--bytes");
-  if (vm.count("algorithm")) ctx.config.set("collective.algorithm", vm["algorithm"].as<std::string>(), "--algorithm");
+  if (vm.count("algorithm"))
+    ctx.config.set("collective.algorithm", vm["algorithm"].as<std::string>(), "--algorithm");
   const std::string algorithm = collective_algorithm(ctx.config);
   CollectiveOptions options = collective_options(ctx.config);
   options.with_flows = vm["flows"].as<bool>();
@@ -121,11 +121,13 @@ int run(CommandContext& ctx) {
   out << collective_op_name(req.op) << " of " << human_quantity(Quantity::Size, bytes) << " per rank over "
       << req.nodes.size() << " node(s) x " << req.gpus_per_node << " GPU(s) = " << ranks << " ranks on "
       << (net.info().kind.empty() ? "the topology" : net.info().kind) << "\n";
-  out << "  algorithm  " << plan.algorithm << (algorithm != plan.algorithm ? " (asked: " + algorithm + ")" : "")
+  out << "  algorithm  " << plan.algorithm
+      << (algorithm != plan.algorithm ? " (asked: " + algorithm + ")" : "")
       << (plan.model.empty() ? "" : ", " + plan.model + " model") << "\n";
   out << "  time       " << human_quantity(Quantity::Time, plan.time_s) << "  (latency "
       << human_quantity(Quantity::Time, plan.latency_s);
-  if (plan.intra_node_time_s > 0) out << ", intra-node " << human_quantity(Quantity::Time, plan.intra_node_time_s);
+  if (plan.intra_node_time_s > 0)
+    out << ", intra-node " << human_quantity(Quantity::Time, plan.intra_node_time_s);
   out << ")\n";
   out << "  algbw      " << human_quantity(Quantity::Bandwidth, algbw) << "\n";
   out << "  busbw      " << human_quantity(Quantity::Bandwidth, busbw) << "\n";
@@ -136,14 +138,16 @@ int run(CommandContext& ctx) {
         << ", " << (plan.built_time_s > 0 ? 100.0 * plan.optimal_time_s / plan.built_time_s : 100.0)
         << "% of optimal)\n";
   }
-  if (options.with_flows) out << "  flows      " << plan.flows.size() << " in " << plan.stages << " stage(s)\n";
+  if (options.with_flows)
+    out << "  flows      " << plan.flows.size() << " in " << plan.stages << " stage(s)\n";
   return kExitOk;
 }
 
 }  // namespace
 
 Command collective_command() {
-  return Command{"collective", "time one collective on one topology with one algorithm", "", add_options, run};
+  return Command{"collective", "time one collective on one topology with one algorithm", "", add_options,
+                 run};
 }
 
 }  // namespace toposweep::cli

@@ -85,8 +85,9 @@ ForestOptimum forest_optimum(const ArcGraph& g, const std::vector<std::uint32_t>
         if (side[u]) w_s += weight[u];
       const double b = bandwidth_leaving(g, side);
       if (w_s == 0) continue;
-      if (b <= 0) throw BadInput("forest: member " + std::to_string(v) + " cannot be reached from every other member",
-                                 "collective members");
+      if (b <= 0)
+        throw BadInput("forest: member " + std::to_string(v) + " cannot be reached from every other member",
+                       "collective members");
       const double ratio = b / static_cast<double>(w_s);
       if (ratio >= lambda * (1 - 1e-12)) continue;  // rounding noise, not a better cut
       lambda = ratio;
@@ -190,7 +191,8 @@ double packing_time(const ArcGraph& g, const std::vector<Arborescence>& trees) {
 }  // namespace
 
 ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
-                          const std::vector<VertexId>& receivers, const ForestOptimum& opt, double unit_bytes) {
+                          const std::vector<VertexId>& receivers, const ForestOptimum& opt,
+                          double unit_bytes) {
   const TreeGrower grower(g, receivers);
   std::vector<VertexId> sources;
   for (VertexId u = 0; u < g.vertex_count; ++u)
@@ -253,7 +255,8 @@ ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& w
     }
   }
   if (best.trees.empty()) attempt(1, false);  // one uncapacitated tree per source
-  if (best.trees.empty()) throw BadInput("forest: a member cannot be reached from a source", "collective members");
+  if (best.trees.empty())
+    throw BadInput("forest: a member cannot be reached from a source", "collective members");
   return best;
 }
 
@@ -294,11 +297,18 @@ ForestSchedule forest_schedule(const Network& net, CollectiveOp op, const std::v
   std::vector<bool> reversed_phases;
   switch (op) {
     case CollectiveOp::AllGather:
-    case CollectiveOp::Broadcast: reversed_phases = {false}; break;
+    case CollectiveOp::Broadcast:
+      reversed_phases = {false};
+      break;
     case CollectiveOp::ReduceScatter:
-    case CollectiveOp::Reduce: reversed_phases = {true}; break;
-    case CollectiveOp::AllReduce: reversed_phases = {true, false}; break;
-    case CollectiveOp::AllToAll: break;
+    case CollectiveOp::Reduce:
+      reversed_phases = {true};
+      break;
+    case CollectiveOp::AllReduce:
+      reversed_phases = {true, false};
+      break;
+    case CollectiveOp::AllToAll:
+      break;
   }
   for (bool reversed : reversed_phases) {
     const ArcGraph g = arc_graph(net, reversed);

@@ -23,8 +23,9 @@ struct CapArc {
 // Edmonds' condition as max-flows: a super source sends one unit per unfinished tree into its
 // root set (trees not yet started grouped per root, plus the tree being grown with root set
 // `current`); every vertex in `check` must receive all of them.
-bool condition_holds(std::uint32_t V, const std::vector<CapArc>& arcs, const std::vector<std::uint32_t>& untouched,
-                     const std::vector<char>& current, const std::vector<VertexId>& check) {
+bool condition_holds(std::uint32_t V, const std::vector<CapArc>& arcs,
+                     const std::vector<std::uint32_t>& untouched, const std::vector<char>& current,
+                     const std::vector<VertexId>& check) {
   const std::uint32_t s = V, cur = V + 1;
   MaxFlow mf(V + 2 + V);  // vertices, source, current tree, one group node per root
   // "Infinite" arcs only need to exceed any cut; a finite value keeps MaxFlow's rounding
@@ -55,8 +56,8 @@ bool condition_holds(std::uint32_t V, const std::vector<CapArc>& arcs, const std
 // Splits off every arc pair (u -> z, z -> w) at relay z into u -> w while the condition holds
 // for the receivers, until z has no arcs left (possible when z is Eulerian: Frank's splitting
 // theorem for rooted connectivity). False when z is not Eulerian or no pair can be split.
-bool split_off(std::uint32_t V, VertexId z, std::vector<CapArc>& arcs, const std::vector<std::uint32_t>& untouched,
-               const std::vector<VertexId>& receivers) {
+bool split_off(std::uint32_t V, VertexId z, std::vector<CapArc>& arcs,
+               const std::vector<std::uint32_t>& untouched, const std::vector<VertexId>& receivers) {
   std::int64_t in = 0, out = 0;
   for (const CapArc& a : arcs) {
     if (a.src == a.dst) continue;
@@ -154,8 +155,8 @@ std::optional<std::vector<std::pair<VertexId, std::vector<std::size_t>>>> grow_b
 }  // namespace
 
 std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
-                                               const std::vector<VertexId>& receivers, const ForestOptimum& opt,
-                                               double unit_bytes, std::uint32_t k) {
+                                               const std::vector<VertexId>& receivers,
+                                               const ForestOptimum& opt, double unit_bytes, std::uint32_t k) {
   const std::uint32_t V = g.vertex_count;
   const double x = opt.rate_Bps();
   if (!(x > 0) || k == 0) return std::nullopt;
@@ -164,7 +165,8 @@ std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vec
   std::vector<CapArc> arcs;
   for (ArcId a = 0; a < g.arcs.size(); ++a) {
     const auto cap = static_cast<std::int64_t>(std::floor(k * g.arcs[a].bandwidth_Bps / x * (1 + 1e-9)));
-    if (cap > 0 && g.arcs[a].src != g.arcs[a].dst) arcs.push_back(CapArc{g.arcs[a].src, g.arcs[a].dst, cap, {a}});
+    if (cap > 0 && g.arcs[a].src != g.arcs[a].dst)
+      arcs.push_back(CapArc{g.arcs[a].src, g.arcs[a].dst, cap, {a}});
   }
   std::vector<std::uint32_t> untouched(V, 0);
   for (VertexId u = 0; u < V; ++u) {

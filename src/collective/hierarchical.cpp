@@ -14,9 +14,12 @@ namespace {
 // Latency steps of one reduce-scatter or all-gather pass over n members of a dimension.
 double pass_steps(DimensionType type, std::uint32_t n) {
   switch (type) {
-    case DimensionType::Ring: return n - 1.0;
-    case DimensionType::FullyConnected: return 1.0;
-    case DimensionType::Switch: return std::ceil(std::log2(static_cast<double>(n)));
+    case DimensionType::Ring:
+      return n - 1.0;
+    case DimensionType::FullyConnected:
+      return 1.0;
+    case DimensionType::Switch:
+      return std::ceil(std::log2(static_cast<double>(n)));
   }
   return n - 1.0;
 }
@@ -58,9 +61,13 @@ HierarchicalTime hierarchical_time(CollectiveOp op, const std::vector<Dimension>
         ph.bytes = m * (nk - 1);
         m *= nk;
         break;
-      case CollectiveOp::AllToAll: ph.bytes = m * (nk - 1) / nk; break;
+      case CollectiveOp::AllToAll:
+        ph.bytes = m * (nk - 1) / nk;
+        break;
       case CollectiveOp::Broadcast:
-      case CollectiveOp::Reduce: ph.bytes = m; break;  // pipelined chain along the dimension
+      case CollectiveOp::Reduce:
+        ph.bytes = m;
+        break;  // pipelined chain along the dimension
     }
     const double steps = (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce)
                              ? pass_steps(DimensionType::Ring, n)
@@ -87,15 +94,17 @@ std::vector<std::uint32_t> dimension_coordinates(const std::vector<Dimension>& d
   return c;
 }
 
-std::vector<std::uint32_t> hierarchical_group_shape(const Network& net, const std::vector<VertexId>& members) {
+std::vector<std::uint32_t> hierarchical_group_shape(const Network& net,
+                                                    const std::vector<VertexId>& members) {
   const auto& dims = net.info().dims;
   if (dims.empty())
-    throw BadInput("hierarchical needs a multidim network (topology.kind = multidim)", "collective.algorithm");
+    throw BadInput("hierarchical needs a multidim network (topology.kind = multidim)",
+                   "collective.algorithm");
   std::uint64_t product = 1;
   for (const auto& d : dims) product *= d.size;
   if (product != net.compute_count())
-    throw BadInput("hierarchical: the dimensions hold " + std::to_string(product) + " NPUs but the network has " +
-                       std::to_string(net.compute_count()),
+    throw BadInput("hierarchical: the dimensions hold " + std::to_string(product) +
+                       " NPUs but the network has " + std::to_string(net.compute_count()),
                    "topology.dims");
   std::vector<std::uint32_t> shape(dims.size());
   if (members.size() == product) {  // distinct compute nodes, all of them: the whole grid

@@ -16,7 +16,9 @@ std::uint32_t MaxFlow::add_edge(std::uint32_t u, std::uint32_t v, double capacit
   return id / 2;
 }
 
-void MaxFlow::set_capacity(std::uint32_t edge, double capacity) { edges_[2 * edge].cap = capacity; }
+void MaxFlow::set_capacity(std::uint32_t edge, double capacity) {
+  edges_[2 * edge].cap = capacity;
+}
 
 bool MaxFlow::bfs(std::uint32_t s, std::uint32_t t) {
   std::fill(level_.begin(), level_.end(), -1);

@@ -10,7 +10,8 @@
 
 namespace toposweep {
 
-std::vector<std::vector<VertexId>> serving_stride_rings(const Network& net, const std::vector<VertexId>& members,
+std::vector<std::vector<VertexId>> serving_stride_rings(const Network& net,
+                                                        const std::vector<VertexId>& members,
                                                         std::vector<std::uint32_t>* strides_out) {
   std::vector<std::vector<VertexId>> rings;
   const std::uint32_t n = net.compute_count();
@@ -66,7 +67,8 @@ MultiRing multiring(const Network& net, RouteCache& routes, const std::vector<Ve
   for (const auto& ring : mr.rings) {
     double bottleneck = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < ring.size(); ++i)
-      bottleneck = std::min(bottleneck, net.arc(*direct_arc(net, ring[i], ring[(i + 1) % ring.size()])).bandwidth_Bps);
+      bottleneck =
+          std::min(bottleneck, net.arc(*direct_arc(net, ring[i], ring[(i + 1) % ring.size()])).bandwidth_Bps);
     mr.shares.push_back(bottleneck);
     total += bottleneck;
   }

@@ -10,9 +10,9 @@ namespace toposweep {
 namespace {
 
 [[noreturn]] void not_applicable(const char* algorithm, CollectiveOp op) {
-  throw BadInput(std::string("algorithm ") + algorithm + " does not apply to " +
-                     std::string(collective_op_name(op)),
-                 "collective.algorithm");
+  throw BadInput(
+      std::string("algorithm ") + algorithm + " does not apply to " + std::string(collective_op_name(op)),
+      "collective.algorithm");
 }
 
 // Members rotated so that `root` comes first.
@@ -67,7 +67,8 @@ std::vector<Phase> ring_phases(CollectiveOp op, const std::vector<std::vector<Ve
       std::vector<VertexId> r = rooted(rings[j], root);
       // Reduce runs along the ring's own arcs and ends at the root: a1 -> a2 -> ... -> root.
       if (op == CollectiveOp::Reduce) std::rotate(r.begin(), r.begin() + 1, r.end());
-      for (std::size_t i = 0; i + 1 < r.size(); ++i) ph.transfers.push_back({r[i], r[i + 1], bytes * shares[j]});
+      for (std::size_t i = 0; i + 1 < r.size(); ++i)
+        ph.transfers.push_back({r[i], r[i + 1], bytes * shares[j]});
       continue;
     }
     const auto& r = rings[j];
@@ -75,22 +76,29 @@ std::vector<Phase> ring_phases(CollectiveOp op, const std::vector<std::vector<Ve
       ph.transfers.push_back({r[i], r[(i + 1) % r.size()], bytes / p * shares[j]});
   }
   switch (op) {
-    case CollectiveOp::AllReduce: ph.repeat = ph.latency_steps = 2 * (p - 1); break;
+    case CollectiveOp::AllReduce:
+      ph.repeat = ph.latency_steps = 2 * (p - 1);
+      break;
     case CollectiveOp::ReduceScatter:
-    case CollectiveOp::AllGather: ph.repeat = ph.latency_steps = p - 1; break;
+    case CollectiveOp::AllGather:
+      ph.repeat = ph.latency_steps = p - 1;
+      break;
     case CollectiveOp::AllToAll:
       // Each step forwards what is still in transit: (p-1) + (p-2) + ... + 1 chunks of bytes/p.
       ph.repeat = p * (p - 1) / 2;
       ph.latency_steps = p - 1;
       break;
     case CollectiveOp::Broadcast:
-    case CollectiveOp::Reduce: ph.pipeline_depth = static_cast<std::uint32_t>(p) - 1; break;
+    case CollectiveOp::Reduce:
+      ph.pipeline_depth = static_cast<std::uint32_t>(p) - 1;
+      break;
   }
   phases.push_back(std::move(ph));
   return phases;
 }
 
-std::vector<Phase> tree_phases(CollectiveOp op, const std::vector<VertexId>& order, double bytes, VertexId root) {
+std::vector<Phase> tree_phases(CollectiveOp op, const std::vector<VertexId>& order, double bytes,
+                               VertexId root) {
   std::vector<Phase> phases;
   const std::uint32_t p = static_cast<std::uint32_t>(order.size());
   if (p < 2) return phases;
@@ -137,7 +145,8 @@ std::vector<Phase> halving_doubling_phases(CollectiveOp op, const std::vector<Ve
   auto fold = [&](double b, bool inward) {  // extra ranks q+j pair with rank j
     Phase ph;
     for (std::uint32_t j = 0; j < extra; ++j)
-      ph.transfers.push_back(inward ? Transfer{order[q + j], order[j], b} : Transfer{order[j], order[q + j], b});
+      ph.transfers.push_back(inward ? Transfer{order[q + j], order[j], b}
+                                    : Transfer{order[j], order[q + j], b});
     if (!ph.transfers.empty()) phases.push_back(std::move(ph));
   };
   auto exchange = [&](std::uint32_t distance, double b) {
@@ -186,7 +195,7 @@ std::vector<Phase> halving_doubling_phases(CollectiveOp op, const std::vector<Ve
         Phase ph;
         for (std::uint32_t i = 0; i < d && i + d < p; ++i)
           ph.transfers.push_back(op == CollectiveOp::Broadcast ? Transfer{r[i], r[i + d], S}
-                                                                : Transfer{r[i + d], r[i], S});
+                                                               : Transfer{r[i + d], r[i], S});
         rounds.push_back(std::move(ph));
       }
       if (op == CollectiveOp::Reduce) std::reverse(rounds.begin(), rounds.end());
@@ -197,7 +206,8 @@ std::vector<Phase> halving_doubling_phases(CollectiveOp op, const std::vector<Ve
   return phases;
 }
 
-std::vector<Phase> direct_phases(CollectiveOp op, const std::vector<VertexId>& order, double bytes, VertexId root) {
+std::vector<Phase> direct_phases(CollectiveOp op, const std::vector<VertexId>& order, double bytes,
+                                 VertexId root) {
   std::vector<Phase> phases;
   const std::uint32_t p = static_cast<std::uint32_t>(order.size());
   if (p < 2) return phases;
@@ -216,14 +226,17 @@ std::vector<Phase> direct_phases(CollectiveOp op, const std::vector<VertexId>& o
       break;
     case CollectiveOp::ReduceScatter:
     case CollectiveOp::AllGather:
-    case CollectiveOp::AllToAll: all_pairs(bytes / p); break;
+    case CollectiveOp::AllToAll:
+      all_pairs(bytes / p);
+      break;
     case CollectiveOp::Broadcast:
     case CollectiveOp::Reduce: {
       rooted(order, root);  // validates the root
       Phase ph;
       for (VertexId v : order)
         if (v != root)
-          ph.transfers.push_back(op == CollectiveOp::Broadcast ? Transfer{root, v, bytes} : Transfer{v, root, bytes});
+          ph.transfers.push_back(op == CollectiveOp::Broadcast ? Transfer{root, v, bytes}
+                                                               : Transfer{v, root, bytes});
       phases.push_back(std::move(ph));
       break;
     }

@@ -54,7 +54,8 @@ CollectivePlan plan_hierarchical(const Network& net, RouteCache& routes, const C
   plan.model = opt.hierarchical_pipelined ? "pipelined" : "sequential";
   plan.time_s = opt.hierarchical_pipelined ? h.pipelined_s : h.sequential_s;
   plan.latency_s = opt.hierarchical_pipelined ? h.pipelined_latency_s : h.sequential_latency_s;
-  plan.stages = opt.hierarchical_pipelined ? (h.phases.empty() ? 0 : 1) : static_cast<std::uint32_t>(h.phases.size());
+  plan.stages =
+      opt.hierarchical_pipelined ? (h.phases.empty() ? 0 : 1) : static_cast<std::uint32_t>(h.phases.size());
   if (!opt.with_flows) return plan;
   // Flows: per dimension, each member sends its size_k to its ring successor along the
   // dimension (Ring, Switch) or spreads it over its peers (FullyConnected). Pipelined phases
@@ -117,7 +118,8 @@ CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, co
     return plan_network(net, req, "ring", opt);
   }
   if (algorithm == "ring")
-    return from_phases(routes, ring_phases(req.op, {order}, {1.0}, req.bytes, req.root), opt.with_flows, "ring");
+    return from_phases(routes, ring_phases(req.op, {order}, {1.0}, req.bytes, req.root), opt.with_flows,
+                       "ring");
   if (algorithm == "multiring") {
     const MultiRing mr = multiring(net, routes, order);
     return from_phases(routes, ring_phases(req.op, mr.rings, mr.shares, req.bytes, req.root), opt.with_flows,
@@ -140,12 +142,15 @@ CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, co
 // Intra-node part of a two-level collective over g GPUs joined at `bw` per GPU (direct/switch).
 double intra_node_time(CollectiveOp op, double bytes, double g, double bw) {
   switch (op) {
-    case CollectiveOp::AllReduce: return 2 * bytes * (g - 1) / g / bw;  // reduce-scatter + all-gather
+    case CollectiveOp::AllReduce:
+      return 2 * bytes * (g - 1) / g / bw;  // reduce-scatter + all-gather
     case CollectiveOp::ReduceScatter:
     case CollectiveOp::AllGather:
-    case CollectiveOp::AllToAll: return bytes * (g - 1) / g / bw;
+    case CollectiveOp::AllToAll:
+      return bytes * (g - 1) / g / bw;
     case CollectiveOp::Broadcast:
-    case CollectiveOp::Reduce: return bytes / bw;
+    case CollectiveOp::Reduce:
+      return bytes / bw;
   }
   return 0;
 }
@@ -153,17 +158,19 @@ double intra_node_time(CollectiveOp op, double bytes, double g, double bw) {
 }  // namespace
 
 const std::vector<std::string>& collective_algorithm_names() {
-  static const std::vector<std::string> names{"auto",     "ring",   "multiring", "hierarchical", "tree",
-                                              "halving_doubling", "direct", "pairwise",  "forest"};
+  static const std::vector<std::string> names{"auto",         "ring",     "multiring",
+                                              "hierarchical", "tree",     "halving_doubling",
+                                              "direct",       "pairwise", "forest"};
   return names;
 }
 
-CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request, const std::string& algorithm,
-                               const CollectiveOptions& options) {
+CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request,
+                               const std::string& algorithm, const CollectiveOptions& options) {
   const auto& names = collective_algorithm_names();
   if (std::find(names.begin(), names.end(), algorithm) == names.end())
-    throw BadInput("unknown collective algorithm '" + algorithm + "' (one of auto, ring, multiring, hierarchical, "
-                   "tree, halving_doubling, direct, pairwise, forest)",
+    throw BadInput("unknown collective algorithm '" + algorithm +
+                       "' (one of auto, ring, multiring, hierarchical, "
+                       "tree, halving_doubling, direct, pairwise, forest)",
                    "collective.algorithm");
   check_request(net, request);
   const std::uint32_t g = request.gpus_per_node;

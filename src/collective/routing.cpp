@@ -16,8 +16,8 @@ constexpr std::uint32_t kUnreached = std::numeric_limits<std::uint32_t>::max();
 std::optional<ArcId> direct_arc(const Network& net, VertexId src, VertexId dst) {
   const auto out = net.out_arcs(src);
   // Out-arcs of a vertex are sorted by destination (NetworkBuilder sorts by (src, dst)).
-  auto it = std::lower_bound(out.begin(), out.end(), dst,
-                             [&](ArcId a, VertexId d) { return net.arc(a).dst < d; });
+  auto it =
+      std::lower_bound(out.begin(), out.end(), dst, [&](ArcId a, VertexId d) { return net.arc(a).dst < d; });
   std::optional<ArcId> best;
   for (; it != out.end() && net.arc(*it).dst == dst; ++it)
     if (!best || net.arc(*it).bandwidth_Bps > net.arc(*best).bandwidth_Bps) best = *it;

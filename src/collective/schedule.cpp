@@ -73,7 +73,8 @@ PhaseCost phase_cost(RouteCache& routes, const Phase& phase, std::vector<Flow>* 
   return cost;
 }
 
-void cost_phases(RouteCache& routes, const std::vector<Phase>& phases, bool with_flows, CollectivePlan& plan) {
+void cost_phases(RouteCache& routes, const std::vector<Phase>& phases, bool with_flows,
+                 CollectivePlan& plan) {
   for (const Phase& phase : phases) {
     const PhaseCost c = phase_cost(routes, phase, with_flows ? &plan.flows : nullptr, plan.stages);
     plan.time_s += c.total();

@@ -61,7 +61,8 @@ struct ForestPacking {
 // widest-residual-first (ties: nearer the root), pruned to the receivers; the best of a few k.
 // `unit_bytes` is the data of one unit of weight.
 ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
-                          const std::vector<VertexId>& receivers, const ForestOptimum& opt, double unit_bytes);
+                          const std::vector<VertexId>& receivers, const ForestOptimum& opt,
+                          double unit_bytes);
 
 // Exact packing with capacities floor(k b_e / x*), which a complete packing of k w_u trees per
 // source uses in exactly the optimal time. Relays (vertices that are not receivers, e.g.
@@ -74,8 +75,8 @@ ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& w
 // to whole trees violates the condition for this k, or a relay is not Eulerian. Costs about
 // trees x vertices^2 max-flows: meant for small networks.
 std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
-                                               const std::vector<VertexId>& receivers, const ForestOptimum& opt,
-                                               double unit_bytes, std::uint32_t k);
+                                               const std::vector<VertexId>& receivers,
+                                               const ForestOptimum& opt, double unit_bytes, std::uint32_t k);
 
 struct ForestSchedule {
   double optimal_time_s = 0;  // bandwidth time of the exact optimum (all phases)
@@ -83,7 +84,7 @@ struct ForestSchedule {
   double latency_s = 0;       // deepest tree's path latency, per phase
   std::uint32_t trees = 0;    // trees of the last phase's packing
   std::uint32_t stages = 0;
-  std::vector<Flow> flows;    // one flow per arc per phase
+  std::vector<Flow> flows;  // one flow per arc per phase
 };
 
 // AllGather, ReduceScatter (AllGather on the reversed network, trees reversed), AllReduce

@@ -21,7 +21,7 @@ class MaxFlow {
  private:
   struct Edge {
     std::uint32_t to;
-    double cap;   // capacity
+    double cap;  // capacity
     double flow;
   };
   bool bfs(std::uint32_t s, std::uint32_t t);

@@ -21,7 +21,8 @@ struct MultiRing {
 // the ring x -> x+s mod n and its reverse), keeping only strides whose cycle through the first
 // member is exactly the member set and whose arcs exist. `strides_out`, if given, receives the
 // serving strides.
-std::vector<std::vector<VertexId>> serving_stride_rings(const Network& net, const std::vector<VertexId>& members,
+std::vector<std::vector<VertexId>> serving_stride_rings(const Network& net,
+                                                        const std::vector<VertexId>& members,
                                                         std::vector<std::uint32_t>* strides_out = nullptr);
 
 // The rings with shares proportional to each ring's bottleneck bandwidth (equal shares when all

@@ -17,7 +17,8 @@ std::vector<Phase> ring_phases(CollectiveOp op, const std::vector<std::vector<Ve
 
 // Double binary tree (AllReduce: each tree reduces and broadcasts half of the data, pipelined);
 // Broadcast / Reduce: one pipelined binary tree rooted at `root`.
-std::vector<Phase> tree_phases(CollectiveOp op, const std::vector<VertexId>& order, double bytes, VertexId root);
+std::vector<Phase> tree_phases(CollectiveOp op, const std::vector<VertexId>& order, double bytes,
+                               VertexId root);
 
 // Recursive halving / doubling (Rabenseifner) with the extra ranks of a non-power-of-two group
 // folded in first and served last; binomial trees for Broadcast / Reduce; Bruck for AllToAll.
@@ -25,7 +26,8 @@ std::vector<Phase> halving_doubling_phases(CollectiveOp op, const std::vector<Ve
                                            VertexId root);
 
 // Every member sends to every other member at once.
-std::vector<Phase> direct_phases(CollectiveOp op, const std::vector<VertexId>& order, double bytes, VertexId root);
+std::vector<Phase> direct_phases(CollectiveOp op, const std::vector<VertexId>& order, double bytes,
+                                 VertexId root);
 
 // p-1 rounds; in round k member i sends to member i+k (mod p).
 std::vector<Phase> pairwise_phases(CollectiveOp op, const std::vector<VertexId>& order, double bytes);

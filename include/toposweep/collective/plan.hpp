@@ -17,8 +17,8 @@ struct CollectiveRequest {
   // joined inside the node by Network::intra_bandwidth_Bps (a two-level collective when > 1).
   std::vector<VertexId> nodes;
   std::uint32_t gpus_per_node = 1;
-  double bytes = 0;  // per-rank buffer, nccl-tests convention (see INTERFACE.md)
-  VertexId root = 0; // Broadcast / Reduce
+  double bytes = 0;   // per-rank buffer, nccl-tests convention (see INTERFACE.md)
+  VertexId root = 0;  // Broadcast / Reduce
 };
 
 // A flow moves `bytes` along `path` (arc ids). Flows of stage k start when every flow of
@@ -31,12 +31,12 @@ struct Flow {
 };
 
 struct CollectivePlan {
-  std::string algorithm;     // the algorithm actually used ("ring", "multiring", "hierarchical", ...)
-  double time_s = 0;         // alpha-beta time on an idle network
-  double latency_s = 0;      // the alpha part of time_s (the flow model adds it to flow time)
+  std::string algorithm;  // the algorithm actually used ("ring", "multiring", "hierarchical", ...)
+  double time_s = 0;      // alpha-beta time on an idle network
+  double latency_s = 0;   // the alpha part of time_s (the flow model adds it to flow time)
   std::uint32_t stages = 0;
-  std::vector<Flow> flows;   // empty when the caller asked for time only
-  std::string model;         // e.g. "pipelined" / "sequential" for hierarchical, else ""
+  std::vector<Flow> flows;  // empty when the caller asked for time only
+  std::string model;        // e.g. "pipelined" / "sequential" for hierarchical, else ""
   // Two-level collectives (gpus_per_node > 1): the part of time_s spent inside nodes at
   // Network::intra_bandwidth_Bps. Flows cannot express it (intra-node links are not arcs), so a
   // flow model adds it to the time it plays; 0 for single-GPU nodes.
@@ -49,8 +49,8 @@ struct CollectivePlan {
 };
 
 struct CollectiveOptions {
-  bool with_flows = false;           // build flows (flow network model) or only the time
-  bool hierarchical_pipelined = true; // multidim: max over dimensions (true) or sum (false)
+  bool with_flows = false;             // build flows (flow network model) or only the time
+  bool hierarchical_pipelined = true;  // multidim: max over dimensions (true) or sum (false)
 };
 
 // `algorithm`: "auto" (multiring on topoopt, hierarchical on multidim, ring otherwise), "ring",

@@ -67,7 +67,8 @@ TEST(Ring, FlowsCarryEveryStep) {
   const Network net = testnet::ring(p, kB, kAlpha);
   CollectiveOptions opt;
   opt.with_flows = true;
-  const auto plan = plan_collective(net, request(CollectiveOp::AllReduce, testnet::iota_nodes(p)), "ring", opt);
+  const auto plan =
+      plan_collective(net, request(CollectiveOp::AllReduce, testnet::iota_nodes(p)), "ring", opt);
   ASSERT_EQ(plan.flows.size(), p);
   for (const Flow& f : plan.flows) {
     EXPECT_EQ(f.path.size(), 1u);
@@ -139,7 +140,8 @@ TEST(Hierarchical, HandWorkedThreeDimensionalCase) {
   // A sub-grid (dims 1 and 2 only: the NPUs with coordinate 0 in dim 0) skips dim 0.
   std::vector<VertexId> sub;
   for (VertexId v = 0; v < 32; v += 4) sub.push_back(v);
-  const auto sp = plan_collective(net, request(CollectiveOp::AllReduce, sub, 64e6), "hierarchical", sequential);
+  const auto sp =
+      plan_collective(net, request(CollectiveOp::AllReduce, sub, 64e6), "hierarchical", sequential);
   // dim1: 2*64e6/2 = 64e6 -> 640us + 2us; dim2: m = 32e6 -> 48e6 -> 1920us + 8us.
   expect_rel(sp.time_s, 642e-6 + 1928e-6);
 
@@ -153,12 +155,14 @@ TEST(Hierarchical, HandWorkedThreeDimensionalCase) {
 }
 
 TEST(Hierarchical, FlowsUseDimensionLinks) {
-  const std::vector<Dimension> dims{{DimensionType::Ring, 4, 200e9, 0}, {DimensionType::FullyConnected, 3, 100e9, 0}};
+  const std::vector<Dimension> dims{{DimensionType::Ring, 4, 200e9, 0},
+                                    {DimensionType::FullyConnected, 3, 100e9, 0}};
   const Network net = testnet::multidim(dims);
   CollectiveOptions opt;
   opt.with_flows = true;
   opt.hierarchical_pipelined = false;
-  const auto plan = plan_collective(net, request(CollectiveOp::AllReduce, testnet::iota_nodes(12), 12e6), "hierarchical", opt);
+  const auto plan = plan_collective(net, request(CollectiveOp::AllReduce, testnet::iota_nodes(12), 12e6),
+                                    "hierarchical", opt);
   // dim0: 3 lines x 4 ring flows; dim1: 4 lines x 6 direct flows.
   ASSERT_EQ(plan.flows.size(), 12u + 24u);
   double stage0 = 0, stage1 = 0;
@@ -185,8 +189,10 @@ TEST(Tree, DoubleBinaryTreeOnSwitch) {
   const double d = 2 * 3 - 1;
   double best = 1e300;
   for (int c = 1; c < 100000; ++c) best = std::min(best, (d + c) * (T / c + alpha));
-  expect_rel(plan_collective(lat, request(CollectiveOp::AllReduce, testnet::iota_nodes(8)), "tree").time_s, best);
-  EXPECT_THROW(plan_collective(net, request(CollectiveOp::AllGather, testnet::iota_nodes(8)), "tree"), BadInput);
+  expect_rel(plan_collective(lat, request(CollectiveOp::AllReduce, testnet::iota_nodes(8)), "tree").time_s,
+             best);
+  EXPECT_THROW(plan_collective(net, request(CollectiveOp::AllGather, testnet::iota_nodes(8)), "tree"),
+               BadInput);
 }
 
 TEST(HalvingDoubling, PowerOfTwoMatchesRabenseifner) {
@@ -198,7 +204,8 @@ TEST(HalvingDoubling, PowerOfTwoMatchesRabenseifner) {
   }
   // p = 6: fold 2 extra ranks (S each way), halving/doubling over 4, unfold.
   const Network net = testnet::star(6, kB, 0);
-  const auto plan = plan_collective(net, request(CollectiveOp::AllReduce, testnet::iota_nodes(6)), "halving_doubling");
+  const auto plan =
+      plan_collective(net, request(CollectiveOp::AllReduce, testnet::iota_nodes(6)), "halving_doubling");
   expect_rel(plan.time_s, 2 * kS / kB + 2.0 * 3 / 4 * kS / kB);
 }
 
@@ -211,7 +218,8 @@ TEST(Direct, AllToAllAndPairwise) {
   expect_rel(pw.time_s, (p - 1.0) * (kS / p / kB + 2 * kAlpha));
   // On a complete graph direct AllToAll uses every link once: S/p / B.
   const Network k = testnet::complete(p, kB, 0);
-  expect_rel(plan_collective(k, request(CollectiveOp::AllToAll, testnet::iota_nodes(p)), "direct").time_s, kS / p / kB);
+  expect_rel(plan_collective(k, request(CollectiveOp::AllToAll, testnet::iota_nodes(p)), "direct").time_s,
+             kS / p / kB);
 }
 
 TEST(TwoLevel, IntraNodePartAddsOrOverlaps) {

@@ -1,5 +1,7 @@
 // Forest (topology-adaptive) collectives: the exact cut bound against closed forms, brute force
 // over vertex subsets and Nash-Williams--Tutte; the built packing's validity.
+#include "toposweep/collective/forest.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <set>
 
 #include "test_networks.hpp"
-#include "toposweep/collective/forest.hpp"
 #include "toposweep/collective/plan.hpp"
 #include "toposweep/util/error.hpp"
 
@@ -107,7 +108,8 @@ TEST(ForestOptimum, BroadcastIsTheMinimumCutFromTheRoot) {
 
 // Random strongly connected digraph: a bidirectional backbone cycle plus random arcs, integer
 // GB/s bandwidths; the last `switches` vertices are switches.
-Network random_graph(std::mt19937_64& rng, std::uint32_t computes, std::uint32_t switches, std::uint32_t extra) {
+Network random_graph(std::mt19937_64& rng, std::uint32_t computes, std::uint32_t switches,
+                     std::uint32_t extra) {
   NetworkBuilder b(computes);
   if (switches) b.add_switches(switches);
   const std::uint32_t V = computes + switches;
@@ -120,7 +122,8 @@ Network random_graph(std::mt19937_64& rng, std::uint32_t computes, std::uint32_t
   return std::move(b).build();
 }
 
-double brute_force_rate(const ArcGraph& g, const std::vector<std::uint32_t>& w, const std::vector<VertexId>& receivers) {
+double brute_force_rate(const ArcGraph& g, const std::vector<std::uint32_t>& w,
+                        const std::vector<VertexId>& receivers) {
   const std::uint32_t V = g.vertex_count;
   double best = std::numeric_limits<double>::infinity();
   for (std::uint32_t mask = 1; mask < (1u << V); ++mask) {
@@ -144,8 +147,8 @@ TEST(ForestOptimum, MatchesBruteForceOnRandomHeterogeneousGraphs) {
   int complete = 0, packings = 0, relay_free = 0, relay_free_complete = 0;
   double worst_gap = 1;
   for (int trial = 0; trial < 60; ++trial) {
-    const std::uint32_t computes = 3 + trial % 6;          // 3..8
-    const std::uint32_t switches = (trial / 6) % 3;        // 0..2, at most 10 vertices
+    const std::uint32_t computes = 3 + trial % 6;    // 3..8
+    const std::uint32_t switches = (trial / 6) % 3;  // 0..2, at most 10 vertices
     const Network net = random_graph(rng, computes, switches, 2 + trial % 9);
     // Members: all compute nodes, or every other one (the rest relay).
     std::vector<VertexId> members;
@@ -280,7 +283,8 @@ TEST(ForestSchedule, FlowsCarryThePackingAndAllToAllIsRefused) {
   const Network star = testnet::star(4, kB, 1e-6);
   CollectiveOptions opt;
   opt.with_flows = true;
-  const auto p = plan_collective(star, request(CollectiveOp::AllReduce, testnet::iota_nodes(4)), "forest", opt);
+  const auto p =
+      plan_collective(star, request(CollectiveOp::AllReduce, testnet::iota_nodes(4)), "forest", opt);
   EXPECT_EQ(p.stages, 2u);
   double max_time = 0;
   for (const Flow& f : p.flows) {
@@ -288,8 +292,9 @@ TEST(ForestSchedule, FlowsCarryThePackingAndAllToAllIsRefused) {
     max_time = std::max(max_time, f.bytes / star.arc(f.path[0]).bandwidth_Bps);
   }
   EXPECT_NEAR(max_time, kM / 4 * 3 / kB, 1e-15);  // one phase's busiest arc
-  EXPECT_NEAR(p.latency_s, 2 * 2e-6, 1e-18);     // two hops deep, two phases
-  EXPECT_THROW(plan_collective(star, request(CollectiveOp::AllToAll, testnet::iota_nodes(4)), "forest"), BadInput);
+  EXPECT_NEAR(p.latency_s, 2 * 2e-6, 1e-18);      // two hops deep, two phases
+  EXPECT_THROW(plan_collective(star, request(CollectiveOp::AllToAll, testnet::iota_nodes(4)), "forest"),
+               BadInput);
   NetworkBuilder b(3);
   b.add_link(0, 1, kB);
   b.add_arc(1, 2, kB);  // 2 can receive but not send

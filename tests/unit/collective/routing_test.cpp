@@ -1,11 +1,12 @@
 // Routing: shortest paths by hop count, per-hop ECMP splitting, Yen's k shortest paths.
+#include "toposweep/collective/routing.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
 #include "test_networks.hpp"
-#include "toposweep/collective/routing.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep {

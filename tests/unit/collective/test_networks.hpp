@@ -37,7 +37,8 @@ inline Network complete(std::uint32_t p, double bw, double lat) {
 inline Network circulant(std::uint32_t n, const std::vector<std::uint32_t>& strides, double bw, double lat) {
   NetworkBuilder b(n);
   for (std::uint32_t s : strides)
-    for (std::uint32_t i = 0; i < n; ++i) b.add_arc(i, (i + s) % n, bw, lat), b.add_arc((i + s) % n, i, bw, lat);
+    for (std::uint32_t i = 0; i < n; ++i)
+      b.add_arc(i, (i + s) % n, bw, lat), b.add_arc((i + s) % n, i, bw, lat);
   b.info().kind = "topoopt";
   b.info().strides = strides;
   b.info().degree = static_cast<std::uint32_t>(2 * strides.size());
@@ -58,12 +59,15 @@ inline Network multidim(const std::vector<Dimension>& dims) {
       std::vector<VertexId> line;
       for (std::uint32_t i = 0; i < d.size; ++i) line.push_back(v + i * stride);
       if (d.type == DimensionType::Ring) {
-        if (d.size == 2) b.add_link(line[0], line[1], d.bandwidth_Bps, d.latency_s);
+        if (d.size == 2)
+          b.add_link(line[0], line[1], d.bandwidth_Bps, d.latency_s);
         else
-          for (std::uint32_t i = 0; i < d.size; ++i) b.add_link(line[i], line[(i + 1) % d.size], d.bandwidth_Bps, d.latency_s);
+          for (std::uint32_t i = 0; i < d.size; ++i)
+            b.add_link(line[i], line[(i + 1) % d.size], d.bandwidth_Bps, d.latency_s);
       } else if (d.type == DimensionType::FullyConnected) {
         for (std::uint32_t i = 0; i < d.size; ++i)
-          for (std::uint32_t j = i + 1; j < d.size; ++j) b.add_link(line[i], line[j], d.bandwidth_Bps, d.latency_s);
+          for (std::uint32_t j = i + 1; j < d.size; ++j)
+            b.add_link(line[i], line[j], d.bandwidth_Bps, d.latency_s);
       } else {
         const VertexId sw = b.add_switches(1);
         for (VertexId x : line) b.add_link(x, sw, d.bandwidth_Bps, d.latency_s);
