@@ -34,7 +34,8 @@ void BM_EnumerateGpt3On1024(benchmark::State& state) {
     feasible = c.feasible;
     benchmark::DoNotOptimize(c);
   }
-  state.counters["strategies_per_s"] = benchmark::Counter(static_cast<double>(checked), benchmark::Counter::kIsRate);
+  state.counters["strategies_per_s"] =
+      benchmark::Counter(static_cast<double>(checked), benchmark::Counter::kIsRate);
   state.counters["strategies"] = static_cast<double>(checked) / static_cast<double>(state.iterations());
   state.counters["feasible"] = static_cast<double>(feasible);
 }
@@ -45,13 +46,15 @@ void BM_EnumerateGpt3On1024WithVisitor(benchmark::State& state) {
   std::uint64_t checked = 0;
   for (auto _ : state) {
     double best = 1e300;
-    const StrategyCount c = for_each_strategy(w, 1024, StrategySpace{}, [&](const Strategy&, double mem, bool ok) {
-      if (ok && mem < best) best = mem;
-    });
+    const StrategyCount c =
+        for_each_strategy(w, 1024, StrategySpace{}, [&](const Strategy&, double mem, bool ok) {
+          if (ok && mem < best) best = mem;
+        });
     checked += c.checked;
     benchmark::DoNotOptimize(best);
   }
-  state.counters["strategies_per_s"] = benchmark::Counter(static_cast<double>(checked), benchmark::Counter::kIsRate);
+  state.counters["strategies_per_s"] =
+      benchmark::Counter(static_cast<double>(checked), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_EnumerateGpt3On1024WithVisitor)->Unit(benchmark::kMicrosecond);
 

@@ -3,7 +3,6 @@
 // model on N GPUs of server.device and how many fit in memory.
 #include <cstdio>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "toposweep/cli/command.hpp"
@@ -28,11 +27,16 @@ void add_options(po::options_description& o) {
 
 std::string human(double x) {
   char buf[32];
-  if (x >= 1e15) std::snprintf(buf, sizeof buf, "%.3gP", x / 1e15);
-  else if (x >= 1e12) std::snprintf(buf, sizeof buf, "%.3gT", x / 1e12);
-  else if (x >= 1e9) std::snprintf(buf, sizeof buf, "%.3gB", x / 1e9);
-  else if (x >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", x / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.4g", x);
+  if (x >= 1e15)
+    std::snprintf(buf, sizeof buf, "%.3gP", x / 1e15);
+  else if (x >= 1e12)
+    std::snprintf(buf, sizeof buf, "%.3gT", x / 1e12);
+  else if (x >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.3gB", x / 1e9);
+  else if (x >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3gM", x / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", x);
   return buf;
 }
 
@@ -98,8 +102,8 @@ int describe(CommandContext& ctx, const std::string& name) {
               m.sample_unit.c_str(), m.default_batch_per_gpu);
   std::printf("parameters %.6g (dense %.6g, tables %.6g)\n", m.parameters(), m.dense_parameters(),
               m.table_parameters());
-  std::printf("forward FLOPs per %s %.6g, backward %.6g\n", m.sample_unit.c_str(), m.forward_flops_per_sample(),
-              m.backward_flops_per_sample());
+  std::printf("forward FLOPs per %s %.6g, backward %.6g\n", m.sample_unit.c_str(),
+              m.forward_flops_per_sample(), m.backward_flops_per_sample());
   std::printf("layers %zu (pipeline can split %u)\n", m.layers.size(), m.pipeline_units());
   if (m.has_tables())
     std::printf("embedding tables %zu (e.g. %s: %.6g rows x %g, %g lookups/sample, %s)\n", m.tables.size(),
@@ -108,16 +112,18 @@ int describe(CommandContext& ctx, const std::string& name) {
   if (j.contains("strategies")) {
     const auto& s = j["strategies"];
     std::printf("strategies on %u %s GPUs (global batch %g): %llu valid, %llu fit in memory, %llu do not\n",
-                s["gpus"].get<std::uint32_t>(), s["device"].get<std::string>().c_str(), s["global_batch"].get<double>(),
+                s["gpus"].get<std::uint32_t>(), s["device"].get<std::string>().c_str(),
+                s["global_batch"].get<double>(),
                 static_cast<unsigned long long>(s["checked"].get<std::uint64_t>()),
                 static_cast<unsigned long long>(s["feasible"].get<std::uint64_t>()),
                 static_cast<unsigned long long>(s["infeasible"].get<std::uint64_t>()));
   }
   if (ctx.options["layers"].as<bool>()) {
-    std::printf("\n%-22s %-18s %12s %12s %12s %12s\n", "layer", "kind", "params", "fwd FLOPs", "in elems", "out elems");
+    std::printf("\n%-22s %-18s %12s %12s %12s %12s\n", "layer", "kind", "params", "fwd FLOPs", "in elems",
+                "out elems");
     for (const auto& l : m.layers)
-      std::printf("%-22s %-18s %12.6g %12.6g %12.6g %12.6g\n", l.name.c_str(), layer_kind_name(l.kind), l.parameters(),
-                  l.forward_flops, l.input_elements, l.output_elements);
+      std::printf("%-22s %-18s %12.6g %12.6g %12.6g %12.6g\n", l.name.c_str(), layer_kind_name(l.kind),
+                  l.parameters(), l.forward_flops, l.input_elements, l.output_elements);
   }
   std::fflush(stdout);
   return kExitOk;
@@ -125,15 +131,16 @@ int describe(CommandContext& ctx, const std::string& name) {
 
 int run(CommandContext& ctx) {
   if (ctx.positional.size() > 1)
-    throw BadInput("expected at most one model name, got '" + ctx.positional[1] + "'", "command line of 'models'");
+    throw BadInput("expected at most one model name, got '" + ctx.positional[1] + "'",
+                   "command line of 'models'");
   return ctx.positional.empty() ? list(ctx) : describe(ctx, ctx.positional[0]);
 }
 
 }  // namespace
 
 Command models_command() {
-  return Command{"models", "list the built-in workload models, or describe one", "[NAME|MODEL.json]", add_options,
-                 run};
+  return Command{"models", "list the built-in workload models, or describe one", "[NAME|MODEL.json]",
+                 add_options, run};
 }
 
 }  // namespace toposweep::cli

@@ -23,16 +23,18 @@ TransformerShape gpt3_shape(std::uint32_t layers, std::uint32_t hidden, std::uin
 }
 
 Model gpt3(const std::string& name, std::uint32_t layers, std::uint32_t hidden, std::uint32_t heads) {
-  Model m = transformer_model(name, gpt3_shape(layers, hidden, heads),
-                              "GPT-3 family (Brown et al. 2020): " + std::to_string(layers) + " layers, hidden " +
-                                  std::to_string(hidden) + ", " + std::to_string(heads) + " heads, seq 2048");
+  Model m =
+      transformer_model(name, gpt3_shape(layers, hidden, heads),
+                        "GPT-3 family (Brown et al. 2020): " + std::to_string(layers) + " layers, hidden " +
+                            std::to_string(hidden) + ", " + std::to_string(heads) + " heads, seq 2048");
   m.default_batch_per_gpu = 1;
   return m;
 }
 
 Model mt_nlg_530b() {
-  Model m = transformer_model("mt-nlg-530b", gpt3_shape(105, 20480, 128),
-                              "530B class (Megatron-Turing NLG): 105 layers, hidden 20480, 128 heads, seq 2048");
+  Model m =
+      transformer_model("mt-nlg-530b", gpt3_shape(105, 20480, 128),
+                        "530B class (Megatron-Turing NLG): 105 layers, hidden 20480, 128 heads, seq 2048");
   m.default_batch_per_gpu = 1;
   return m;
 }
@@ -49,8 +51,8 @@ Model llama_70b() {
   t.gated_mlp = true;
   t.tied_embeddings = false;
   t.biases = false;
-  Model m = transformer_model("llama-70b", t,
-                              "Llama-2-70B class: 80 layers, hidden 8192, 64 heads (8 KV), SwiGLU 28672, seq 4096");
+  Model m = transformer_model(
+      "llama-70b", t, "Llama-2-70B class: 80 layers, hidden 8192, 64 heads (8 KV), SwiGLU 28672, seq 4096");
   m.default_batch_per_gpu = 1;
   return m;
 }
@@ -90,7 +92,8 @@ Model resnet50() {
       m.layers.push_back(conv_layer(p + "conv1", in, width, 1, hw, hw, true, hw, hw));
       m.layers.push_back(conv_layer(p + "conv2", width, width, 3, hw_out, hw_out, true, hw, hw));
       m.layers.push_back(conv_layer(p + "conv3", width, 4 * width, 1, hw_out, hw_out, true, hw_out, hw_out));
-      if (b == 0) m.layers.push_back(conv_layer(p + "downsample", in, 4 * width, 1, hw_out, hw_out, true, hw, hw));
+      if (b == 0)
+        m.layers.push_back(conv_layer(p + "downsample", in, 4 * width, 1, hw_out, hw_out, true, hw, hw));
       in = 4 * width;
       hw = hw_out;
     }
@@ -148,7 +151,8 @@ Model dlrm() {
   Model m;
   m.name = "dlrm";
   m.description =
-      "DLRM as in TopoOpt: 64 tables x 10M rows, dim 128, bag 100 (sum-pooled); bottom MLP 8x2048 (+ projection "
+      "DLRM as in TopoOpt: 64 tables x 10M rows, dim 128, bag 100 (sum-pooled); bottom MLP 8x2048 (+ "
+      "projection "
       "to 128) from 13 dense features; dot interaction; top MLP 16x4096 (+ 1 output)";
   m.family = ModelFamily::Recommendation;
   m.default_batch_per_gpu = 128;
@@ -194,8 +198,9 @@ Model ncf() {
 Model candle_uno() {
   Model m;
   m.name = "candle-uno";
-  m.description = "CANDLE-Uno as in TopoOpt: 16 dense layers of 16384 (feature tower, 16384 inputs), 8 of 16384 "
-                  "(combined tower), 1 output";
+  m.description =
+      "CANDLE-Uno as in TopoOpt: 16 dense layers of 16384 (feature tower, 16384 inputs), 8 of 16384 "
+      "(combined tower), 1 output";
   m.family = ModelFamily::Mlp;
   m.default_batch_per_gpu = 256;
   double w = add_mlp(m, "feature", 16384, 16, 16384);
@@ -217,16 +222,24 @@ const std::map<std::string, std::function<Model()>>& registry() {
       {"gpt3-175b", [] { return gpt3("gpt3-175b", 96, 12288, 96); }},
       {"mt-nlg-530b", mt_nlg_530b},
       {"llama-70b", llama_70b},
-      {"bert-base", [] { return bert("bert-base", 12, 768, 12, 512, "BERT-base (Devlin et al. 2019), seq 512"); }},
+      {"bert-base",
+       [] { return bert("bert-base", 12, 768, 12, 512, "BERT-base (Devlin et al. 2019), seq 512"); }},
       {"bert-large",
        [] { return bert("bert-large", 24, 1024, 16, 512, "BERT-large (Devlin et al. 2019), seq 512"); }},
       {"bert-topoopt",
-       [] { return bert("bert-topoopt", 12, 1024, 16, 64, "BERT as in TopoOpt: 12 layers, hidden 1024, 16 heads, seq 64"); }},
+       [] {
+         return bert("bert-topoopt", 12, 1024, 16, 64,
+                     "BERT as in TopoOpt: 12 layers, hidden 1024, 16 heads, seq 64");
+       }},
       {"resnet50", resnet50},
-      {"vgg16", [] { return vgg("vgg16", {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0}); }},
+      {"vgg16",
+       [] {
+         return vgg("vgg16", {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0});
+       }},
       {"vgg19",
        [] {
-         return vgg("vgg19", {64, 64, 0, 128, 128, 0, 256, 256, 256, 256, 0, 512, 512, 512, 512, 0, 512, 512, 512, 512, 0});
+         return vgg("vgg19", {64,  64,  0,   128, 128, 0,   256, 256, 256, 256, 0,
+                              512, 512, 512, 512, 0,   512, 512, 512, 512, 0});
        }},
       {"dlrm", dlrm},
       {"ncf", ncf},
@@ -243,7 +256,9 @@ std::vector<std::string> builtin_model_names() {
   return names;
 }
 
-bool is_builtin_model(const std::string& name) { return registry().count(name) > 0; }
+bool is_builtin_model(const std::string& name) {
+  return registry().count(name) > 0;
+}
 
 Model builtin_model(const std::string& name) {
   const auto it = registry().find(name);

@@ -5,7 +5,8 @@ namespace toposweep::workload {
 std::vector<KeySpec> config_keys() {
   return {
       {"model.name", "bert-large", "built-in model name (toposweep models) or path to a model JSON file"},
-      {"model.batch_per_gpu", "0", "samples per GPU per iteration (0: the model's default); global batch = this x GPUs"},
+      {"model.batch_per_gpu", "0",
+       "samples per GPU per iteration (0: the model's default); global batch = this x GPUs"},
       {"model.global_batch", "", "samples per iteration over all GPUs (overrides model.batch_per_gpu)"},
       {"model.datatype", "fp16", "training datatype: fp16, bf16, fp32, tf32, fp8"},
       {"model.optimizer", "adam", "optimizer (sets its state memory): adam, momentum or sgd"},
@@ -20,7 +21,8 @@ std::vector<KeySpec> config_keys() {
       {"strategy.recompute", "false", "full activation recomputation"},
       {"strategy.zero1", "false", "shard optimizer state over the data-parallel group (ZeRO-1)"},
       {"strategy.bucket_size", "25MiB", "gradient AllReduce bucket size"},
-      {"strategy.layer_degrees", "", "per-layer degrees, one per model layer (1: data parallel, k: model parallel over k GPUs)"},
+      {"strategy.layer_degrees", "",
+       "per-layer degrees, one per model layer (1: data parallel, k: model parallel over k GPUs)"},
       {"strategy.table_owners", "", "GPU rank owning each embedding table (default: round robin)"},
   };
 }

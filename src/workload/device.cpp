@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "toposweep/util/error.hpp"
@@ -34,8 +33,8 @@ Device h100() {
   Device d;
   d.name = "h100";
   d.description = "NVIDIA H100 80GB SXM5 (dense peaks; NVLink4 900 GB/s bidirectional)";
-  d.peak_flops = {{"fp64", 67e12},     {"fp32", 67e12},     {"tf32", 494.7e12},
-                  {"fp16", 989.4e12},  {"bf16", 989.4e12},  {"fp8", 1978.9e12}, {"int8", 1978.9e12}};
+  d.peak_flops = {{"fp64", 67e12},    {"fp32", 67e12},    {"tf32", 494.7e12}, {"fp16", 989.4e12},
+                  {"bf16", 989.4e12}, {"fp8", 1978.9e12}, {"int8", 1978.9e12}};
   d.hbm_bytes = 80e9;
   d.hbm_Bps = 3.35e12;
   d.gpus_per_server = 8;
@@ -66,7 +65,9 @@ double positive_number(const json& j, const std::string& key, const std::string&
 double quantity(const json& j, const std::string& key, Quantity q, const std::string& where) {
   if (!j.contains(key)) throw BadInput("missing field", where + "." + key);
   const json& v = j.at(key);
-  if (!v.is_string()) throw BadInput(std::string("expected a ") + quantity_name(q) + " with a unit, e.g. \"80GB\"", where + "." + key);
+  if (!v.is_string())
+    throw BadInput(std::string("expected a ") + quantity_name(q) + " with a unit, e.g. \"80GB\"",
+                   where + "." + key);
   const double x = parse_quantity(q, v.get<std::string>(), where + "." + key);
   if (x <= 0) throw BadInput("must be positive", where + "." + key);
   return x;
@@ -89,7 +90,9 @@ double datatype_bytes(const std::string& datatype, const std::string& where) {
   throw BadInput("unknown datatype '" + datatype + "' (fp8, fp16, bf16, tf32, fp32, fp64)", where);
 }
 
-std::vector<std::string> builtin_device_names() { return {"a100", "h100", "v100"}; }
+std::vector<std::string> builtin_device_names() {
+  return {"a100", "h100", "v100"};
+}
 
 Device builtin_device(const std::string& name) {
   if (name == "a100") return a100();
@@ -100,13 +103,14 @@ Device builtin_device(const std::string& name) {
 
 Device device_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw BadInput("expected a JSON object", where);
-  static const char* known[] = {"name", "description", "peak_flops", "efficiency", "hbm_capacity",
-                                "hbm_bandwidth", "gpus_per_server", "intra_server_bandwidth"};
+  static const char* known[] = {"name",         "description",   "peak_flops",      "efficiency",
+                                "hbm_capacity", "hbm_bandwidth", "gpus_per_server", "intra_server_bandwidth"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
       throw BadInput("unknown field", where + "." + it.key());
   Device d;
-  if (!j.contains("name") || !j.at("name").is_string()) throw BadInput("missing or non-string field", where + ".name");
+  if (!j.contains("name") || !j.at("name").is_string())
+    throw BadInput("missing or non-string field", where + ".name");
   d.name = j.at("name").get<std::string>();
   if (j.contains("description")) {
     if (!j.at("description").is_string()) throw BadInput("expected a string", where + ".description");

@@ -10,10 +10,10 @@ namespace {
 
 // What the memory of one stage depends on, for a fixed (tp, pp).
 struct StageAggregate {
-  double params = 0;        // dense parameters on one GPU
-  double act_full = 0;      // activation elements per sample, no recompute
-  double act_inputs = 0;    // layer inputs per sample (recompute)
-  double working_set = 0;   // largest single layer's activations per sample (recompute)
+  double params = 0;       // dense parameters on one GPU
+  double act_full = 0;     // activation elements per sample, no recompute
+  double act_inputs = 0;   // layer inputs per sample (recompute)
+  double working_set = 0;  // largest single layer's activations per sample (recompute)
 };
 
 std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, std::uint32_t pp) {
@@ -41,7 +41,8 @@ double table_bytes_per_gpu(const Workload& w, std::uint32_t gpus) {
   Strategy round_robin;
   const auto owners = table_owners(round_robin, w.model.tables.size(), gpus);
   std::vector<double> per_rank(gpus, 0);
-  for (std::size_t t = 0; t < w.model.tables.size(); ++t) per_rank[owners[t]] += w.model.tables[t].parameters();
+  for (std::size_t t = 0; t < w.model.tables.size(); ++t)
+    per_rank[owners[t]] += w.model.tables[t].parameters();
   return *std::max_element(per_rank.begin(), per_rank.end()) * w.table_bytes_per_element;
 }
 
@@ -100,10 +101,11 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
               double worst = 0;
               for (std::uint64_t p = 0; p < pp; ++p) {
                 const StageAggregate& a = stages[p];
-                const double in_flight =
-                    schedule == PipelineSchedule::GPipe ? static_cast<double>(mu)
-                                                        : static_cast<double>(std::min<std::uint64_t>(pp - p, mu));
-                const double act = recompute ? a.act_inputs * in_flight + a.working_set : a.act_full * in_flight;
+                const double in_flight = schedule == PipelineSchedule::GPipe
+                                             ? static_cast<double>(mu)
+                                             : static_cast<double>(std::min<std::uint64_t>(pp - p, mu));
+                const double act =
+                    recompute ? a.act_inputs * in_flight + a.working_set : a.act_full * in_flight;
                 worst = std::max(worst, a.params * param_bytes + mb * B * act);
               }
               worst += tables;

@@ -61,8 +61,21 @@ class IterationBuilder {
   double embedding_lookup_seconds() const;
   // Task labels, registered in the graph on first use.
   enum Label : std::uint8_t {
-    kForward, kBackward, kTpAllReduce, kMpAllGather, kMpAllToAll, kMpReduceScatter, kMpOther, kEmbeddingExchange,
-    kDpAllReduce, kDpReduceScatter, kDpAllGather, kPpSendForward, kPpSendBackward, kOptimizer, kEmbeddingSync,
+    kForward,
+    kBackward,
+    kTpAllReduce,
+    kMpAllGather,
+    kMpAllToAll,
+    kMpReduceScatter,
+    kMpOther,
+    kEmbeddingExchange,
+    kDpAllReduce,
+    kDpReduceScatter,
+    kDpAllGather,
+    kPpSendForward,
+    kPpSendBackward,
+    kOptimizer,
+    kEmbeddingSync,
     kLabelCount
   };
   std::uint32_t label(Label l);
@@ -80,8 +93,8 @@ class IterationBuilder {
   TaskGraph g_;
   std::vector<StageProgram> programs_;
   std::vector<std::uint32_t> compute_stream_, dp_stream_, send_fwd_stream_, send_bwd_stream_;
-  std::vector<std::uint32_t> dp_set_;                      // per stage, kNoSet when dp = 1
-  std::vector<std::uint32_t> pp_fwd_set_, pp_bwd_set_;     // per stage: sends to the next/previous
+  std::vector<std::uint32_t> dp_set_;                   // per stage, kNoSet when dp = 1
+  std::vector<std::uint32_t> pp_fwd_set_, pp_bwd_set_;  // per stage: sends to the next/previous
   // Embedding exchange per phase (forward, backward): (kind, bytes per sample, group set).
   struct Exchange {
     TaskKind kind;
@@ -89,11 +102,11 @@ class IterationBuilder {
     std::uint32_t group_set;
   };
   std::map<TaskPhase, std::vector<Exchange>> exchange_plan_;
-  std::vector<std::vector<TaskId>> sent_fwd_, sent_bwd_;   // [stage][micro] transfer ids
-  std::vector<TaskId> last_compute_;                       // per stage
-  std::vector<TaskId> last_dp_;                            // per stage
-  std::vector<TaskId> next_deps_;   // extra dependencies of the next compute-stream task
-  std::vector<TaskId> exchanges_;   // embedding exchanges not yet waited for
+  std::vector<std::vector<TaskId>> sent_fwd_, sent_bwd_;  // [stage][micro] transfer ids
+  std::vector<TaskId> last_compute_;                      // per stage
+  std::vector<TaskId> last_dp_;                           // per stage
+  std::vector<TaskId> next_deps_;  // extra dependencies of the next compute-stream task
+  std::vector<TaskId> exchanges_;  // embedding exchanges not yet waited for
   std::uint32_t exchange_stream_ = kNoSet;
   std::map<std::uint32_t, std::uint32_t> mp_sets_, replica_sets_;
   double total_flops_ = 0;
@@ -111,9 +124,9 @@ class IterationBuilder {
 
 std::uint32_t IterationBuilder::label(Label l) {
   static constexpr const char* kNames[kLabelCount] = {
-      "forward",    "backward",           "tp_allreduce", "mp_allgather",     "mp_alltoall",
-      "mp_reducescatter", "mp_other",     "embedding_exchange", "dp_allreduce", "dp_reducescatter",
-      "dp_allgather", "pp_send_forward", "pp_send_backward", "optimizer", "embedding_sync"};
+      "forward",          "backward",        "tp_allreduce",       "mp_allgather", "mp_alltoall",
+      "mp_reducescatter", "mp_other",        "embedding_exchange", "dp_allreduce", "dp_reducescatter",
+      "dp_allgather",     "pp_send_forward", "pp_send_backward",   "optimizer",    "embedding_sync"};
   if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
   return label_ids_[l];
 }
@@ -176,7 +189,8 @@ void IterationBuilder::make_3d_programs() {
       f.flops = l.forward_flops * mb_ / shard;
       f.layer = i;
       prog.forward.push_back(f);
-      if (tp_set != kNoSet && l.tp_allreduces_forward > 0) prog.forward.push_back(tp_allreduce(l.tp_allreduces_forward));
+      if (tp_set != kNoSet && l.tp_allreduces_forward > 0)
+        prog.forward.push_back(tp_allreduce(l.tp_allreduces_forward));
 
       // Backward: with recomputation the layer's forward (and its AllReduces) runs again.
       Op b;
@@ -272,7 +286,8 @@ void IterationBuilder::make_per_layer_program() {
       exchange_open = false;
     }
     const double in = m_.layers[seg.first].input_elements, out = m_.layers[seg.last - 1].output_elements;
-    if (seg.k > 1) prog.forward.push_back(comm(CollectiveOp::AllGather, seg.k * mb_ * in * B, seg.k, seg.first));
+    if (seg.k > 1)
+      prog.forward.push_back(comm(CollectiveOp::AllGather, seg.k * mb_ * in * B, seg.k, seg.first));
     for (std::uint32_t x = seg.first; x < seg.last; ++x) {
       Op f;
       f.flops = m_.layers[x].forward_flops * mb_;
@@ -296,7 +311,8 @@ void IterationBuilder::make_per_layer_program() {
       continue;
     }
     const double in = m_.layers[seg->first].input_elements, out = m_.layers[seg->last - 1].output_elements;
-    if (seg->k > 1) prog.backward.push_back(comm(CollectiveOp::AllToAll, mb_ * out * B, seg->k, seg->last - 1));
+    if (seg->k > 1)
+      prog.backward.push_back(comm(CollectiveOp::AllToAll, mb_ * out * B, seg->k, seg->last - 1));
     const std::uint32_t grad_set = replica_set(seg->k);
     for (std::uint32_t x = seg->last; x-- > seg->first;) {
       const Layer& l = m_.layers[x];
@@ -391,7 +407,8 @@ void IterationBuilder::emit_op(const Op& op, std::uint32_t stage, std::uint32_t 
       pend_seconds_ += op.duration_s;
       break;
     case Op::Kind::Comm:
-      if (pend_comm_ && (pend_op_.op != op.op || pend_op_.bytes != op.bytes || pend_op_.group_set != op.group_set))
+      if (pend_comm_ &&
+          (pend_op_.op != op.op || pend_op_.bytes != op.bytes || pend_op_.group_set != op.group_set))
         flush(stage, micro, phase);
       if (!pend_comm_) {
         pend_op_ = op;
@@ -440,7 +457,8 @@ void IterationBuilder::emit_exchange(std::uint32_t stage, std::uint32_t micro, T
             gs.groups.push_back(phase == TaskPhase::Forward ? std::vector<std::uint32_t>{r, d}
                                                             : std::vector<std::uint32_t>{d, r});
       }
-      for (auto& [e, gs] : by_volume) plan.push_back({TaskKind::Transfer, e, g_.add_group_set(std::move(gs))});
+      for (auto& [e, gs] : by_volume)
+        plan.push_back({TaskKind::Transfer, e, g_.add_group_set(std::move(gs))});
     }
     planned = exchange_plan_.emplace(phase, std::move(plan)).first;
   }
@@ -478,7 +496,8 @@ void IterationBuilder::close_bucket(std::uint32_t stage, std::uint32_t micro) {
   bucket_bytes_ = 0;
 }
 
-void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool forward, bool final_backward) {
+void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool forward,
+                                 bool final_backward) {
   const StageProgram& prog = programs_[stage];
   const TaskPhase phase = forward ? TaskPhase::Forward : TaskPhase::Backward;
   if (forward && stage > 0) next_deps_.push_back(sent_fwd_[stage - 1][micro]);
@@ -533,7 +552,8 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
     sync.stream = dp_stream_[0];
     sync.op = CollectiveOp::AllReduce;
     sync.is_mutable = true;
-    sync.bytes = static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / s_.tp * w_.bytes_per_element;
+    sync.bytes =
+        static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / s_.tp * w_.bytes_per_element;
     sync.group_set = tied_sync_set_;
     sync.label = label(kEmbeddingSync);
     last_dp_[0] = add_task(sync, {last_compute_[0], last_dp_[0], last_stage_backward_});
@@ -581,15 +601,18 @@ TaskGraph IterationBuilder::build() {
   if (m_.transformer && m_.transformer->tied_embeddings && pp > 1) {
     GroupSet pairs;
     for (std::uint32_t d = 0; d < s_.dp; ++d)
-      for (std::uint32_t t = 0; t < s_.tp; ++t) pairs.groups.push_back({ranks_.rank(t, d, 0), ranks_.rank(t, d, pp - 1)});
+      for (std::uint32_t t = 0; t < s_.tp; ++t)
+        pairs.groups.push_back({ranks_.rank(t, d, 0), ranks_.rank(t, d, pp - 1)});
     tied_sync_set_ = g_.add_group_set(std::move(pairs));
   }
   const std::size_t estimate = 8 * std::size_t{pp} * s_.microbatches + 64 * pp + m_.layers.size();
   g_.tasks.reserve(estimate);
   g_.dep_offsets.reserve(estimate + 1);
   g_.deps.reserve(2 * estimate);
-  if (s_.per_layer() || m_.has_tables()) make_per_layer_program();
-  else make_3d_programs();
+  if (s_.per_layer() || m_.has_tables())
+    make_per_layer_program();
+  else
+    make_3d_programs();
 
   sent_fwd_.assign(pp, std::vector<TaskId>(s_.microbatches, kNone));
   sent_bwd_.assign(pp, std::vector<TaskId>(s_.microbatches, kNone));

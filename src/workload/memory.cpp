@@ -46,7 +46,8 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
   for (std::uint32_t i = stages[stage].first; i < stages[stage].last; ++i) {
     const Layer& l = m.layers[i];
     if (l.kind == LayerKind::EmbeddingBag) continue;
-    params += s.per_layer() ? l.parameters() / s.layer_degree[i] : l.params_sharded / tp + l.params_replicated;
+    params +=
+        s.per_layer() ? l.parameters() / s.layer_degree[i] : l.params_sharded / tp + l.params_replicated;
     const double full = l.act_replicated + l.act_sharded / tp;
     act_elements += s.recompute ? l.input_elements : full;
     working_set = std::max(working_set, full);
@@ -61,9 +62,8 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
   b.gradients = params * w.bytes_per_element;
   b.optimizer = params * w.optimizer_bytes_per_param() / (s.zero1 ? s.dp : 1);
   const double mb = microbatch_size(s, w);
-  const double in_flight = s.schedule == PipelineSchedule::GPipe
-                               ? s.microbatches
-                               : std::min<double>(s.pp - stage, s.microbatches);
+  const double in_flight =
+      s.schedule == PipelineSchedule::GPipe ? s.microbatches : std::min<double>(s.pp - stage, s.microbatches);
   b.activations = mb * w.bytes_per_element * (act_elements * in_flight + (s.recompute ? working_set : 0));
   if (m.has_tables()) {
     const auto owners = table_owners(s, m.tables.size(), s.gpus());

@@ -6,25 +6,38 @@ namespace toposweep {
 
 const char* layer_kind_name(LayerKind k) {
   switch (k) {
-    case LayerKind::Dense: return "dense";
-    case LayerKind::Conv: return "conv";
-    case LayerKind::Pool: return "pool";
-    case LayerKind::TransformerBlock: return "transformer_block";
-    case LayerKind::Embedding: return "embedding";
-    case LayerKind::Head: return "head";
-    case LayerKind::EmbeddingBag: return "embedding_bag";
-    case LayerKind::Interaction: return "interaction";
-    case LayerKind::Other: return "other";
+    case LayerKind::Dense:
+      return "dense";
+    case LayerKind::Conv:
+      return "conv";
+    case LayerKind::Pool:
+      return "pool";
+    case LayerKind::TransformerBlock:
+      return "transformer_block";
+    case LayerKind::Embedding:
+      return "embedding";
+    case LayerKind::Head:
+      return "head";
+    case LayerKind::EmbeddingBag:
+      return "embedding_bag";
+    case LayerKind::Interaction:
+      return "interaction";
+    case LayerKind::Other:
+      return "other";
   }
   return "other";
 }
 
 const char* model_family_name(ModelFamily f) {
   switch (f) {
-    case ModelFamily::Transformer: return "transformer";
-    case ModelFamily::Vision: return "vision";
-    case ModelFamily::Recommendation: return "recommendation";
-    case ModelFamily::Mlp: return "mlp";
+    case ModelFamily::Transformer:
+      return "transformer";
+    case ModelFamily::Vision:
+      return "vision";
+    case ModelFamily::Recommendation:
+      return "recommendation";
+    case ModelFamily::Mlp:
+      return "mlp";
   }
   return "mlp";
 }
@@ -42,7 +55,9 @@ double Model::dense_parameters() const {
   return p;
 }
 
-double Model::parameters() const { return dense_parameters() + table_parameters(); }
+double Model::parameters() const {
+  return dense_parameters() + table_parameters();
+}
 
 double Model::forward_flops_per_sample() const {
   double f = 0;

@@ -3,10 +3,9 @@
 // "file: path.to.field".
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/model_library.hpp"
@@ -79,15 +78,16 @@ class Fields {
 };
 
 LayerKind parse_kind(const std::string& s, const std::string& where) {
-  for (LayerKind k : {LayerKind::Dense, LayerKind::Conv, LayerKind::Pool, LayerKind::TransformerBlock,
-                      LayerKind::Embedding, LayerKind::Head, LayerKind::EmbeddingBag, LayerKind::Interaction,
-                      LayerKind::Other})
+  for (LayerKind k :
+       {LayerKind::Dense, LayerKind::Conv, LayerKind::Pool, LayerKind::TransformerBlock, LayerKind::Embedding,
+        LayerKind::Head, LayerKind::EmbeddingBag, LayerKind::Interaction, LayerKind::Other})
     if (s == layer_kind_name(k)) return k;
   throw BadInput("unknown layer kind '" + s + "' (dense, conv, pool, interaction, other, ...)", where);
 }
 
 ModelFamily parse_family(const std::string& s, const std::string& where) {
-  for (ModelFamily f : {ModelFamily::Transformer, ModelFamily::Vision, ModelFamily::Recommendation, ModelFamily::Mlp})
+  for (ModelFamily f :
+       {ModelFamily::Transformer, ModelFamily::Vision, ModelFamily::Recommendation, ModelFamily::Mlp})
     if (s == model_family_name(f)) return f;
   throw BadInput("unknown family '" + s + "' (transformer, vision, recommendation, mlp)", where);
 }
@@ -172,7 +172,8 @@ Model model_from_json(const json& j, const std::string& where) {
   if (f.has("transformer")) {
     const TransformerShape t = read_transformer(Fields(f.raw("transformer"), f.at("transformer")));
     m = transformer_model(name, t, description);
-    if (f.has("layers")) throw BadInput("give either \"transformer\" or \"layers\", not both", f.at("layers"));
+    if (f.has("layers"))
+      throw BadInput("give either \"transformer\" or \"layers\", not both", f.at("layers"));
   } else {
     m.name = name;
     m.description = description;
@@ -220,8 +221,9 @@ Model resolve_model(const std::string& name_or_path, const std::string& where) {
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                (name_or_path.size() > 5 && name_or_path.ends_with(".json"));
   if (looks_like_path) return load_model_file(name_or_path);
-  throw BadInput("unknown model '" + name_or_path + "' (a built-in name or a .json file; toposweep models lists them)",
-                 where);
+  throw BadInput(
+      "unknown model '" + name_or_path + "' (a built-in name or a .json file; toposweep models lists them)",
+      where);
 }
 
 json model_to_json(const Model& m) {
@@ -239,12 +241,18 @@ json model_to_json(const Model& m) {
   j["pipeline_units"] = m.pipeline_units();
   if (m.transformer) {
     const auto& t = *m.transformer;
-    j["transformer"] = {{"layers", t.layers},         {"hidden", t.hidden},
-                        {"heads", t.heads},           {"kv_heads", t.kv_heads},
-                        {"ffn_hidden", t.ffn_hidden}, {"seq_len", t.seq_len},
-                        {"vocab", t.vocab},           {"max_positions", t.max_positions},
-                        {"token_types", t.token_types}, {"gated_mlp", t.gated_mlp},
-                        {"tied_embeddings", t.tied_embeddings}, {"biases", t.biases},
+    j["transformer"] = {{"layers", t.layers},
+                        {"hidden", t.hidden},
+                        {"heads", t.heads},
+                        {"kv_heads", t.kv_heads},
+                        {"ffn_hidden", t.ffn_hidden},
+                        {"seq_len", t.seq_len},
+                        {"vocab", t.vocab},
+                        {"max_positions", t.max_positions},
+                        {"token_types", t.token_types},
+                        {"gated_mlp", t.gated_mlp},
+                        {"tied_embeddings", t.tied_embeddings},
+                        {"biases", t.biases},
                         {"pooler", t.pooler}};
   }
   json layers = json::array();

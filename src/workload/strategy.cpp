@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "toposweep/util/error.hpp"
@@ -16,16 +15,21 @@ std::string num(double x) {
   return buf;
 }
 
-bool divides(double whole, double part) { return part > 0 && std::fmod(whole, part) == 0; }
+bool divides(double whole, double part) {
+  return part > 0 && std::fmod(whole, part) == 0;
+}
 
 }  // namespace
 
-const char* schedule_name(PipelineSchedule s) { return s == PipelineSchedule::GPipe ? "gpipe" : "1f1b"; }
+const char* schedule_name(PipelineSchedule s) {
+  return s == PipelineSchedule::GPipe ? "gpipe" : "1f1b";
+}
 
 bool operator==(const Strategy& a, const Strategy& b) {
   return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.microbatches == b.microbatches &&
          a.schedule == b.schedule && a.recompute == b.recompute && a.zero1 == b.zero1 &&
-         a.bucket_bytes == b.bucket_bytes && a.layer_degree == b.layer_degree && a.table_owner == b.table_owner;
+         a.bucket_bytes == b.bucket_bytes && a.layer_degree == b.layer_degree &&
+         a.table_owner == b.table_owner;
 }
 
 Strategy strategy_from_config(const Config& config, const Workload& w, std::uint32_t gpus) {
@@ -35,29 +39,34 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
   const auto dp = config.get_int("strategy.dp", 0, 1 << 24);
   if (dp == 0) {
     if (gpus % (s.tp * s.pp) != 0)
-      throw BadInput("tp*pp = " + std::to_string(s.tp * s.pp) + " does not divide the " + std::to_string(gpus) + " GPUs",
-                     config.where("strategy.tp"));
+      throw BadInput(
+          "tp*pp = " + std::to_string(s.tp * s.pp) + " does not divide the " + std::to_string(gpus) + " GPUs",
+          config.where("strategy.tp"));
     s.dp = gpus / (s.tp * s.pp);
   } else {
     s.dp = static_cast<std::uint32_t>(dp);
   }
   if (s.dp * s.tp * s.pp != gpus)
-    throw BadInput("dp*tp*pp = " + std::to_string(s.dp) + "*" + std::to_string(s.tp) + "*" + std::to_string(s.pp) +
-                       " is not the " + std::to_string(gpus) + " GPUs",
+    throw BadInput("dp*tp*pp = " + std::to_string(s.dp) + "*" + std::to_string(s.tp) + "*" +
+                       std::to_string(s.pp) + " is not the " + std::to_string(gpus) + " GPUs",
                    config.where("strategy.dp"));
   s.microbatches = static_cast<std::uint32_t>(config.get_int("strategy.microbatches", 1, 1 << 24));
   if (config.has("strategy.microbatch_size")) {
     const double mbs = static_cast<double>(config.get_int("strategy.microbatch_size", 1));
     const double replica = w.global_batch / s.dp;
     if (!divides(replica, mbs))
-      throw BadInput("microbatch size " + num(mbs) + " does not divide the " + num(replica) + " samples per replica",
-                     config.where("strategy.microbatch_size"));
+      throw BadInput(
+          "microbatch size " + num(mbs) + " does not divide the " + num(replica) + " samples per replica",
+          config.where("strategy.microbatch_size"));
     s.microbatches = static_cast<std::uint32_t>(replica / mbs);
   }
   const std::string sched = config.get_string("strategy.schedule");
-  if (sched == "1f1b") s.schedule = PipelineSchedule::OneFOneB;
-  else if (sched == "gpipe") s.schedule = PipelineSchedule::GPipe;
-  else throw BadInput("unknown schedule '" + sched + "' (1f1b or gpipe)", config.where("strategy.schedule"));
+  if (sched == "1f1b")
+    s.schedule = PipelineSchedule::OneFOneB;
+  else if (sched == "gpipe")
+    s.schedule = PipelineSchedule::GPipe;
+  else
+    throw BadInput("unknown schedule '" + sched + "' (1f1b or gpipe)", config.where("strategy.schedule"));
   s.recompute = config.get_bool("strategy.recompute");
   s.zero1 = config.get_bool("strategy.zero1");
   s.bucket_bytes = config.get_size("strategy.bucket_size");
@@ -65,15 +74,17 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
     for (auto k : config.get_int_list("strategy.layer_degrees", 1, 1 << 24))
       s.layer_degree.push_back(static_cast<std::uint32_t>(k));
     if (s.layer_degree.size() != w.model.layers.size())
-      throw BadInput("expected " + std::to_string(w.model.layers.size()) + " degrees, one per layer of " + w.model.name,
-                     config.where("strategy.layer_degrees"));
+      throw BadInput(
+          "expected " + std::to_string(w.model.layers.size()) + " degrees, one per layer of " + w.model.name,
+          config.where("strategy.layer_degrees"));
   }
   if (config.has("strategy.table_owners")) {
     for (auto r : config.get_int_list("strategy.table_owners", 0, static_cast<std::int64_t>(gpus) - 1))
       s.table_owner.push_back(static_cast<std::uint32_t>(r));
     if (s.table_owner.size() != w.model.tables.size())
-      throw BadInput("expected " + std::to_string(w.model.tables.size()) + " ranks, one per table of " + w.model.name,
-                     config.where("strategy.table_owners"));
+      throw BadInput(
+          "expected " + std::to_string(w.model.tables.size()) + " ranks, one per table of " + w.model.name,
+          config.where("strategy.table_owners"));
   }
   try {
     validate_strategy(s, w, gpus);
@@ -100,22 +111,25 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
                          " attention heads of " + m.name,
                      "key strategy.tp");
     if (m.transformer->heads % s.tp != 0)
-      throw BadInput("tp = " + std::to_string(s.tp) + " does not divide the " + std::to_string(m.transformer->heads) +
-                         " attention heads of " + m.name,
+      throw BadInput("tp = " + std::to_string(s.tp) + " does not divide the " +
+                         std::to_string(m.transformer->heads) + " attention heads of " + m.name,
                      "key strategy.tp");
   } else if (s.tp > 1) {
-    throw BadInput("tensor parallelism (tp > 1) needs a transformer model; use strategy.layer_degrees for " + m.name,
-                   "key strategy.tp");
+    throw BadInput(
+        "tensor parallelism (tp > 1) needs a transformer model; use strategy.layer_degrees for " + m.name,
+        "key strategy.tp");
   }
   if (s.pp > m.pipeline_units())
     throw BadInput("pp = " + std::to_string(s.pp) + " exceeds the " + std::to_string(m.pipeline_units()) +
                        " layers of " + m.name,
                    "key strategy.pp");
   if (s.pp > 1 && m.has_tables())
-    throw BadInput("pipeline parallelism is not supported for models with embedding tables", "key strategy.pp");
+    throw BadInput("pipeline parallelism is not supported for models with embedding tables",
+                   "key strategy.pp");
   if (!divides(w.global_batch, s.dp))
-    throw BadInput("global batch " + num(w.global_batch) + " is not divisible by dp = " + std::to_string(s.dp),
-                   "key strategy.dp");
+    throw BadInput(
+        "global batch " + num(w.global_batch) + " is not divisible by dp = " + std::to_string(s.dp),
+        "key strategy.dp");
   if (!divides(w.global_batch / s.dp, s.microbatches))
     throw BadInput("batch per replica " + num(w.global_batch / s.dp) + " is not divisible by " +
                        std::to_string(s.microbatches) + " microbatches",
@@ -126,9 +140,11 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
       throw BadInput("expected one degree per layer (" + std::to_string(m.layers.size()) + ")",
                      "key strategy.layer_degrees");
     if (s.zero1)
-      throw BadInput("ZeRO-1 is supported with global strategies only, not with per-layer degrees", "key strategy.zero1");
+      throw BadInput("ZeRO-1 is supported with global strategies only, not with per-layer degrees",
+                     "key strategy.zero1");
     if (s.tp != 1 || s.pp != 1 || m.transformer)
-      throw BadInput("per-layer degrees need tp = pp = 1 and a non-transformer model", "key strategy.layer_degrees");
+      throw BadInput("per-layer degrees need tp = pp = 1 and a non-transformer model",
+                     "key strategy.layer_degrees");
     for (std::size_t i = 0; i < s.layer_degree.size(); ++i)
       if (s.layer_degree[i] == 0 || gpus % s.layer_degree[i] != 0)
         throw BadInput("degree " + std::to_string(s.layer_degree[i]) + " of layer " + m.layers[i].name +
@@ -140,18 +156,21 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
       throw BadInput("expected one owner per table (" + std::to_string(m.tables.size()) + ")",
                      "key strategy.table_owners");
     for (auto r : s.table_owner)
-      if (r >= gpus) throw BadInput("table owner rank " + std::to_string(r) + " >= GPUs", "key strategy.table_owners");
+      if (r >= gpus)
+        throw BadInput("table owner rank " + std::to_string(r) + " >= GPUs", "key strategy.table_owners");
   }
 }
 
-double microbatch_size(const Strategy& s, const Workload& w) { return w.global_batch / s.dp / s.microbatches; }
+double microbatch_size(const Strategy& s, const Workload& w) {
+  return w.global_batch / s.dp / s.microbatches;
+}
 
 std::vector<std::uint32_t> table_owners(const Strategy& s, std::size_t tables, std::uint32_t gpus) {
   if (!s.table_owner.empty()) return s.table_owner;
   std::vector<std::uint32_t> owners(tables);
   for (std::size_t i = 0; i < tables; ++i)
-    owners[i] = tables >= gpus ? static_cast<std::uint32_t>(i % gpus)
-                               : static_cast<std::uint32_t>(i * gpus / tables);
+    owners[i] =
+        tables >= gpus ? static_cast<std::uint32_t>(i % gpus) : static_cast<std::uint32_t>(i * gpus / tables);
   return owners;
 }
 

@@ -37,11 +37,13 @@ double TrafficDemand::total_mp_bytes() const {
 
 TrafficDemand derive_traffic(const TaskGraph& graph, const Placement& placement, std::uint32_t nodes) {
   if (placement.node_of_gpu.size() < graph.gpus)
-    throw BadInput("placement covers " + std::to_string(placement.node_of_gpu.size()) + " GPUs, the graph has " +
-                       std::to_string(graph.gpus),
+    throw BadInput("placement covers " + std::to_string(placement.node_of_gpu.size()) +
+                       " GPUs, the graph has " + std::to_string(graph.gpus),
                    "placement");
   for (auto n : placement.node_of_gpu)
-    if (n >= nodes) throw BadInput("placement uses node " + std::to_string(n) + " of " + std::to_string(nodes), "placement");
+    if (n >= nodes)
+      throw BadInput("placement uses node " + std::to_string(n) + " of " + std::to_string(nodes),
+                     "placement");
 
   std::vector<SetVolume> volume(graph.group_sets.size());
   for (const Task& t : graph.tasks) {

@@ -37,13 +37,15 @@ Workload workload_from_config(const Config& config, std::uint32_t gpus) {
   double efficiency = 0;
   if (config.has("server.efficiency")) {
     efficiency = config.get_double("server.efficiency");
-    if (!(efficiency > 0 && efficiency <= 1)) throw BadInput("must be in (0, 1]", config.where("server.efficiency"));
+    if (!(efficiency > 0 && efficiency <= 1))
+      throw BadInput("must be in (0, 1]", config.where("server.efficiency"));
   }
   const std::string optimizer = config.get_string("model.optimizer");
   if (optimizer != "adam" && optimizer != "momentum" && optimizer != "sgd")
-    throw BadInput("unknown optimizer '" + optimizer + "' (adam, momentum or sgd)", config.where("model.optimizer"));
-  return make_workload(std::move(model), std::move(device), config.get_string("model.datatype"), batch, efficiency,
-                       optimizer);
+    throw BadInput("unknown optimizer '" + optimizer + "' (adam, momentum or sgd)",
+                   config.where("model.optimizer"));
+  return make_workload(std::move(model), std::move(device), config.get_string("model.datatype"), batch,
+                       efficiency, optimizer);
 }
 
 }  // namespace toposweep

@@ -4,10 +4,9 @@
 // h100, v100 (also as files in inputs/devices/); user devices from JSON (docs/models.md).
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace toposweep {
 
@@ -19,7 +18,7 @@ struct Device {
   double hbm_bytes = 0;
   double hbm_Bps = 0;
   std::uint32_t gpus_per_server = 8;
-  double intra_server_Bps = 0;               // per GPU, one direction (NVLink)
+  double intra_server_Bps = 0;  // per GPU, one direction (NVLink)
 
   // Peak FLOP/s for a datatype; BadInput naming `where` when the device has none.
   double peak(const std::string& datatype, const std::string& where) const;

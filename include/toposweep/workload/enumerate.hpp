@@ -22,7 +22,7 @@ struct StrategySpace {
 };
 
 struct StrategyCount {
-  std::uint64_t checked = 0;     // valid strategies whose memory was checked
+  std::uint64_t checked = 0;  // valid strategies whose memory was checked
   std::uint64_t feasible = 0;
   std::uint64_t infeasible = 0;  // do not fit in device memory
 };
@@ -34,8 +34,8 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
                                 const StrategyVisitor& visit);
 
 // The feasible strategies (and the counts, when `counts` is given).
-std::vector<Strategy> feasible_strategies(const Workload& w, std::uint32_t gpus, const StrategySpace& space = {},
-                                          StrategyCount* counts = nullptr);
+std::vector<Strategy> feasible_strategies(const Workload& w, std::uint32_t gpus,
+                                          const StrategySpace& space = {}, StrategyCount* counts = nullptr);
 
 // Divisors of n, ascending.
 std::vector<std::uint64_t> divisors(std::uint64_t n);

@@ -22,15 +22,15 @@ namespace toposweep {
 
 struct IterationPlan {
   TaskGraph graph;
-  bool feasible = true;             // false: does not fit in memory (a result, not an error)
+  bool feasible = true;  // false: does not fit in memory (a result, not an error)
   std::string infeasible_reason;
   double memory_per_gpu_bytes = 0;
-  double global_batch = 0;          // samples per iteration over all GPUs
+  double global_batch = 0;  // samples per iteration over all GPUs
   std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
   // Added by the workload module:
-  Strategy strategy;                // the full strategy the graph was built from
-  MemoryBreakdown memory;           // of the worst stage
-  double total_flops = 0;           // all GPUs, one iteration (including recomputation)
+  Strategy strategy;       // the full strategy the graph was built from
+  MemoryBreakdown memory;  // of the worst stage
+  double total_flops = 0;  // all GPUs, one iteration (including recomputation)
 };
 
 // `gpus` is the number of GPUs the topology offers. Throws BadInput for an inconsistent

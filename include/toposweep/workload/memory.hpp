@@ -27,6 +27,8 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp);
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage);
 MemoryBreakdown memory_per_gpu(const Workload& w, const Strategy& s);
-inline bool fits_in_memory(const Workload& w, const MemoryBreakdown& m) { return m.total() <= w.device.hbm_bytes; }
+inline bool fits_in_memory(const Workload& w, const MemoryBreakdown& m) {
+  return m.total() <= w.device.hbm_bytes;
+}
 
 }  // namespace toposweep

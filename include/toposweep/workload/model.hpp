@@ -27,8 +27,8 @@ const char* layer_kind_name(LayerKind k);
 struct Layer {
   std::string name;
   LayerKind kind = LayerKind::Other;
-  double forward_flops = 0;     // per sample
-  double backward_flops = 0;    // per sample (input + weight gradients)
+  double forward_flops = 0;   // per sample
+  double backward_flops = 0;  // per sample (input + weight gradients)
   // Parameters split by how tensor parallelism treats them: sharded over TP ranks (matrix
   // weights) or replicated on each (norms, some biases). For non-transformer layers all
   // parameters count as sharded (model-parallel layers split them over their k devices).
@@ -37,8 +37,8 @@ struct Layer {
   // Activation elements per sample kept for backward: `act_replicated + act_sharded / tp`.
   double act_replicated = 0;
   double act_sharded = 0;
-  double input_elements = 0;    // per sample; what full recomputation keeps instead
-  double output_elements = 0;   // per sample; what a pipeline stage boundary sends
+  double input_elements = 0;   // per sample; what full recomputation keeps instead
+  double output_elements = 0;  // per sample; what a pipeline stage boundary sends
   // Megatron TP AllReduces of output_elements per sample, forward and backward.
   std::uint32_t tp_allreduces_forward = 0;
   std::uint32_t tp_allreduces_backward = 0;
@@ -68,7 +68,7 @@ struct TransformerShape {
   bool gated_mlp = false;           // SwiGLU: three FFN matrices instead of two
   bool tied_embeddings = true;      // output projection shares the token embedding
   bool biases = true;
-  bool pooler = false;              // BERT pooler + MLM transform
+  bool pooler = false;  // BERT pooler + MLM transform
 };
 
 enum class ModelFamily : std::uint8_t { Transformer, Vision, Recommendation, Mlp };
@@ -84,8 +84,8 @@ struct Model {
   std::vector<Layer> layers;           // forward order
   std::vector<EmbeddingTable> tables;  // only with an EmbeddingBag layer
 
-  double parameters() const;            // all layers and tables
-  double dense_parameters() const;      // excluding EmbeddingBag tables
+  double parameters() const;        // all layers and tables
+  double dense_parameters() const;  // excluding EmbeddingBag tables
   double table_parameters() const;
   double forward_flops_per_sample() const;
   double backward_flops_per_sample() const;

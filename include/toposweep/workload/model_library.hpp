@@ -3,10 +3,9 @@
 // (schema: docs/models.md). Each built-in is parameterised from the published shape
 // (layers/hidden/heads/sequence for transformers, layer lists for CNNs, TopoOpt's configs for
 // DLRM/NCF/CANDLE), not from hard-coded totals.
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "toposweep/workload/model.hpp"
 

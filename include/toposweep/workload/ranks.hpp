@@ -10,7 +10,9 @@ namespace toposweep {
 struct RankGrid {
   std::uint32_t dp = 1, tp = 1, pp = 1;
   std::uint32_t gpus() const { return dp * tp * pp; }
-  std::uint32_t rank(std::uint32_t t, std::uint32_t d, std::uint32_t p) const { return t + tp * (d + dp * p); }
+  std::uint32_t rank(std::uint32_t t, std::uint32_t d, std::uint32_t p) const {
+    return t + tp * (d + dp * p);
+  }
 
   GroupSet tp_groups(std::uint32_t stage) const;  // dp groups of tp ranks
   GroupSet dp_groups(std::uint32_t stage) const;  // tp groups of dp ranks

@@ -4,10 +4,9 @@
 // sharding), gradient bucketing, and two finer-grained choices TopoOpt's MCMC mutates:
 // per-layer degrees for non-transformer models and table-wise placement of embedding tables.
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "toposweep/util/config.hpp"
 #include "toposweep/workload/workload.hpp"
@@ -20,8 +19,8 @@ const char* schedule_name(PipelineSchedule s);  // "gpipe", "1f1b"
 struct Strategy {
   std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
-  bool recompute = false;  // full activation recomputation: keep layer inputs, redo forward
-  bool zero1 = false;      // optimizer state sharded over the data-parallel group
+  bool recompute = false;                    // full activation recomputation: keep layer inputs, redo forward
+  bool zero1 = false;                        // optimizer state sharded over the data-parallel group
   double bucket_bytes = 25.0 * 1024 * 1024;  // gradient AllReduce bucket (PyTorch DDP default)
   // Per model layer (same order as Model::layers): 1 = data parallel over all GPUs; k > 1 =
   // model parallel over k consecutive ranks (k divides the GPU count). Empty: all 1. Only

@@ -29,7 +29,9 @@ struct Workload {
   }
   // Bytes an optimizer step reads and writes per parameter: the gradient in, the state in and
   // out, the weights out (mixed-precision Adam: 2 + 12 + 12 + 2 = 28).
-  double optimizer_step_bytes_per_param() const { return 2 * bytes_per_element + 2 * optimizer_bytes_per_param(); }
+  double optimizer_step_bytes_per_param() const {
+    return 2 * bytes_per_element + 2 * optimizer_bytes_per_param();
+  }
 };
 
 // model.name (built-in or JSON path), model.batch_per_gpu (0: the model's default),

@@ -1,16 +1,18 @@
+#include "toposweep/workload/device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "toposweep/util/error.hpp"
-#include "toposweep/workload/device.hpp"
 
 namespace toposweep {
 namespace {
 
 TEST(Devices, FilesInInputsMatchTheBuiltins) {
   for (const auto& name : builtin_device_names()) {
-    const Device file = load_device_file(std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/devices/" + name + ".json");
+    const Device file =
+        load_device_file(std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/devices/" + name + ".json");
     EXPECT_EQ(device_to_json(file), device_to_json(builtin_device(name))) << name;
   }
 }
@@ -33,19 +35,32 @@ TEST(Devices, ErrorsNameTheField) {
     }
     return "no error";
   };
-  const std::string ok_tail = R"("efficiency": 0.5, "gpus_per_server": 4, "intra_server_bandwidth": "100GB/s")";
-  EXPECT_EQ(where((R"({"name": "x", "peak_flops": {"fp16": 1e12}, "hbm_capacity": "16", "hbm_bandwidth": "1TB/s", )" +
-                   ok_tail + "}").c_str()),
-            "d.json.hbm_capacity");
-  EXPECT_EQ(where((R"({"name": "x", "peak_flops": {"fp17": 1e12}, "hbm_capacity": "16GB", "hbm_bandwidth": "1TB/s", )" +
-                   ok_tail + "}").c_str()),
-            "d.json.peak_flops.fp17");
-  EXPECT_EQ(where((R"({"name": "x", "peak_flops": {"fp16": 1e12}, "hbm_capacity": "16GB", "hbm_bandwidth": "1TB/s", "colour": 1, )" +
-                   ok_tail + "}").c_str()),
-            "d.json.colour");
-  EXPECT_EQ(where((R"({"name": "x", "peak_flops": {"fp16": 1e12}, "hbm_capacity": "16GB", "hbm_bandwidth": "1TB/s", )" +
-                   ok_tail + "}").c_str()),
-            "no error");
+  const std::string ok_tail =
+      R"("efficiency": 0.5, "gpus_per_server": 4, "intra_server_bandwidth": "100GB/s")";
+  EXPECT_EQ(
+      where(
+          (R"({"name": "x", "peak_flops": {"fp16": 1e12}, "hbm_capacity": "16", "hbm_bandwidth": "1TB/s", )" +
+           ok_tail + "}")
+              .c_str()),
+      "d.json.hbm_capacity");
+  EXPECT_EQ(
+      where(
+          (R"({"name": "x", "peak_flops": {"fp17": 1e12}, "hbm_capacity": "16GB", "hbm_bandwidth": "1TB/s", )" +
+           ok_tail + "}")
+              .c_str()),
+      "d.json.peak_flops.fp17");
+  EXPECT_EQ(
+      where(
+          (R"({"name": "x", "peak_flops": {"fp16": 1e12}, "hbm_capacity": "16GB", "hbm_bandwidth": "1TB/s", "colour": 1, )" +
+           ok_tail + "}")
+              .c_str()),
+      "d.json.colour");
+  EXPECT_EQ(
+      where(
+          (R"({"name": "x", "peak_flops": {"fp16": 1e12}, "hbm_capacity": "16GB", "hbm_bandwidth": "1TB/s", )" +
+           ok_tail + "}")
+              .c_str()),
+      "no error");
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
+#include "toposweep/workload/enumerate.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <tuple>
 
 #include "toposweep/util/error.hpp"
-#include "toposweep/workload/enumerate.hpp"
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/model_library.hpp"
 
@@ -34,7 +35,8 @@ TEST(Enumerate, CountsMatchABruteForceOverTheSpace) {
             expected.insert({dp, tp, pp, mu});
   std::set<std::tuple<int, int, int, int>> got;
   const auto count = for_each_strategy(w, 32, space, [&](const Strategy& s, double, bool) {
-    got.insert({static_cast<int>(s.dp), static_cast<int>(s.tp), static_cast<int>(s.pp), static_cast<int>(s.microbatches)});
+    got.insert({static_cast<int>(s.dp), static_cast<int>(s.tp), static_cast<int>(s.pp),
+                static_cast<int>(s.microbatches)});
   });
   EXPECT_EQ(got, expected);
   EXPECT_EQ(count.checked, expected.size());
@@ -46,12 +48,13 @@ TEST(Enumerate, CountsMatchABruteForceOverTheSpace) {
 TEST(Enumerate, FastMemoryCheckAgreesWithTheFullModel) {
   for (const char* name : {"gpt3-13b", "bert-large", "resnet50", "dlrm", "llama-70b"}) {
     const Workload w = make_workload(builtin_model(name), builtin_device("a100"), "fp16", 256);
-    const auto count = for_each_strategy(w, 64, StrategySpace{}, [&](const Strategy& s, double mem, bool feasible) {
-      validate_strategy(s, w, 64);  // every enumerated strategy is valid
-      const double full = memory_per_gpu(w, s).total();
-      EXPECT_NEAR(mem, full, 1e-9 * full) << name;
-      EXPECT_EQ(feasible, full <= 80e9) << name;
-    });
+    const auto count =
+        for_each_strategy(w, 64, StrategySpace{}, [&](const Strategy& s, double mem, bool feasible) {
+          validate_strategy(s, w, 64);  // every enumerated strategy is valid
+          const double full = memory_per_gpu(w, s).total();
+          EXPECT_NEAR(mem, full, 1e-9 * full) << name;
+          EXPECT_EQ(feasible, full <= 80e9) << name;
+        });
     EXPECT_GT(count.checked, 0u) << name;
   }
 }

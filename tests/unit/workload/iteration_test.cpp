@@ -1,5 +1,7 @@
 // The iteration task graph: communication volumes against Megatron/DP closed forms, memory of
 // a hand-worked 3-D case, the pipeline bubble from the graph's structure, and bad input.
+#include "toposweep/workload/iteration.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/config_keys.hpp"
-#include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/model_library.hpp"
 
 namespace toposweep {
@@ -57,7 +58,8 @@ TEST(Iteration, DataParallelAllReduceCarriesEveryGradientOnce) {
   for (const char* name : {"bert-large", "resnet50", "vgg16"}) {
     const Workload w = workload(name, 8 * 16);
     const auto plan = plan_iteration(w, strategy(8, 1, 1, 1));
-    EXPECT_DOUBLE_EQ(volume(plan.graph, CommPurpose::DataParallel, TaskKind::Collective), 2 * w.model.parameters())
+    EXPECT_DOUBLE_EQ(volume(plan.graph, CommPurpose::DataParallel, TaskKind::Collective),
+                     2 * w.model.parameters())
         << name;
     for (const auto& t : plan.graph.tasks)
       if (t.purpose == CommPurpose::DataParallel) {
@@ -81,7 +83,8 @@ TEST(Iteration, GradientBucketsRespectTheBucketSizeAndOverlapBackward) {
     // Each bucket waits for the backward compute that produced it, not the whole backward.
     bool waits_for_backward = false;
     for (TaskId d : plan.graph.deps_of(i))
-      waits_for_backward |= plan.graph.tasks[d].kind == TaskKind::Compute && plan.graph.tasks[d].phase == TaskPhase::Backward;
+      waits_for_backward |=
+          plan.graph.tasks[d].kind == TaskKind::Compute && plan.graph.tasks[d].phase == TaskPhase::Backward;
     EXPECT_TRUE(waits_for_backward);
   }
   // 51.1 MB of fp16 gradients in >= 8 MB buckets (a bucket closes once it reaches 8 MB).
@@ -91,7 +94,8 @@ TEST(Iteration, GradientBucketsRespectTheBucketSizeAndOverlapBackward) {
   TaskId first_dp = 0, last_bwd = 0;
   for (TaskId i = 0; i < plan.graph.tasks.size(); ++i) {
     if (plan.graph.tasks[i].purpose == CommPurpose::DataParallel && first_dp == 0) first_dp = i;
-    if (plan.graph.tasks[i].phase == TaskPhase::Backward && plan.graph.tasks[i].kind == TaskKind::Compute) last_bwd = i;
+    if (plan.graph.tasks[i].phase == TaskPhase::Backward && plan.graph.tasks[i].kind == TaskKind::Compute)
+      last_bwd = i;
   }
   EXPECT_LT(first_dp, last_bwd);
 }
@@ -160,7 +164,8 @@ TEST(Iteration, PipelineSendsOneActivationPerBoundaryPerMicrobatchEachWay) {
   }
   EXPECT_EQ(fwd, (q - 1) * mu);
   EXPECT_EQ(bwd, (q - 1) * mu);
-  EXPECT_DOUBLE_EQ(volume(plan.graph, CommPurpose::PipelineParallel, TaskKind::Transfer), 2 * (q - 1) * mu * bsh_bytes);
+  EXPECT_DOUBLE_EQ(volume(plan.graph, CommPurpose::PipelineParallel, TaskKind::Transfer),
+                   2 * (q - 1) * mu * bsh_bytes);
 }
 
 Model uniform_chain(int layers) {
@@ -184,7 +189,8 @@ TEST(Iteration, PipelineBubbleFollowsFromTheGraph) {
   for (auto schedule : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB})
     for (std::uint32_t q : {2u, 4u})
       for (std::uint32_t mu : {1u, 3u, 8u}) {
-        const Workload w = make_workload(uniform_chain(static_cast<int>(q)), builtin_device("a100"), "fp16", mu);
+        const Workload w =
+            make_workload(uniform_chain(static_cast<int>(q)), builtin_device("a100"), "fp16", mu);
         Strategy s = strategy(1, 1, q, mu);
         s.schedule = schedule;
         const auto plan = plan_iteration(w, s);
@@ -192,16 +198,19 @@ TEST(Iteration, PipelineBubbleFollowsFromTheGraph) {
         const double makespan = makespan_without_comm(plan.graph);
         EXPECT_NEAR(makespan, (mu + q - 1) * (tf + tb), 1e-9);
         const double bubble = 1 - mu * (tf + tb) / makespan;
-        EXPECT_NEAR(bubble, (q - 1.0) / (mu + q - 1.0), 1e-9) << schedule_name(schedule) << " q=" << q << " mu=" << mu;
+        EXPECT_NEAR(bubble, (q - 1.0) / (mu + q - 1.0), 1e-9)
+            << schedule_name(schedule) << " q=" << q << " mu=" << mu;
       }
 }
 
 TEST(Iteration, ComputeTimeIsFlopsOverAchievableRate) {
   const Workload w = workload("resnet50", 4 * 128);
   const auto plan = plan_iteration(w, strategy(4, 1, 1, 1));
-  const double expected = 128 * (w.model.forward_flops_per_sample() + w.model.backward_flops_per_sample()) / (312e12 * 0.5);
+  const double expected =
+      128 * (w.model.forward_flops_per_sample() + w.model.backward_flops_per_sample()) / (312e12 * 0.5);
   EXPECT_NEAR(makespan_without_comm(plan.graph), expected, 1e-12);
-  EXPECT_DOUBLE_EQ(plan.total_flops, 4 * 128 * (w.model.forward_flops_per_sample() + w.model.backward_flops_per_sample()));
+  EXPECT_DOUBLE_EQ(plan.total_flops,
+                   4 * 128 * (w.model.forward_flops_per_sample() + w.model.backward_flops_per_sample()));
 }
 
 TEST(Iteration, HandWorkedThreeDimensionalMemory) {
@@ -283,7 +292,8 @@ TEST(Iteration, EmbeddingTablesExchangeAllToAllAndStayOutOfTheAllReduce) {
       EXPECT_DOUBLE_EQ(t.bytes, per_rank_send);
     }
   EXPECT_EQ(exchanges, 2);  // forward and backward
-  EXPECT_DOUBLE_EQ(volume(plan.graph, CommPurpose::DataParallel, TaskKind::Collective), 2 * w.model.dense_parameters());
+  EXPECT_DOUBLE_EQ(volume(plan.graph, CommPurpose::DataParallel, TaskKind::Collective),
+                   2 * w.model.dense_parameters());
   // Uneven placement turns the exchange into point-to-point transfers from the owners.
   Strategy s = strategy(16, 1, 1, 1);
   s.table_owner.assign(64, 0);
@@ -305,7 +315,8 @@ TEST(Iteration, PerLayerModelParallelism) {
   Strategy s = strategy(8, 1, 1, 1);
   s.layer_degree.assign(w.model.layers.size(), 4);
   const auto plan = plan_iteration(w, s);
-  EXPECT_DOUBLE_EQ(volume(plan.graph, CommPurpose::DataParallel, TaskKind::Collective), 2 * w.model.parameters() / 4);
+  EXPECT_DOUBLE_EQ(volume(plan.graph, CommPurpose::DataParallel, TaskKind::Collective),
+                   2 * w.model.parameters() / 4);
   bool gathered = false;
   for (const auto& t : plan.graph.tasks) {
     if (t.purpose == CommPurpose::DataParallel) {
@@ -358,7 +369,8 @@ TEST(Iteration, InconsistentStrategiesAreBadInputNamingTheKey) {
   EXPECT_EQ(bad_input_where({"strategy.tp=3"}, 16), "key strategy.tp at --set");
   EXPECT_EQ(bad_input_where({"strategy.dp=3", "strategy.tp=2"}, 16), "key strategy.dp at --set");
   EXPECT_EQ(bad_input_where({"model.name=gpt3-1.3b", "strategy.tp=32"}, 32), "key strategy.tp at --set");
-  EXPECT_EQ(bad_input_where({"model.name=bert-base", "strategy.tp=8"}, 16), "key strategy.tp at --set");  // 12 heads
+  EXPECT_EQ(bad_input_where({"model.name=bert-base", "strategy.tp=8"}, 16),
+            "key strategy.tp at --set");  // 12 heads
   EXPECT_EQ(bad_input_where({"model.name=bert-base", "strategy.pp=16"}, 16), "key strategy.pp at --set");
   EXPECT_EQ(bad_input_where({"model.global_batch=24", "strategy.microbatches=5"}, 8),
             "key strategy.microbatches at --set");

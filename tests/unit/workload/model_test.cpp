@@ -29,7 +29,8 @@ TEST(Models, TransformerParameterCountsMatchPublishedSizes) {
 TEST(Models, Gpt3ClosedFormParameterCount) {
   // 12 L h^2 + 13 L h (blocks) + V h + S h (embeddings) + 2h (final norm).
   const double L = 96, h = 12288, V = 50257, S = 2048;
-  EXPECT_DOUBLE_EQ(builtin_model("gpt3-175b").parameters(), 12 * L * h * h + 13 * L * h + V * h + S * h + 2 * h);
+  EXPECT_DOUBLE_EQ(builtin_model("gpt3-175b").parameters(),
+                   12 * L * h * h + 13 * L * h + V * h + S * h + 2 * h);
 }
 
 TEST(Models, VisionParameterCountsAreTorchvisions) {
@@ -106,7 +107,8 @@ TEST(ModelJson, TransformerShapeGivesTheSameModelAsTheBuiltin) {
 }
 
 TEST(ModelJson, TablesWithCountAreReplicated) {
-  const json j = json::parse(R"({"name": "rec", "tables": [{"count": 4, "rows": 1000, "dim": 16, "lookups_per_sample": 3}],
+  const json j = json::parse(
+      R"({"name": "rec", "tables": [{"count": 4, "rows": 1000, "dim": 16, "lookups_per_sample": 3}],
     "layers": [{"name": "top", "kind": "dense", "in": 64, "out": 1}]})");
   const Model m = model_from_json(j, "r.json");
   EXPECT_EQ(m.tables.size(), 4u);
@@ -125,16 +127,21 @@ std::string error_where(const std::string& text) {
 }
 
 TEST(ModelJson, ErrorsNameTheField) {
-  EXPECT_EQ(error_where(R"({"name": "x", "layers": [{"name": "a", "kind": "other", "input_elements": 1, "output_elements": 1}]})"),
-            "m.json.layers[0].forward_flops");
-  EXPECT_EQ(error_where(R"({"name": "x", "layers": [{"name": "a", "kind": "dense", "in": 1, "out": 2, "outt": 3}]})"),
+  EXPECT_EQ(
+      error_where(
+          R"({"name": "x", "layers": [{"name": "a", "kind": "other", "input_elements": 1, "output_elements": 1}]})"),
+      "m.json.layers[0].forward_flops");
+  EXPECT_EQ(error_where(
+                R"({"name": "x", "layers": [{"name": "a", "kind": "dense", "in": 1, "out": 2, "outt": 3}]})"),
             "m.json.layers[0].outt");
   EXPECT_EQ(error_where(R"({"name": "x", "layers": [{"name": "a", "kind": "densse", "in": 1, "out": 2}]})"),
             "m.json.layers[0].kind");
   EXPECT_EQ(error_where(R"({"name": "x", "layers": [{"name": "a", "kind": "dense", "in": -1, "out": 2}]})"),
             "m.json.layers[0].in");
-  EXPECT_EQ(error_where(R"({"name": "x", "transformer": {"layers": 2, "hidden": 10, "heads": 3, "seq_len": 4, "vocab": 5}})"),
-            "m.json.transformer.hidden");
+  EXPECT_EQ(
+      error_where(
+          R"({"name": "x", "transformer": {"layers": 2, "hidden": 10, "heads": 3, "seq_len": 4, "vocab": 5}})"),
+      "m.json.transformer.hidden");
   EXPECT_EQ(error_where(R"({"layers": []})"), "m.json.name");
   EXPECT_THROW(load_model_file("/nonexistent/model.json"), BadInput);
   EXPECT_THROW(resolve_model("no-such-model", "key model.name"), BadInput);

@@ -1,10 +1,11 @@
 // Node-level traffic of an iteration, against volumes derived by hand.
+#include "toposweep/workload/traffic.hpp"
+
 #include <gtest/gtest.h>
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/model_library.hpp"
-#include "toposweep/workload/traffic.hpp"
 
 namespace toposweep {
 namespace {
