@@ -2,8 +2,8 @@
 # End-to-end test of the jobs/ scripts against a real one-node Slurm (scripts/slurm-up.sh):
 #   1. jobs/sweep.sbatch (srun --mpi=pmix, 2 ranks) on a small space; the result equals a run
 #      without Slurm, and the analysis report is written;
-#   2. jobs/submit-array.sh: 3 slices (mpirun inside each allocation) + the merge job; the merged
-#      file equals the single run;
+#   2. jobs/submit-array.sh: 3 slices (2 ranks each, mpirun inside the allocation) + the merge
+#      job; the merged file equals the single run;
 #   3. jobs/sweep-long.sbatch with a 1-minute limit and a signal 50 s before it, on a space of
 #      deliberately slow synthetic points (~45 s of work): the first run is interrupted (exit 3),
 #      chained runs resume, and the final file equals an uninterrupted run.
@@ -142,9 +142,9 @@ for f in summary.md summary.csv frontier.csv cost_vs_time.png; do
   [ -s "single-report/$f" ] || fail "jobs/sweep.sbatch wrote no single-report/$f"
 done
 
-# ---- 2. job array of slices (mpirun inside each allocation) + merge ----
+# ---- 2. job array of slices (2 ranks each, mpirun inside the allocation) + merge ----
 ids=$(SPACE=$space OUT=$work/merged.h5 LAUNCHER=mpirun REPORT=0 \
-  "$src/jobs/submit-array.sh" 3 --ntasks=1 --time=5 --output="$work/slice-%A_%a.out") ||
+  "$src/jobs/submit-array.sh" 3 --ntasks=2 --overcommit --time=5 --output="$work/slice-%A_%a.out") ||
   fail "jobs/submit-array.sh"
 read -r array merge <<< "$ids"
 submitted+=("$array" "$merge")
