@@ -48,8 +48,10 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
     if (l.kind == LayerKind::EmbeddingBag) continue;
     params +=
         s.per_layer() ? l.parameters() / s.layer_degree[i] : l.params_sharded / tp + l.params_replicated;
-    const double full = l.act_replicated + l.act_sharded / tp;
-    act_elements += s.recompute ? l.input_elements : full;
+    // A layer model-parallel over k ranks works on the k ranks' gathered samples.
+    const double k = s.per_layer() ? s.layer_degree[i] : 1;
+    const double full = (l.act_replicated + l.act_sharded / tp) * k;
+    act_elements += (s.recompute ? l.input_elements * k : full);
     working_set = std::max(working_set, full);
   }
   // Tied embeddings: the last stage keeps its own copy of the word embeddings (Megatron).
