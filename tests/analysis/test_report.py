@@ -13,6 +13,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 
+from analysis import frontier as fr_frontier
 from analysis import load_results, report
 from analysis.plots import png_size, time_heatmap, convergence
 
@@ -272,3 +273,18 @@ def test_heatmap_over_two_per_dimension_bandwidths(schema_path, tmp_path):
     # Value order, not the order the space lists them in.
     assert list(table.columns) == sorted(table.columns, key=lambda label: float(label.split()[0]))
     assert png_size(done["figures"]["heatmap"]) == FIGURE_SIZE
+
+
+@pytest.mark.parametrize("objectives", ["cost_usd,iteration_time_s", "cost_usd,iteration_time_s,memory_per_gpu_bytes",
+                                        "cost_usd,max:samples_per_s"])
+def test_python_frontiers_per_family_equal_the_frontier_command(sweep_file, objectives):
+    """The C++ `toposweep frontier --group-by` and this package compute frontiers independently."""
+    binary = os.environ["TOPOSWEEP_BINARY"]
+    done = subprocess.run([binary, "frontier", sweep_file, "--objectives", objectives, "--group-by", "topology.kind",
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    cpp = {g["value"]: sorted(p["index"] for p in g["frontier"]) for g in json.loads(done.stdout)["groups"]}
+    frame = load_results(sweep_file).points
+    python = fr_frontier(frame, objectives, group_by="family")
+    mine = {name: sorted(group["index"].tolist()) for name, group in python.groupby("family")}
+    assert mine == cpp
