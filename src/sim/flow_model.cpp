@@ -10,27 +10,52 @@
 namespace toposweep::sim {
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
 }
+
+// Per-connection ECMP: a hash of (src, dst, connection) picks one path, with the probability
+// the per-hop even split gives each path.
+std::size_t ecmp_pick(const std::vector<WeightedPath>& paths, VertexId src, VertexId dst, std::uint32_t conn) {
+  if (paths.size() <= 1) return 0;
+  const std::uint64_t h = splitmix64(splitmix64(std::uint64_t{src} << 32 | dst) ^ conn);
+  const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
+  double acc = 0;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    acc += paths[i].fraction;
+    if (u < acc) return i;
+  }
+  return paths.size() - 1;
+}
+
+}  // namespace
 
 FlowModel::FlowModel(const Network& net, CommSettings settings)
     : net_(&net), settings_(std::move(settings)), routes_(net), flows_(net) {}
 
-FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const std::vector<std::uint32_t>& ranks,
-                                                 const Placement& placement) {
+FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes& g, std::uint32_t copies) {
   InstancePlan ip;
   ip.stage_begin = {0};
-  const GroupNodes g = group_nodes(ranks, placement);
   if (t.kind == TaskKind::Transfer) {
-    if (ranks.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
+    if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
     if (g.nodes.size() == 1) {
       ip.fixed_s = intra_node_transfer_time(t.bytes, net_->intra_bandwidth_Bps());
       return ip;
     }
-    // Equal-cost paths split the bytes; the transfer ends when its slowest part has arrived.
-    for (Flow& f : routes_.ecmp_flows(g.nodes[0], g.nodes[1], t.bytes)) {
-      ip.stage_latency_s = std::max(ip.stage_latency_s, path_latency(*net_, f.path));
-      ip.paths.push_back(std::move(f.path));
-      ip.bytes.push_back(f.bytes);
+    // Each of the `copies` connections between these two nodes hashes onto its own path; the
+    // transfer ends when the slowest has arrived.
+    const auto& paths = routes_.ecmp_paths(g.nodes[0], g.nodes[1]);
+    std::map<std::size_t, std::uint32_t> per_path;
+    for (std::uint32_t c = 0; c < copies; ++c) ++per_path[ecmp_pick(paths, g.nodes[0], g.nodes[1], c)];
+    for (const auto& [k, n] : per_path) {
+      ip.stage_latency_s = std::max(ip.stage_latency_s, path_latency(*net_, paths[k].arcs));
+      ip.paths.push_back(paths[k].arcs);
+      ip.bytes.push_back(t.bytes * n);
+      ip.weight.push_back(n);
     }
     ip.stage_begin.push_back(static_cast<std::uint32_t>(ip.paths.size()));
     return ip;
@@ -65,7 +90,8 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const std::vecto
   for (std::uint32_t s = 0; s < stages; ++s) ip.stage_begin[s + 1] += ip.stage_begin[s];
   for (std::uint32_t k : order) {
     ip.paths.push_back(std::move(plan.flows[k].path));
-    ip.bytes.push_back(plan.flows[k].bytes);
+    ip.bytes.push_back(plan.flows[k].bytes * copies);
+    ip.weight.push_back(copies);
   }
   ip.stage_latency_s = (plan.latency_s + plan.intra_node_time_s) / stages;
   return ip;
@@ -79,8 +105,26 @@ const FlowModel::TaskPlan& FlowModel::plan_for(const CommTask& comm) {
   if (it != plans_.end()) return *it->second;
   auto plan = std::make_unique<TaskPlan>();
   const GroupSet& gs = comm.graph->group_sets.at(t.group_set);
-  plan->instances.reserve(gs.groups.size());
-  for (const auto& ranks : gs.groups) plan->instances.push_back(plan_instance(t, ranks, *comm.placement));
+  // Merge instances with the same node-level signature, keeping first-appearance order.
+  std::map<std::vector<std::uint32_t>, std::uint32_t> seen;  // signature -> unique index
+  std::vector<GroupNodes> unique;
+  std::vector<std::uint32_t> copies;
+  std::vector<std::uint32_t> sig;
+  for (const auto& ranks : gs.groups) {
+    GroupNodes g = group_nodes(ranks, *comm.placement);
+    sig.assign(g.nodes.begin(), g.nodes.end());
+    sig.push_back(g.gpus_per_node);
+    sig.push_back(g.ranks);
+    auto [it, fresh] = seen.emplace(sig, static_cast<std::uint32_t>(unique.size()));
+    if (fresh) {
+      unique.push_back(std::move(g));
+      copies.push_back(1);
+    } else {
+      ++copies[it->second];
+    }
+  }
+  plan->instances.reserve(unique.size());
+  for (std::size_t u = 0; u < unique.size(); ++u) plan->instances.push_back(plan_instance(t, unique[u], copies[u]));
   return *plans_.emplace(key, std::move(plan)).first->second;
 }
 
@@ -128,7 +172,10 @@ void FlowModel::run_stage(std::uint32_t a, std::uint32_t i, std::vector<std::uin
     if (hi > lo) {
       inst.outstanding = hi - lo;
       const std::uint64_t tag = std::uint64_t{a} << 32 | i;
-      for (std::uint32_t k = lo; k < hi; ++k) flows_.start(ip.paths[k], ip.bytes[k] * act.repeat, tag);
+      for (std::uint32_t k = lo; k < hi; ++k) {
+        flows_.start(ip.paths[k], ip.bytes[k] * act.repeat, tag, ip.weight[k]);
+        flows_represented_ += static_cast<std::uint64_t>(ip.weight[k]);
+      }
       flows_started_ += hi - lo;
       return;
     }

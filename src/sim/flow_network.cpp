@@ -27,14 +27,15 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps) : capacity_(std::mo
   on_arc_.resize(n);
   arc_bytes_.assign(n, 0.0);
   arc_mark_.assign(n, 0);
-  arc_unfrozen_.assign(n, 0);
+  arc_unfrozen_.assign(n, 0.0);
   arc_version_.assign(n, 0);
   arc_remaining_.assign(n, 0.0);
 }
 
 FlowNetwork::FlowNetwork(const Network& net) : FlowNetwork(capacities_of(net)) {}
 
-FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64_t tag) {
+FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64_t tag, double weight) {
+  if (!(weight > 0)) throw RuntimeFailure("FlowNetwork: a flow needs a positive weight");
   FlowId id;
   if (!free_ids_.empty()) {
     id = free_ids_.back();
@@ -51,6 +52,7 @@ FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64
   f.bytes = std::max(0.0, bytes);
   f.remaining = f.bytes;
   f.rate = 0;
+  f.weight = weight;
   f.since = now_;
   f.tag = tag;
   f.active = true;
@@ -135,9 +137,11 @@ void FlowNetwork::recompute() {
   share_heap_.clear();
   for (ArcId a : comp_arcs_) {
     arc_remaining_[a] = capacity_[a];
-    arc_unfrozen_[a] = static_cast<std::uint32_t>(on_arc_[a].size());
+    double w = 0;
+    for (const LinkEntry& e : on_arc_[a]) w += flows_[e.flow].weight;
+    arc_unfrozen_[a] = w;
     ++arc_version_[a];
-    if (arc_unfrozen_[a] > 0) share_heap_.push_back({capacity_[a] / arc_unfrozen_[a], a, arc_version_[a]});
+    if (w > 0) share_heap_.push_back({capacity_[a] / w, a, arc_version_[a]});
   }
   std::make_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
   while (!share_heap_.empty()) {
@@ -145,17 +149,19 @@ void FlowNetwork::recompute() {
     const ShareEntry top = share_heap_.back();
     share_heap_.pop_back();
     const ArcId a = top.arc;
-    if (top.version != arc_version_[a] || arc_unfrozen_[a] == 0) continue;
-    const double share = std::max(0.0, arc_remaining_[a] / arc_unfrozen_[a]);
+    if (top.version != arc_version_[a] || !(arc_unfrozen_[a] > 0)) continue;
+    const double share = std::max(0.0, arc_remaining_[a] / arc_unfrozen_[a]);  // per unit of weight
     for (const LinkEntry& e : on_arc_[a]) {
       if (flow_frozen_[e.flow] == epoch_) continue;
       flow_frozen_[e.flow] = epoch_;
       FlowState& f = flows_[e.flow];
-      f.rate = share;
+      f.rate = share * f.weight;
       ++rate_assignments_;
       for (ArcId b : f.path) {
-        arc_remaining_[b] -= share;
-        --arc_unfrozen_[b];
+        arc_remaining_[b] -= f.rate;
+        arc_unfrozen_[b] -= f.weight;
+        // Weights are small integers in practice, so this reaches exactly zero; guard anyway.
+        if (arc_unfrozen_[b] < 1e-9) arc_unfrozen_[b] = 0;
         if (b != a && arc_unfrozen_[b] > 0) {
           ++arc_version_[b];
           share_heap_.push_back({std::max(0.0, arc_remaining_[b] / arc_unfrozen_[b]), b, arc_version_[b]});

@@ -1,8 +1,11 @@
 #pragma once
 // Flow network model: every concurrent instance of a communication task becomes flows on
 // the network (plan_collective with flows for collectives, shortest-path routing for
-// transfers, split over equal-cost shortest paths), and all flows in flight share arc
-// capacities max-min fairly. A collective's flows run stage by stage; what flows cannot
+// transfers: each GPU-to-GPU connection hashed onto one of the equal-cost shortest paths, as
+// ECMP switches do), and all flows in flight share arc capacities max-min fairly. Instances
+// whose members sit on the same nodes in the same order (the TP-rank replicas of a DP group,
+// the GPU pairs of a pipeline send between two servers) are merged: w identical flows become
+// one flow of weight w carrying w times the bytes (same rates, far fewer flows). A collective's flows run stage by stage; what flows cannot
 // express (the plan's latency and its intra-node part) is charged evenly after each stage.
 // A task standing for `repeat` operations moves repeat x the bytes and pays repeat x the
 // latency (its operations are folded, so their order is not modelled).
@@ -32,12 +35,15 @@ class FlowModel final : public NetworkModel {
   const FlowNetwork& flows() const { return flows_; }
   void record_link_loads(bool on) { flows_.record_link_loads(on); }
   std::uint64_t flows_started() const { return flows_started_; }
+  // Flows the merged ones stand for (sum of weights).
+  std::uint64_t flows_represented() const { return flows_represented_; }
 
  private:
   // One instance (group) of a communication task, ready to play: flows grouped by stage.
   struct InstancePlan {
     std::vector<std::vector<ArcId>> paths;
-    std::vector<double> bytes;
+    std::vector<double> bytes;               // per flow, for all the instances it stands for
+    std::vector<double> weight;              // per flow: how many identical flows it stands for
     std::vector<std::uint32_t> stage_begin;  // flows of stage k: [stage_begin[k], stage_begin[k+1])
     double stage_latency_s = 0;              // charged after each stage
     double fixed_s = 0;                      // intra-node only: no flows, just this time
@@ -73,7 +79,8 @@ class FlowModel final : public NetworkModel {
   };
 
   const TaskPlan& plan_for(const CommTask& comm);
-  InstancePlan plan_instance(const Task& t, const std::vector<std::uint32_t>& ranks, const Placement& placement);
+  // `copies`: how many identical instances (same nodes, same order) this one stands for.
+  InstancePlan plan_instance(const Task& t, const GroupNodes& g, std::uint32_t copies);
   // Starts the current stage of an instance, skipping empty stages; finishes it when done.
   void run_stage(std::uint32_t a, std::uint32_t i, std::vector<std::uint64_t>& completed);
   void stage_done(std::uint32_t a, std::uint32_t i, std::vector<std::uint64_t>& completed);
@@ -88,7 +95,7 @@ class FlowModel final : public NetworkModel {
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   std::vector<std::uint64_t> completed_at_begin_;  // tasks that finished inside begin()
   std::vector<FinishedFlow> finished_scratch_;
-  std::uint64_t flows_started_ = 0;
+  std::uint64_t flows_started_ = 0, flows_represented_ = 0;
 };
 
 }  // namespace toposweep::sim

@@ -37,8 +37,9 @@ class FlowNetwork {
   explicit FlowNetwork(const Network& net);
 
   // Starts a flow at the current time. A flow with no bytes or an empty path finishes at once
-  // (at the next advance_to(now())).
-  FlowId start(std::span<const ArcId> path, double bytes, std::uint64_t tag);
+  // (at the next advance_to(now())). A flow of weight w stands for w identical flows on the
+  // same path: it gets w fair shares (and should carry w times the bytes).
+  FlowId start(std::span<const ArcId> path, double bytes, std::uint64_t tag, double weight = 1.0);
 
   double now() const { return now_; }
   std::size_t active_count() const { return active_; }
@@ -70,6 +71,7 @@ class FlowNetwork {
     double bytes = 0;
     double remaining = 0;  // bytes left at time `since`
     double rate = 0;
+    double weight = 1;
     double since = 0;
     std::uint64_t tag = 0;
     std::uint32_t version = 0;
@@ -106,8 +108,8 @@ class FlowNetwork {
     std::uint32_t version;
     bool operator>(const ShareEntry& o) const { return share > o.share || (share == o.share && arc > o.arc); }
   };
-  std::vector<std::uint32_t> arc_mark_, flow_mark_, flow_frozen_, arc_unfrozen_, arc_version_;
-  std::vector<double> arc_remaining_;
+  std::vector<std::uint32_t> arc_mark_, flow_mark_, flow_frozen_, arc_version_;
+  std::vector<double> arc_remaining_, arc_unfrozen_;  // unfrozen: summed weight of unfrozen flows
   std::vector<ArcId> comp_arcs_;
   std::vector<FlowId> comp_flows_;
   std::vector<ShareEntry> share_heap_;

@@ -133,6 +133,22 @@ TEST(FlowNetwork, LaterStartSharesFromItsStartTime) {
   EXPECT_EQ(d2.at(0).tag, 1u);
 }
 
+TEST(FlowNetwork, WeightedFlowGetsThatManyShares) {
+  // 12 B/s arc; a weight-2 flow (standing for two flows) and a weight-1 flow: 8 and 4 B/s.
+  // A second arc of 5 B/s carries only the weight-2 flow and caps it: then 5 and 7 B/s.
+  FlowNetwork net({12.0, 100.0});
+  const ArcId shared[] = {0}, both[] = {0, 1};
+  const FlowId a = net.start(both, 1e9, 1, 2.0);
+  const FlowId b = net.start(shared, 1e9, 2);
+  EXPECT_DOUBLE_EQ(net.rate(a), 8.0);
+  EXPECT_DOUBLE_EQ(net.rate(b), 4.0);
+  FlowNetwork capped({12.0, 5.0});
+  const FlowId c = capped.start(both, 1e9, 1, 2.0);
+  const FlowId d = capped.start(shared, 1e9, 2);
+  EXPECT_DOUBLE_EQ(capped.rate(c), 5.0);
+  EXPECT_DOUBLE_EQ(capped.rate(d), 7.0);
+}
+
 TEST(FlowNetwork, ZeroCapacityIsRejected) { EXPECT_ANY_THROW(FlowNetwork({1.0, 0.0})); }
 
 }  // namespace

@@ -172,6 +172,19 @@ TEST(NetworkModels, InstancesSharingRingLinksSlowDownUnderTheFlowModel) {
   EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), 4 * kAlpha + 2 * m / kB, 1e-12);
 }
 
+TEST(NetworkModels, ReplicaGroupsOnTheSameServersShareTheirLinks) {
+  // 4 servers x 2 GPUs on a ring; DP groups {0,2,4,6} and {1,3,5,7} both span servers 0..3 in
+  // order, one GPU each: two identical rings on the same arcs, each flow at B/2 (the model
+  // merges them into one weight-2 flow). Analytical: 2(n-1)(alpha + m/(nB)); flow: the
+  // bandwidth part doubles.
+  const Network net = ring_network(4, 2, 100e9);
+  const double m = 2e8;
+  const TaskGraph g =
+      one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 2, 4, 6}, {1, 3, 5, 7}}, 8);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 6 * (kAlpha + m / 4 / kB), 1e-12);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), 6 * (kAlpha + 2 * m / 4 / kB), 1e-12);
+}
+
 TEST(NetworkModels, FlowModelReportsLinkUtilisation) {
   // Lone ring AllReduce on a 4-ring: the 4 clockwise arcs each carry 2 (n-1) m/n bytes and
   // the 4 counter-clockwise ones nothing.
