@@ -3,9 +3,10 @@
     /usr/bin/python3 -m analysis.report results.h5 --out report/ \\
         [--baseline FAMILY] [--heatmap X,Y] [--optimize optimize.json] [--objectives A,B]
 
-Writes into --out: summary.md, summary.csv, frontier.csv, cost_vs_time.png, speedup.png (when there
-are at least two topology families), heatmap.png (when two axes are swept), convergence.png (with
---optimize). Exit status: 0 done, 2 bad input (unreadable file, unknown axis or family).
+Writes into --out: summary.md, summary.csv, frontier.csv, frontier_by_family.csv, cost_vs_time.png,
+speedup.png (when there are at least two topology families), heatmap.png (when two axes are swept),
+convergence.png (with --optimize). Exit status: 0 done, 2 bad input (unreadable file, unknown axis,
+family or objective).
 """
 
 import argparse
@@ -164,6 +165,8 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
     columns = list(dict.fromkeys(c for c in columns + [n for n, _ in fr.parse_objectives(objective_list)]
                                  if c in front))
     front[columns].to_csv(os.path.join(out, "frontier.csv"), index=False)
+    fr.frontier(frame, objective_list, group_by="family")[columns].to_csv(
+        os.path.join(out, "frontier_by_family.csv"), index=False)
 
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
         f.write(_markdown(results, table, figures, notes, objective_list, len(front_indices), out))
@@ -179,7 +182,8 @@ def _markdown(results, table, figures, notes, objectives, frontier_size, out):
              f"created {attrs.get('created_utc', '?')}",
              f"- space: {results.space_size} points in {len(results.subspaces)} sub-space(s) "
              f"({', '.join(results.subspaces)}); axes: {', '.join(a.key for a in results.axes)}",
-             f"- Pareto frontier of {', '.join(objectives)}: {frontier_size} points (frontier.csv)", "",
+             f"- Pareto frontier of {', '.join(objectives)}: {frontier_size} points (frontier.csv; "
+             "each topology family's own in frontier_by_family.csv)", "",
              "## Summary per topology family", "", sm.to_markdown(table),
              "Full-precision values (SI units: s, US$) are in summary.csv.", "", "## Notes", ""]
     lines += [f"- {n}" for n in notes]

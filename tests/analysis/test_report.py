@@ -128,6 +128,15 @@ def test_python_frontier_equals_the_files_frontier_and_the_definition(written_re
     with open(out / "frontier.csv", newline="") as f:
         in_csv = sorted(int(r["index"]) for r in csv.DictReader(f))
     assert in_csv == definition
+    by_family = {}
+    for p in rows:
+        if not dominated(p, [q for q in rows if q["family"] == p["family"]]):
+            by_family.setdefault(p["family"], []).append(p["index"])
+    with open(out / "frontier_by_family.csv", newline="") as f:
+        got = {}
+        for r in csv.DictReader(f):
+            got.setdefault(r["family"], []).append(int(r["index"]))
+    assert {k: sorted(v) for k, v in got.items()} == {k: sorted(v) for k, v in by_family.items()}
     assert stored == definition
     assert any("equals the frontier computed here" in n for n in done["notes"])
 
@@ -196,8 +205,8 @@ def test_command_line_writes_the_report_with_a_convergence_figure(schema_path, t
     optimize.write_text(json.dumps({"rounds": [{"iteration_time_s": 3.0}, {"iteration_time_s": 2.0}]}))
     done = run_report(schema_path, "--out", str(tmp_path / "r"), "--optimize", str(optimize))
     assert done.returncode == 0, done.stderr
-    for name in ("summary.md", "summary.csv", "frontier.csv", "cost_vs_time.png", "speedup.png",
-                 "heatmap.png", "convergence.png"):
+    for name in ("summary.md", "summary.csv", "frontier.csv", "frontier_by_family.csv", "cost_vs_time.png",
+                 "speedup.png", "heatmap.png", "convergence.png"):
         assert (tmp_path / "r" / name).is_file(), name
     assert png_size(tmp_path / "r" / "convergence.png") == FIGURE_SIZE
 
