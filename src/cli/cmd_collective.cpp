@@ -112,6 +112,8 @@ int run(CommandContext& ctx) {
       j["trees"] = plan.trees;
       j["optimal_time_s"] = plan.optimal_time_s;
       j["built_time_s"] = plan.built_time_s;
+      j["cut_bandwidth_Bps"] = plan.cut_bandwidth_Bps;
+      j["cut_weight"] = plan.cut_weight;
       j["packing_efficiency"] = plan.built_time_s > 0 ? plan.optimal_time_s / plan.built_time_s : 1.0;
     }
     *ctx.out << j.dump() << "\n";
@@ -133,6 +135,10 @@ int run(CommandContext& ctx) {
   out << "  busbw      " << human_quantity(Quantity::Bandwidth, busbw) << "\n";
   if (forest) {
     out << "  trees      " << plan.trees << "\n";
+    out << "  cut        " << human_quantity(Quantity::Bandwidth, plan.cut_bandwidth_Bps) << " leaving "
+        << plan.cut_weight << " member(s) (x* = "
+        << human_quantity(Quantity::Bandwidth, plan.cut_weight ? plan.cut_bandwidth_Bps / plan.cut_weight : 0)
+        << " per member)\n";
     out << "  optimum    " << human_quantity(Quantity::Time, plan.optimal_time_s)
         << " (cut bound, bandwidth part; built packing " << human_quantity(Quantity::Time, plan.built_time_s)
         << ", " << (plan.built_time_s > 0 ? 100.0 * plan.optimal_time_s / plan.built_time_s : 100.0)

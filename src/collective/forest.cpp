@@ -316,6 +316,7 @@ ForestSchedule forest_schedule(const Network& net, CollectiveOp op, const std::v
     const ForestPacking pack = pack_forest(g, weight, members, opt, unit);
     out.optimal_time_s += unit / opt.rate_Bps();
     out.built_time_s += pack.time_s;
+    out.last_optimum = opt;
     out.latency_s += deepest_latency(g, pack.trees);
     out.trees = static_cast<std::uint32_t>(pack.trees.size());
     if (with_flows) {

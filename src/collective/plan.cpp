@@ -88,6 +88,8 @@ CollectivePlan plan_forest(const Network& net, const CollectiveRequest& req, con
   plan.trees = fs.trees;
   plan.optimal_time_s = fs.optimal_time_s;
   plan.built_time_s = fs.built_time_s;
+  plan.cut_bandwidth_Bps = fs.last_optimum.bandwidth_Bps;
+  plan.cut_weight = fs.last_optimum.weight;
   plan.stages = fs.stages;
   plan.flows = fs.flows;
   return plan;

@@ -79,10 +79,11 @@ std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vec
                                                const ForestOptimum& opt, double unit_bytes, std::uint32_t k);
 
 struct ForestSchedule {
-  double optimal_time_s = 0;  // bandwidth time of the exact optimum (all phases)
-  double built_time_s = 0;    // bandwidth time of the built packing (all phases)
-  double latency_s = 0;       // deepest tree's path latency, per phase
-  std::uint32_t trees = 0;    // trees of the last phase's packing
+  double optimal_time_s = 0;   // bandwidth time of the exact optimum (all phases)
+  double built_time_s = 0;     // bandwidth time of the built packing (all phases)
+  ForestOptimum last_optimum;  // the last phase's exact optimum (its critical cut)
+  double latency_s = 0;        // deepest tree's path latency, per phase
+  std::uint32_t trees = 0;     // trees of the last phase's packing
   std::uint32_t stages = 0;
   std::vector<Flow> flows;  // one flow per arc per phase
 };

@@ -46,6 +46,10 @@ struct CollectivePlan {
   std::uint32_t trees = 0;
   double optimal_time_s = 0;
   double built_time_s = 0;
+  // forest only: the bottleneck cut of the last phase as an exact rational, x* =
+  // cut_bandwidth_Bps / cut_weight (bandwidth leaving the critical set over the members in it).
+  double cut_bandwidth_Bps = 0;
+  std::uint64_t cut_weight = 0;
 };
 
 struct CollectiveOptions {

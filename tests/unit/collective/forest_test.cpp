@@ -92,6 +92,22 @@ TEST(ForestOptimum, ClosedFormsOnRingCompleteAndSwitch) {
   EXPECT_NEAR(p.built_time_s, p.optimal_time_s, 1e-15);
 }
 
+TEST(ForestOptimum, ReportsTheCriticalCutAsAnExactRational) {
+  // Triangle 0-1 @10, 1-2 @10, 0-2 @20 GB/s: single nodes give 30, 20, 30 per member; pairs
+  // {0,1}: 30/2, {0,2}: 20/2 (the links into node 1), {1,2}: 30/2. x* = 20 GB/s over 2 members.
+  NetworkBuilder b(3);
+  b.add_link(0, 1, 10e9);
+  b.add_link(1, 2, 10e9);
+  b.add_link(0, 2, 20e9);
+  const Network net = std::move(b).build();
+  const auto p = plan_collective(net, request(CollectiveOp::AllGather, {0, 1, 2}, 3e9), "forest");
+  EXPECT_EQ(p.cut_bandwidth_Bps, 20e9);
+  EXPECT_EQ(p.cut_weight, 2u);
+  EXPECT_NEAR(p.optimal_time_s, 1e9 / 10e9, 1e-15);
+  const ForestOptimum opt = forest_optimum(arc_graph(net), {1, 1, 1}, {0, 1, 2});
+  EXPECT_EQ(opt.critical_set, (std::vector<VertexId>{0, 2}));
+}
+
 TEST(ForestOptimum, BroadcastIsTheMinimumCutFromTheRoot) {
   // Heterogeneous 4-node graph; from root 0 the min cut to node 3 is 10 + 5 (hand-checked).
   NetworkBuilder b(4);
