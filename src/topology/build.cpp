@@ -1,6 +1,9 @@
 #include "toposweep/topology/build.hpp"
 
 #include <cmath>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "toposweep/topology/edge_list.hpp"
 #include "toposweep/topology/families.hpp"
