@@ -4,8 +4,8 @@
 #      without Slurm, and the analysis report is written;
 #   2. jobs/submit-array.sh: 3 slices (2 ranks each, mpirun inside the allocation) + the merge
 #      job; the merged file equals the single run;
-#   3. jobs/sweep-long.sbatch with a 1-minute limit and a signal 50 s before it, on a space of
-#      deliberately slow synthetic points (~45 s of work): the first run is interrupted (exit 3),
+#   3. jobs/sweep-long.sbatch with a 2-minute limit and a signal 60 s before it, on a space of
+#      deliberately slow synthetic points (~65 s of work): the first run is interrupted (exit 3),
 #      chained runs resume, and the final file equals an uninterrupted run.
 # Every daemon started is stopped by PID in the EXIT trap. Exit 77 (CTest SKIP) only when this
 # machine cannot run Slurm daemons (not root, no passwordless sudo) or the sweep command is not
@@ -18,7 +18,10 @@ src=$(cd "${1:?source dir}" && pwd)
 bin=${2:?toposweep binary}
 work=${3:?work dir}
 python=${TOPOSWEEP_PYTHON:-/usr/bin/python3}
-long_points=${TOPOSWEEP_SLURM_LONG_POINTS:-1100}  # x 40 ms of synthetic work each
+# Slurm checks time limits about every 30 s and sends a --signal=B:TERM@60 of a 2-minute job at the
+# first check at most 60 s before the limit, so 30 to 60 s after the start: more work than 60 s
+# is always interrupted, and each run makes at least ~30 s of progress.
+long_points=${TOPOSWEEP_SLURM_LONG_POINTS:-1400}  # x 40 ms of synthetic work each
 deadline=$((SECONDS + ${TOPOSWEEP_SLURM_TEST_BUDGET:-240}))
 
 say() { echo "slurm-test: $*"; }
@@ -158,8 +161,8 @@ done
 "$python" "$src/tests/slurm/compare_results.py" equal merged.h5 single.h5 || fail "array+merge differs from the single run"
 
 # ---- 3. a long sweep interrupted by its time limit, chained until done ----
-id=$(SPACE=$work/long_space.ini OUT=$work/long.h5 LAUNCHER=srun MAX_RUNS=8 submit --ntasks=1 --time=1 \
-  --signal=B:TERM@50 --job-name=ts-long --output="$work/long.out" "$src/jobs/sweep-long.sbatch") ||
+id=$(SPACE=$work/long_space.ini OUT=$work/long.h5 LAUNCHER=srun MAX_RUNS=8 submit --ntasks=1 --time=2 \
+  --signal=B:TERM@60 --job-name=ts-long --output="$work/long.out" "$src/jobs/sweep-long.sbatch") ||
   fail "sbatch jobs/sweep-long.sbatch"
 submitted+=("$id")
 runs=0
