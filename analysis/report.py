@@ -2,6 +2,7 @@
 
     /usr/bin/python3 -m analysis.report results.h5 --out report/ \\
         [--baseline FAMILY] [--heatmap X,Y] [--optimize optimize.json] [--objectives A,B]
+        [--where KEY=VALUE ...]
 
 Writes into --out: summary.md, summary.csv, frontier.csv, frontier_by_family.csv, cost_vs_time.png,
 speedup.png (when there are at least two topology families), heatmap.png (when two axes are swept),
@@ -104,10 +105,28 @@ def frontier_agreement(results, objectives):
                      f"only here: {only_here[:10]}, only in the file: {only_file[:10]}")
 
 
-def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectives="cost_usd,iteration_time_s"):
-    """Write the report of results file `path` into directory `out`. Returns a dict: figures
-    (name -> path), summary, frontier, speedups and heatmap (DataFrames; None when not drawn) and
-    notes (list of strings)."""
+def select_points(results, where):
+    """Keep only the points whose column KEY shows VALUE, for each "KEY=VALUE" in `where` (an axis
+    value as written in the space file, a family, a sub-space, or a strategy field)."""
+    frame = results.points
+    for condition in where or []:
+        key, sep, value = condition.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or key not in frame:
+            raise BadInput(f"--where {condition}: expected KEY=VALUE with KEY a column "
+                           f"(axes: {', '.join(a.key for a in results.axes)}, family, subspace, dp, tp, pp, ...)")
+        frame = frame[frame[key].astype(str) == value]
+        if frame.empty:
+            raise BadInput(f"--where {condition}: no point left")
+    results.points = frame.reset_index(drop=True)
+    return results
+
+
+def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectives="cost_usd,iteration_time_s",
+                 where=None):
+    """Write the report of results file `path` into directory `out`, over the points that pass the
+    `where` conditions ("KEY=VALUE"). Returns a dict: figures (name -> path), summary, frontier,
+    speedups and heatmap (DataFrames; None when not drawn) and notes (list of strings)."""
     try:
         results = load_results(path)
     except (OSError, ValueError, KeyError) as error:
@@ -116,9 +135,13 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
     missing = [name for name, _ in fr.parse_objectives(objective_list) if name not in results.points]
     if missing:
         raise BadInput(f"--objectives: unknown field(s) {', '.join(missing)}")
+    stored = len(results.points)
+    select_points(results, where)
     os.makedirs(out, exist_ok=True)
     frame = results.points
     figures, notes = {}, []
+    if where:
+        notes.append(f"only the {len(frame)} of {stored} points with {' and '.join(where)}")
     if not results.complete:
         notes.append(f"/points holds {len(frame)} of {results.space_size} points (--keep frontier): "
                      "counts cover the stored points only")
@@ -157,8 +180,12 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
 
     table = sm.summary_table(frame, speedups)
     table.to_csv(os.path.join(out, "summary.csv"), index=False)
-    front_indices, agreement = frontier_agreement(results, objective_list)
-    notes.append(agreement)
+    if where:
+        front_indices = fr.frontier(frame, objective_list)["index"].to_numpy()
+        notes.append("/frontier covers every point, so it is not compared with this selection's frontier")
+    else:
+        front_indices, agreement = frontier_agreement(results, objective_list)
+        notes.append(agreement)
     front = fr.frontier(frame, objective_list)
     columns = ["index", "family", "subspace"] + [a.key for a in results.axes] + \
         [c for c in ["iteration_time_s", "cost_usd", "dp", "tp", "pp", "microbatches"] if c in frame]
@@ -205,9 +232,13 @@ def main(argv=None):
                         "for the convergence figure")
     parser.add_argument("--objectives", default="cost_usd,iteration_time_s",
                         help="objectives of the frontier (max:FIELD for a maximised one)")
+    parser.add_argument("--where", action="append", metavar="KEY=VALUE",
+                        help="report only on the points whose KEY shows VALUE, e.g. model.name=bert-large "
+                        "(repeatable: all must hold)")
     args = parser.parse_args(argv)
     try:
-        report = write_report(args.results, args.out, args.baseline, args.heatmap, args.optimize, args.objectives)
+        report = write_report(args.results, args.out, args.baseline, args.heatmap, args.optimize, args.objectives,
+                              args.where)
     except BadInput as error:
         print(f"analysis.report: error: {error}", file=sys.stderr)
         return 2

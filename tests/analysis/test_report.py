@@ -297,3 +297,24 @@ def test_python_frontiers_per_family_equal_the_frontier_command(sweep_file, obje
     python = fr_frontier(frame, objectives, group_by="family")
     mine = {name: sorted(group["index"].tolist()) for name, group in python.groupby("family")}
     assert mine == cpp
+
+
+def test_where_restricts_the_report_to_matching_points(schema_path, tmp_path):
+    done = report.write_report(schema_path, str(tmp_path / "r"),
+                               where=["topology.kind=topoopt", "topology.servers=16"])
+    rows = [r for r in direct_rows(schema_path) if r["family"] == "topoopt" and r["topology.servers"] == "16"]
+    expected = expected_summary(rows, baseline=None)
+    with open(tmp_path / "r" / "summary.csv", newline="") as f:
+        got = {r["family"]: r for r in csv.DictReader(f)}
+    assert set(got) == {"topoopt", "(all)"}
+    for column in ("points", "evaluated", "frontier_points", "best_time_index", "min_cost_index"):
+        assert int(got["topoopt"][column]) == expected["topoopt"][column], column
+    assert float(got["topoopt"]["best_iteration_time_s"]) == expected["topoopt"]["best_iteration_time_s"]
+    assert any("only the 6 of 22 points" in n for n in done["notes"])
+
+
+@pytest.mark.parametrize("condition, message", [("colour=red", "expected KEY=VALUE"),
+                                                ("topology.kind=dragonfly", "no point left")])
+def test_where_with_an_unknown_key_or_no_match_is_bad_input(schema_path, tmp_path, capsys, condition, message):
+    assert report.main([schema_path, "--out", str(tmp_path / "r"), "--where", condition]) == 2
+    assert message in capsys.readouterr().err
