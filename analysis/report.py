@@ -107,15 +107,19 @@ def frontier_agreement(results, objectives):
 
 def select_points(results, where):
     """Keep only the points whose column KEY shows VALUE, for each "KEY=VALUE" in `where` (an axis
-    value as written in the space file, a family, a sub-space, or a strategy field)."""
+    value as written in the space file, a family, a sub-space, or a strategy field). Where a point's
+    sub-space does not sweep KEY, the base configuration's value counts."""
     frame = results.points
     for condition in where or []:
         key, sep, value = condition.partition("=")
         key, value = key.strip(), value.strip()
-        if not sep or key not in frame:
-            raise BadInput(f"--where {condition}: expected KEY=VALUE with KEY a column "
+        if not sep or (key not in frame and key not in results.config):
+            raise BadInput(f"--where {condition}: expected KEY=VALUE with KEY a column or configuration key "
                            f"(axes: {', '.join(a.key for a in results.axes)}, family, subspace, dp, tp, pp, ...)")
-        frame = frame[frame[key].astype(str) == value]
+        shown = frame[key].astype(object) if key in frame else pd.Series(None, index=frame.index, dtype=object)
+        if key in results.config:  # a point whose sub-space does not sweep KEY has the base value
+            shown = shown.where(shown.notna(), results.config[key])
+        frame = frame[shown.astype(str) == value]
         if frame.empty:
             raise BadInput(f"--where {condition}: no point left")
     results.points = frame.reset_index(drop=True)

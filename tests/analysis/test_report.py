@@ -318,3 +318,10 @@ def test_where_restricts_the_report_to_matching_points(schema_path, tmp_path):
 def test_where_with_an_unknown_key_or_no_match_is_bad_input(schema_path, tmp_path, capsys, condition, message):
     assert report.main([schema_path, "--out", str(tmp_path / "r"), "--where", condition]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_where_uses_the_base_value_where_a_sub_space_does_not_sweep_the_key(schema_path, tmp_path):
+    # The fixture's base configuration sets topology.servers = 16; no point lacks the axis, but
+    # model.name is only in the base: every point has model.name = bert-large.
+    done = report.write_report(schema_path, str(tmp_path / "r"), where=["model.name=bert-large"])
+    assert any("only the 22 of 22 points" in n for n in done["notes"])
