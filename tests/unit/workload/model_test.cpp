@@ -175,3 +175,18 @@ TEST(ModelJson, ExampleFilesInInputsLoad) {
 
 }  // namespace
 }  // namespace toposweep
+
+namespace toposweep {
+namespace {
+
+TEST(ModelJson, ConvShorthandCountsWeightsAndMacs) {
+  const auto j = nlohmann::json::parse(R"({"name": "c", "layers": [
+    {"name": "c1", "kind": "conv", "in_channels": 64, "out_channels": 128, "kernel": 3, "input_size": 56, "stride": 2}]})");
+  const Layer l = model_from_json(j, "c.json").layers.at(0);
+  EXPECT_DOUBLE_EQ(l.parameters(), 3 * 3 * 64 * 128 + 2 * 128);         // weights + batch norm
+  EXPECT_DOUBLE_EQ(l.forward_flops, 2.0 * 3 * 3 * 64 * 128 * 28 * 28);  // 28x28 outputs
+  EXPECT_DOUBLE_EQ(l.output_elements, 128 * 28 * 28);
+}
+
+}  // namespace
+}  // namespace toposweep
