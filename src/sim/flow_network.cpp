@@ -28,7 +28,6 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps) : capacity_(std::mo
   arc_bytes_.assign(n, 0.0);
   arc_mark_.assign(n, 0);
   arc_unfrozen_.assign(n, 0.0);
-  arc_version_.assign(n, 0);
   arc_remaining_.assign(n, 0.0);
 }
 
@@ -45,6 +44,7 @@ FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64
     flows_.emplace_back();
     flow_mark_.push_back(0);
     flow_frozen_.push_back(0);
+    old_rate_.push_back(0);
   }
   FlowState& f = flows_[id];
   f.path.assign(path.begin(), path.end());
@@ -52,6 +52,7 @@ FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64
   f.bytes = std::max(0.0, bytes);
   f.remaining = f.bytes;
   f.rate = 0;
+  old_rate_[id] = -1;  // forces a first schedule
   f.weight = weight;
   f.since = now_;
   f.tag = tag;
@@ -131,17 +132,22 @@ void FlowNetwork::recompute() {
       for (ArcId b : flows_[e.flow].path) visit_arc(b);
     }
   }
-  for (FlowId id : comp_flows_) settle(flows_[id]);
+  for (FlowId id : comp_flows_) {
+    settle(flows_[id]);
+    old_rate_[id] = flows_[id].rate;
+  }
 
-  // Progressive filling: repeatedly saturate the arc offering the smallest fair share.
+  // Progressive filling: repeatedly saturate the arc offering the smallest fair share. Freezing
+  // flows at the current minimum share can only raise the share other arcs offer, so heap keys
+  // are lower bounds: a popped arc whose share has grown is pushed back instead of updating
+  // the heap on every change (one push per arc instead of one per flow-hop).
   share_heap_.clear();
   for (ArcId a : comp_arcs_) {
     arc_remaining_[a] = capacity_[a];
     double w = 0;
     for (const LinkEntry& e : on_arc_[a]) w += flows_[e.flow].weight;
     arc_unfrozen_[a] = w;
-    ++arc_version_[a];
-    if (w > 0) share_heap_.push_back({capacity_[a] / w, a, arc_version_[a]});
+    if (w > 0) share_heap_.push_back({capacity_[a] / w, a});
   }
   std::make_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
   while (!share_heap_.empty()) {
@@ -149,8 +155,13 @@ void FlowNetwork::recompute() {
     const ShareEntry top = share_heap_.back();
     share_heap_.pop_back();
     const ArcId a = top.arc;
-    if (top.version != arc_version_[a] || !(arc_unfrozen_[a] > 0)) continue;
+    if (!(arc_unfrozen_[a] > 0)) continue;
     const double share = std::max(0.0, arc_remaining_[a] / arc_unfrozen_[a]);  // per unit of weight
+    if (share > top.share) {
+      share_heap_.push_back({share, a});
+      std::push_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
+      continue;
+    }
     for (const LinkEntry& e : on_arc_[a]) {
       if (flow_frozen_[e.flow] == epoch_) continue;
       flow_frozen_[e.flow] = epoch_;
@@ -162,16 +173,16 @@ void FlowNetwork::recompute() {
         arc_unfrozen_[b] -= f.weight;
         // Weights are small integers in practice, so this reaches exactly zero; guard anyway.
         if (arc_unfrozen_[b] < 1e-9) arc_unfrozen_[b] = 0;
-        if (b != a && arc_unfrozen_[b] > 0) {
-          ++arc_version_[b];
-          share_heap_.push_back({std::max(0.0, arc_remaining_[b] / arc_unfrozen_[b]), b, arc_version_[b]});
-          std::push_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
-        }
       }
     }
     arc_unfrozen_[a] = 0;
   }
-  for (FlowId id : comp_flows_) schedule(id);
+  // A flow whose rate did not change keeps its finish event (settle() moved `since` and
+  // `remaining` consistently), which saves most heap traffic in big components.
+  for (FlowId id : comp_flows_) {
+    const FlowState& f = flows_[id];
+    if (f.rate != old_rate_[id] || f.rate <= 0) schedule(id);
+  }
   if (record_) {
     for (ArcId a : comp_arcs_) {
       double load = 0;

@@ -54,6 +54,9 @@ SimResult simulate_jobs(const Network& net, std::span<const Job> jobs, const Sim
     r.engine = run_engine(jobs, model);
     r.link_samples = model.flows().link_samples();
     r.flows = model.flows_started();
+    r.flows_represented = model.flows_represented();
+    r.rate_recomputations = model.flows().recomputations();
+    r.rate_assignments = model.flows().rate_assignments();
     const auto& bytes = model.flows().arc_bytes();
     double sum = 0;
     for (ArcId a = 0; a < net.arc_count(); ++a) {

@@ -103,13 +103,13 @@ class FlowNetwork {
   std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finish_heap_;
   // Scratch for recompute(), kept to avoid reallocating.
   struct ShareEntry {
-    double share;
+    double share;  // a lower bound on the arc's current fair share
     ArcId arc;
-    std::uint32_t version;
     bool operator>(const ShareEntry& o) const { return share > o.share || (share == o.share && arc > o.arc); }
   };
-  std::vector<std::uint32_t> arc_mark_, flow_mark_, flow_frozen_, arc_version_;
-  std::vector<double> arc_remaining_, arc_unfrozen_;  // unfrozen: summed weight of unfrozen flows
+  std::vector<std::uint32_t> arc_mark_, flow_mark_, flow_frozen_;
+  std::vector<double> arc_remaining_, arc_unfrozen_;
+  std::vector<double> old_rate_;  // per flow: rate before the running recomputation  // unfrozen: summed weight of unfrozen flows
   std::vector<ArcId> comp_arcs_;
   std::vector<FlowId> comp_flows_;
   std::vector<ShareEntry> share_heap_;

@@ -43,7 +43,10 @@ struct SimResult {
   std::vector<LinkLoad> links;
   double max_link_utilisation = 0;
   double mean_link_utilisation = 0;
-  std::uint64_t flows = 0;
+  std::uint64_t flows = 0;                // flows played (a merged flow counts once)
+  std::uint64_t flows_represented = 0;    // the flows they stand for
+  std::uint64_t rate_recomputations = 0;  // progressive-filling runs
+  std::uint64_t rate_assignments = 0;     // flow rates those runs set (work measure)
   std::vector<LinkSample> link_samples;  // when SimOptions::record_link_loads
   const JobTimes& job(std::size_t j = 0) const { return engine.jobs.at(j); }
 };
