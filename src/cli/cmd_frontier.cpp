@@ -30,16 +30,10 @@ int run(CommandContext& ctx) {
     throw BadInput("give exactly one results file", "command line of 'frontier'");
   const std::string path = ctx.positional.front();
   const bool write = vm["write"].as<bool>();
-  sweep::ResultsReader reader(path, false);
+  sweep::ResultsReader reader(path, write);
 
-  // The file carries its full configuration: rebuild the space to decode indices.
-  Config stored;
-  load_ini_text(stored, reader.root_string("config"), path + ": attribute config");
-  const sweep::Space space = sweep::parse_space(stored, all_config_keys());
-  char fp[17];
-  std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(space.fingerprint()));
-  if (reader.has_root_attribute("space_fingerprint") && reader.root_string("space_fingerprint") != fp)
-    throw BadInput("the stored configuration no longer describes the same space in this toposweep version", path);
+  // The file describes its own space (/space): decode indices from it, not from today's generators.
+  const sweep::Space space = reader.space();
 
   std::string objective_text = "cost_usd,iteration_time_s";
   if (vm.count("objectives")) objective_text = vm["objectives"].as<std::string>();
@@ -87,10 +81,7 @@ int run(CommandContext& ctx) {
     const auto front = sweep::frontier_indices(space, rows, groups[g], objectives);
     std::vector<sweep::PointRecord> front_rows;
     for (auto idx : front) front_rows.push_back(rows[row_of.at(idx)]);
-    if (write) {
-      sweep::ResultsReader writer(path, true);
-      writer.write_frontier(front, frontier::spell_objectives(objectives));
-    }
+    if (write) reader.write_frontier(front, frontier::spell_objectives(objectives));
     if (ctx.json) {
       nlohmann::json jg;
       if (!group_by.empty()) jg["value"] = g;
@@ -108,7 +99,7 @@ int run(CommandContext& ctx) {
         bool first = true;
         while (std::getline(in, line)) {
           if (first) {
-            if (!header_done) out += group_by + "," + line + "\n";
+            if (!header_done) out += "group," + line + "\n";
             first = false;
           } else {
             out += g + "," + line + "\n";

@@ -16,6 +16,7 @@
 #include <map>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/strings.hpp"
 #include "toposweep/util/units.hpp"
 #include "toposweep/util/version.hpp"
 
@@ -429,6 +430,87 @@ std::vector<PointRecord> ResultsReader::records() const {
     }
   }
   return out;
+}
+
+namespace {
+
+std::vector<std::string> read_strings(hid_t loc, const std::string& name) {
+  H5Handle d(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), H5Dclose, "open " + name);
+  H5Handle s(H5Dget_space(d), H5Sclose, "space of " + name);
+  const auto n = static_cast<std::size_t>(H5Sget_simple_extent_npoints(s));
+  std::vector<char*> ptrs(n, nullptr);
+  H5Handle type = vlen_string_type();
+  if (n) check(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "read " + name);
+  std::vector<std::string> out;
+  for (char* p : ptrs) out.emplace_back(p ? p : "");
+  if (n) H5Dvlen_reclaim(type, s, H5P_DEFAULT, ptrs.data());
+  return out;
+}
+
+template <class T>
+std::vector<T> read_numbers(hid_t loc, const std::string& name, hid_t mem_type) {
+  H5Handle d(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), H5Dclose, "open " + name);
+  H5Handle s(H5Dget_space(d), H5Sclose, "space of " + name);
+  std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(s)));
+  if (!out.empty()) check(H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), "read " + name);
+  return out;
+}
+
+std::string read_string_attribute(hid_t loc, const std::string& name) {
+  H5Handle attr(H5Aopen(loc, name.c_str(), H5P_DEFAULT), H5Aclose, "attribute " + name);
+  H5Handle type = vlen_string_type();
+  char* p = nullptr;
+  check(H5Aread(attr, type, &p), "read attribute " + name);
+  std::string out = p ? p : "";
+  H5free_memory(p);
+  return out;
+}
+
+}  // namespace
+
+Space ResultsReader::space() const {
+  try {
+    Config base;
+    load_ini_text(base, root_string("config"), path_ + ": attribute config");
+    std::vector<std::string> swept;
+    for (const auto& [k, e] : base.entries())
+      if (k.starts_with("space.")) swept.push_back(k);
+    for (const auto& k : swept) base.erase(k);
+    H5Handle g(H5Gopen2(file_, "space", H5P_DEFAULT), H5Gclose, "open /space");
+    const std::string keys = read_string_attribute(g, "axes");
+    std::vector<Axis> axes;
+    std::map<std::string, std::size_t> axis_of;
+    for (const auto& key : split_list(keys)) {
+      Axis a;
+      a.key = key;
+      a.kind = key == "strategy" ? AxisKind::Strategy : key == "optimize" ? AxisKind::Optimize : AxisKind::Plain;
+      a.values = read_strings(g, "axes/" + key + "/values");
+      axis_of[key] = axes.size();
+      axes.push_back(std::move(a));
+    }
+    std::vector<SubSpace> subspaces;
+    for (const auto& name : read_strings(g, "subspaces")) {
+      SubSpace s;
+      s.name = name;
+      H5Handle sg(H5Gopen2(g, ("layout/" + name).c_str(), H5P_DEFAULT), H5Gclose, "open /space/layout/" + name);
+      for (const auto& key : split_list(read_string_attribute(sg, "axes"))) {
+        SubSpaceAxis sa;
+        sa.axis = axis_of.at(key);
+        sa.positions = read_numbers<std::uint32_t>(sg, key, H5T_NATIVE_UINT32);
+        for (auto p : sa.positions)
+          if (p >= axes[sa.axis].values.size()) throw RuntimeFailure("axis position out of range");
+        s.axes.push_back(std::move(sa));
+      }
+      subspaces.push_back(std::move(s));
+    }
+    Space space(std::move(base), std::move(axes), std::move(subspaces));
+    if (space.size() != root_u64("space_size")) throw RuntimeFailure("space size does not match");
+    return space;
+  } catch (const RuntimeFailure& e) {
+    throw BadInput(std::string("malformed /space group: ") + e.what(), path_);
+  } catch (const std::out_of_range&) {
+    throw BadInput("malformed /space group: an axis of a sub-space is not listed in /space axes", path_);
+  }
 }
 
 std::vector<std::uint64_t> ResultsReader::frontier() const {

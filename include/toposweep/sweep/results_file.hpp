@@ -47,6 +47,10 @@ class ResultsReader {
   std::uint64_t rows() const;
   // Every row of /points with the messages of /failures.
   std::vector<PointRecord> records() const;
+  // The space as stored in /space (axes, values, per-sub-space layout) with the base
+  // configuration from the `config` attribute: decodes this file's indices whatever this
+  // toposweep version's generators or key registry would make of the configuration today.
+  Space space() const;
   std::vector<std::uint64_t> frontier() const;
   std::string frontier_objectives() const;
   // Replace /frontier (file opened writable).

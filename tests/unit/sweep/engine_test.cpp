@@ -181,6 +181,14 @@ TEST(Engine, FileHoldsEveryPointWithKnownValuesFailuresAndFrontier) {
   EXPECT_FALSE(expected.empty());
   EXPECT_EQ(reader.frontier_objectives(), "cost_usd,iteration_time_s");
   EXPECT_EQ(summary.frontier_rows.size(), expected.size());
+
+  // The file describes its own space: same fingerprint, same decoding of every index.
+  const Space stored = reader.space();
+  EXPECT_EQ(stored.fingerprint(), space.fingerprint());
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    EXPECT_EQ(stored.decode(i), space.decode(i));
+    EXPECT_EQ(stored.point_config(i).to_ini(false), space.point_config(i).to_ini(false));
+  }
 }
 
 TEST(Engine, InterruptedThenResumedEqualsUninterrupted) {
