@@ -27,6 +27,9 @@ struct Op {
   std::uint32_t group_set = 0;
   std::uint32_t repeat = 1;
   std::uint32_t layer = kNoLayer;
+  // Megatron TP collectives on the compute stream may be folded with the stage's compute (their
+  // order within a pass does not change the stream's busy time); others stay in order.
+  bool foldable = false;
   // Gradients complete once this op is done, and the group set that reduces them.
   double grad_bytes = 0;
   std::uint32_t grad_group_set = kNoSet;
@@ -76,6 +79,8 @@ class IterationBuilder {
     kPpSendBackward,
     kOptimizer,
     kEmbeddingSync,
+    kTpReduceScatter,
+    kTpAllGather,
     kLabelCount
   };
   std::uint32_t label(Label l);
@@ -113,8 +118,7 @@ class IterationBuilder {
   // Folding state: compute and one kind of collective on the compute stream.
   double pend_flops_ = 0, pend_seconds_ = 0;
   bool pend_compute_ = false;
-  bool pend_comm_ = false;
-  Op pend_op_;
+  std::vector<Op> pend_comms_;  // foldable collectives, at most two kinds (RS + AG)
   std::uint32_t pend_layer_ = kNoLayer;
   // Gradient bucket being filled in a final backward.
   double bucket_bytes_ = 0;
@@ -126,7 +130,8 @@ std::uint32_t IterationBuilder::label(Label l) {
   static constexpr const char* kNames[kLabelCount] = {
       "forward",          "backward",        "tp_allreduce",       "mp_allgather", "mp_alltoall",
       "mp_reducescatter", "mp_other",        "embedding_exchange", "dp_allreduce", "dp_reducescatter",
-      "dp_allgather",     "pp_send_forward", "pp_send_backward",   "optimizer",    "embedding_sync"};
+      "dp_allgather",     "pp_send_forward", "pp_send_backward",   "optimizer",    "embedding_sync",
+      "tp_reducescatter", "tp_allgather"};
   if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
   return label_ids_[l];
 }
@@ -183,6 +188,7 @@ void IterationBuilder::make_3d_programs() {
         c.group_set = tp_set;
         c.repeat = count;
         c.layer = i;
+        c.foldable = true;
         return c;
       };
       Op f;
@@ -372,29 +378,34 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
     last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
     total_flops_ += pend_flops_ * gpus_ / s_.pp;
   }
-  if (pend_comm_) {
+  for (const Op& c : pend_comms_) {
     Task t;
     t.kind = TaskKind::Collective;
     t.phase = phase;
-    t.purpose = pend_op_.purpose;
+    t.purpose = c.purpose;
     t.stream = compute_stream_[stage];
-    t.op = pend_op_.op;
-    t.is_mutable = pend_op_.is_mutable;
-    t.bytes = pend_op_.bytes;
-    t.group_set = pend_op_.group_set;
-    t.repeat = pend_op_.repeat;
+    t.op = c.op;
+    t.is_mutable = c.is_mutable;
+    t.bytes = c.bytes;
+    t.group_set = c.group_set;
+    t.repeat = c.repeat;
     t.stage = stage;
-    t.layer = pend_op_.layer;
+    t.layer = c.layer;
     t.microbatch = micro;
-    t.label = label(pend_op_.op == CollectiveOp::AllReduce       ? kTpAllReduce
-                    : pend_op_.op == CollectiveOp::AllGather     ? kMpAllGather
-                    : pend_op_.op == CollectiveOp::AllToAll      ? kMpAllToAll
-                    : pend_op_.op == CollectiveOp::ReduceScatter ? kMpReduceScatter
-                                                                 : kMpOther);
+    if (c.foldable)
+      t.label = label(c.op == CollectiveOp::AllReduce       ? kTpAllReduce
+                      : c.op == CollectiveOp::ReduceScatter ? kTpReduceScatter
+                                                            : kTpAllGather);
+    else
+      t.label = label(c.op == CollectiveOp::AllGather       ? kMpAllGather
+                      : c.op == CollectiveOp::AllToAll      ? kMpAllToAll
+                      : c.op == CollectiveOp::ReduceScatter ? kMpReduceScatter
+                                                            : kMpOther);
     last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
   }
+  pend_comms_.clear();
   pend_flops_ = pend_seconds_ = 0;
-  pend_compute_ = pend_comm_ = false;
+  pend_compute_ = false;
   pend_layer_ = kNoLayer;
 }
 
@@ -406,17 +417,24 @@ void IterationBuilder::emit_op(const Op& op, std::uint32_t stage, std::uint32_t 
       pend_flops_ += op.flops;
       pend_seconds_ += op.duration_s;
       break;
-    case Op::Kind::Comm:
-      if (pend_comm_ &&
-          (pend_op_.op != op.op || pend_op_.bytes != op.bytes || pend_op_.group_set != op.group_set))
+    case Op::Kind::Comm: {
+      if (!op.foldable) {  // in order: after what is pending, before what follows
         flush(stage, micro, phase);
-      if (!pend_comm_) {
-        pend_op_ = op;
-        pend_comm_ = true;
-      } else {
-        pend_op_.repeat += op.repeat;
+        pend_comms_.push_back(op);
+        flush(stage, micro, phase);
+        break;
       }
+      auto same = std::find_if(pend_comms_.begin(), pend_comms_.end(), [&](const Op& c) {
+        return c.op == op.op && c.bytes == op.bytes && c.group_set == op.group_set;
+      });
+      if (same != pend_comms_.end()) {
+        same->repeat += op.repeat;
+        break;
+      }
+      if (pend_comms_.size() >= 2) flush(stage, micro, phase);
+      pend_comms_.push_back(op);
       break;
+    }
     case Op::Kind::ExchangeStart:
       flush(stage, micro, phase);
       emit_exchange(stage, micro, phase);

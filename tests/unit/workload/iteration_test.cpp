@@ -329,6 +329,12 @@ TEST(Iteration, PerLayerModelParallelism) {
     }
   }
   EXPECT_TRUE(gathered);
+  // Data dependence keeps the segment's order: gather the input, compute, return the output.
+  ASSERT_GE(plan.graph.tasks.size(), 3u);
+  EXPECT_EQ(plan.graph.tasks[0].op, CollectiveOp::AllGather);
+  EXPECT_EQ(plan.graph.tasks[1].kind, TaskKind::Compute);
+  EXPECT_EQ(plan.graph.tasks[2].op, CollectiveOp::AllToAll);
+  EXPECT_EQ(plan.graph.tasks[2].kind, TaskKind::Collective);
   // A quarter of the parameters (16 bytes each with Adam); each layer keeps the inputs of the 4
   // ranks' gathered samples: 4 x 256 x 25 x 16384 fp16 elements.
   EXPECT_NEAR(plan.memory_per_gpu_bytes, 16 * w.model.parameters() / 4 + 4 * 256 * 25 * 16384.0 * 2, 1);
