@@ -1,0 +1,92 @@
+#include "toposweep/opt/alternating.hpp"
+
+#include "toposweep/util/error.hpp"
+#include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/traffic.hpp"
+
+namespace toposweep::opt {
+namespace {
+
+RoundRecord record(std::uint32_t round, double time, double best, const Strategy& s, const TopologyDesign& d,
+                   std::uint64_t simulations) {
+  RoundRecord r;
+  r.round = round;
+  r.iteration_time_s = time;
+  r.best_time_s = best;
+  r.strategy = s;
+  r.strides = d.strides;
+  r.mp_links = d.mp_links;
+  r.ring_ports = d.ring_ports;
+  r.mp_ports = d.mp_ports;
+  r.simulations = simulations;
+  return r;
+}
+
+}  // namespace
+
+TrafficDemand strategy_traffic(const Workload& workload, const Strategy& strategy, std::uint32_t servers,
+                               std::uint32_t gpus_per_server) {
+  const IterationPlan plan = plan_iteration(workload, strategy);
+  return derive_traffic(plan.graph, rank_order_placement(strategy.gpus(), gpus_per_server), servers);
+}
+
+AlternatingResult alternating_optimize(const Workload& w, const AlternatingSettings& st) {
+  const std::uint32_t gpn = std::max<std::uint32_t>(1, st.finder.server.gpus);
+  const std::uint32_t gpus = st.servers * gpn;
+  Strategy current = pure_data_parallel(gpus);
+  validate_strategy(current, w, gpus);
+
+  AlternatingResult out;
+  TopologyDesign design = find_topology(strategy_traffic(w, current, st.servers, gpn), st.finder);
+  {
+    StrategyScorer scorer(w, design.network, st.sim, design.position_of_node);
+    const auto t = scorer.iteration_time(current);
+    if (!t) throw BadInput("pure data parallelism of " + w.model.name + " does not fit in device memory", "model.name");
+    out.baseline_time_s = out.best_time_s = *t;
+    out.best_strategy = current;
+    out.rounds.push_back(record(0, *t, *t, current, design, scorer.simulations()));
+  }
+  out.best_design = design;
+
+  std::uint32_t stale = 0;
+  for (std::uint32_t round = 1; round <= st.max_rounds && stale < st.patience; ++round) {
+    // Strategy step on the current network.
+    StrategyScorer scorer(w, design.network, st.sim, design.position_of_node);
+    StrategySearchResult found;
+    if (st.search == SearchMethod::Exhaustive) {
+      found = exhaustive_strategy_search(scorer, w, st.space);
+      // The walk so far may hold a finer strategy (per-layer, tables) than the global space.
+      if (const auto t = scorer.iteration_time(current); t && *t < found.iteration_time_s) {
+        found.best = current;
+        found.iteration_time_s = *t;
+      }
+    } else {
+      McmcStrategySettings ms = st.mcmc;
+      ms.metropolis.seed = st.mcmc.metropolis.seed + round;
+      found = mcmc_strategy_search(scorer, w, current, ms, st.space);
+    }
+    // Topology step for the strategy found; keep the old network if the new one is slower.
+    TopologyDesign next = find_topology(strategy_traffic(w, found.best, st.servers, gpn), st.finder);
+    StrategyScorer next_scorer(w, next.network, st.sim, next.position_of_node);
+    const auto t_next = next_scorer.iteration_time(found.best);
+    double time = found.iteration_time_s;
+    if (t_next && *t_next <= time) {
+      design = std::move(next);
+      time = *t_next;
+    }
+    current = found.best;
+    if (time < out.best_time_s) {
+      out.best_time_s = time;
+      out.best_strategy = current;
+      out.best_design = design;
+      stale = 0;
+    } else {
+      ++stale;
+    }
+    out.rounds.push_back(record(round, time, out.best_time_s, current, design,
+                                scorer.simulations() + next_scorer.simulations()));
+  }
+  return out;
+}
+
+}  // namespace toposweep::opt

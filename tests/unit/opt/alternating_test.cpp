@@ -1,0 +1,87 @@
+#include "toposweep/opt/alternating.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "test_config.hpp"
+#include "toposweep/workload/iteration.hpp"
+
+namespace toposweep::opt {
+namespace {
+
+AlternatingSettings small_settings(const Config& c, std::uint32_t servers) {
+  AlternatingSettings s;
+  s.servers = servers;
+  s.finder.degree = 3;
+  s.finder.link_bandwidth_Bps = 12.5e9;
+  s.finder.link_latency_s = 1e-6;
+  s.finder.server.gpus = 2;
+  s.finder.server.intra_bandwidth_Bps = 300e9;
+  s.sim = sim::sim_options_from_config(c);
+  s.mcmc.metropolis.budget = 40;
+  s.patience = 2;
+  s.max_rounds = 6;
+  return s;
+}
+
+void check_trace(const AlternatingResult& r, const AlternatingSettings& s, const Workload& w) {
+  ASSERT_FALSE(r.rounds.empty());
+  EXPECT_EQ(r.rounds[0].strategy.dp, 16u);
+  EXPECT_EQ(r.rounds[0].strategy.tp * r.rounds[0].strategy.pp, 1u);
+  EXPECT_DOUBLE_EQ(r.baseline_time_s, r.rounds[0].iteration_time_s);
+  double running = r.rounds[0].iteration_time_s;
+  for (std::size_t i = 0; i < r.rounds.size(); ++i) {
+    running = std::min(running, r.rounds[i].iteration_time_s);
+    EXPECT_DOUBLE_EQ(r.rounds[i].best_time_s, running) << "round " << i;
+    if (i > 0) {
+      EXPECT_LE(r.rounds[i].best_time_s, r.rounds[i - 1].best_time_s);
+    }
+    EXPECT_EQ(r.rounds[i].round, i);
+  }
+  EXPECT_DOUBLE_EQ(r.best_time_s, running);
+  EXPECT_LE(r.best_time_s, r.baseline_time_s);
+  // Stopped for the right reason: K stale rounds at the end, or the round budget.
+  ASSERT_LE(r.rounds.size(), s.max_rounds + 1);
+  if (r.rounds.size() < s.max_rounds + 1) {
+    const std::size_t n = r.rounds.size();
+    for (std::size_t i = n - s.patience; i < n; ++i) {
+      EXPECT_DOUBLE_EQ(r.rounds[i].best_time_s, r.rounds[n - s.patience - 1].best_time_s);
+    }
+  }
+  // The best strategy on the best network, simulated afresh, takes the reported time.
+  const IterationPlan plan = plan_iteration(w, r.best_strategy);
+  Placement p = rank_order_placement(r.best_strategy.gpus(), 2);
+  for (auto& node : p.node_of_gpu) node = r.best_design.position_of_node[node];
+  const double t = sim::simulate_iteration(r.best_design.network, plan.graph, s.sim, p).job(0).iteration_time_s;
+  EXPECT_DOUBLE_EQ(t, r.best_time_s);
+}
+
+TEST(Alternating, McmcBestTimeNeverIncreasesAndIsReproducible) {
+  const Config c = testing::make_config({{"model.name", "ncf"}});
+  const Workload w = workload_from_config(c, 16);
+  const auto s = small_settings(c, 8);
+  const auto r = alternating_optimize(w, s);
+  check_trace(r, s, w);
+  const auto again = alternating_optimize(w, s);
+  ASSERT_EQ(again.rounds.size(), r.rounds.size());
+  EXPECT_DOUBLE_EQ(again.best_time_s, r.best_time_s);
+  EXPECT_TRUE(again.best_strategy == r.best_strategy);
+}
+
+TEST(Alternating, ExhaustiveOnATransformer) {
+  const Config c = testing::make_config({{"model.name", "bert-large"}});
+  const Workload w = workload_from_config(c, 16);
+  auto s = small_settings(c, 8);
+  s.search = SearchMethod::Exhaustive;
+  s.space.schedules = {PipelineSchedule::OneFOneB};
+  s.space.recompute = {false};
+  s.space.zero1 = {false};
+  s.space.max_microbatches = 4;
+  const auto r = alternating_optimize(w, s);
+  check_trace(r, s, w);
+  EXPECT_GE(r.rounds.size(), 1u + s.patience);
+}
+
+}  // namespace
+}  // namespace toposweep::opt
