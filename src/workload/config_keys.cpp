@@ -19,6 +19,9 @@ std::vector<KeySpec> config_keys() {
       {"strategy.microbatch_size", "", "samples per microbatch (sets strategy.microbatches from the batch)"},
       {"strategy.schedule", "1f1b", "pipeline schedule: 1f1b or gpipe"},
       {"strategy.recompute", "false", "full activation recomputation"},
+      {"strategy.sequence_parallel", "false",
+       "Megatron sequence parallelism: TP AllReduces become ReduceScatter + AllGather, block activations / "
+       "tp"},
       {"strategy.zero1", "false", "shard optimizer state over the data-parallel group (ZeRO-1)"},
       {"strategy.bucket_size", "25MiB", "gradient AllReduce bucket size"},
       {"strategy.layer_degrees", "",

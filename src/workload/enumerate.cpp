@@ -16,7 +16,7 @@ struct StageAggregate {
   double working_set = 0;  // largest single layer's activations per sample (recompute)
 };
 
-std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, std::uint32_t pp) {
+std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, std::uint32_t pp, bool sp) {
   const auto ranges = partition_stages(m, pp);
   std::vector<StageAggregate> out(pp);
   for (std::uint32_t p = 0; p < pp; ++p) {
@@ -25,7 +25,9 @@ std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, s
       const Layer& l = m.layers[i];
       if (l.kind == LayerKind::EmbeddingBag) continue;
       a.params += l.params_sharded / tp + l.params_replicated;
-      const double full = l.act_replicated + l.act_sharded / tp;
+      const double full = sp && l.kind == LayerKind::TransformerBlock
+                              ? (l.act_replicated + l.act_sharded) / tp
+                              : l.act_replicated + l.act_sharded / tp;
       a.act_full += full;
       a.act_inputs += l.input_elements;
       a.working_set = std::max(a.working_set, full);
@@ -82,7 +84,15 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
       if (pp > max_pp) break;
       const std::uint64_t dp = gpus / tp / pp;
       if (global_batch % dp != 0) continue;
-      const auto stages = aggregate_stages(m, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp));
+      const bool has_plain = std::find(space.sequence_parallel.begin(), space.sequence_parallel.end(),
+                                       false) != space.sequence_parallel.end();
+      const auto stages_plain =
+          aggregate_stages(m, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
+      const bool want_sp = tp > 1 && std::find(space.sequence_parallel.begin(), space.sequence_parallel.end(),
+                                               true) != space.sequence_parallel.end();
+      const auto stages_sp =
+          want_sp ? aggregate_stages(m, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), true)
+                  : std::vector<StageAggregate>{};
       s.dp = static_cast<std::uint32_t>(dp);
       s.tp = static_cast<std::uint32_t>(tp);
       s.pp = static_cast<std::uint32_t>(pp);
@@ -97,22 +107,28 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
             s.recompute = recompute;
             for (bool zero1 : space.zero1) {
               s.zero1 = zero1;
-              const double param_bytes = 2 * B + opt / (zero1 ? dp : 1);
-              double worst = 0;
-              for (std::uint64_t p = 0; p < pp; ++p) {
-                const StageAggregate& a = stages[p];
-                const double in_flight = schedule == PipelineSchedule::GPipe
-                                             ? static_cast<double>(mu)
-                                             : static_cast<double>(std::min<std::uint64_t>(pp - p, mu));
-                const double act =
-                    recompute ? a.act_inputs * in_flight + a.working_set : a.act_full * in_flight;
-                worst = std::max(worst, a.params * param_bytes + mb * B * act);
+              for (bool sp : space.sequence_parallel) {
+                // With tp = 1 sequence parallelism changes nothing: enumerate that strategy once.
+                if (sp && tp == 1 && has_plain) continue;
+                s.sequence_parallel = sp && tp > 1;
+                const auto& stages = s.sequence_parallel ? stages_sp : stages_plain;
+                const double param_bytes = 2 * B + opt / (zero1 ? dp : 1);
+                double worst = 0;
+                for (std::uint64_t p = 0; p < pp; ++p) {
+                  const StageAggregate& a = stages[p];
+                  const double in_flight = schedule == PipelineSchedule::GPipe
+                                               ? static_cast<double>(mu)
+                                               : static_cast<double>(std::min<std::uint64_t>(pp - p, mu));
+                  const double act =
+                      recompute ? a.act_inputs * in_flight + a.working_set : a.act_full * in_flight;
+                  worst = std::max(worst, a.params * param_bytes + mb * B * act);
+                }
+                worst += tables;
+                const bool feasible = worst <= capacity;
+                ++count.checked;
+                ++(feasible ? count.feasible : count.infeasible);
+                if (visit) visit(s, worst, feasible);
               }
-              worst += tables;
-              const bool feasible = worst <= capacity;
-              ++count.checked;
-              ++(feasible ? count.feasible : count.infeasible);
-              if (visit) visit(s, worst, feasible);
             }
           }
         }

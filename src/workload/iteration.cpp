@@ -195,8 +195,22 @@ void IterationBuilder::make_3d_programs() {
       f.flops = l.forward_flops * mb_ / shard;
       f.layer = i;
       prog.forward.push_back(f);
-      if (tp_set != kNoSet && l.tp_allreduces_forward > 0)
-        prog.forward.push_back(tp_allreduce(l.tp_allreduces_forward));
+      // Sequence parallelism turns each block AllReduce into a ReduceScatter + AllGather pair
+      // of the same per-rank buffer (same volume, activations sharded in between).
+      const bool sp = s_.sequence_parallel && l.kind == LayerKind::TransformerBlock;
+      auto tp_comms = [&](std::uint32_t count, std::vector<Op>& out) {
+        if (tp_set == kNoSet || count == 0) return;
+        Op c = tp_allreduce(count);
+        if (!sp) {
+          out.push_back(c);
+          return;
+        }
+        c.op = CollectiveOp::ReduceScatter;
+        out.push_back(c);
+        c.op = CollectiveOp::AllGather;
+        out.push_back(c);
+      };
+      tp_comms(l.tp_allreduces_forward, prog.forward);
 
       // Backward: with recomputation the layer's forward (and its AllReduces) runs again.
       Op b;
@@ -208,10 +222,9 @@ void IterationBuilder::make_3d_programs() {
       prog.local_params += params;
       const std::uint32_t ars = l.tp_allreduces_backward + (s_.recompute ? l.tp_allreduces_forward : 0);
       // Gradients are complete after the layer's backward compute and its AllReduces.
-      Op* last = nullptr;
       std::vector<Op> layer_bwd{b};
-      if (tp_set != kNoSet && ars > 0) layer_bwd.push_back(tp_allreduce(ars));
-      last = &layer_bwd.back();
+      tp_comms(ars, layer_bwd);
+      Op* last = &layer_bwd.back();
       last->grad_bytes = params * B;
       last->grad_group_set = dp_set_[p];
       for (auto it = layer_bwd.rbegin(); it != layer_bwd.rend(); ++it) backward_reversed.push_back(*it);

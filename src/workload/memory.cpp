@@ -50,7 +50,9 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
         s.per_layer() ? l.parameters() / s.layer_degree[i] : l.params_sharded / tp + l.params_replicated;
     // A layer model-parallel over k ranks works on the k ranks' gathered samples.
     const double k = s.per_layer() ? s.layer_degree[i] : 1;
-    const double full = (l.act_replicated + l.act_sharded / tp) * k;
+    const bool sp = s.sequence_parallel && l.kind == LayerKind::TransformerBlock;
+    const double full =
+        (sp ? (l.act_replicated + l.act_sharded) / tp : l.act_replicated + l.act_sharded / tp) * k;
     act_elements += (s.recompute ? l.input_elements * k : full);
     working_set = std::max(working_set, full);
   }

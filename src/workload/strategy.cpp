@@ -28,8 +28,8 @@ const char* schedule_name(PipelineSchedule s) {
 bool operator==(const Strategy& a, const Strategy& b) {
   return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.microbatches == b.microbatches &&
          a.schedule == b.schedule && a.recompute == b.recompute && a.zero1 == b.zero1 &&
-         a.bucket_bytes == b.bucket_bytes && a.layer_degree == b.layer_degree &&
-         a.table_owner == b.table_owner;
+         a.sequence_parallel == b.sequence_parallel && a.bucket_bytes == b.bucket_bytes &&
+         a.layer_degree == b.layer_degree && a.table_owner == b.table_owner;
 }
 
 Strategy strategy_from_config(const Config& config, const Workload& w, std::uint32_t gpus) {
@@ -69,6 +69,7 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
     throw BadInput("unknown schedule '" + sched + "' (1f1b or gpipe)", config.where("strategy.schedule"));
   s.recompute = config.get_bool("strategy.recompute");
   s.zero1 = config.get_bool("strategy.zero1");
+  s.sequence_parallel = config.get_bool("strategy.sequence_parallel");
   s.bucket_bytes = config.get_size("strategy.bucket_size");
   if (config.has("strategy.layer_degrees")) {
     for (auto k : config.get_int_list("strategy.layer_degrees", 1, 1 << 24))
@@ -188,6 +189,7 @@ nlohmann::json strategy_to_json(const Strategy& s) {
                       {"schedule", schedule_name(s.schedule)},
                       {"recompute", s.recompute},
                       {"zero1", s.zero1},
+                      {"sequence_parallel", s.sequence_parallel},
                       {"bucket_bytes", s.bucket_bytes}};
   if (s.per_layer()) j["layer_degrees"] = s.layer_degree;
   if (!s.table_owner.empty()) j["table_owners"] = s.table_owner;

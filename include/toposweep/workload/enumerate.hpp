@@ -16,8 +16,9 @@ struct StrategySpace {
   std::vector<PipelineSchedule> schedules{PipelineSchedule::OneFOneB, PipelineSchedule::GPipe};
   std::vector<bool> recompute{false, true};
   std::vector<bool> zero1{false, true};
-  std::uint32_t max_microbatches = 0;  // 0: every divisor of the per-replica batch
-  std::uint32_t max_tp = 0;            // 0: up to the head count (transformers), 1 otherwise
+  std::vector<bool> sequence_parallel{false};  // add true to search Megatron-SP too (tp > 1 only)
+  std::uint32_t max_microbatches = 0;          // 0: every divisor of the per-replica batch
+  std::uint32_t max_tp = 0;                    // 0: up to the head count (transformers), 1 otherwise
   double bucket_bytes = 25.0 * 1024 * 1024;
 };
 
@@ -28,7 +29,8 @@ struct StrategyCount {
 };
 
 // Calls `visit(strategy, memory_per_gpu_bytes, feasible)` for every valid strategy, in a fixed
-// order (tp, pp ascending; then microbatches, schedule, recompute, zero1). `visit` may be empty.
+// order (tp, pp ascending; then microbatches, schedule, recompute, zero1,
+// sequence parallel — only for tp > 1, where it changes anything). `visit` may be empty.
 using StrategyVisitor = std::function<void(const Strategy&, double, bool)>;
 StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const StrategySpace& space,
                                 const StrategyVisitor& visit);

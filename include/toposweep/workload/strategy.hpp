@@ -20,6 +20,7 @@ struct Strategy {
   std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   bool recompute = false;                    // full activation recomputation: keep layer inputs, redo forward
+  bool sequence_parallel = false;            // Megatron-SP: TP AllReduces become RS + AG, activations /tp
   bool zero1 = false;                        // optimizer state sharded over the data-parallel group
   double bucket_bytes = 25.0 * 1024 * 1024;  // gradient AllReduce bucket (PyTorch DDP default)
   // Per model layer (same order as Model::layers): 1 = data parallel over all GPUs; k > 1 =

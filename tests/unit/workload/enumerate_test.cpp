@@ -46,15 +46,16 @@ TEST(Enumerate, CountsMatchABruteForceOverTheSpace) {
 }
 
 TEST(Enumerate, FastMemoryCheckAgreesWithTheFullModel) {
+  StrategySpace space;
+  space.sequence_parallel = {false, true};
   for (const char* name : {"gpt3-13b", "bert-large", "resnet50", "dlrm", "llama-70b"}) {
     const Workload w = make_workload(builtin_model(name), builtin_device("a100"), "fp16", 256);
-    const auto count =
-        for_each_strategy(w, 64, StrategySpace{}, [&](const Strategy& s, double mem, bool feasible) {
-          validate_strategy(s, w, 64);  // every enumerated strategy is valid
-          const double full = memory_per_gpu(w, s).total();
-          EXPECT_NEAR(mem, full, 1e-9 * full) << name;
-          EXPECT_EQ(feasible, full <= 80e9) << name;
-        });
+    const auto count = for_each_strategy(w, 64, space, [&](const Strategy& s, double mem, bool feasible) {
+      validate_strategy(s, w, 64);  // every enumerated strategy is valid
+      const double full = memory_per_gpu(w, s).total();
+      EXPECT_NEAR(mem, full, 1e-9 * full) << name;
+      EXPECT_EQ(feasible, full <= 80e9) << name;
+    });
     EXPECT_GT(count.checked, 0u) << name;
   }
 }

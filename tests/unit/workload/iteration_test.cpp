@@ -123,6 +123,27 @@ TEST(Iteration, MegatronTensorParallelVolumeIsFourAllReducesPerLayer) {
                    mu * (6 * L + 3) * per_allreduce);
 }
 
+TEST(Iteration, SequenceParallelismSplitsEachAllReduceIntoReduceScatterAndAllGather) {
+  // Megatron-SP: per block and microbatch 2 RS + 2 AG forward and the same backward, each of the
+  // b*s*h per-rank buffer; the embedding and head keep their AllReduce.
+  const Workload w = workload("gpt3-1.3b", 32);
+  Strategy s = strategy(2, 4, 1, 4);
+  s.sequence_parallel = true;
+  const auto plan = plan_iteration(w, s);
+  const double per = 32.0 / 2 / 4 * 2048 * 2048 * 2, L = 24, mu = 4;
+  double rs = 0, ag = 0, ar = 0;
+  for (const auto& t : plan.graph.tasks) {
+    if (t.purpose != CommPurpose::TensorParallel) continue;
+    EXPECT_DOUBLE_EQ(t.bytes, per);
+    (t.op == CollectiveOp::ReduceScatter ? rs
+     : t.op == CollectiveOp::AllGather   ? ag
+                                         : ar) += t.bytes * t.repeat;
+  }
+  EXPECT_DOUBLE_EQ(rs, mu * 4 * L * per);
+  EXPECT_DOUBLE_EQ(ag, mu * 4 * L * per);
+  EXPECT_DOUBLE_EQ(ar, mu * 2 * per);
+}
+
 TEST(Iteration, TensorParallelGroupsFollowMegatronRankOrder) {
   const auto plan = plan_iteration(workload("gpt3-1.3b", 8), strategy(2, 2, 2, 2));
   int syncs = 0;
@@ -250,6 +271,11 @@ TEST(Iteration, HandWorkedThreeDimensionalMemory) {
   Strategy g = s;
   g.schedule = PipelineSchedule::GPipe;
   EXPECT_NEAR(stage_memory(w, g, stages, 0).activations, 4 * 2 * layer_act, 1);
+  // Sequence parallelism shards the whole block: s b h (34/t + 5 a s / (h t)) bytes per layer.
+  Strategy sp = s;
+  sp.sequence_parallel = true;
+  const double layer_act_sp = S * b * h * (34 / t + 5 * a * S / (h * t));
+  EXPECT_NEAR(stage_memory(w, sp, stages, 0).activations, 2 * 2 * layer_act_sp, 1);
   // Recompute keeps each layer's input (2 s b h bytes) plus one layer's full working set.
   Strategy r = s;
   r.recompute = true;
