@@ -56,6 +56,9 @@ struct PointEvaluator::Cache {
   double bisection_Bps = PointResult::nan;
   std::string plan_sig;
   std::optional<IterationPlan> plan;
+  // Analytical model bound to `network`, reused (with its plan cache) while the network and
+  // the collective settings stay.
+  std::optional<sim::AnalyticalModel> analytical;
 };
 
 PointEvaluator::PointEvaluator() : cache_(std::make_unique<Cache>()) {}
@@ -68,6 +71,7 @@ PointResult PointEvaluator::evaluate(const Config& point) {
   const sim::SimOptions options = sim::sim_options_from_config(point);
   network_signature(point, c.scratch);
   if (!c.network || c.scratch != c.net_sig) {
+    c.analytical.reset();
     c.network.reset();
     c.plan.reset();
     c.network.emplace(build_network(point));
@@ -84,6 +88,7 @@ PointResult PointEvaluator::evaluate(const Config& point) {
   const Network& net = *c.network;
   plan_signature(point, net.gpu_count(), c.scratch);
   if (!c.plan || c.scratch != c.plan_sig) {
+    if (c.analytical) c.analytical->forget_graphs();
     c.plan.reset();
     c.plan.emplace(plan_iteration(point, net.gpu_count()));
     c.plan_sig = c.scratch;
@@ -94,6 +99,16 @@ PointResult PointEvaluator::evaluate(const Config& point) {
                        std::to_string(net.gpu_count()),
                    "topology.servers x server.gpus");
   if (!plan.feasible) return make_point_result(plan, nullptr, c.cost_usd, c.bisection_Bps);
+  if (options.model == sim::NetworkModelKind::Analytical) {
+    const sim::CommSettings& s = options.comm;
+    if (c.analytical && (c.analytical->settings().algorithm != s.algorithm ||
+                         c.analytical->settings().hierarchical_pipelined != s.hierarchical_pipelined ||
+                         c.analytical->settings().analytical_all_instances != s.analytical_all_instances))
+      c.analytical.reset();
+    if (!c.analytical) c.analytical.emplace(net, s);
+    const sim::SimResult sim = sim::simulate_analytical(*c.analytical, plan.graph, net.gpus_per_node());
+    return make_point_result(plan, &sim, c.cost_usd, c.bisection_Bps);
+  }
   const sim::SimResult sim = sim::simulate_iteration(net, plan.graph, options);
   return make_point_result(plan, &sim, c.cost_usd, c.bisection_Bps);
 }

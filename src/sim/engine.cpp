@@ -135,7 +135,7 @@ EngineResult run_engine(std::span<const Job> jobs, NetworkModel& model) {
   auto span_of = [&](std::uint64_t gi) -> TaskSpan& { return result.spans[job_of[gi]][gi - offset[job_of[gi]]]; };
 
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> fixed;
-  std::vector<std::uint64_t> ready;
+  std::vector<std::uint64_t> ready, batch;
   std::uint64_t finished = 0;
 
   auto start = [&](std::uint64_t gi, double now) {
@@ -167,8 +167,8 @@ EngineResult run_engine(std::span<const Job> jobs, NetworkModel& model) {
     // Start everything that became ready at `now` (starting may complete zero-length tasks
     // only through the queues below, so this loop cannot recurse).
     while (!ready.empty()) {
-      std::vector<std::uint64_t> batch;
       batch.swap(ready);
+      ready.clear();
       std::sort(batch.begin(), batch.end());
       for (std::uint64_t gi : batch) start(gi, now);
     }

@@ -73,6 +73,14 @@ SimResult simulate_jobs(const Network& net, std::span<const Job> jobs, const Sim
   return r;
 }
 
+SimResult simulate_analytical(AnalyticalModel& model, const TaskGraph& graph, std::uint32_t gpus_per_node) {
+  const Job job{"job0", &graph, rank_order_placement(graph.gpus, gpus_per_node)};
+  SimResult r;
+  r.model = NetworkModelKind::Analytical;
+  r.engine = run_engine(std::span<const Job>(&job, 1), model);
+  return r;
+}
+
 SimResult simulate_iteration(const Network& net, const TaskGraph& graph, const SimOptions& options,
                              Placement placement) {
   if (graph.gpus > net.gpu_count())

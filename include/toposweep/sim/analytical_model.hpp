@@ -4,6 +4,7 @@
 // times. Uncontended by construction, and cached per distinct (group, op, bytes), so a design
 // point costs microseconds.
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -25,12 +26,18 @@ class AnalyticalModel final : public NetworkModel {
   // Time of one operation of `task` (repeat not applied): the slowest timed instance.
   double operation_time(const CommTask& comm);
   std::uint64_t plans_computed() const { return plans_computed_; }
+  const CommSettings& settings() const { return settings_; }
+  // The model keeps no per-run state, so one instance can time many runs on its network and
+  // keep its plan cache. Call this when a graph it has seen may be freed (its per-graph memo
+  // is keyed by address).
+  void forget_graphs() { first_shape_.clear(); }
 
  private:
+  // Cache key: the node-level shape of the timed instance (members' nodes in order, GPUs per
+  // node), the kind of communication, the op and the bytes. Group sets with the same shape
+  // share entries, so a graph with one group set per task still costs one plan per shape.
   struct Key {
-    const TaskGraph* graph;
-    std::uint32_t group;  // group_set index, or instance within it when all instances are timed
-    std::uint32_t instance;
+    std::int32_t shape;
     std::uint8_t kind, op;
     double bytes;
     bool operator==(const Key&) const = default;
@@ -38,12 +45,17 @@ class AnalyticalModel final : public NetworkModel {
   struct KeyHash {
     std::size_t operator()(const Key& k) const;
   };
-  double instance_time(const Task& t, const std::vector<std::uint32_t>& ranks, const Placement& placement);
+  std::int32_t shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement);
+  double shape_time(const Task& t, std::int32_t shape);
 
   const Network* net_;
   CommSettings settings_;
   RouteCache routes_;
   std::unordered_map<Key, double, KeyHash> cache_;
+  std::map<std::vector<std::uint32_t>, std::int32_t> shape_ids_;
+  std::vector<GroupNodes> shapes_;
+  // Per job graph: the shape of each group set's first instance (-1: not computed yet).
+  std::unordered_map<const TaskGraph*, std::vector<std::int32_t>> first_shape_;
   std::uint64_t plans_computed_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "toposweep/sim/analytical_model.hpp"
 #include "toposweep/sim/engine.hpp"
 #include "toposweep/sim/flow_network.hpp"
 #include "toposweep/sim/network_model.hpp"
@@ -52,6 +53,9 @@ struct SimResult {
 };
 
 SimResult simulate_jobs(const Network& net, std::span<const Job> jobs, const SimOptions& options);
+// One job with rank-order placement, timed by a caller-owned analytical model (which keeps its
+// plan cache between calls: what a sweep evaluating many points on one network wants).
+SimResult simulate_analytical(AnalyticalModel& model, const TaskGraph& graph, std::uint32_t gpus_per_node);
 // One job; `placement` empty means rank order (rank r on node r / gpus_per_node).
 SimResult simulate_iteration(const Network& net, const TaskGraph& graph, const SimOptions& options,
                              Placement placement = {});
