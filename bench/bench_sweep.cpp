@@ -41,8 +41,9 @@ void BM_EvaluatePoint_AnalyticalModel(benchmark::State& state) {
   PointEvaluator evaluator;
   const sweep::Evaluator eval = [&](const Config& p) { return evaluator.evaluate(p); };
   std::uint64_t i = 0, failed = 0;
+  Config scratch = space.base();
   for (auto _ : state) {
-    const auto r = sweep::evaluate_point(space, nth_point(i++, space.size()), eval);
+    const auto r = sweep::evaluate_point(space, nth_point(i++, space.size()), eval, scratch);
     failed += r.result.status == PointStatus::Failed;
     benchmark::DoNotOptimize(r);
   }
@@ -57,7 +58,9 @@ void BM_EvaluatePoint_EngineOnly(benchmark::State& state) {
   const auto& space = reference_space();
   const sweep::Evaluator eval = [](const Config& p) { return sweep::synthetic_point(p); };
   std::uint64_t i = 0;
-  for (auto _ : state) benchmark::DoNotOptimize(sweep::evaluate_point(space, nth_point(i++, space.size()), eval));
+  Config scratch = space.base();
+  for (auto _ : state)
+    benchmark::DoNotOptimize(sweep::evaluate_point(space, nth_point(i++, space.size()), eval, scratch));
   state.SetItemsProcessed(static_cast<std::int64_t>(i));
 }
 BENCHMARK(BM_EvaluatePoint_EngineOnly);

@@ -131,6 +131,8 @@ void print_result(CommandContext& ctx, const sweep::Space& space, const sweep::S
     j["failed"] = s.failed;
     j["done_this_run"] = s.done_this_run;
     j["seconds"] = s.seconds;
+    j["chunks"] = s.chunks_this_run;
+    j["rank_seconds"] = {{"evaluate", s.evaluate_seconds}, {"schedule", s.schedule_seconds}, {"journal", s.journal_seconds}};
     j["ranks"] = ranks;
     j["merged"] = merged;
     if (!o.slice.empty()) j["slice"] = o.slice;

@@ -143,10 +143,16 @@ void write_output(const Space& space, const SweepOptions& o, const std::string& 
 }  // namespace
 
 PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate) {
+  Config scratch = space.base();
+  return evaluate_point(space, index, evaluate, scratch);
+}
+
+PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate, Config& scratch) {
   PointRecord r;
   r.index = index;
   try {
-    r.result = evaluate(space.point_config(index));
+    space.apply_point(index, scratch);
+    r.result = evaluate(scratch);
   } catch (const BadInput& e) {
     r.result = PointResult{};
     r.result.status = PointStatus::Failed;
@@ -231,8 +237,10 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
 
   bool stopped_here = false;
   std::uint64_t local_done = 0, local_chunks = 0;
+  double times[3] = {0, 0, 0};  // evaluate, schedule, journal
   {
     JournalWriter journal(dir, run, rank);
+    Config scratch = space.base();  // each point is applied in place: no per-point copy of the base
     double sec_per_point = -1;
     std::int64_t next_chunk = 1;  // measure first, then size chunks to chunk_seconds
     auto last_progress = Clock::now();
@@ -262,9 +270,11 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
         break;
       }
       std::int64_t first = 0, stop = 0;
+      auto t_sched = Clock::now();
       MPI_Fetch_and_op(&next_chunk, &first, MPI_INT64_T, 0, kNext, MPI_SUM, win);
       MPI_Fetch_and_op(nullptr, &stop, MPI_INT64_T, 0, kStop, MPI_NO_OP, win);
       MPI_Win_flush(0, win);
+      times[1] += seconds_since(t_sched);
       if (stop) break;
       const auto total = static_cast<std::int64_t>(todo.total);
       if (first >= total) break;
@@ -273,7 +283,7 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
       const auto chunk_start = Clock::now();
       std::int64_t n = 0;
       for (std::int64_t pos = first; pos < last; ++pos) {
-        const PointRecord r = evaluate_point(space, todo.index_at(static_cast<std::uint64_t>(pos)), evaluate);
+        const PointRecord r = evaluate_point(space, todo.index_at(static_cast<std::uint64_t>(pos)), evaluate, scratch);
         journal.add(r);
         ++add[0];
         if (r.result.status == PointStatus::Infeasible) ++add[1];
@@ -284,11 +294,16 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
           break;
         }
       }
+      times[0] += seconds_since(chunk_start);
+      auto t_journal = Clock::now();
       journal.commit();
+      times[2] += seconds_since(t_journal);
       local_done += static_cast<std::uint64_t>(n);
       ++local_chunks;
+      t_sched = Clock::now();
       MPI_Accumulate(add, 3, MPI_INT64_T, 0, kDone, 3, MPI_INT64_T, MPI_SUM, win);
       MPI_Win_flush(0, win);
+      times[1] += seconds_since(t_sched);
       // Size the next chunk from the measured cost; shrink near the end (guided scheduling).
       const double per = seconds_since(chunk_start) / static_cast<double>(std::max<std::int64_t>(n, 1));
       sec_per_point = sec_per_point < 0 ? per : 0.5 * sec_per_point + 0.5 * per;
@@ -312,6 +327,11 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   MPI_Allreduce(totals, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
   summary.done_this_run = sums[0];
   summary.chunks_this_run = sums[1];
+  double time_sums[3] = {0, 0, 0};
+  MPI_Allreduce(times, time_sums, 3, MPI_DOUBLE, MPI_SUM, comm);
+  summary.evaluate_seconds = time_sums[0];
+  summary.schedule_seconds = time_sums[1];
+  summary.journal_seconds = time_sums[2];
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);
   if (stopped_any)
@@ -325,6 +345,13 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
                   static_cast<unsigned long long>(already + summary.done_this_run),
                   static_cast<unsigned long long>(summary.points), ranks, el,
                   el > 0 ? static_cast<double>(summary.done_this_run) / el : 0.0);
+    log.info(buf);
+    std::snprintf(buf, sizeof buf,
+                  "sweep: %llu chunks; rank-seconds: evaluating %.3f, scheduling %.4f (%.2f us/chunk), journal %.3f",
+                  static_cast<unsigned long long>(summary.chunks_this_run), summary.evaluate_seconds,
+                  summary.schedule_seconds,
+                  summary.chunks_this_run ? 1e6 * summary.schedule_seconds / static_cast<double>(summary.chunks_this_run) : 0.0,
+                  summary.journal_seconds);
     log.info(buf);
   }
 

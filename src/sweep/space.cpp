@@ -111,6 +111,41 @@ Config Space::point_config(std::uint64_t index) const {
   return cfg;
 }
 
+void Space::apply_point(std::uint64_t index, Config& cfg) const {
+  const PointCoordinates c = decode(index);
+  const std::string origin = "space." + subspaces_[c.subspace].name;
+  auto restore = [&](const std::string& key) {
+    auto it = base_.entries().find(key);
+    if (it == base_.entries().end()) cfg.erase(key);
+    else cfg.set(key, it->second.value, it->second.origin);
+  };
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    const Axis& a = axes_[i];
+    const bool absent = c.axis_value[i] == kAbsentAxis;
+    const std::string* v = absent ? nullptr : &a.values[c.axis_value[i]];
+    switch (a.kind) {
+      case AxisKind::Plain:
+        if (absent) restore(a.key);
+        else cfg.set(a.key, *v, origin);
+        break;
+      case AxisKind::Strategy:
+        if (absent) {
+          for (const char* k : {"strategy.dp", "strategy.tp", "strategy.pp"}) restore(k);
+        } else {
+          const StrategyTriple t = parse_strategy(*v, origin + ".strategy");
+          cfg.set("strategy.dp", std::to_string(t.dp), origin);
+          cfg.set("strategy.tp", std::to_string(t.tp), origin);
+          cfg.set("strategy.pp", std::to_string(t.pp), origin);
+        }
+        break;
+      case AxisKind::Optimize:
+        if (absent) restore("point.optimize");
+        else cfg.set("point.optimize", *v, origin);
+        break;
+    }
+  }
+}
+
 std::string Space::describe(std::uint64_t index) const {
   const PointCoordinates c = decode(index);
   std::string out = "[" + subspaces_[c.subspace].name + "]";

@@ -47,6 +47,9 @@ struct SweepSummary {
   std::uint64_t evaluated = 0, infeasible = 0, failed = 0;
   std::uint64_t done_this_run = 0;  // points evaluated by this invocation (all ranks)
   std::uint64_t chunks_this_run = 0;
+  // Wall time summed over ranks, this run: evaluating points, scheduling (one-sided counter
+  // and progress accumulates), journal commits (write + fdatasync).
+  double evaluate_seconds = 0, schedule_seconds = 0, journal_seconds = 0;
   double seconds = 0;
   std::vector<PointRecord> frontier_rows;  // rank 0 only
 };
@@ -54,6 +57,8 @@ struct SweepSummary {
 // Evaluate one point, turning exceptions into status 2 with the message (BadInput included: an
 // inconsistent design is a failed point, not a crashed sweep) and canonicalising NaNs.
 PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate);
+// Same, reusing `scratch` (start it as space.base()) instead of copying the base per point.
+PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate, Config& scratch);
 
 // Run the sweep on every rank of `comm` (collective). `stop_requested` is polled after every
 // point (a SIGTERM/SIGINT flag); when it fires on any rank, all ranks stop after their current

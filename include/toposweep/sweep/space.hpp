@@ -60,6 +60,10 @@ class Space {
   std::uint64_t encode(const PointCoordinates& c) const;
   // The point's configuration: base plus the axis values (origin "space.NAME").
   Config point_config(std::uint64_t index) const;
+  // Turn `cfg` (the base, or the result of an earlier apply_point) into point `index`'s
+  // configuration in place: sets the point's axis keys and restores the base value of every
+  // other axis key. Same result as point_config, without copying the whole base per point.
+  void apply_point(std::uint64_t index, Config& cfg) const;
   // "subspace topoopt: topology.degree=4 topology.link_bandwidth=25Gbps ..."
   std::string describe(std::uint64_t index) const;
 

@@ -89,6 +89,13 @@ topology.kind = torus, expander
   // x: 5*3*7 = 105; y: one servers value, strategies of 8*4 = 32 = 2^5 GPUs: C(7,2) = 21; z: 2.
   ASSERT_EQ(s.size(), 105u + 21u + 2u);
   for (std::uint64_t i = 0; i < s.size(); ++i) EXPECT_EQ(s.encode(s.decode(i)), i);
+  // In-place application, in a scrambled order across sub-spaces, equals a fresh point_config.
+  Config cfg = s.base();
+  for (std::uint64_t k = 0; k < 3 * s.size(); ++k) {
+    const std::uint64_t i = (k * 37) % s.size();
+    s.apply_point(i, cfg);
+    ASSERT_EQ(cfg.to_ini(true), s.point_config(i).to_ini(true)) << "index " << i;
+  }
 }
 
 TEST(Space, RandomRoundTripOnALargeSpace) {
