@@ -1,17 +1,93 @@
 // `toposweep optimize`: optimize one design point (alternating topology/strategy, bandwidth allocation).
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "toposweep/cli/command.hpp"
+#include "toposweep/opt/design_point.hpp"
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/units.hpp"
 
 namespace toposweep::cli {
 namespace {
 
-void add_options(po::options_description&) {}
+void add_options(po::options_description& d) {
+  d.add_options()("target", po::value<std::string>(),
+                  "bandwidth, topology, strategy or alternating (default: optimize.target)")(
+      "op", po::value<std::string>(), "bandwidth target: optimize for one collective (allreduce, alltoall, ...)")(
+      "bytes", po::value<std::string>(), "bandwidth target: the collective's per-rank buffer, e.g. 1GB");
+}
 
-int run(CommandContext&) { return not_built("optimize"); }
+std::string join_u32(const std::vector<std::uint32_t>& v) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < v.size(); ++i) os << (i ? "," : "") << v[i];
+  return os.str();
+}
+
+void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
+  const char* what = r.single_collective ? "collective time" : "iteration time";
+  os << "target: " << opt::optimize_target_name(r.target) << "\n"
+     << what << ": " << human_quantity(Quantity::Time, r.time_s) << "  (baseline "
+     << human_quantity(Quantity::Time, r.baseline_time_s) << ": " << r.baseline << ")\n"
+     << "gain: " << r.baseline_time_s / r.time_s << "x\n"
+     << "network cost: " << r.cost_usd << " USD\n";
+  if (r.bandwidth) {
+    const auto& a = *r.bandwidth;
+    os << "per-dimension bandwidth (" << r.comm_model << " model):\n";
+    for (std::size_t k = 0; k < a.dim_bandwidth_Bps.size(); ++k)
+      os << "  dim " << k << ": " << human_quantity(Quantity::Bandwidth, a.dim_bandwidth_Bps[k]) << "  (equal split "
+         << human_quantity(Quantity::Bandwidth, a.baseline_bandwidth_Bps[k]) << ")\n";
+    os << "communication time: " << human_quantity(Quantity::Time, a.time_s) << " (equal split "
+       << human_quantity(Quantity::Time, a.baseline_time_s) << "), objective gain " << a.gain
+       << "x, certified gap " << a.certified_gap << "\n";
+  }
+  if (!r.strides.empty()) os << "ring strides: " << join_u32(r.strides) << "\n";
+  if (!r.mp_links.empty()) os << "model-parallel links: " << r.mp_links.size() << "\n";
+  if (!r.single_collective)
+    os << "strategy: dp " << r.strategy.dp << ", tp " << r.strategy.tp << ", pp " << r.strategy.pp
+       << ", microbatches " << r.strategy.microbatches
+       << (r.strategy.per_layer() ? ", per-layer degrees" : "")
+       << (!r.strategy.table_owner.empty() ? ", tables placed" : "") << "\n";
+  if (!r.rounds.empty()) {
+    os << "rounds:\n";
+    for (const auto& round : r.rounds)
+      os << "  " << round.round << ": " << human_quantity(Quantity::Time, round.iteration_time_s) << "  best "
+         << human_quantity(Quantity::Time, round.best_time_s) << "  dp " << round.strategy.dp << " tp "
+         << round.strategy.tp << " pp " << round.strategy.pp << "  strides " << join_u32(round.strides) << "  "
+         << round.mp_links.size() << " MP links\n";
+  }
+}
+
+int run(CommandContext& ctx) {
+  if (!ctx.positional.empty())
+    throw BadInput("unexpected argument '" + ctx.positional.front() + "'", "command line of 'optimize'");
+  const std::string target_text = ctx.options.count("target") ? ctx.options["target"].as<std::string>()
+                                                              : ctx.config.get_string("optimize.target");
+  const auto target = opt::parse_optimize_target(target_text, ctx.options.count("target") ? "--target"
+                                                                                         : ctx.config.where("optimize.target"));
+  std::optional<opt::SingleCollective> single;
+  if (ctx.options.count("op") || ctx.options.count("bytes")) {
+    if (!ctx.options.count("op") || !ctx.options.count("bytes"))
+      throw BadInput("--op and --bytes go together", "command line of 'optimize'");
+    const auto op = parse_collective_op(ctx.options["op"].as<std::string>());
+    if (!op) throw BadInput("unknown collective '" + ctx.options["op"].as<std::string>() + "'", "--op");
+    single = opt::SingleCollective{*op, parse_size(ctx.options["bytes"].as<std::string>(), "--bytes")};
+    if (!(single->bytes > 0)) throw BadInput("bytes must be positive", "--bytes");
+  }
+  const auto result = opt::optimize_design_point(ctx.config, target, single);
+  if (ctx.json) {
+    *ctx.out << opt::optimize_result_to_json(result).dump() << "\n";
+  } else {
+    print_summary(*ctx.out, result);
+  }
+  return kExitOk;
+}
 
 }  // namespace
 
 Command optimize_command() {
-  return Command{"optimize", "optimize one design point (alternating topology/strategy, bandwidth allocation)", "", add_options, run};
+  return Command{"optimize", "optimize one design point (alternating topology/strategy, bandwidth allocation)", "",
+                 add_options, run};
 }
 
 }  // namespace toposweep::cli

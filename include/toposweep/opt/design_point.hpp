@@ -1,0 +1,62 @@
+#pragma once
+// One design point optimized from its configuration: what `toposweep optimize` runs and what
+// the point evaluator calls for sweep points that ask for optimization. The target chooses
+// the optimizer: per-dimension bandwidth allocation (multidim), TopologyFinder for the
+// configured strategy, strategy search on the configured network, or the alternating loop.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "toposweep/opt/alternating.hpp"
+#include "toposweep/opt/bandwidth_allocation.hpp"
+#include "toposweep/topology/network.hpp"
+#include "toposweep/util/collective_op.hpp"
+#include "toposweep/util/config.hpp"
+#include "toposweep/workload/strategy.hpp"
+
+namespace toposweep::opt {
+
+enum class OptimizeTarget { Bandwidth, Topology, Strategy, Alternating };
+OptimizeTarget parse_optimize_target(const std::string& text, const std::string& where);
+const char* optimize_target_name(OptimizeTarget t);
+
+// `--op allreduce --bytes 1GB`: optimize bandwidth for one collective over every dimension.
+struct SingleCollective {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  double bytes = 0;
+};
+
+struct OptimizeResult {
+  OptimizeTarget target = OptimizeTarget::Alternating;
+  bool single_collective = false;
+  double time_s = 0;            // iteration time (or the collective's time) of the result
+  double baseline_time_s = 0;   // of the baseline named in `baseline`
+  std::string baseline;         // what the baseline is, in words
+  double cost_usd = 0;          // of the resulting network
+  bool feasible = true;
+  // The resulting design.
+  Network network;
+  Strategy strategy;
+  std::vector<std::uint32_t> strides;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> mp_links;
+  std::vector<std::uint32_t> position_of_node;  // server renumbering (TopologyFinder), may be empty
+  std::optional<BandwidthAllocation> bandwidth;  // Bandwidth target
+  std::string comm_model;                        // Bandwidth target: pipelined / sequential
+  std::vector<RoundRecord> rounds;               // Alternating target
+  std::string search_method;                     // Strategy / Alternating
+  std::uint64_t simulations = 0;
+};
+
+// Reads optimize.* (and the topology/model/strategy keys); throws BadInput on bad input.
+OptimizeResult optimize_design_point(const Config& config);
+OptimizeResult optimize_design_point(const Config& config, OptimizeTarget target,
+                                     const std::optional<SingleCollective>& single = std::nullopt);
+
+// The JSON object of `toposweep optimize --json` (INTERFACE.md names).
+nlohmann::json optimize_result_to_json(const OptimizeResult& r);
+
+}  // namespace toposweep::opt
