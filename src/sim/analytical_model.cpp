@@ -76,12 +76,48 @@ double AnalyticalModel::operation_time(const CommTask& comm) {
     for (const auto& ranks : gs.groups) worst = std::max(worst, shape_time(t, shape_of(ranks, *comm.placement)));
     return worst;
   }
+  if (t.kind == TaskKind::Transfer && gs.groups.size() > 1) {
+    const TransferSet& ts = transfer_set(comm);
+    double worst = ts.injection_s_per_byte * t.bytes;
+    for (std::int32_t shape : ts.shapes) worst = std::max(worst, shape_time(t, shape));
+    return worst;
+  }
   // Instances of one task run in lockstep on symmetric placements: time the first.
   auto& shapes = first_shape_[comm.graph];
   if (shapes.size() != comm.graph->group_sets.size()) shapes.assign(comm.graph->group_sets.size(), -1);
   std::int32_t& shape = shapes[t.group_set];
   if (shape < 0) shape = shape_of(gs.groups[0], *comm.placement);
   return shape_time(t, shape);
+}
+
+const AnalyticalModel::TransferSet& AnalyticalModel::transfer_set(const CommTask& comm) {
+  const Task& t = comm.task();
+  const auto key = std::make_pair(comm.graph, t.group_set);
+  auto it = transfer_sets_.find(key);
+  if (it != transfer_sets_.end()) return it->second;
+  const GroupSet& gs = comm.graph->group_sets[t.group_set];
+  const Placement& placement = *comm.placement;
+  TransferSet ts;
+  constexpr std::size_t kSamples = 64;
+  const std::size_t stride = std::max<std::size_t>(1, gs.groups.size() / kSamples);
+  for (std::size_t i = 0; i < gs.groups.size(); i += stride) ts.shapes.push_back(shape_of(gs.groups[i], placement));
+  std::vector<std::uint32_t> out(net_->compute_count(), 0), in(net_->compute_count(), 0);
+  for (const auto& g : gs.groups) {
+    if (g.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
+    const VertexId a = placement.node_of_gpu.at(g[0]), b = placement.node_of_gpu.at(g[1]);
+    if (a == b) continue;
+    ++out[a];
+    ++in[b];
+  }
+  for (VertexId v = 0; v < net_->compute_count(); ++v) {
+    if (!out[v] && !in[v]) continue;
+    double egress = 0, ingress = 0;
+    for (ArcId a : net_->out_arcs(v)) egress += net_->arc(a).bandwidth_Bps;
+    for (ArcId a : net_->in_arcs(v)) ingress += net_->arc(a).bandwidth_Bps;
+    if (out[v]) ts.injection_s_per_byte = std::max(ts.injection_s_per_byte, out[v] / egress);
+    if (in[v]) ts.injection_s_per_byte = std::max(ts.injection_s_per_byte, in[v] / ingress);
+  }
+  return transfer_sets_.emplace(key, std::move(ts)).first->second;
 }
 
 std::optional<double> AnalyticalModel::begin(const CommTask& comm, double, std::uint64_t) {

@@ -30,7 +30,7 @@ nlohmann::json chrome_trace(const Network& net, std::span<const Job> jobs, const
   constexpr double us = 1e6;  // trace timestamps are microseconds
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const TaskGraph& g = *jobs[j].graph;
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", j}, {"args", {{"name", "job " + jobs[j].name}}}});
+    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", j}, {"args", {{"name", jobs[j].name}}}});
     for (std::uint32_t s = 0; s < g.stream_count(); ++s)
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", j}, {"tid", s}, {"args", {{"name", g.stream_names[s]}}}});
     const auto& spans = result.engine.spans.at(j);

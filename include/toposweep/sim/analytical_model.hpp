@@ -2,7 +2,10 @@
 // Analytical network model: each communication task takes the alpha-beta time of its
 // algorithm on an otherwise idle network (plan_collective, time only), charged `repeat`
 // times. Uncontended by construction, and cached per distinct (group, op, bytes), so a design
-// point costs microseconds.
+// point costs microseconds. One exception keeps point-to-point exchanges honest: a set of
+// concurrent transfers (e.g. an embedding all-to-all as GPU pairs) also takes at least the
+// bytes the busiest node must inject into (or receive from) the network over its NIC
+// bandwidth, and the slowest of up to 64 sampled instances, not just the first.
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -30,7 +33,10 @@ class AnalyticalModel final : public NetworkModel {
   // The model keeps no per-run state, so one instance can time many runs on its network and
   // keep its plan cache. Call this when a graph it has seen may be freed (its per-graph memo
   // is keyed by address).
-  void forget_graphs() { first_shape_.clear(); }
+  void forget_graphs() {
+    first_shape_.clear();
+    transfer_sets_.clear();
+  }
 
  private:
   // Cache key: the node-level shape of the timed instance (members' nodes in order, GPUs per
@@ -56,6 +62,14 @@ class AnalyticalModel final : public NetworkModel {
   std::vector<GroupNodes> shapes_;
   // Per job graph: the shape of each group set's first instance (-1: not computed yet).
   std::unordered_map<const TaskGraph*, std::vector<std::int32_t>> first_shape_;
+  // A set of concurrent transfers: sampled instance shapes and the largest number of network
+  // transfers any node sends / receives, relative to its egress / ingress bandwidth.
+  struct TransferSet {
+    std::vector<std::int32_t> shapes;
+    double injection_s_per_byte = 0;  // max over nodes of count / bandwidth
+  };
+  const TransferSet& transfer_set(const CommTask& comm);
+  std::map<std::pair<const TaskGraph*, std::uint32_t>, TransferSet> transfer_sets_;
   std::uint64_t plans_computed_ = 0;
 };
 

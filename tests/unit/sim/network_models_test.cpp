@@ -150,14 +150,39 @@ TEST(NetworkModels, LoneTransferIsLatencyPlusBytesOverBandwidth) {
   EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), expected, 1e-15);
 }
 
+TEST(NetworkModels, AllToAllTransfersAreBoundByNodeInjection) {
+  // 4 servers on a switch, every server sends b to each of the 3 others at once. Analytical:
+  // each uplink must carry 3b, so max(3b/B, 2 alpha + b/B) = 3b/B. Flow: every uplink and
+  // downlink carries 3 flows at B/3: 3b/B, then 2 alpha of latency.
+  const Network net = star_network(4);
+  const double b = 1e8;
+  std::vector<std::vector<std::uint32_t>> pairs;
+  for (std::uint32_t s = 0; s < 4; ++s)
+    for (std::uint32_t d = 0; d < 4; ++d)
+      if (s != d) pairs.push_back({s, d});
+  const TaskGraph g = one_comm(TaskKind::Transfer, CollectiveOp::AllToAll, b, pairs, 4);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 3 * b / kB, 1e-15);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), 3 * b / kB + 2 * kAlpha, 1e-12);
+}
+
 TEST(NetworkModels, TransfersSharingALinkSplitIt) {
-  // Line 0-1-2: 0->2 and 1->2 share arc 1->2, so both run at B/2 and end their bytes at
-  // 2b/B; then their latency: 2 alpha (two hops) and alpha. The analytical model does not see
-  // the sharing: b/B + 2 alpha.
+  // Line 0-1-2-3: 0->2 and 1->3 share arc 1->2 (and no endpoint), so both run at B/2 and end
+  // at 2b/B + 2 alpha. The analytical model sees neither a shared endpoint nor the shared
+  // middle link: b/B + 2 alpha.
+  const Network net = line_network(4);
+  const double b = 1e8;
+  const TaskGraph g = one_comm(TaskKind::Transfer, CollectiveOp::AllReduce, b, {{0, 2}, {1, 3}}, 4);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 2 * kAlpha + b / kB, 1e-15);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), 2 * kAlpha + 2 * b / kB, 1e-15);
+}
+
+TEST(NetworkModels, TransfersIntoOneNodeShareItsLink) {
+  // Line 0-1-2: 0->2 and 1->2 both enter node 2 over its one link: the analytical model's
+  // injection bound gives 2b/B; the flow model the same plus the longer path's latency 2 alpha.
   const Network net = line_network(3);
   const double b = 1e8;
   const TaskGraph g = one_comm(TaskKind::Transfer, CollectiveOp::AllReduce, b, {{0, 2}, {1, 2}}, 3);
-  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 2 * kAlpha + b / kB, 1e-15);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 2 * b / kB, 1e-15);
   EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), 2 * kAlpha + 2 * b / kB, 1e-15);
 }
 
