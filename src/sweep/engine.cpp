@@ -140,6 +140,21 @@ void write_output(const Space& space, const SweepOptions& o, const std::string& 
   }
 }
 
+// True when `o.out_path` is a results file of this space, range, keep mode and objectives: a
+// resumed job (e.g. a requeued Slurm task) whose sweep had already finished has nothing to do.
+bool output_is_complete(const Space& space, const SweepOptions& o) {
+  try {
+    ResultsReader r(o.out_path);
+    char fp[17];
+    std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(space.fingerprint()));
+    return r.root_string("space_fingerprint") == fp && r.root_u64("slice_begin") == o.begin &&
+           r.root_u64("slice_end") == o.end && r.root_string("keep") == o.keep &&
+           r.frontier_objectives() == frontier::spell_objectives(o.objectives);
+  } catch (const std::exception&) {
+    return false;  // not ours or unreadable: redo the sweep and replace it
+  }
+}
+
 }  // namespace
 
 PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate) {
@@ -188,6 +203,7 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   // 1. Rank 0 checks the journal and works out what is left; everyone learns it.
   TodoList todo;
   std::uint32_t run = 0;
+  int already_complete = 0;  // --resume of a sweep whose output was already written
   std::uint64_t prev[3] = {0, 0, 0};  // evaluated, infeasible, failed before this run
   on_rank0_shared(comm, [&] {
     const auto parent = std::filesystem::path(o.out_path).parent_path();
@@ -205,6 +221,10 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
                          " belongs to a different space, base configuration or slice; remove it or use the "
                          "original configuration",
                      "--resume");
+    if (!existing && o.resume && std::filesystem::exists(o.out_path) && output_is_complete(space, o)) {
+      already_complete = 1;
+      return;
+    }
     if (!existing) create_journal(dir, expected, space.canonical_text());
     run = next_run_number(dir);
     if (existing) {
@@ -214,6 +234,25 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
     }
     todo = todo_from(done, o.begin, o.end);
   });
+  MPI_Bcast(&already_complete, 1, MPI_INT, 0, comm);
+  if (already_complete) {
+    if (rank == 0) {
+      log.info("sweep: " + o.out_path + " is already complete for this space; nothing to do");
+      ResultsReader reader(o.out_path);
+      const auto rows = reader.records();
+      const auto front = reader.frontier();
+      summary.evaluated = reader.root_u64("points_evaluated");
+      summary.infeasible = reader.root_u64("points_infeasible");
+      summary.failed = reader.root_u64("points_failed");
+      std::size_t f = 0;
+      for (const auto& r : rows) {
+        while (f < front.size() && front[f] < r.index) ++f;
+        if (f < front.size() && front[f] == r.index) summary.frontier_rows.push_back(r);
+      }
+    }
+    summary.seconds = seconds_since(start_time);
+    return summary;
+  }
   std::uint64_t nflat = todo.flat.size();
   MPI_Bcast(&nflat, 1, MPI_UINT64_T, 0, comm);
   todo.flat.resize(nflat);

@@ -218,6 +218,14 @@ TEST(Engine, InterruptedThenResumedEqualsUninterrupted) {
   ResultsReader a(clean), b(resumed);
   expect_same_records(a.records(), b.records());
   EXPECT_EQ(a.frontier(), b.frontier());
+
+  // --resume once more (a requeued job that had finished): nothing is evaluated, same answer.
+  std::atomic<int> again{0};
+  const auto s2 = run_sweep(space, o, evaluator_for(space, &again), MPI_COMM_SELF, kQuiet, kNever);
+  EXPECT_EQ(again.load(), 0);
+  EXPECT_EQ(s2.evaluated, s.evaluated);
+  EXPECT_EQ(s2.failed, s.failed);
+  EXPECT_EQ(s2.frontier_rows.size(), s.frontier_rows.size());
 }
 
 TEST(Engine, RefusesJournalWithoutResumeOrOfAnotherSpaceAndTouchesNothing) {
