@@ -98,6 +98,9 @@ MultiJobSimulation simulate_multijob(const Config& config, bool record_link_load
     job_config.set("strategy.tp", "1", "simulate.jobs");
     job_config.set("strategy.pp", "1", "simulate.jobs");
     job_config.set("strategy.microbatches", "1", "simulate.jobs");
+    // Jobs of different models keep their own per-GPU batch unless the user set one for all.
+    if (!config.has("model.batch_per_gpu") || config.entries().at("model.batch_per_gpu").origin == "default")
+      job_config.set("model.batch_per_gpu", "0", "simulate.jobs");
     MultiJobRun run{s, plan_iteration(job_config, s.servers * g), next_server};
     if (!run.plan.feasible)
       throw BadInput("job " + s.model + ":" + std::to_string(s.servers) + " does not fit in memory (" +
