@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 
 #include "toposweep/collective/plan.hpp"
@@ -67,6 +68,15 @@ double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
 }
 
 double AnalyticalModel::operation_time(const CommTask& comm) {
+  auto& memo = task_time_[comm.graph];
+  if (memo.size() != comm.graph->tasks.size())
+    memo.assign(comm.graph->tasks.size(), std::numeric_limits<double>::quiet_NaN());
+  double& known = memo[comm.id];
+  if (std::isnan(known)) known = compute_operation_time(comm);
+  return known;
+}
+
+double AnalyticalModel::compute_operation_time(const CommTask& comm) {
   const Task& t = comm.task();
   const GroupSet& gs = comm.graph->group_sets.at(t.group_set);
   if (gs.groups.empty()) return 0.0;

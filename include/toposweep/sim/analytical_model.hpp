@@ -36,6 +36,7 @@ class AnalyticalModel final : public NetworkModel {
   void forget_graphs() {
     first_shape_.clear();
     transfer_sets_.clear();
+    task_time_.clear();
   }
 
  private:
@@ -62,6 +63,10 @@ class AnalyticalModel final : public NetworkModel {
   std::vector<GroupNodes> shapes_;
   // Per job graph: the shape of each group set's first instance (-1: not computed yet).
   std::unordered_map<const TaskGraph*, std::vector<std::int32_t>> first_shape_;
+  // Per job graph: each task's operation time once known (NaN: not yet), so evaluating the
+  // same plan again (a sweep varying only other axes) costs one lookup per task.
+  std::unordered_map<const TaskGraph*, std::vector<double>> task_time_;
+  double compute_operation_time(const CommTask& comm);
   // A set of concurrent transfers: sampled instance shapes and the largest number of network
   // transfers any node sends / receives, relative to its egress / ingress bandwidth.
   struct TransferSet {
