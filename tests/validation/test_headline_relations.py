@@ -1,0 +1,118 @@
+"""Headline relations of the seed papers, on instances small enough for seconds (docs/validation.md has the
+full tables). Every number is read from `toposweep ... --json`."""
+import os
+
+import pytest
+
+import exp_forest
+import exp_multidim
+import tscli
+
+REL = 1e-9
+
+# --- LIBRA: an optimised allocation is never worse than the equal split of the same budget ---------------
+SMALL_MULTIDIM = {"topology.kind": "multidim", "topology.dims": "ring:4,fc:4,switch:8",
+                  "topology.dim_bandwidth": "400GB/s,200GB/s,50GB/s", "topology.dim_latency": "20ns,100ns,1us",
+                  "optimize.total_bandwidth": "650GB/s"}
+COLLECTIVES = [("allreduce", "1GB"), ("allgather", "256MiB"), ("reducescatter", "256MiB"), ("alltoall", "64MiB")]
+MODELS = [{"model.name": "resnet50", "strategy.dp": 128},
+          {"model.name": "bert-large", "strategy.tp": 4, "strategy.dp": 32},
+          {"model.name": "gpt3-1.3b", "strategy.tp": 16, "strategy.dp": 8, "strategy.recompute": "true"}]
+
+
+@pytest.mark.parametrize("objective", ["time", "time_x_cost"])
+@pytest.mark.parametrize("op,size", COLLECTIVES)
+def test_allocation_never_worse_than_equal_split_collective(op, size, objective):
+    r = tscli.run("optimize", {**SMALL_MULTIDIM, "optimize.objective": objective}, [],
+                  ["--target", "bandwidth", "--op", op, "--bytes", size])
+    assert r["objective_value"] <= r["baseline_objective_value"] * (1 + REL)
+    assert sum(r["dim_bandwidth_Bps"]) <= 650e9 * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("objective", ["time", "time_x_cost"])
+@pytest.mark.parametrize("workload", MODELS, ids=lambda w: w["model.name"])
+def test_allocation_never_worse_than_equal_split_model(workload, objective):
+    r = tscli.run("optimize", {**SMALL_MULTIDIM, **workload, "optimize.objective": objective}, [],
+                  ["--target", "bandwidth"])
+    assert r["objective_value"] <= r["baseline_objective_value"] * (1 + REL)
+    if objective == "time":
+        assert r["iteration_time_s"] <= r["baseline_iteration_time_s"] * (1 + REL)
+
+
+def test_allreduce_allocation_matches_closed_form():
+    """DOMAIN.md §2.2 by hand on 4x4x8: sizes 2m(n-1)/n with m shrinking; optimum sum(size)/B, equal split
+    max(size)/(B/3). 1 GB: 1.5 GB, 0.375 GB, 0.109375 GB -> 1.984375e9 / 650e9 s and 1.5e9 / (650e9/3) s."""
+    r = tscli.run("optimize", SMALL_MULTIDIM, [], ["--target", "bandwidth", "--op", "allreduce", "--bytes", "1GB"])
+    assert r["time_s"] == pytest.approx(1.984375e9 / 650e9, rel=1e-6)
+    assert r["baseline_time_s"] == pytest.approx(1.5e9 / (650e9 / 3), rel=1e-9)
+    # the optimum equalises the per-dimension times: bw_k proportional to size_k
+    assert r["dim_bandwidth_Bps"] == pytest.approx([650e9 * s / 1.984375e9 for s in (1.5e9, 0.375e9, 0.109375e9)],
+                                                   rel=1e-5)
+
+
+def test_closed_form_helper_on_the_4d_network():
+    t_opt, t_eq, sizes = exp_multidim.closed_form_allreduce(1e9, 1750e9)
+    assert sizes == [1.5e9, 4.375e8, 4.6875e7, 1.513671875e7]
+    assert t_eq == pytest.approx(1.5e9 / 437.5e9)
+
+
+# --- Forest (INFOCOM'21): never slower than ring, never faster than the cut bound -----------------------
+@pytest.fixture(scope="module")
+def forest_cases(tmp_path_factory):
+    work = tmp_path_factory.mktemp("forest")
+    cases = exp_forest.cases(str(work))
+    for seed in range(11, 15):
+        p = os.path.join(str(work), f"random-small-{seed}.topo")
+        exp_forest.random_heterogeneous(p, 7, 5, seed)
+        cases[f"random7-{seed}"] = p
+    return cases
+
+
+def collective(path, alg, size="1GB"):
+    return tscli.run("collective", {"server.gpus": 1}, [], ["--topology-file", path, "--algorithm", alg, "--bytes", size])
+
+
+def test_forest_never_slower_than_ring_and_respects_the_cut_bound(forest_cases):
+    for name, path in forest_cases.items():
+        forest, ring = collective(path, "forest"), collective(path, "ring")
+        assert forest["time_s"] <= ring["time_s"] * (1 + REL), name
+        # latency aside, a schedule cannot beat the optimum
+        assert forest["time_s"] >= forest["optimal_time_s"] * (1 - REL), name
+        brute = exp_forest.brute_force_allreduce_bound(path, 1e9)
+        if brute is not None:
+            assert forest["optimal_time_s"] == pytest.approx(brute, rel=1e-9), name
+
+
+def test_forest_on_uniform_full_mesh_is_optimal_and_ring_is_7x_slower(forest_cases):
+    """8 GPUs, all 56 arcs at 25 GB/s, M = 1 GB per rank. Cut bound 2 x (M/N) x max_S |S ∩ Vc| / B+(S): a set of
+    k GPUs sends k(8-k) x 25 GB/s, so the ratio k / (25 k (8-k)) peaks at k = 7: 2 x 0.125 GB x 7 / 175 GB/s
+    = 10 ms. A rank-order ring uses one arc per rank: 2 x 7/8 x 1 GB / 25 GB/s = 70 ms."""
+    path = forest_cases["8 GPUs fully connected"]
+    assert collective(path, "forest")["optimal_time_s"] == pytest.approx(0.010, rel=1e-9)
+    assert collective(path, "ring")["time_s"] == pytest.approx(0.070, rel=1e-3)
+
+
+# --- TopoOpt: more ports never hurt; an ideal switch with the same per-server bandwidth never loses -------
+TOPOOPT_MODELS = [{"model.name": "bert-topoopt"}, {"model.name": "resnet50"}, {"model.name": "vgg16"},
+                  {"model.name": "dlrm"}, {"model.name": "ncf"}]
+SMALL_TOPOOPT = {"topology.servers": 16, "server.gpus": 4, "topology.link_latency": "1us"}
+
+
+@pytest.mark.parametrize("b", [25, 100])
+@pytest.mark.parametrize("model", TOPOOPT_MODELS, ids=lambda m: m["model.name"])
+def test_topoopt_degree_8_never_slower_than_degree_4(model, b):
+    t = {d: tscli.run("simulate", {**SMALL_TOPOOPT, **model, "topology.kind": "topoopt", "topology.degree": d,
+                                   "topology.link_bandwidth": f"{b}Gbps"})["iteration_time_s"] for d in (4, 8)}
+    assert t[8] <= t[4] * (1 + REL)
+
+
+@pytest.mark.parametrize("d,b", [(4, 25), (8, 100)])
+@pytest.mark.parametrize("model", TOPOOPT_MODELS, ids=lambda m: m["model.name"])
+def test_ideal_switch_never_slower_than_topoopt_at_equal_server_bandwidth(model, d, b):
+    """Same strategy (pure DP), same server-to-server latency (two 0.5 us links through the switch vs one 1 us
+    topoopt hop), and the switch's one port carries d x B."""
+    topo = tscli.run("simulate", {**SMALL_TOPOOPT, **model, "topology.kind": "topoopt", "topology.degree": d,
+                                  "topology.link_bandwidth": f"{b}Gbps"})
+    switch = tscli.run("simulate", {**SMALL_TOPOOPT, **model, "topology.kind": "switch", "topology.degree": 1,
+                                    "topology.link_bandwidth": f"{d * b}Gbps", "topology.link_latency": "500ns"})
+    assert switch["iteration_time_s"] <= topo["iteration_time_s"] * (1 + REL)
