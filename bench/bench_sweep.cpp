@@ -34,7 +34,9 @@ const sweep::Space& reference_space() {
 }
 
 // A fixed pseudo-random walk over the space so every benchmark sees the same mix of points.
-std::uint64_t nth_point(std::uint64_t i, std::uint64_t size) { return (i * 0x9E3779B97F4A7C15ULL) % size; }
+std::uint64_t nth_point(std::uint64_t i, std::uint64_t size) {
+  return (i * 0x9E3779B97F4A7C15ULL) % size;
+}
 
 void BM_EvaluatePoint_AnalyticalModel(benchmark::State& state) {
   const auto& space = reference_space();
@@ -79,8 +81,8 @@ void BM_FetchAndOp(benchmark::State& state) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::int64_t* base = nullptr;
   MPI_Win win;
-  MPI_Win_allocate(rank == 0 ? sizeof(std::int64_t) : 0, sizeof(std::int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
-                   &win);
+  MPI_Win_allocate(rank == 0 ? sizeof(std::int64_t) : 0, sizeof(std::int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                   &base, &win);
   if (rank == 0) *base = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
@@ -151,7 +153,11 @@ void BM_WriteResults(benchmark::State& state) {
   state.counters["file_MB"] = static_cast<double>(bytes) / 1e6;
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
 }
-BENCHMARK(BM_WriteResults)->Args({1000000, 0})->Args({1000000, 1})->Iterations(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WriteResults)
+    ->Args({1000000, 0})
+    ->Args({1000000, 1})
+    ->Iterations(2)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -1,9 +1,8 @@
 // `toposweep frontier`: Pareto frontier of a results file.
 #include <algorithm>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "toposweep/cli/command.hpp"
 #include "toposweep/sweep/columns.hpp"
@@ -16,12 +15,12 @@ namespace toposweep::cli {
 namespace {
 
 void add_options(po::options_description& o) {
-  o.add_options()
-      ("objectives", po::value<std::string>(),
-       "comma list of /points fields, max:FIELD to maximise (default: the file's /frontier objectives)")
-      ("group-by", po::value<std::string>(), "one frontier per value of this axis (or 'subspace')")
-      ("csv", po::bool_switch(), "print CSV instead of a table")
-      ("write", po::bool_switch(), "store the frontier as /frontier in the file");
+  o.add_options()(
+      "objectives", po::value<std::string>(),
+      "comma list of /points fields, max:FIELD to maximise (default: the file's /frontier objectives)")(
+      "group-by", po::value<std::string>(), "one frontier per value of this axis (or 'subspace')")(
+      "csv", po::bool_switch(), "print CSV instead of a table")(
+      "write", po::bool_switch(), "store the frontier as /frontier in the file");
 }
 
 int run(CommandContext& ctx) {
@@ -36,8 +35,10 @@ int run(CommandContext& ctx) {
   const sweep::Space space = reader.space();
 
   std::string objective_text = "cost_usd,iteration_time_s";
-  if (vm.count("objectives")) objective_text = vm["objectives"].as<std::string>();
-  else if (auto stored_objectives = reader.frontier_objectives(); !stored_objectives.empty()) objective_text = stored_objectives;
+  if (vm.count("objectives"))
+    objective_text = vm["objectives"].as<std::string>();
+  else if (auto stored_objectives = reader.frontier_objectives(); !stored_objectives.empty())
+    objective_text = stored_objectives;
   const auto objectives = frontier::parse_objectives(objective_text, "--objectives");
   const auto fields = sweep::known_fields(space);
   for (const auto& o : objectives)
@@ -61,8 +62,9 @@ int run(CommandContext& ctx) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto c = space.decode(rows[i].index);
       std::string v = group_by == "subspace" ? space.subspaces()[c.subspace].name
-                      : c.axis_value[axis] == sweep::kAbsentAxis ? "-"
-                                                                  : space.axes()[axis].values[c.axis_value[axis]];
+                      : c.axis_value[axis] == sweep::kAbsentAxis
+                          ? "-"
+                          : space.axes()[axis].values[c.axis_value[axis]];
       if (!groups.count(v)) group_order.push_back(v);
       groups[v].push_back(i);
     }
@@ -112,8 +114,8 @@ int run(CommandContext& ctx) {
       header_done = true;
       *ctx.out << text;
     } else {
-      *ctx.out << (group_by.empty() ? std::string("frontier") : "frontier for " + group_by + " = " + g) << " ("
-               << frontier::spell_objectives(objectives) << "): " << front_rows.size() << " of "
+      *ctx.out << (group_by.empty() ? std::string("frontier") : "frontier for " + group_by + " = " + g)
+               << " (" << frontier::spell_objectives(objectives) << "): " << front_rows.size() << " of "
                << groups[g].size() << " point(s)\n";
       sweep::print_points_table(*ctx.out, space, front_rows, objectives, false);
     }

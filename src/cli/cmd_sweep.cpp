@@ -4,12 +4,11 @@
 #define OMPI_SKIP_MPICXX 1
 #endif
 #include <mpi.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "toposweep/cli/command.hpp"
@@ -48,7 +47,8 @@ class SignalGuard {
   }
 
  private:
-  struct sigaction old_term_ {}, old_int_ {};
+  struct sigaction old_term_ {
+  }, old_int_{};
 };
 
 class MpiSession {
@@ -75,14 +75,15 @@ class MpiSession {
 };
 
 void add_options(po::options_description& o) {
-  o.add_options()
-      ("out", po::value<std::string>(), "output HDF5 file (written as FILE.partial, renamed at the end)")
-      ("resume", po::bool_switch(), "continue from FILE.journal/ (starts afresh if there is none)")
-      ("dry-run", po::bool_switch(), "print the space size and sample points; evaluate nothing")
-      ("sample", po::value<std::size_t>()->default_value(10), "number of sample points for --dry-run")
-      ("keep", po::value<std::string>()->default_value("all"), "all: every point in /points; frontier: only the frontier's")
-      ("slice", po::value<std::string>(), "K/N: evaluate only slice K (0-based) of N contiguous index ranges")
-      ("merge", po::value<std::vector<std::string>>()->multitoken(), "merge these slice files into --out");
+  o.add_options()("out", po::value<std::string>(),
+                  "output HDF5 file (written as FILE.partial, renamed at the end)")(
+      "resume", po::bool_switch(), "continue from FILE.journal/ (starts afresh if there is none)")(
+      "dry-run", po::bool_switch(), "print the space size and sample points; evaluate nothing")(
+      "sample", po::value<std::size_t>()->default_value(10), "number of sample points for --dry-run")(
+      "keep", po::value<std::string>()->default_value("all"),
+      "all: every point in /points; frontier: only the frontier's")(
+      "slice", po::value<std::string>(), "K/N: evaluate only slice K (0-based) of N contiguous index ranges")(
+      "merge", po::value<std::vector<std::string>>()->multitoken(), "merge these slice files into --out");
 }
 
 std::pair<std::uint64_t, std::uint64_t> parse_slice(const std::string& text, std::uint64_t size) {
@@ -94,7 +95,8 @@ std::pair<std::uint64_t, std::uint64_t> parse_slice(const std::string& text, std
     const std::string ks = text.substr(0, slash), ns = text.substr(slash + 1);
     k = std::stoull(ks, &used_k);
     n = std::stoull(ns, &used_n);
-    if (used_k != ks.size() || used_n != ns.size() || ks.empty() || ns.empty() || ks[0] == '-' || ns[0] == '-')
+    if (used_k != ks.size() || used_n != ns.size() || ks.empty() || ns.empty() || ks[0] == '-' ||
+        ns[0] == '-')
       throw std::invalid_argument("junk");
   } catch (const std::exception&) {
     throw BadInput("'" + text + "' is not K/N", "--slice");
@@ -132,7 +134,8 @@ void print_result(CommandContext& ctx, const sweep::Space& space, const sweep::S
     j["done_this_run"] = s.done_this_run;
     j["seconds"] = s.seconds;
     j["chunks"] = s.chunks_this_run;
-    j["rank_seconds"] = {{"evaluate", s.evaluate_seconds}, {"schedule", s.schedule_seconds}, {"journal", s.journal_seconds}};
+    j["rank_seconds"] = {
+        {"evaluate", s.evaluate_seconds}, {"schedule", s.schedule_seconds}, {"journal", s.journal_seconds}};
     j["ranks"] = ranks;
     j["merged"] = merged;
     if (!o.slice.empty()) j["slice"] = o.slice;
@@ -154,12 +157,15 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
   const sweep::Space space = sweep::parse_space(ctx.config, all_config_keys());
   sweep::SweepOptions o;
   o.keep = vm["keep"].as<std::string>();
-  if (o.keep != "all" && o.keep != "frontier") throw BadInput("--keep takes all or frontier", "--keep " + o.keep);
-  o.objectives = frontier::parse_objectives(ctx.config.get_string("sweep.objectives"), ctx.config.where("sweep.objectives"));
+  if (o.keep != "all" && o.keep != "frontier")
+    throw BadInput("--keep takes all or frontier", "--keep " + o.keep);
+  o.objectives = frontier::parse_objectives(ctx.config.get_string("sweep.objectives"),
+                                            ctx.config.where("sweep.objectives"));
   const auto fields = sweep::known_fields(space);
   for (const auto& ob : o.objectives)
     if (std::find(fields.begin(), fields.end(), ob.field) == fields.end())
-      throw BadInput("objective '" + ob.field + "' is not a field of the results", ctx.config.where("sweep.objectives"));
+      throw BadInput("objective '" + ob.field + "' is not a field of the results",
+                     ctx.config.where("sweep.objectives"));
   o.chunk_seconds = ctx.config.get_double("sweep.chunk_seconds");
   if (!(o.chunk_seconds > 0)) throw BadInput("must be positive", ctx.config.where("sweep.chunk_seconds"));
   o.max_chunk_points = static_cast<std::uint64_t>(ctx.config.get_int("sweep.max_chunk_points", 1, 1 << 24));
@@ -172,8 +178,10 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
   if (vm["dry-run"].as<bool>()) {
     if (mpi.rank() == 0) {
       const std::size_t sample = vm["sample"].as<std::size_t>();
-      if (ctx.json) *ctx.out << sweep::dry_run_json(space, sample).dump() << "\n";
-      else sweep::print_dry_run(*ctx.out, space, sample);
+      if (ctx.json)
+        *ctx.out << sweep::dry_run_json(space, sample).dump() << "\n";
+      else
+        sweep::print_dry_run(*ctx.out, space, sample);
     }
     return kExitOk;
   }
@@ -183,10 +191,13 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
 
   std::vector<std::string> merge_inputs;
   if (vm.count("merge")) merge_inputs = vm["merge"].as<std::vector<std::string>>();
-  if (vm.count("merge")) merge_inputs.insert(merge_inputs.end(), ctx.positional.begin(), ctx.positional.end());
-  else if (!ctx.positional.empty()) throw BadInput("unexpected argument '" + ctx.positional.front() + "'", "command line of 'sweep'");
+  if (vm.count("merge"))
+    merge_inputs.insert(merge_inputs.end(), ctx.positional.begin(), ctx.positional.end());
+  else if (!ctx.positional.empty())
+    throw BadInput("unexpected argument '" + ctx.positional.front() + "'", "command line of 'sweep'");
   if (!merge_inputs.empty()) {
-    if (vm.count("slice") || o.resume) throw BadInput("--merge does not combine with --slice or --resume", "--merge");
+    if (vm.count("slice") || o.resume)
+      throw BadInput("--merge does not combine with --slice or --resume", "--merge");
     // Merging is serial I/O: rank 0 does it, the others wait for its verdict.
     int ok = 1;
     std::string what, where;
@@ -212,7 +223,8 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
   const sweep::Evaluator evaluate = make_evaluator(ctx.config);
   const Logger& log = mpi.rank() == 0 ? ctx.log : Logger(LogLevel::Warn);
   SignalGuard signals;
-  const auto summary = sweep::run_sweep(space, o, evaluate, MPI_COMM_WORLD, log, [] { return g_stop_signal != 0; });
+  const auto summary =
+      sweep::run_sweep(space, o, evaluate, MPI_COMM_WORLD, log, [] { return g_stop_signal != 0; });
   if (mpi.rank() == 0) print_result(ctx, space, summary, o, mpi.size(), false);
   return kExitOk;
 }
@@ -236,8 +248,7 @@ int run(CommandContext& ctx) {
 }  // namespace
 
 Command sweep_command() {
-  return Command{"sweep",
-                 "explore a design space; run under mpirun or srun; writes HDF5 (docs/sweep.md)",
+  return Command{"sweep", "explore a design space; run under mpirun or srun; writes HDF5 (docs/sweep.md)",
                  "[--merge SLICE.h5 ...]", add_options, run};
 }
 

@@ -48,7 +48,8 @@ ObjectiveMatrix oriented_values(const std::vector<std::vector<double>>& columns,
   m.values.resize(m.rows * m.dims);
   for (std::size_t k = 0; k < m.dims; ++k) {
     const bool negate = k < objectives.size() && objectives[k].maximize;
-    for (std::size_t r = 0; r < m.rows; ++r) m.values[r * m.dims + k] = negate ? -columns[k][r] : columns[k][r];
+    for (std::size_t r = 0; r < m.rows; ++r)
+      m.values[r * m.dims + k] = negate ? -columns[k][r] : columns[k][r];
   }
   return m;
 }

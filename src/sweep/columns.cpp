@@ -49,15 +49,28 @@ std::optional<double> si_of(const std::string& v) {
 }  // namespace
 
 std::vector<std::string> known_fields(const Space& space) {
-  std::vector<std::string> out = {"index",         "subspace",      "status",    "iteration_time_s",
-                                  "compute_time_s", "exposed_comm_time_s", "bubble_time_s", "cost_usd",
-                                  "memory_per_gpu_bytes", "samples_per_s", "network_bisection_Bps",
-                                  "dp", "tp", "pp", "microbatches", "optimizer_rounds"};
+  std::vector<std::string> out = {"index",
+                                  "subspace",
+                                  "status",
+                                  "iteration_time_s",
+                                  "compute_time_s",
+                                  "exposed_comm_time_s",
+                                  "bubble_time_s",
+                                  "cost_usd",
+                                  "memory_per_gpu_bytes",
+                                  "samples_per_s",
+                                  "network_bisection_Bps",
+                                  "dp",
+                                  "tp",
+                                  "pp",
+                                  "microbatches",
+                                  "optimizer_rounds"};
   for (const auto& a : space.axes()) out.push_back(a.key);
   return out;
 }
 
-std::vector<double> field_column(const Space& space, const std::vector<PointRecord>& rows, const std::string& field) {
+std::vector<double> field_column(const Space& space, const std::vector<PointRecord>& rows,
+                                 const std::string& field) {
   std::vector<double> out(rows.size(), kNaN);
   if (result_field(PointRecord{}, field)) {
     for (std::size_t i = 0; i < rows.size(); ++i) out[i] = *result_field(rows[i], field);
@@ -77,7 +90,8 @@ std::vector<double> field_column(const Space& space, const std::vector<PointReco
     }
     return out;
   }
-  throw BadInput("unknown field '" + field + "' (fields: " + join(known_fields(space), ", ") + ")", "objectives");
+  throw BadInput("unknown field '" + field + "' (fields: " + join(known_fields(space), ", ") + ")",
+                 "objectives");
 }
 
 std::vector<std::uint64_t> frontier_indices(const Space& space, const std::vector<PointRecord>& rows,

@@ -11,7 +11,8 @@ std::vector<KeySpec> config_keys() {
       {"sweep.progress_interval", "2s", "time between progress lines on stderr (time)"},
       {"sweep.compression", "1", "deflate level of /points, 0 (none) to 9"},
       {"sweep.evaluator", "model",
-       "model (the simulator, PointEvaluator) or synthetic (a closed-form stand-in for tests and benchmarks)"},
+       "model (the simulator, PointEvaluator) or synthetic (a closed-form stand-in for tests and "
+       "benchmarks)"},
       {"sweep.synthetic_cost", "0s", "busy time per point of the synthetic evaluator (time)"},
       {"space.*", "", "design-space definitions: [space.NAME] KEY = V1, V2 (see docs/sweep.md)"},
   };

@@ -16,7 +16,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // Slots of the scheduling window on rank 0.
 enum Slot : int { kNext = 0, kDone = 1, kInfeasible = 2, kFailed = 3, kStop = 4, kSlots = 5 };
@@ -58,7 +60,7 @@ void on_rank0_shared(MPI_Comm comm, F&& f) {
 
 // The points still to do, as half-open index ranges, and position -> index decoding.
 struct TodoList {
-  std::vector<std::uint64_t> flat;  // begin0, end0, begin1, end1, ...
+  std::vector<std::uint64_t> flat;    // begin0, end0, begin1, end1, ...
   std::vector<std::uint64_t> before;  // points in earlier ranges
   std::uint64_t total = 0;
 
@@ -93,17 +95,26 @@ TodoList todo_from(const std::vector<PointRecord>& done, std::uint64_t begin, st
 std::string format_eta(double s) {
   char buf[32];
   if (!std::isfinite(s)) return "?";
-  if (s < 120) std::snprintf(buf, sizeof buf, "%.0fs", s);
-  else if (s < 7200) std::snprintf(buf, sizeof buf, "%.1fmin", s / 60);
-  else std::snprintf(buf, sizeof buf, "%.1fh", s / 3600);
+  if (s < 120)
+    std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else if (s < 7200)
+    std::snprintf(buf, sizeof buf, "%.1fmin", s / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.1fh", s / 3600);
   return buf;
 }
 
 void count(SweepSummary& s, const PointRecord& r) {
   switch (r.result.status) {
-    case PointStatus::Evaluated: ++s.evaluated; break;
-    case PointStatus::Infeasible: ++s.infeasible; break;
-    case PointStatus::Failed: ++s.failed; break;
+    case PointStatus::Evaluated:
+      ++s.evaluated;
+      break;
+    case PointStatus::Infeasible:
+      ++s.infeasible;
+      break;
+    case PointStatus::Failed:
+      ++s.failed;
+      break;
   }
 }
 
@@ -162,7 +173,8 @@ PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evalua
   return evaluate_point(space, index, evaluate, scratch);
 }
 
-PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate, Config& scratch) {
+PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate,
+                           Config& scratch) {
   PointRecord r;
   r.index = index;
   try {
@@ -179,7 +191,8 @@ PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evalua
     r.result.status = PointStatus::Failed;
     r.result.message = e.what();
   }
-  if (r.result.status == PointStatus::Failed && r.result.message.empty()) r.result.message = "failed (no message)";
+  if (r.result.status == PointStatus::Failed && r.result.message.empty())
+    r.result.message = "failed (no message)";
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   PointResult& x = r.result;
   if (x.status != PointStatus::Evaluated) {
@@ -203,7 +216,7 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   // 1. Rank 0 checks the journal and works out what is left; everyone learns it.
   TodoList todo;
   std::uint32_t run = 0;
-  int already_complete = 0;  // --resume of a sweep whose output was already written
+  int already_complete = 0;           // --resume of a sweep whose output was already written
   std::uint64_t prev[3] = {0, 0, 0};  // evaluated, infeasible, failed before this run
   on_rank0_shared(comm, [&] {
     const auto parent = std::filesystem::path(o.out_path).parent_path();
@@ -268,8 +281,8 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   // 2. Self-scheduling through an atomic counter on rank 0.
   std::int64_t* slots = nullptr;
   MPI_Win win;
-  MPI_Win_allocate(rank == 0 ? kSlots * sizeof(std::int64_t) : 0, sizeof(std::int64_t), MPI_INFO_NULL, comm, &slots,
-                   &win);
+  MPI_Win_allocate(rank == 0 ? kSlots * sizeof(std::int64_t) : 0, sizeof(std::int64_t), MPI_INFO_NULL, comm,
+                   &slots, &win);
   if (rank == 0) std::fill(slots, slots + kSlots, 0);
   MPI_Barrier(comm);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
@@ -286,18 +299,22 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
     const auto loop_start = Clock::now();
     auto print_progress = [&](bool final_line) {
       std::int64_t c[3] = {0, 0, 0};
-      MPI_Get_accumulate(nullptr, 0, MPI_INT64_T, c, 3, MPI_INT64_T, 0, kDone, 3, MPI_INT64_T, MPI_NO_OP, win);
+      MPI_Get_accumulate(nullptr, 0, MPI_INT64_T, c, 3, MPI_INT64_T, 0, kDone, 3, MPI_INT64_T, MPI_NO_OP,
+                         win);
       MPI_Win_flush(0, win);
       const double el = seconds_since(loop_start);
       const double done_run = static_cast<double>(c[0]);
       const double rate = el > 0 ? done_run / el : 0;
       const double left = static_cast<double>(todo.total) - done_run;
       char buf[256];
-      std::snprintf(buf, sizeof buf, "sweep: %llu/%llu points (%.1f%%), %.0f points/s, ETA %s, infeasible %llu, failed %llu",
-                    static_cast<unsigned long long>(already + c[0]), static_cast<unsigned long long>(summary.points),
-                    summary.points ? 100.0 * static_cast<double>(already + c[0]) / static_cast<double>(summary.points) : 100.0,
-                    rate, final_line ? "0s" : format_eta(rate > 0 ? left / rate : NAN).c_str(),
-                    static_cast<unsigned long long>(prev[1] + c[1]), static_cast<unsigned long long>(prev[2] + c[2]));
+      std::snprintf(
+          buf, sizeof buf,
+          "sweep: %llu/%llu points (%.1f%%), %.0f points/s, ETA %s, infeasible %llu, failed %llu",
+          static_cast<unsigned long long>(already + c[0]), static_cast<unsigned long long>(summary.points),
+          summary.points ? 100.0 * static_cast<double>(already + c[0]) / static_cast<double>(summary.points)
+                         : 100.0,
+          rate, final_line ? "0s" : format_eta(rate > 0 ? left / rate : NAN).c_str(),
+          static_cast<unsigned long long>(prev[1] + c[1]), static_cast<unsigned long long>(prev[2] + c[2]));
       log.info(buf);
     };
     while (true) {
@@ -322,7 +339,8 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
       const auto chunk_start = Clock::now();
       std::int64_t n = 0;
       for (std::int64_t pos = first; pos < last; ++pos) {
-        const PointRecord r = evaluate_point(space, todo.index_at(static_cast<std::uint64_t>(pos)), evaluate, scratch);
+        const PointRecord r =
+            evaluate_point(space, todo.index_at(static_cast<std::uint64_t>(pos)), evaluate, scratch);
         journal.add(r);
         ++add[0];
         if (r.result.status == PointStatus::Infeasible) ++add[1];
@@ -374,23 +392,27 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);
   if (stopped_any)
-    throw Interrupted("sweep stopped by a signal after " + std::to_string(already + summary.done_this_run) + " of " +
-                      std::to_string(summary.points) + " points; progress is in " + dir +
+    throw Interrupted("sweep stopped by a signal after " + std::to_string(already + summary.done_this_run) +
+                      " of " + std::to_string(summary.points) + " points; progress is in " + dir +
                       "; run the same command with --resume to continue");
   if (rank == 0 && log.enabled(LogLevel::Info)) {
     char buf[160];
     const double el = seconds_since(start_time);
-    std::snprintf(buf, sizeof buf, "sweep: %llu/%llu points evaluated by %d rank(s) in %.2f s (%.0f points/s)",
+    std::snprintf(buf, sizeof buf,
+                  "sweep: %llu/%llu points evaluated by %d rank(s) in %.2f s (%.0f points/s)",
                   static_cast<unsigned long long>(already + summary.done_this_run),
                   static_cast<unsigned long long>(summary.points), ranks, el,
                   el > 0 ? static_cast<double>(summary.done_this_run) / el : 0.0);
     log.info(buf);
-    std::snprintf(buf, sizeof buf,
-                  "sweep: %llu chunks; rank-seconds: evaluating %.3f, scheduling %.4f (%.2f us/chunk), journal %.3f",
-                  static_cast<unsigned long long>(summary.chunks_this_run), summary.evaluate_seconds,
-                  summary.schedule_seconds,
-                  summary.chunks_this_run ? 1e6 * summary.schedule_seconds / static_cast<double>(summary.chunks_this_run) : 0.0,
-                  summary.journal_seconds);
+    std::snprintf(
+        buf, sizeof buf,
+        "sweep: %llu chunks; rank-seconds: evaluating %.3f, scheduling %.4f (%.2f us/chunk), journal %.3f",
+        static_cast<unsigned long long>(summary.chunks_this_run), summary.evaluate_seconds,
+        summary.schedule_seconds,
+        summary.chunks_this_run
+            ? 1e6 * summary.schedule_seconds / static_cast<double>(summary.chunks_this_run)
+            : 0.0,
+        summary.journal_seconds);
     log.info(buf);
   }
 
@@ -415,21 +437,24 @@ SweepSummary merge_slices(const Space& space, const std::vector<std::string>& in
     if (r.root_string("space_fingerprint") != fp)
       throw BadInput("this file comes from a different space than " + inputs.front(), path);
     if (r.root_string("keep") != "all")
-      throw BadInput("a slice written with --keep frontier cannot be merged (it lacks the other points)", path);
+      throw BadInput("a slice written with --keep frontier cannot be merged (it lacks the other points)",
+                     path);
     auto part = r.records();
     rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
   }
-  std::sort(rows.begin(), rows.end(), [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
+  std::sort(rows.begin(), rows.end(),
+            [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (rows[i].index != i) {
       const bool dup = i > 0 && rows[i].index == rows[i - 1].index;
-      throw BadInput(dup ? "point " + std::to_string(rows[i].index) + " appears in two slice files"
-                         : "the slice files do not cover the space: point " + std::to_string(i) + " is missing",
-                     "--merge");
+      throw BadInput(
+          dup ? "point " + std::to_string(rows[i].index) + " appears in two slice files"
+              : "the slice files do not cover the space: point " + std::to_string(i) + " is missing",
+          "--merge");
     }
   if (rows.size() != space.size())
-    throw BadInput("the slice files cover " + std::to_string(rows.size()) + " of " + std::to_string(space.size()) +
-                       " points",
+    throw BadInput("the slice files cover " + std::to_string(rows.size()) + " of " +
+                       std::to_string(space.size()) + " points",
                    "--merge");
   SweepSummary summary;
   summary.points = rows.size();

@@ -46,7 +46,9 @@ T get(const unsigned char*& p) {
   return v;
 }
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 void fsync_path(const std::string& path, bool directory) {
   const int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
@@ -99,10 +101,11 @@ std::size_t decode_records(const std::vector<unsigned char>& bytes, std::vector<
     if (status > 2) break;
     PointResult& x = r.result;
     x.status = static_cast<PointStatus>(status);
-    for (double* d : {&x.iteration_time_s, &x.compute_time_s, &x.exposed_comm_time_s, &x.bubble_time_s, &x.cost_usd,
-                      &x.memory_per_gpu_bytes, &x.samples_per_s, &x.network_bisection_Bps})
+    for (double* d : {&x.iteration_time_s, &x.compute_time_s, &x.exposed_comm_time_s, &x.bubble_time_s,
+                      &x.cost_usd, &x.memory_per_gpu_bytes, &x.samples_per_s, &x.network_bisection_Bps})
       *d = get<double>(p);
-    for (std::uint32_t* u : {&x.dp, &x.tp, &x.pp, &x.microbatches, &x.optimizer_rounds}) *u = get<std::uint32_t>(p);
+    for (std::uint32_t* u : {&x.dp, &x.tp, &x.pp, &x.microbatches, &x.optimizer_rounds})
+      *u = get<std::uint32_t>(p);
     x.message.assign(reinterpret_cast<const char*>(p), length - kFixedPayload);
     out.push_back(std::move(r));
     pos += 8 + length + 4;
@@ -110,7 +113,9 @@ std::size_t decode_records(const std::vector<unsigned char>& bytes, std::vector<
   return pos;
 }
 
-std::string journal_dir_for(const std::string& out_path) { return out_path + ".journal"; }
+std::string journal_dir_for(const std::string& out_path) {
+  return out_path + ".journal";
+}
 
 void create_journal(const std::string& dir, const JournalHeader& h, const std::string& space_text) {
   std::error_code ec;
@@ -120,8 +125,8 @@ void create_journal(const std::string& dir, const JournalHeader& h, const std::s
   {
     std::ofstream f(tmp, std::ios::trunc);
     f << "toposweep-journal-v1\n"
-      << "fingerprint " << h.fingerprint << "\nspace_size " << h.space_size << "\nbegin " << h.begin << "\nend "
-      << h.end << "\n";
+      << "fingerprint " << h.fingerprint << "\nspace_size " << h.space_size << "\nbegin " << h.begin
+      << "\nend " << h.end << "\n";
     if (!f) throw RuntimeFailure("cannot write " + tmp);
   }
   {
@@ -140,7 +145,8 @@ std::optional<JournalHeader> read_journal_header(const std::string& dir) {
   std::string magic, k1, k2, k3, k4;
   JournalHeader h;
   if (!(f >> magic >> k1 >> h.fingerprint >> k2 >> h.space_size >> k3 >> h.begin >> k4 >> h.end) ||
-      magic != "toposweep-journal-v1" || k1 != "fingerprint" || k2 != "space_size" || k3 != "begin" || k4 != "end")
+      magic != "toposweep-journal-v1" || k1 != "fingerprint" || k2 != "space_size" || k3 != "begin" ||
+      k4 != "end")
     throw RuntimeFailure("the journal " + dir + " has no valid header; remove the directory to start afresh");
   return h;
 }
@@ -168,7 +174,8 @@ std::vector<PointRecord> read_journal(const std::string& dir, std::uint64_t* dro
     if (f.bad()) throw RuntimeFailure("cannot read the journal file " + path);
     dropped += bytes.size() - decode_records(bytes, all);
   }
-  std::stable_sort(all.begin(), all.end(), [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
   all.erase(std::unique(all.begin(), all.end(),
                         [](const PointRecord& a, const PointRecord& b) { return a.index == b.index; }),
             all.end());
@@ -211,7 +218,8 @@ void JournalWriter::commit() {
     done += static_cast<std::size_t>(n);
   }
   buffer_.clear();
-  if (::fdatasync(fd_) != 0) throw RuntimeFailure("cannot sync the journal file " + path_ + ": " + errno_text());
+  if (::fdatasync(fd_) != 0)
+    throw RuntimeFailure("cannot sync the journal file " + path_ + ": " + errno_text());
 }
 
 }  // namespace toposweep::sweep

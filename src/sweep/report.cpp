@@ -32,8 +32,8 @@ std::vector<std::uint64_t> sample_indices(std::uint64_t size, std::size_t sample
     return out;
   }
   for (std::size_t k = 0; k < sample; ++k) {
-    const auto i = static_cast<std::uint64_t>(
-        static_cast<unsigned __int128>(size - 1) * k / (sample > 1 ? sample - 1 : 1));
+    const auto i = static_cast<std::uint64_t>(static_cast<unsigned __int128>(size - 1) * k /
+                                              (sample > 1 ? sample - 1 : 1));
     if (out.empty() || out.back() != i) out.push_back(i);
   }
   return out;
@@ -46,7 +46,8 @@ void print_points_table(std::ostream& os, const Space& space, const std::vector<
   std::vector<PointCoordinates> coords;
   for (const auto& r : rows) {
     coords.push_back(space.decode(r.index));
-    for (std::size_t a = 0; a < used.size(); ++a) used[a] = used[a] || coords.back().axis_value[a] != kAbsentAxis;
+    for (std::size_t a = 0; a < used.size(); ++a)
+      used[a] = used[a] || coords.back().axis_value[a] != kAbsentAxis;
   }
   std::vector<std::string> header = {"index", "subspace"};
   for (std::size_t a = 0; a < used.size(); ++a)
@@ -56,9 +57,12 @@ void print_points_table(std::ostream& os, const Space& space, const std::vector<
   std::vector<std::vector<double>> objective_columns;
   for (const auto& o : objectives) objective_columns.push_back(field_column(space, rows, o.field));
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::vector<std::string> line = {std::to_string(rows[i].index), space.subspaces()[coords[i].subspace].name};
+    std::vector<std::string> line = {std::to_string(rows[i].index),
+                                     space.subspaces()[coords[i].subspace].name};
     for (std::size_t a = 0; a < used.size(); ++a)
-      if (used[a]) line.push_back(coords[i].axis_value[a] == kAbsentAxis ? "-" : space.axes()[a].values[coords[i].axis_value[a]]);
+      if (used[a])
+        line.push_back(
+            coords[i].axis_value[a] == kAbsentAxis ? "-" : space.axes()[a].values[coords[i].axis_value[a]]);
     for (const auto& col : objective_columns) line.push_back(number(col[i]));
     table.push_back(std::move(line));
   }

@@ -8,12 +8,12 @@
 
 #include <chrono>
 #include <cmath>
-#include <limits>
-#include <optional>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <optional>
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/strings.hpp"
@@ -88,7 +88,8 @@ H5Handle create_1d(hid_t loc, const std::string& name, hid_t type, std::uint64_t
   }
   H5Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose, "link properties");
   check(H5Pset_create_intermediate_group(lcpl, 1), "intermediate groups");
-  return H5Handle(H5Dcreate2(loc, name.c_str(), type, space, lcpl, dcpl, H5P_DEFAULT), H5Dclose, "dataset " + name);
+  return H5Handle(H5Dcreate2(loc, name.c_str(), type, space, lcpl, dcpl, H5P_DEFAULT), H5Dclose,
+                  "dataset " + name);
 }
 
 void write_strings(hid_t loc, const std::string& name, const std::vector<std::string>& values) {
@@ -100,7 +101,8 @@ void write_strings(hid_t loc, const std::string& name, const std::vector<std::st
 }
 
 template <class T>
-void write_numbers(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type, const std::vector<T>& v) {
+void write_numbers(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
+                   const std::vector<T>& v) {
   H5Handle d = create_1d(loc, name, file_type, v.size());
   if (!v.empty()) check(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), "write " + name);
 }
@@ -142,9 +144,9 @@ struct PointsLayout {
   }
 };
 
-const char* const kDoubleFields[] = {"iteration_time_s", "compute_time_s", "exposed_comm_time_s", "bubble_time_s",
-                                     "cost_usd",         "memory_per_gpu_bytes", "samples_per_s",
-                                     "network_bisection_Bps"};
+const char* const kDoubleFields[] = {
+    "iteration_time_s", "compute_time_s",       "exposed_comm_time_s", "bubble_time_s",
+    "cost_usd",         "memory_per_gpu_bytes", "samples_per_s",       "network_bisection_Bps"};
 const char* const kU32Fields[] = {"dp", "tp", "pp", "microbatches", "optimizer_rounds"};
 const char* const kUnits =
     "index=1;subspace=1;status=1;iteration_time_s=s;compute_time_s=s;exposed_comm_time_s=s;bubble_time_s=s;"
@@ -169,7 +171,9 @@ H5Handle compound_type(const PointsLayout& l) {
   return t;
 }
 
-double canonical(double x) { return std::isnan(x) ? std::numeric_limits<double>::quiet_NaN() : x; }
+double canonical(double x) {
+  return std::isnan(x) ? std::numeric_limits<double>::quiet_NaN() : x;
+}
 
 void encode_row(const PointsLayout& l, const Space& space, const PointRecord& r, unsigned char* row) {
   const PointCoordinates c = space.decode(r.index);
@@ -221,7 +225,8 @@ void write_space_group(hid_t file, const Space& space) {
       if (!x) break;
       si.push_back(*x);
     }
-    if (si.size() == a.values.size()) write_numbers(g, base + "values_si", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, si);
+    if (si.size() == a.values.size())
+      write_numbers(g, base + "values_si", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, si);
   }
   // How an index decodes (toposweep extension): per sub-space its offset, size and, per axis in
   // significance order, the positions it takes.
@@ -295,7 +300,8 @@ void write_results_file(const std::string& path, const Space& space, const std::
     for (std::size_t start = 0; start < rows.size(); start += block) {
       const std::size_t n = std::min(block, rows.size() - start);
       buf.assign(n * layout.size, 0);
-      for (std::size_t i = 0; i < n; ++i) encode_row(layout, space, *rows[start + i], buf.data() + i * layout.size);
+      for (std::size_t i = 0; i < n; ++i)
+        encode_row(layout, space, *rows[start + i], buf.data() + i * layout.size);
       const hsize_t off[1] = {start}, cnt[1] = {n};
       H5Handle fspace(H5Dget_space(points), H5Sclose, "points space");
       check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, nullptr, cnt, nullptr), "select rows");
@@ -305,7 +311,8 @@ void write_results_file(const std::string& path, const Space& space, const std::
 
     H5Handle fr = create_1d(file, "frontier", H5T_STD_U64LE, frontier_indices.size());
     if (!frontier_indices.empty())
-      check(H5Dwrite(fr, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, frontier_indices.data()), "write /frontier");
+      check(H5Dwrite(fr, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, frontier_indices.data()),
+            "write /frontier");
     write_string_attribute(fr, "objectives", frontier::spell_objectives(meta.objectives));
 
     std::vector<FailureRow> failures;
@@ -314,7 +321,8 @@ void write_results_file(const std::string& path, const Space& space, const std::
         failures.push_back({r.index, static_cast<std::uint8_t>(r.result.status), r.result.message.c_str()});
     H5Handle ftype = failure_type();
     H5Handle fd = create_1d(file, "failures", ftype, failures.size());
-    if (!failures.empty()) check(H5Dwrite(fd, ftype, H5S_ALL, H5S_ALL, H5P_DEFAULT, failures.data()), "write /failures");
+    if (!failures.empty())
+      check(H5Dwrite(fd, ftype, H5S_ALL, H5S_ALL, H5P_DEFAULT, failures.data()), "write /failures");
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
@@ -394,9 +402,11 @@ std::vector<PointRecord> ResultsReader::records() const {
   check(H5Tinsert(mtype, "index", HOFFSET(Row, index), H5T_NATIVE_UINT64), "member index");
   check(H5Tinsert(mtype, "status", HOFFSET(Row, status), H5T_NATIVE_UINT8), "member status");
   for (int i = 0; i < 8; ++i)
-    check(H5Tinsert(mtype, kDoubleFields[i], HOFFSET(Row, d) + i * sizeof(double), H5T_NATIVE_DOUBLE), "member");
+    check(H5Tinsert(mtype, kDoubleFields[i], HOFFSET(Row, d) + i * sizeof(double), H5T_NATIVE_DOUBLE),
+          "member");
   for (int i = 0; i < 5; ++i)
-    check(H5Tinsert(mtype, kU32Fields[i], HOFFSET(Row, u) + i * sizeof(std::uint32_t), H5T_NATIVE_UINT32), "member");
+    check(H5Tinsert(mtype, kU32Fields[i], HOFFSET(Row, u) + i * sizeof(std::uint32_t), H5T_NATIVE_UINT32),
+          "member");
   const std::uint64_t n = rows();
   std::vector<Row> raw(n);
   if (n) check(H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()), "read /points");
@@ -409,8 +419,9 @@ std::vector<PointRecord> ResultsReader::records() const {
     if (r.status > 2) throw BadInput("bad status in /points row " + std::to_string(i), path_);
     p.result.status = static_cast<PointStatus>(r.status);
     PointResult& x = p.result;
-    double* ds[] = {&x.iteration_time_s, &x.compute_time_s, &x.exposed_comm_time_s, &x.bubble_time_s,
-                    &x.cost_usd,         &x.memory_per_gpu_bytes, &x.samples_per_s, &x.network_bisection_Bps};
+    double* ds[] = {
+        &x.iteration_time_s, &x.compute_time_s,       &x.exposed_comm_time_s, &x.bubble_time_s,
+        &x.cost_usd,         &x.memory_per_gpu_bytes, &x.samples_per_s,       &x.network_bisection_Bps};
     for (int k = 0; k < 8; ++k) *ds[k] = r.d[k];
     std::uint32_t* us[] = {&x.dp, &x.tp, &x.pp, &x.microbatches, &x.optimizer_rounds};
     for (int k = 0; k < 5; ++k) *us[k] = r.u[k];
@@ -483,7 +494,9 @@ Space ResultsReader::space() const {
     for (const auto& key : split_list(keys)) {
       Axis a;
       a.key = key;
-      a.kind = key == "strategy" ? AxisKind::Strategy : key == "optimize" ? AxisKind::Optimize : AxisKind::Plain;
+      a.kind = key == "strategy"   ? AxisKind::Strategy
+               : key == "optimize" ? AxisKind::Optimize
+                                   : AxisKind::Plain;
       a.values = read_strings(g, "axes/" + key + "/values");
       axis_of[key] = axes.size();
       axes.push_back(std::move(a));
@@ -492,7 +505,8 @@ Space ResultsReader::space() const {
     for (const auto& name : read_strings(g, "subspaces")) {
       SubSpace s;
       s.name = name;
-      H5Handle sg(H5Gopen2(g, ("layout/" + name).c_str(), H5P_DEFAULT), H5Gclose, "open /space/layout/" + name);
+      H5Handle sg(H5Gopen2(g, ("layout/" + name).c_str(), H5P_DEFAULT), H5Gclose,
+                  "open /space/layout/" + name);
       for (const auto& key : split_list(read_string_attribute(sg, "axes"))) {
         SubSpaceAxis sa;
         sa.axis = axis_of.at(key);
@@ -519,7 +533,8 @@ std::vector<std::uint64_t> ResultsReader::frontier() const {
   H5Handle d(H5Dopen2(file_, "frontier", H5P_DEFAULT), H5Dclose, "open /frontier");
   H5Handle s(H5Dget_space(d), H5Sclose, "space of /frontier");
   out.resize(static_cast<std::size_t>(H5Sget_simple_extent_npoints(s)));
-  if (!out.empty()) check(H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), "read /frontier");
+  if (!out.empty())
+    check(H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), "read /frontier");
   return out;
 }
 
@@ -535,7 +550,8 @@ std::string ResultsReader::frontier_objectives() const {
 }
 
 void ResultsReader::write_frontier(const std::vector<std::uint64_t>& indices, const std::string& objectives) {
-  if (H5Lexists(file_, "frontier", H5P_DEFAULT) > 0) check(H5Ldelete(file_, "frontier", H5P_DEFAULT), "delete /frontier");
+  if (H5Lexists(file_, "frontier", H5P_DEFAULT) > 0)
+    check(H5Ldelete(file_, "frontier", H5P_DEFAULT), "delete /frontier");
   H5Handle fr = create_1d(file_, "frontier", H5T_STD_U64LE, indices.size());
   if (!indices.empty())
     check(H5Dwrite(fr, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, indices.data()), "write /frontier");

@@ -116,8 +116,10 @@ void Space::apply_point(std::uint64_t index, Config& cfg) const {
   const std::string origin = "space." + subspaces_[c.subspace].name;
   auto restore = [&](const std::string& key) {
     auto it = base_.entries().find(key);
-    if (it == base_.entries().end()) cfg.erase(key);
-    else cfg.set(key, it->second.value, it->second.origin);
+    if (it == base_.entries().end())
+      cfg.erase(key);
+    else
+      cfg.set(key, it->second.value, it->second.origin);
   };
   for (std::size_t i = 0; i < axes_.size(); ++i) {
     const Axis& a = axes_[i];
@@ -125,8 +127,10 @@ void Space::apply_point(std::uint64_t index, Config& cfg) const {
     const std::string* v = absent ? nullptr : &a.values[c.axis_value[i]];
     switch (a.kind) {
       case AxisKind::Plain:
-        if (absent) restore(a.key);
-        else cfg.set(a.key, *v, origin);
+        if (absent)
+          restore(a.key);
+        else
+          cfg.set(a.key, *v, origin);
         break;
       case AxisKind::Strategy:
         if (absent) {
@@ -139,8 +143,10 @@ void Space::apply_point(std::uint64_t index, Config& cfg) const {
         }
         break;
       case AxisKind::Optimize:
-        if (absent) restore("point.optimize");
-        else cfg.set("point.optimize", *v, origin);
+        if (absent)
+          restore("point.optimize");
+        else
+          cfg.set("point.optimize", *v, origin);
         break;
     }
   }
@@ -172,7 +178,9 @@ std::string Space::canonical_text() const {
   return out.str();
 }
 
-std::uint64_t Space::fingerprint() const { return fnv1a64(canonical_text()); }
+std::uint64_t Space::fingerprint() const {
+  return fnv1a64(canonical_text());
+}
 
 namespace {
 
@@ -234,11 +242,13 @@ class SubSpaceBuilder {
   }
 
   // A single value of `key` from the sub-space (if it has exactly one) or the base config.
-  std::string context(const std::string& key, const std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>& plain,
+  std::string context(const std::string& key,
+                      const std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>& plain,
                       const std::string& where) const {
     if (auto it = plain.find(key); it != plain.end()) {
       if (it->second.second.size() != 1)
-        throw BadInput("this generator needs a single value of " + key + " in the sub-space, not a list", where);
+        throw BadInput("this generator needs a single value of " + key + " in the sub-space, not a list",
+                       where);
       return it->second.second.front();
     }
     if (!base_.has(key) || base_.get_string(key).empty())
@@ -256,8 +266,9 @@ class SubSpaceBuilder {
     }
   }
 
-  std::vector<std::string> generate(const RawAxis& r,
-                                    const std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>& plain) const {
+  std::vector<std::string> generate(
+      const RawAxis& r,
+      const std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>& plain) const {
     const std::string v(trim(r.value));
     if (is_generator(v, "simplex")) {
       const auto args = generator_args(v);
@@ -276,20 +287,21 @@ class SubSpaceBuilder {
       const auto args = generator_args(v);
       if (args.empty() || args.size() > 2)
         throw BadInput("permutations takes (PORTS) or (SERVERS, PORTS)", r.where);
-      const std::int64_t n = args.size() == 2 ? int_of(args[0], "servers", r.where)
-                                              : int_of(context("topology.servers", plain, r.where), "topology.servers", r.where);
+      const std::int64_t n =
+          args.size() == 2 ? int_of(args[0], "servers", r.where)
+                           : int_of(context("topology.servers", plain, r.where), "topology.servers", r.where);
       const std::int64_t d = int_of(args.back(), "ports", r.where);
       if (n > 4096) throw BadInput("permutations: at most 4096 servers", r.where);
       std::vector<std::string> out;
-      for (const auto& set : topology::enumerate_stride_sets(static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(d),
-                                                             true, 0, r.where)) {
+      for (const auto& set : topology::enumerate_stride_sets(
+               static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(d), true, 0, r.where)) {
         std::string s;
         for (std::size_t i = 0; i < set.size(); ++i) s += (i ? "," : "") + std::to_string(set[i]);
         out.push_back(s);
       }
       if (out.empty())
-        throw BadInput("no connected circulant graph on " + std::to_string(n) + " servers with " + std::to_string(d) +
-                           " ports",
+        throw BadInput("no connected circulant graph on " + std::to_string(n) + " servers with " +
+                           std::to_string(d) + " ports",
                        r.where);
       return out;
     }
@@ -305,7 +317,8 @@ class SubSpaceBuilder {
         (name == "max_tp" ? max_tp : max_pp) = x;
       }
     }
-    const std::int64_t servers = int_of(context("topology.servers", plain, r.where), "topology.servers", r.where);
+    const std::int64_t servers =
+        int_of(context("topology.servers", plain, r.where), "topology.servers", r.where);
     const std::int64_t gpus = int_of(context("server.gpus", plain, r.where), "server.gpus", r.where);
     std::vector<std::string> out;
     for (const auto& t : all_strategies(servers * gpus, max_tp, max_pp)) out.push_back(t.spelled());
@@ -346,7 +359,8 @@ Space parse_space(const Config& config, const KeyRegistry& registry) {
       throw BadInput(msg, where);
     }
     if (special && inner == "optimize" && !registry.known("point.optimize"))
-      throw BadInput("the optimize axis is not wired to an optimizer in this build (no key point.optimize)", where);
+      throw BadInput("the optimize axis is not wired to an optimizer in this build (no key point.optimize)",
+                     where);
     raw[name].push_back({inner, e.value, where});
   }
 
@@ -357,7 +371,8 @@ Space parse_space(const Config& config, const KeyRegistry& registry) {
   }
 
   // Build each sub-space's value lists, then the global axes (sorted by key) as unions.
-  std::vector<std::pair<std::string, std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>>> built;
+  std::vector<std::pair<std::string, std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>>>
+      built;
   std::map<std::string, Axis> axes_by_key;
   for (auto& [name, keys] : raw) {
     SubSpaceBuilder b(name, keys, base);
@@ -385,7 +400,8 @@ Space parse_space(const Config& config, const KeyRegistry& registry) {
       sa.axis = axis_index.at(key);
       const auto& values = axes[sa.axis].values;
       for (const auto& v : kv.second)
-        sa.positions.push_back(static_cast<std::uint32_t>(std::find(values.begin(), values.end(), v) - values.begin()));
+        sa.positions.push_back(
+            static_cast<std::uint32_t>(std::find(values.begin(), values.end(), v) - values.begin()));
       s.axes.push_back(std::move(sa));
     }
     subspaces.push_back(std::move(s));

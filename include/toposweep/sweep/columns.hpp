@@ -14,7 +14,8 @@ namespace toposweep::sweep {
 // One value per row for a /points field: a result field (iteration_time_s, cost_usd, dp, ...),
 // index, status or subspace; or an axis key, giving the axis value in SI units (NaN when the
 // value is not numeric or the row's sub-space does not sweep that axis). Unknown field: BadInput.
-std::vector<double> field_column(const Space& space, const std::vector<PointRecord>& rows, const std::string& field);
+std::vector<double> field_column(const Space& space, const std::vector<PointRecord>& rows,
+                                 const std::string& field);
 
 // Indices (the rows' `index` values, ascending) of the Pareto-optimal rows among those with
 // status 0.

@@ -30,16 +30,16 @@ using Evaluator = std::function<PointResult(const Config&)>;
 struct SweepOptions {
   std::string out_path;
   bool resume = false;
-  std::string keep = "all";        // "all" or "frontier"
-  std::uint64_t begin = 0;         // index range to evaluate: [begin, end)
+  std::string keep = "all";  // "all" or "frontier"
+  std::uint64_t begin = 0;   // index range to evaluate: [begin, end)
   std::uint64_t end = 0;
-  std::string slice;               // "K/N" when a job-array slice, else ""
+  std::string slice;  // "K/N" when a job-array slice, else ""
   std::vector<frontier::Objective> objectives;
-  double chunk_seconds = 0.5;      // target wall time of a chunk
+  double chunk_seconds = 0.5;  // target wall time of a chunk
   std::uint64_t max_chunk_points = 4096;
   double progress_interval_s = 2;
   int compression = 1;
-  std::string config_text;         // the effective configuration, stored in the file
+  std::string config_text;  // the effective configuration, stored in the file
 };
 
 struct SweepSummary {
@@ -58,18 +58,20 @@ struct SweepSummary {
 // inconsistent design is a failed point, not a crashed sweep) and canonicalising NaNs.
 PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate);
 // Same, reusing `scratch` (start it as space.base()) instead of copying the base per point.
-PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate, Config& scratch);
+PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evaluator& evaluate,
+                           Config& scratch);
 
 // Run the sweep on every rank of `comm` (collective). `stop_requested` is polled after every
 // point (a SIGTERM/SIGINT flag); when it fires on any rank, all ranks stop after their current
 // point, commit their journals and throw Interrupted. Bad input (a journal of another space,
 // an existing journal without `resume`) throws BadInput on every rank before anything is written.
-SweepSummary run_sweep(const Space& space, const SweepOptions& options, const Evaluator& evaluate, MPI_Comm comm,
-                       const Logger& log, const std::function<bool()>& stop_requested);
+SweepSummary run_sweep(const Space& space, const SweepOptions& options, const Evaluator& evaluate,
+                       MPI_Comm comm, const Logger& log, const std::function<bool()>& stop_requested);
 
 // Merge slice files of one space into `options.out_path` (keep/objectives/compression from
 // `options`). Every file must carry the space's fingerprint; together they must cover the space
 // exactly once. Throws BadInput otherwise.
-SweepSummary merge_slices(const Space& space, const std::vector<std::string>& inputs, const SweepOptions& options);
+SweepSummary merge_slices(const Space& space, const std::vector<std::string>& inputs,
+                          const SweepOptions& options);
 
 }  // namespace toposweep::sweep

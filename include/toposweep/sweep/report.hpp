@@ -1,10 +1,9 @@
 #pragma once
 // Printing sweep results for people (aligned tables), scripts (CSV) and --json.
 #include <iosfwd>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "toposweep/frontier/pareto.hpp"
 #include "toposweep/sweep/journal.hpp"

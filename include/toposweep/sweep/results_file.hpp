@@ -14,13 +14,13 @@
 namespace toposweep::sweep {
 
 struct ResultsMeta {
-  std::string config_text;   // the full effective configuration as INI text
-  std::string slice;         // "K/N" for a job-array slice, "" otherwise
-  std::uint64_t begin = 0;   // index range covered
+  std::string config_text;  // the full effective configuration as INI text
+  std::string slice;        // "K/N" for a job-array slice, "" otherwise
+  std::uint64_t begin = 0;  // index range covered
   std::uint64_t end = 0;
   std::string keep = "all";  // "all" or "frontier"
   std::vector<frontier::Objective> objectives;
-  int compression = 1;       // deflate level of /points, 0 = none
+  int compression = 1;  // deflate level of /points, 0 = none
 };
 
 // Write `rows` (ascending by index) and the frontier (point indices, ascending) to `path`

@@ -21,7 +21,7 @@ enum class AxisKind {
 };
 
 struct Axis {
-  std::string key;                  // "topology.degree", "strategy", "optimize"
+  std::string key;  // "topology.degree", "strategy", "optimize"
   AxisKind kind = AxisKind::Plain;
   std::vector<std::string> values;  // as written in the space file or generated
 };
@@ -29,8 +29,8 @@ struct Axis {
 inline constexpr std::uint32_t kAbsentAxis = std::numeric_limits<std::uint32_t>::max();
 
 struct SubSpaceAxis {
-  std::size_t axis = 0;                   // into Space::axes()
-  std::vector<std::uint32_t> positions;   // into Axis::values, in this sub-space's order
+  std::size_t axis = 0;                  // into Space::axes()
+  std::vector<std::uint32_t> positions;  // into Axis::values, in this sub-space's order
 };
 
 struct SubSpace {

@@ -35,8 +35,11 @@ class MpiEnvironment : public ::testing::Environment {
 const auto* const kMpiEnv = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 KeyRegistry registry() {
-  return KeyRegistry({{"topology.degree", "", ""}, {"topology.servers", "", ""}, {"topology.kind", "", ""},
-                      {"sweep.*", "", ""}, {"space.*", "", ""}});
+  return KeyRegistry({{"topology.degree", "", ""},
+                      {"topology.servers", "", ""},
+                      {"topology.kind", "", ""},
+                      {"sweep.*", "", ""},
+                      {"space.*", "", ""}});
 }
 
 // 4·5·3 + 7 = 67 points. The evaluator: cost = degree·servers (+kind offset), time = 1000/cost;
@@ -63,7 +66,8 @@ PointResult known_value(const Config& p) {
   PointResult r;
   r.status = PointStatus::Evaluated;
   r.cost_usd = degree * servers;
-  r.iteration_time_s = 1000.0 / (degree * servers) + (p.has("topology.kind") && p.get_string("topology.kind") == "ring" ? 0 : 1);
+  r.iteration_time_s = 1000.0 / (degree * servers) +
+                       (p.has("topology.kind") && p.get_string("topology.kind") == "ring" ? 0 : 1);
   r.dp = static_cast<std::uint32_t>(servers);
   return r;
 }
@@ -108,7 +112,9 @@ SweepOptions options_for(const Space& space, const std::string& out) {
 const Logger kQuiet(LogLevel::Quiet);
 const auto kNever = [] { return false; };
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 void expect_same_records(const std::vector<PointRecord>& a, const std::vector<PointRecord>& b) {
   ASSERT_EQ(a.size(), b.size());
@@ -126,7 +132,8 @@ TEST(Engine, FileHoldsEveryPointWithKnownValuesFailuresAndFrontier) {
   const Space space = make_space();
   ASSERT_EQ(space.size(), 67u);
   const std::string out = temp_path("full.h5");
-  const auto summary = run_sweep(space, options_for(space, out), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
+  const auto summary =
+      run_sweep(space, options_for(space, out), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   EXPECT_FALSE(fs::exists(out + ".journal"));
   EXPECT_FALSE(fs::exists(out + ".partial"));
   ResultsReader reader(out);
@@ -264,7 +271,7 @@ TEST(Engine, SlicesMergeIntoTheSingleJobFile) {
   run_sweep(space, options_for(space, whole), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   std::vector<std::string> parts;
   const std::uint64_t cuts[] = {0, 20, 21, 67};  // uneven, one slice of a single point
-  for (int k = 2; k >= 0; --k) {  // any order
+  for (int k = 2; k >= 0; --k) {                 // any order
     auto o = options_for(space, temp_path("slice" + std::to_string(k) + ".h5"));
     o.begin = cuts[k];
     o.end = cuts[k + 1];
@@ -280,8 +287,9 @@ TEST(Engine, SlicesMergeIntoTheSingleJobFile) {
   EXPECT_EQ(a.frontier(), b.frontier());
   // Missing or duplicated slices are refused.
   EXPECT_THROW(merge_slices(space, {parts[0], parts[1]}, options_for(space, temp_path("bad.h5"))), BadInput);
-  EXPECT_THROW(merge_slices(space, {parts[0], parts[1], parts[2], parts[2]}, options_for(space, temp_path("bad.h5"))),
-               BadInput);
+  EXPECT_THROW(
+      merge_slices(space, {parts[0], parts[1], parts[2], parts[2]}, options_for(space, temp_path("bad.h5"))),
+      BadInput);
   EXPECT_FALSE(fs::exists(temp_path("bad.h5")));
 }
 
@@ -303,7 +311,8 @@ TEST(Engine, KeepFrontierStoresOnlyFrontierRows) {
 TEST(Engine, FrontierOfAnAxisFieldUsesSIValues) {
   const Space space = make_space();
   std::vector<PointRecord> rows;
-  for (std::uint64_t i = 0; i < space.size(); ++i) rows.push_back(evaluate_point(space, i, Evaluator(known_value)));
+  for (std::uint64_t i = 0; i < space.size(); ++i)
+    rows.push_back(evaluate_point(space, i, Evaluator(known_value)));
   // Minimising topology.servers alone: the sub-space "line" has servers = 1 at index 60.
   const auto f = frontier_indices(space, rows, {{"topology.servers", false}});
   EXPECT_EQ(f, (std::vector<std::uint64_t>{60}));

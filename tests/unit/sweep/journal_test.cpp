@@ -43,7 +43,8 @@ TEST(Crc32, KnownCheckValue) {
 
 TEST(JournalRecords, RoundTripAndTornTailAtEveryByte) {
   std::vector<unsigned char> bytes;
-  const std::vector<PointRecord> in = {sample(0, PointStatus::Evaluated), sample(7, PointStatus::Failed, "boom: x"),
+  const std::vector<PointRecord> in = {sample(0, PointStatus::Evaluated),
+                                       sample(7, PointStatus::Failed, "boom: x"),
                                        sample(9, PointStatus::Infeasible, "memory")};
   std::vector<std::size_t> ends;
   for (const auto& r : in) {
@@ -61,7 +62,8 @@ TEST(JournalRecords, RoundTripAndTornTailAtEveryByte) {
     std::vector<unsigned char> torn(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut));
     std::vector<PointRecord> got;
     const std::size_t used = decode_records(torn, got);
-    const std::size_t complete = static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), cut) - ends.begin());
+    const std::size_t complete =
+        static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), cut) - ends.begin());
     ASSERT_EQ(got.size(), complete) << "cut " << cut;
     EXPECT_EQ(used, complete ? ends[complete - 1] : 0u);
   }

@@ -101,8 +101,8 @@ topology.kind = torus, expander
 TEST(Space, RandomRoundTripOnALargeSpace) {
   // 40^6 * 3 = 1.2e10 points: indices beyond 32 bits.
   std::string ini = "[space.big]\n";
-  const char* keys[] = {"topology.degree", "topology.servers", "server.gpus", "strategy.dp", "strategy.tp",
-                        "strategy.pp"};
+  const char* keys[] = {"topology.degree", "topology.servers", "server.gpus",
+                        "strategy.dp",     "strategy.tp",      "strategy.pp"};
   for (const char* k : keys) {
     ini.append(k).append(" = ");
     for (int v = 1; v <= 40; ++v) ini.append(v > 1 ? "," : "").append(std::to_string(v));
