@@ -1,0 +1,33 @@
+#pragma once
+// Topology-aware grouping with METIS (TAG's idea, DOMAIN.md §2.4): partition the
+// bandwidth-weighted network into equal sets of well-connected servers, onto which tensor- or
+// pipeline-parallel groups are mapped, and compare with rank order (servers 0..k-1, k..2k-1, ...).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "toposweep/topology/network.hpp"
+
+namespace toposweep::opt {
+
+struct NodeGrouping {
+  std::vector<std::uint32_t> group_of_node;  // compute node -> group index
+  double internal_bandwidth_Bps = 0;         // sum of arc bandwidth between servers of one group
+  double rank_order_internal_bandwidth_Bps = 0;
+  std::string method;                        // "metis" or "rank_order" (when METIS was not better)
+};
+
+// Total bandwidth of arcs whose ends are compute nodes in the same group.
+double internal_bandwidth(const Network& net, const std::vector<std::uint32_t>& group_of_node);
+
+// `groups` equal sets of compute_count()/groups servers (BadInput if it does not divide). Direct
+// links count; paths through switches do not (a switch joins everyone equally). The result is
+// never worse than rank order: if METIS' partition is unbalanced or has less internal bandwidth,
+// rank order is returned.
+NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::uint64_t seed = 1);
+
+// Order of servers that makes each METIS group contiguous: position_of_node for a Placement
+// (see relabel_placement), so rank-order TP/PP groups land on well-connected servers.
+std::vector<std::uint32_t> grouping_positions(const NodeGrouping& g, std::uint32_t groups);
+
+}  // namespace toposweep::opt

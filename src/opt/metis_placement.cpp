@@ -1,0 +1,95 @@
+#include "toposweep/opt/metis_placement.hpp"
+
+#include <metis.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "toposweep/util/error.hpp"
+
+namespace toposweep::opt {
+
+double internal_bandwidth(const Network& net, const std::vector<std::uint32_t>& group_of_node) {
+  double total = 0;
+  for (const auto& a : net.arcs())
+    if (!net.is_switch(a.src) && !net.is_switch(a.dst) && a.src != a.dst &&
+        group_of_node[a.src] == group_of_node[a.dst])
+      total += a.bandwidth_Bps;
+  return total;
+}
+
+NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::uint64_t seed) {
+  const std::uint32_t n = net.compute_count();
+  if (groups == 0 || n % groups != 0)
+    throw BadInput(std::to_string(groups) + " groups do not divide " + std::to_string(n) + " servers",
+                   "placement groups");
+  NodeGrouping out;
+  std::vector<std::uint32_t> rank_order(n);
+  for (std::uint32_t v = 0; v < n; ++v) rank_order[v] = v / (n / groups);
+  out.rank_order_internal_bandwidth_Bps = internal_bandwidth(net, rank_order);
+  out.group_of_node = rank_order;
+  out.internal_bandwidth_Bps = out.rank_order_internal_bandwidth_Bps;
+  out.method = "rank_order";
+  if (groups == 1) return out;
+
+  // Undirected server graph; METIS wants integer weights: scale so the heaviest edge is 1e6.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, double> w;
+  for (const auto& a : net.arcs())
+    if (!net.is_switch(a.src) && !net.is_switch(a.dst) && a.src != a.dst)
+      w[std::minmax(a.src, a.dst)] += a.bandwidth_Bps;
+  double top = 0;
+  for (const auto& [e, b] : w) top = std::max(top, b);
+  std::vector<std::vector<std::pair<idx_t, idx_t>>> adj(n);
+  for (const auto& [e, b] : w) {
+    const idx_t iw = std::max<idx_t>(1, static_cast<idx_t>(std::llround(b / top * 1e6)));
+    adj[e.first].push_back({static_cast<idx_t>(e.second), iw});
+    adj[e.second].push_back({static_cast<idx_t>(e.first), iw});
+  }
+  std::vector<idx_t> xadj{0}, adjncy, adjwgt;
+  for (const auto& list : adj) {
+    for (const auto& [v, iw] : list) adjncy.push_back(v), adjwgt.push_back(iw);
+    xadj.push_back(static_cast<idx_t>(adjncy.size()));
+  }
+  if (adjncy.empty()) return out;
+  idx_t nv = static_cast<idx_t>(n), ncon = 1, nparts = static_cast<idx_t>(groups), objval = 0;
+  std::vector<idx_t> part(n, 0);
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = static_cast<idx_t>(seed % 1000003);
+  options[METIS_OPTION_UFACTOR] = 1;  // as balanced as METIS can make it
+  real_t ubvec = 1.001f;
+  const int status = METIS_PartGraphRecursive(&nv, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
+                                              adjwgt.data(), &nparts, nullptr, &ubvec, options, &objval,
+                                              part.data());
+  if (status != METIS_OK) return out;
+  std::vector<std::uint32_t> sizes(groups, 0);
+  std::vector<std::uint32_t> grouping(n);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    grouping[v] = static_cast<std::uint32_t>(part[v]);
+    ++sizes[grouping[v]];
+  }
+  for (auto s : sizes)
+    if (s != n / groups) return out;  // unequal sets cannot host equal TP/PP groups
+  const double internal = internal_bandwidth(net, grouping);
+  if (internal > out.rank_order_internal_bandwidth_Bps) {
+    out.group_of_node = grouping;
+    out.internal_bandwidth_Bps = internal;
+    out.method = "metis";
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> grouping_positions(const NodeGrouping& g, std::uint32_t groups) {
+  const std::uint32_t n = static_cast<std::uint32_t>(g.group_of_node.size());
+  // Logical server j (rank-order group j / size) is played by the i-th server of group j/size.
+  std::vector<std::vector<std::uint32_t>> members(groups);
+  for (std::uint32_t v = 0; v < n; ++v) members[g.group_of_node[v]].push_back(v);
+  std::vector<std::uint32_t> position(n);
+  std::uint32_t j = 0;
+  for (const auto& m : members)
+    for (std::uint32_t v : m) position[j++] = v;
+  return position;
+}
+
+}  // namespace toposweep::opt
