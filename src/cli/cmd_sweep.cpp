@@ -145,8 +145,8 @@ void print_result(CommandContext& ctx, const sweep::Space& space, const sweep::S
     *ctx.out << j.dump() << "\n";
     return;
   }
-  *ctx.out << "wrote " << o.out_path << ": " << s.points << " points (" << s.evaluated << " evaluated, "
-           << s.infeasible << " infeasible, " << s.failed << " failed)\n"
+  *ctx.out << (merged ? "merged into " : "results in ") << o.out_path << ": " << s.points << " points ("
+           << s.evaluated << " evaluated, " << s.infeasible << " infeasible, " << s.failed << " failed)\n"
            << "frontier (" << frontier::spell_objectives(o.objectives) << "): " << s.frontier_rows.size()
            << " point(s)\n";
   sweep::print_points_table(*ctx.out, space, s.frontier_rows, o.objectives, false);

@@ -30,7 +30,7 @@ case "$MODE" in
   smoke_n2 | smoke_n4)
     n=${MODE#smoke_n}
     sweep "$n" --out r.h5 > out.txt || fail "sweep -n $n exited $?"
-    grep -q "wrote r.h5: $SIZE points" out.txt || fail "no summary line: $(cat out.txt)"
+    grep -q "results in r.h5: $SIZE points" out.txt || fail "no summary line: $(cat out.txt)"
     "$PYTHON" "$TEST_DIR/check_results.py" r.h5 $SIZE || fail "h5py check"
     ;;
   identical_points)
