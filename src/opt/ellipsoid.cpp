@@ -54,7 +54,13 @@ EllipsoidResult minimize_ellipsoid(const ConvexOracle& oracle, const std::vector
       alpha = (fx - result.value) / width;  // deep cut at the best value so far
     } else {
       alpha = violation / width;
-      if (alpha >= 1) break;  // the ellipsoid holds no feasible point
+    }
+    if (alpha >= 1) {
+      // The cut leaves nothing of E. E held every feasible point better than the best so far
+      // (cuts only remove infeasible points or points no better than it), so the best is
+      // optimal; without a feasible point, the problem has none in the starting box.
+      if (result.found_feasible) result.lower_bound = result.value;
+      break;
     }
     if (result.found_feasible && result.value - result.lower_bound <= absolute_tolerance) break;
     alpha = std::min(alpha, 0.999999);
