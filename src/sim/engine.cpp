@@ -62,7 +62,9 @@ JobTimes breakdown(const TaskGraph& g, const std::vector<TaskSpan>& spans) {
 }  // namespace
 
 double union_length(std::vector<TaskSpan>& spans) {
-  std::sort(spans.begin(), spans.end(), [](const TaskSpan& a, const TaskSpan& b) { return a.start_s < b.start_s; });
+  auto by_start = [](const TaskSpan& a, const TaskSpan& b) { return a.start_s < b.start_s; };
+  // Spans of one stream arrive in start order already; most sets need no sort.
+  if (!std::is_sorted(spans.begin(), spans.end(), by_start)) std::sort(spans.begin(), spans.end(), by_start);
   double total = 0, lo = 0, hi = -kInf;
   for (const TaskSpan& s : spans) {
     if (s.start_s > hi) {
