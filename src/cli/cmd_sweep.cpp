@@ -16,6 +16,7 @@
 #include "toposweep/sweep/columns.hpp"
 #include "toposweep/sweep/engine.hpp"
 #include "toposweep/sweep/report.hpp"
+#include "toposweep/sweep/results_file.hpp"
 #include "toposweep/sweep/synthetic.hpp"
 #include "toposweep/util/error.hpp"
 
@@ -229,9 +230,24 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
   return kExitOk;
 }
 
+// `--merge` without `--config`: the space is the one the slices were made from, read back from
+// the first slice's `config` attribute (--set still applies on top).
+void adopt_config_of_first_slice(CommandContext& ctx) {
+  const auto& vm = ctx.options;
+  if (!vm.count("merge") || vm.count("config")) return;
+  const std::string first = vm["merge"].as<std::vector<std::string>>().front();
+  Config config;
+  load_ini_text(config, sweep::ResultsReader(first).root_string("config"), first + " (config attribute)");
+  if (vm.count("set"))
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) apply_set(config, s);
+  validate_and_default(config, all_config_keys());
+  ctx.config = std::move(config);
+}
+
 int run(CommandContext& ctx) {
   MpiSession mpi;
   try {
+    adopt_config_of_first_slice(ctx);
     return run_sweep_command(ctx, mpi);
   } catch (const BadInput&) {
     if (mpi.rank() != 0) return kExitBadInput;  // rank 0 prints the one error line

@@ -127,6 +127,10 @@ PY
     "$TOPOSWEEP" sweep --config "$SPACE" --merge slice_2.h5 slice_0.h5 slice_1.h5 --out all.h5 --log-level warn \
       > /dev/null || fail "merge"
     cmp -s <(dump whole.h5) <(dump all.h5) || fail "merged /points or /frontier differ from a single job"
+    # Without --config the space comes from the slices themselves.
+    "$TOPOSWEEP" sweep --merge slice_1.h5 slice_0.h5 slice_2.h5 --out all2.h5 --log-level warn \
+      > /dev/null || fail "merge without --config"
+    cmp -s <(dump whole.h5) <(dump all2.h5) || fail "merge without --config differs from a single job"
     "$TOPOSWEEP" sweep --config "$SPACE" --merge slice_0.h5 slice_1.h5 --out bad.h5 > /dev/null 2>&1
     [ $? = 2 ] || fail "an incomplete merge was not refused"
     ;;
