@@ -42,7 +42,7 @@ def md_table(header, rows):
 
 def section_topoopt(df, notes):
     df.to_csv(os.path.join(FIGS, "topoopt.csv"), index=False)
-    lines = ["## 1. TopoOpt: 128 servers × 4 A100, six models",
+    lines = ["", "## 1. TopoOpt: 128 servers × 4 A100, six models",
              "Iteration time (ms) per model, degree d and link bandwidth B. `topoopt` = TopoOpt after the "
              "alternating topology/strategy optimization (`optimize --target alternating`); `dp` = pure data "
              "parallelism on the same fabric; `switch` = one ideal switch with d·B per server (0.5 µs per link, so "
@@ -90,8 +90,10 @@ def section_topoopt(df, notes):
     notes.append(f"TopoOpt: up to {sp.max():.2f}× over the similar-cost fat-tree (paper: up to 3.4×); "
                  f"d=8 never slower than d=4: {d8_worse == 0}; switch never slower: {sw_worse == 0} (searched strategies), {sw_dp_worse == 0} (pure DP).")
     fig, ax = plt.subplots(figsize=(10, 7), dpi=100)
-    for (m, d), g in df.assign(speedup=sp).groupby(["model", "degree"]):
-        ax.plot(g.link_Gbps, g.speedup, marker="o" if d == 4 else "s", ls="-" if d == 4 else "--", label=f"{m} d={d}")
+    colours = {m: f"C{i}" for i, m in enumerate(df.model.unique())}
+    for (m, d), g in df.assign(speedup=sp).groupby(["model", "degree"], sort=False):
+        ax.plot(g.link_Gbps, g.speedup, color=colours[m], marker="o" if d == 4 else "s", ls="-" if d == 4 else "--",
+                label=f"{m} d={d}")
     ax.axhline(1, color="k", lw=0.5)
     ax.axhline(3.4, color="r", lw=0.5, ls=":", label="paper: 3.4×")
     ax.set_xscale("log")
@@ -118,7 +120,7 @@ def section_topoopt(df, notes):
 def section_multidim(df, notes):
     df.to_csv(os.path.join(FIGS, "multidim.csv"), index=False)
     t_opt, t_eq, sizes = exp_multidim.closed_form_allreduce(1e9, exp_multidim.BUDGET_Bps)
-    lines = ["## 2. Multi-dimensional bandwidth allocation (LIBRA) on 4×8×4×32",
+    lines = ["", "## 2. Multi-dimensional bandwidth allocation (LIBRA) on 4×8×4×32",
              "Budget 1750 GB/s per NPU (the sum of the default 1000/500/200/50 GB/s), pipelined hierarchical "
              "collectives (time = max over dimensions), LIBRA price table. `time`: minimise iteration time; "
              "`time_x_cost`: minimise time × network cost. Equal split = 437.5 GB/s per dimension.", ""]
@@ -149,7 +151,7 @@ def section_multidim(df, notes):
 
 def section_forest(df, notes):
     df.to_csv(os.path.join(FIGS, "forest.csv"), index=False)
-    lines = ["## 3. Topology-adaptive AllReduce: forest vs ring vs tree",
+    lines = ["", "## 3. Topology-adaptive AllReduce: forest vs ring vs tree",
              "AllReduce of 1 GB per rank, one GPU per vertex (`server.gpus = 1`). `bound` is toposweep's cut bound "
              "(`optimal_time_s`); `brute force` recomputes it here over every vertex subset (graphs ≤ 16 vertices). "
              "Ring and tree run in rank order. Times in ms.", ""]
@@ -185,7 +187,7 @@ def section_forest(df, notes):
 
 def section_placement(df, notes):
     df.to_csv(os.path.join(FIGS, "placement.csv"), index=False)
-    lines = ["## 4. Topology-aware placement vs rank order (TAG)",
+    lines = ["", "## 4. Topology-aware placement vs rank order (TAG)",
              "8 servers × 4 A100 on a 25 Gbps switch plus fast direct server links (`topology.kind = file`). "
              "`groups`: the best partition of the servers into model-parallel groups (maximum bandwidth inside the "
              "groups, by brute force over all partitions — toposweep's own METIS grouping, `opt::metis_node_groups`, "
@@ -210,7 +212,7 @@ def section_placement(df, notes):
 
 def section_multijob(df, notes):
     df.to_csv(os.path.join(FIGS, "multijob.csv"), index=False)
-    lines = ["## 5. Multi-job: 432 servers, 27 jobs of 16 servers",
+    lines = ["", "## 5. Multi-job: 432 servers, 27 jobs of 16 servers",
              "9 DLRM, 8 BERT, 7 CANDLE-Uno, 3 VGG16 jobs (35/30/25/10 %), interleaved along the servers with seed 1, "
              "each pure data parallel (`simulate.jobs`). Iteration time per job in ms: mean, 90th percentile, max.", ""]
     rows = []
@@ -227,7 +229,8 @@ def section_multijob(df, notes):
     for (d, b) in {(k[0], k[1]) for k in a.index}:
         t = a.loc[(d, b, "topoopt, one network per job"), "mean_s"]
         f = a.loc[(d, b, "fat-tree, similar cost"), "mean_s"]
-        parts.append(f"d={d} B={b}: fat-tree/topoopt mean {f / t:.2f}×")
+        parts.append(f"d={d} B={b}: TopoOpt (one network per job) vs similar-cost fat-tree, mean iteration time "
+                     f"ratio {f / t:.2f}× (below 1: the fat-tree is faster)")
     notes.append("Multi-job (analytical): " + "; ".join(sorted(parts)) + ".")
     ok = df.dropna(subset=["mean_s"]) if "mean_s" in df else df.iloc[0:0]
     piv = ok.pivot_table(index=["degree", "link_Gbps", "fabric"], columns="network_model", values="mean_s")
@@ -242,19 +245,20 @@ def main():
     os.makedirs(FIGS, exist_ok=True)
     t0 = time.time()
     notes, body, timing = [], [], []
-    for name, fn in (("forest", lambda: section_forest(pd.DataFrame(exp_forest.run(WORK)), notes)),
-                     ("multidim", lambda: section_multidim(pd.DataFrame(exp_multidim.run()), notes)),
-                     ("multijob", lambda: section_multijob(pd.DataFrame(exp_multijob.run(WORK)), notes)),
-                     ("placement", lambda: section_placement(pd.DataFrame(exp_placement.run(WORK)), notes)),
-                     ("topoopt", lambda: section_topoopt(pd.DataFrame(exp_topoopt.run()), notes))):
+    section_notes = {}
+    for name, fn in (("forest", lambda n: section_forest(pd.DataFrame(exp_forest.run(WORK)), n)),
+                     ("multidim", lambda n: section_multidim(pd.DataFrame(exp_multidim.run()), n)),
+                     ("multijob", lambda n: section_multijob(pd.DataFrame(exp_multijob.run(WORK)), n)),
+                     ("placement", lambda n: section_placement(pd.DataFrame(exp_placement.run(WORK)), n)),
+                     ("topoopt", lambda n: section_topoopt(pd.DataFrame(exp_topoopt.run()), n))):
         t = time.time()
         print(f"validate: {name} ...", file=sys.stderr, flush=True)
-        body.append((name, fn()))
+        section_notes[name] = []
+        body.append((name, fn(section_notes[name])))
         timing.append(f"{name} {time.time() - t:.0f} s")
     order = ["topoopt", "multidim", "forest", "placement", "multijob"]
     body.sort(key=lambda x: order.index(x[0]))
-    version = tscli.run("models")  # the tool answers; the version string comes from --version
-    del version
+    notes = sum((section_notes[name] for name in order), [])
     rev = subprocess.run([tscli.binary(), "--version"], capture_output=True, text=True).stdout.strip()
     head = ["# Validation: toposweep against the seed papers",
             "",
