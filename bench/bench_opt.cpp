@@ -77,9 +77,9 @@ opt::BandwidthProblem four_dim_problem(opt::CommTimeModel model, opt::Allocation
 }
 
 void BM_BandwidthAllocation4D(benchmark::State& state) {
-  const auto p = four_dim_problem(state.range(0) ? opt::CommTimeModel::Sequential : opt::CommTimeModel::Pipelined,
-                                  state.range(1) ? opt::AllocationObjective::TimeTimesCost
-                                                 : opt::AllocationObjective::Time);
+  const auto p = four_dim_problem(
+      state.range(0) ? opt::CommTimeModel::Sequential : opt::CommTimeModel::Pipelined,
+      state.range(1) ? opt::AllocationObjective::TimeTimesCost : opt::AllocationObjective::Time);
   opt::BandwidthAllocation a;
   for (auto _ : state) benchmark::DoNotOptimize(a = opt::allocate_bandwidth(p));
   state.counters["solver_iterations"] = a.iterations;

@@ -14,7 +14,8 @@ namespace {
 void add_options(po::options_description& d) {
   d.add_options()("target", po::value<std::string>(),
                   "bandwidth, topology, strategy or alternating (default: optimize.target)")(
-      "op", po::value<std::string>(), "bandwidth target: optimize for one collective (allreduce, alltoall, ...)")(
+      "op", po::value<std::string>(),
+      "bandwidth target: optimize for one collective (allreduce, alltoall, ...)")(
       "bytes", po::value<std::string>(), "bandwidth target: the collective's per-rank buffer, e.g. 1GB");
 }
 
@@ -35,8 +36,8 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
     const auto& a = *r.bandwidth;
     os << "per-dimension bandwidth (" << r.comm_model << " model):\n";
     for (std::size_t k = 0; k < a.dim_bandwidth_Bps.size(); ++k)
-      os << "  dim " << k << ": " << human_quantity(Quantity::Bandwidth, a.dim_bandwidth_Bps[k]) << "  (equal split "
-         << human_quantity(Quantity::Bandwidth, a.baseline_bandwidth_Bps[k]) << ")\n";
+      os << "  dim " << k << ": " << human_quantity(Quantity::Bandwidth, a.dim_bandwidth_Bps[k])
+         << "  (equal split " << human_quantity(Quantity::Bandwidth, a.baseline_bandwidth_Bps[k]) << ")\n";
     os << "communication time: " << human_quantity(Quantity::Time, a.time_s) << " (equal split "
        << human_quantity(Quantity::Time, a.baseline_time_s) << "), objective gain " << a.gain
        << "x, certified gap " << a.certified_gap << "\n";
@@ -53,8 +54,8 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
     for (const auto& round : r.rounds)
       os << "  " << round.round << ": " << human_quantity(Quantity::Time, round.iteration_time_s) << "  best "
          << human_quantity(Quantity::Time, round.best_time_s) << "  dp " << round.strategy.dp << " tp "
-         << round.strategy.tp << " pp " << round.strategy.pp << "  strides " << join_u32(round.strides) << "  "
-         << round.mp_links.size() << " MP links\n";
+         << round.strategy.tp << " pp " << round.strategy.pp << "  strides " << join_u32(round.strides)
+         << "  " << round.mp_links.size() << " MP links\n";
   }
 }
 
@@ -63,8 +64,8 @@ int run(CommandContext& ctx) {
     throw BadInput("unexpected argument '" + ctx.positional.front() + "'", "command line of 'optimize'");
   const std::string target_text = ctx.options.count("target") ? ctx.options["target"].as<std::string>()
                                                               : ctx.config.get_string("optimize.target");
-  const auto target = opt::parse_optimize_target(target_text, ctx.options.count("target") ? "--target"
-                                                                                         : ctx.config.where("optimize.target"));
+  const auto target = opt::parse_optimize_target(
+      target_text, ctx.options.count("target") ? "--target" : ctx.config.where("optimize.target"));
   std::optional<opt::SingleCollective> single;
   if (ctx.options.count("op") || ctx.options.count("bytes")) {
     if (!ctx.options.count("op") || !ctx.options.count("bytes"))
@@ -86,7 +87,8 @@ int run(CommandContext& ctx) {
 }  // namespace
 
 Command optimize_command() {
-  return Command{"optimize", "optimize one design point (alternating topology/strategy, bandwidth allocation)", "",
+  return Command{"optimize",
+                 "optimize one design point (alternating topology/strategy, bandwidth allocation)", "",
                  add_options, run};
 }
 

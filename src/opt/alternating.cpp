@@ -41,7 +41,9 @@ AlternatingResult alternating_optimize(const Workload& w, const AlternatingSetti
   {
     StrategyScorer scorer(w, design.network, st.sim, design.position_of_node);
     const auto t = scorer.iteration_time(current);
-    if (!t) throw BadInput("pure data parallelism of " + w.model.name + " does not fit in device memory", "model.name");
+    if (!t)
+      throw BadInput("pure data parallelism of " + w.model.name + " does not fit in device memory",
+                     "model.name");
     out.baseline_time_s = out.best_time_s = *t;
     out.best_strategy = current;
     out.rounds.push_back(record(0, *t, *t, current, design, scorer.simulations()));

@@ -135,9 +135,9 @@ BandwidthAllocation allocate_bandwidth(const BandwidthProblem& p) {
   if (least_total > B * (1 + 1e-12))
     throw BadInput("total bandwidth is below the sum of the lower bounds", "key optimize.total_bandwidth");
   if (least_cost > Cb * (1 + 1e-12))
-    throw BadInput("cost budget is below the cheapest network the bounds allow (" +
-                       std::to_string(least_cost) + " USD)",
-                   "key optimize.cost_budget");
+    throw BadInput(
+        "cost budget is below the cheapest network the bounds allow (" + std::to_string(least_cost) + " USD)",
+        "key optimize.cost_budget");
 
   const Prepared w = prepare(p);
   if (w.sizes.empty()) throw BadInput("the workload has no communication to optimize", "optimize workload");

@@ -70,8 +70,8 @@ std::string bandwidth_list(const std::vector<double>& bw) {
   return join(parts, ",");
 }
 
-double simulate_with_dim_bandwidth(const Config& config, const std::vector<double>& bw, const TaskGraph& graph,
-                                   const sim::SimOptions& options, double* cost) {
+double simulate_with_dim_bandwidth(const Config& config, const std::vector<double>& bw,
+                                   const TaskGraph& graph, const sim::SimOptions& options, double* cost) {
   Config c = config;
   c.set("topology.dim_bandwidth", bandwidth_list(bw), "optimize");
   const Network net = build_network(c);
@@ -104,13 +104,18 @@ OptimizeResult optimize_bandwidth(const Config& config, const std::optional<Sing
   p.model = options.comm.hierarchical_pipelined ? CommTimeModel::Pipelined : CommTimeModel::Sequential;
   out.comm_model = comm_time_model_name(p.model);
   const std::string objective = config.get_string("optimize.objective");
-  if (objective == "time") p.objective = AllocationObjective::Time;
-  else if (objective == "time_x_cost") p.objective = AllocationObjective::TimeTimesCost;
-  else throw BadInput("objective must be time or time_x_cost, not '" + objective + "'", config.where("optimize.objective"));
+  if (objective == "time")
+    p.objective = AllocationObjective::Time;
+  else if (objective == "time_x_cost")
+    p.objective = AllocationObjective::TimeTimesCost;
+  else
+    throw BadInput("objective must be time or time_x_cost, not '" + objective + "'",
+                   config.where("optimize.objective"));
   p.total_bandwidth_Bps = optional_quantity(config, "optimize.total_bandwidth", Quantity::Bandwidth);
   if (config.has("optimize.cost_budget") && !config.get_string("optimize.cost_budget").empty()) {
     p.cost_budget_usd = config.get_double("optimize.cost_budget");
-    if (!(*p.cost_budget_usd > 0)) throw BadInput("cost budget must be positive", config.where("optimize.cost_budget"));
+    if (!(*p.cost_budget_usd > 0))
+      throw BadInput("cost budget must be positive", config.where("optimize.cost_budget"));
   }
   if (!p.total_bandwidth_Bps && !p.cost_budget_usd) {
     double total = 0;
@@ -123,10 +128,13 @@ OptimizeResult optimize_bandwidth(const Config& config, const std::optional<Sing
   p.lower_Bps = bound_list(config, "optimize.dim_bandwidth_min");
   p.upper_Bps = bound_list(config, "optimize.dim_bandwidth_max");
   const std::string order = config.get_string("optimize.dim_order");
-  if (order == "descending") p.descending = true;
-  else if (order != "none") throw BadInput("dim_order must be none or descending", config.where("optimize.dim_order"));
+  if (order == "descending")
+    p.descending = true;
+  else if (order != "none")
+    throw BadInput("dim_order must be none or descending", config.where("optimize.dim_order"));
   p.relative_tolerance = config.get_double("optimize.tolerance");
-  if (!(p.relative_tolerance > 0)) throw BadInput("tolerance must be positive", config.where("optimize.tolerance"));
+  if (!(p.relative_tolerance > 0))
+    throw BadInput("tolerance must be positive", config.where("optimize.tolerance"));
 
   IterationPlan plan;
   if (single) {
@@ -153,7 +161,8 @@ OptimizeResult optimize_bandwidth(const Config& config, const std::optional<Sing
   } else {
     double base_cost = 0;
     out.time_s = simulate_with_dim_bandwidth(config, a.dim_bandwidth_Bps, plan.graph, options, &out.cost_usd);
-    out.baseline_time_s = simulate_with_dim_bandwidth(config, a.baseline_bandwidth_Bps, plan.graph, options, &base_cost);
+    out.baseline_time_s =
+        simulate_with_dim_bandwidth(config, a.baseline_bandwidth_Bps, plan.graph, options, &base_cost);
   }
   Config c = config;
   c.set("topology.dim_bandwidth", bandwidth_list(a.dim_bandwidth_Bps), "optimize");
@@ -190,12 +199,14 @@ FinderSettings finder_settings(const Config& config) {
 McmcStrategySettings mcmc_settings(const Config& config) {
   McmcStrategySettings m;
   m.metropolis.budget = static_cast<std::uint32_t>(config.get_int("optimize.mcmc_budget", 0, 1 << 30));
-  if (m.metropolis.budget == 0) throw BadInput("the MCMC budget must be at least 1", config.where("optimize.mcmc_budget"));
+  if (m.metropolis.budget == 0)
+    throw BadInput("the MCMC budget must be at least 1", config.where("optimize.mcmc_budget"));
   m.metropolis.seed = static_cast<std::uint64_t>(config.get_int("optimize.mcmc_seed", 0));
   m.metropolis.temperature = config.get_double("optimize.mcmc_temperature");
   if (!(m.metropolis.temperature > 0))
     throw BadInput("temperature must be positive", config.where("optimize.mcmc_temperature"));
-  m.metropolis.restart_after = static_cast<std::uint32_t>(config.get_int("optimize.mcmc_restart", 1, 1 << 30));
+  m.metropolis.restart_after =
+      static_cast<std::uint32_t>(config.get_int("optimize.mcmc_restart", 1, 1 << 30));
   return m;
 }
 
@@ -208,7 +219,8 @@ SearchMethod search_method(const Config& config) {
 
 StrategySpace strategy_space(const Config& config) {
   StrategySpace space;
-  space.max_microbatches = static_cast<std::uint32_t>(config.get_int("optimize.max_microbatches", 0, 1 << 20));
+  space.max_microbatches =
+      static_cast<std::uint32_t>(config.get_int("optimize.max_microbatches", 0, 1 << 20));
   return space;
 }
 
@@ -220,7 +232,8 @@ OptimizeResult optimize_topology(const Config& config) {
   out.baseline = "the configured topology (" + f.network.info().kind + ")";
   StrategyScorer base(f.workload, f.network, f.options);
   const auto t0 = base.iteration_time(f.strategy);
-  if (!t0) throw BadInput("the configured strategy does not fit in device memory", config.where("strategy.dp"));
+  if (!t0)
+    throw BadInput("the configured strategy does not fit in device memory", config.where("strategy.dp"));
   out.baseline_time_s = *t0;
   const auto settings = finder_settings(config);
   const std::uint32_t servers = f.network.compute_count();
@@ -316,10 +329,14 @@ OptimizeTarget parse_optimize_target(const std::string& text, const std::string&
 
 const char* optimize_target_name(OptimizeTarget t) {
   switch (t) {
-    case OptimizeTarget::Bandwidth: return "bandwidth";
-    case OptimizeTarget::Topology: return "topology";
-    case OptimizeTarget::Strategy: return "strategy";
-    case OptimizeTarget::Alternating: return "alternating";
+    case OptimizeTarget::Bandwidth:
+      return "bandwidth";
+    case OptimizeTarget::Topology:
+      return "topology";
+    case OptimizeTarget::Strategy:
+      return "strategy";
+    case OptimizeTarget::Alternating:
+      return "alternating";
   }
   return "?";
 }
@@ -334,10 +351,14 @@ OptimizeResult optimize_design_point(const Config& config, OptimizeTarget target
   if (single && target != OptimizeTarget::Bandwidth)
     throw BadInput("--op/--bytes (a single collective) only apply to --target bandwidth", "command line");
   switch (target) {
-    case OptimizeTarget::Bandwidth: return optimize_bandwidth(config, single);
-    case OptimizeTarget::Topology: return optimize_topology(config);
-    case OptimizeTarget::Strategy: return optimize_strategy(config);
-    case OptimizeTarget::Alternating: return optimize_alternating(config);
+    case OptimizeTarget::Bandwidth:
+      return optimize_bandwidth(config, single);
+    case OptimizeTarget::Topology:
+      return optimize_topology(config);
+    case OptimizeTarget::Strategy:
+      return optimize_strategy(config);
+    case OptimizeTarget::Alternating:
+      return optimize_alternating(config);
   }
   throw RuntimeFailure("unknown optimize target");
 }
@@ -374,8 +395,7 @@ nlohmann::json optimize_result_to_json(const OptimizeResult& r) {
     j["solver_iterations"] = a.iterations;
     j["baseline_within_bounds"] = a.baseline_within_bounds;
   }
-  if (r.target == OptimizeTarget::Topology || r.target == OptimizeTarget::Alternating ||
-      !r.strides.empty()) {
+  if (r.target == OptimizeTarget::Topology || r.target == OptimizeTarget::Alternating || !r.strides.empty()) {
     j["strides"] = r.strides;
     j["mp_links"] = links_json(r.mp_links);
     if (!r.position_of_node.empty()) j["server_position"] = r.position_of_node;

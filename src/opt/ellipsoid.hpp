@@ -18,9 +18,9 @@ struct ConvexOracle {
 
 struct EllipsoidResult {
   bool found_feasible = false;
-  std::vector<double> x;         // best feasible point
-  double value = 0;              // objective there
-  double lower_bound = 0;        // certified lower bound on the optimum
+  std::vector<double> x;   // best feasible point
+  double value = 0;        // objective there
+  double lower_bound = 0;  // certified lower bound on the optimum
   std::uint32_t iterations = 0;
 };
 

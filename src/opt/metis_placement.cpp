@@ -59,9 +59,9 @@ NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::ui
   options[METIS_OPTION_SEED] = static_cast<idx_t>(seed % 1000003);
   options[METIS_OPTION_UFACTOR] = 1;  // as balanced as METIS can make it
   real_t ubvec = 1.001f;
-  const int status = METIS_PartGraphRecursive(&nv, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
-                                              adjwgt.data(), &nparts, nullptr, &ubvec, options, &objval,
-                                              part.data());
+  const int status =
+      METIS_PartGraphRecursive(&nv, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, adjwgt.data(),
+                               &nparts, nullptr, &ubvec, options, &objval, part.data());
   if (status != METIS_OK) return out;
   std::vector<std::uint32_t> sizes(groups, 0);
   std::vector<std::uint32_t> grouping(n);

@@ -21,18 +21,22 @@ void stage_loads(const std::vector<double>& load, const std::vector<OperatorEdge
     if (stage_of_op[e.from] != stage_of_op[e.to]) *cut += e.bytes;
 }
 
-StagePartition metis_pipeline_stages(const std::vector<double>& op_load, const std::vector<OperatorEdge>& edges,
-                                     std::uint32_t stages, std::uint64_t seed) {
+StagePartition metis_pipeline_stages(const std::vector<double>& op_load,
+                                     const std::vector<OperatorEdge>& edges, std::uint32_t stages,
+                                     std::uint64_t seed) {
   const std::uint32_t n = static_cast<std::uint32_t>(op_load.size());
   if (stages == 0 || stages > n)
-    throw BadInput("cannot split " + std::to_string(n) + " operators into " + std::to_string(stages) + " stages",
-                   "strategy.pp");
+    throw BadInput(
+        "cannot split " + std::to_string(n) + " operators into " + std::to_string(stages) + " stages",
+        "strategy.pp");
   for (const auto& e : edges)
     if (e.from >= n || e.to >= n) throw BadInput("operator edge out of range", "operator graph");
   StagePartition out;
   out.stage_of_op.resize(n);
-  for (std::uint32_t v = 0; v < n; ++v) out.stage_of_op[v] = static_cast<std::uint32_t>(std::uint64_t{v} * stages / n);
-  stage_loads(op_load, edges, out.stage_of_op, stages, &out.rank_order_max_stage_load, &out.rank_order_cut_bytes);
+  for (std::uint32_t v = 0; v < n; ++v)
+    out.stage_of_op[v] = static_cast<std::uint32_t>(std::uint64_t{v} * stages / n);
+  stage_loads(op_load, edges, out.stage_of_op, stages, &out.rank_order_max_stage_load,
+              &out.rank_order_cut_bytes);
   out.max_stage_load = out.rank_order_max_stage_load;
   out.cut_bytes = out.rank_order_cut_bytes;
   out.method = "rank_order";
@@ -61,9 +65,9 @@ StagePartition metis_pipeline_stages(const std::vector<double>& op_load, const s
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = static_cast<idx_t>(seed % 1000003);
-  const int status = METIS_PartGraphRecursive(&nv, &ncon, xadj.data(), adjwgt.empty() ? nullptr : adjncy.data(),
-                                              vwgt.data(), nullptr, adjwgt.empty() ? nullptr : adjwgt.data(),
-                                              &nparts, nullptr, nullptr, options, &objval, part.data());
+  const int status = METIS_PartGraphRecursive(
+      &nv, &ncon, xadj.data(), adjwgt.empty() ? nullptr : adjncy.data(), vwgt.data(), nullptr,
+      adjwgt.empty() ? nullptr : adjwgt.data(), &nparts, nullptr, nullptr, options, &objval, part.data());
   if (status != METIS_OK) return out;
   std::vector<std::uint32_t> metis(n);
   for (std::uint32_t v = 0; v < n; ++v) metis[v] = static_cast<std::uint32_t>(part[v]);

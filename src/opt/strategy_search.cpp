@@ -66,7 +66,8 @@ StrategySearchResult exhaustive_strategy_search(StrategyScorer& scorer, const Wo
 
 StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload& w, const Strategy& start,
                                           const McmcStrategySettings& settings, const StrategySpace& space) {
-  if (settings.metropolis.budget == 0) throw BadInput("the MCMC budget must be at least 1", "optimize.mcmc_budget");
+  if (settings.metropolis.budget == 0)
+    throw BadInput("the MCMC budget must be at least 1", "optimize.mcmc_budget");
   const std::uint32_t gpus = scorer.gpus();
   const auto start_time = scorer.iteration_time(start);
   if (!start_time) throw BadInput("the starting strategy does not fit in device memory", "strategy.dp");
@@ -95,7 +96,8 @@ StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload
           std::vector<const Strategy*> near;
           for (const auto& g : globals) {
             const int changed = (g.tp != s.tp || g.pp != s.pp) + (g.microbatches != s.microbatches) +
-                                (g.schedule != s.schedule) + (g.recompute != s.recompute) + (g.zero1 != s.zero1);
+                                (g.schedule != s.schedule) + (g.recompute != s.recompute) +
+                                (g.zero1 != s.zero1);
             if (changed == 1) near.push_back(&g);
           }
           if (!near.empty()) pick = near[rng() % near.size()];

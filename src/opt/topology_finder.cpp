@@ -117,12 +117,14 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> match_mp_links(std::uint32_
 TopologyDesign find_topology(const TrafficDemand& demand, const FinderSettings& s) {
   const std::uint32_t n = demand.nodes;
   if (s.degree < 2)
-    throw BadInput("TopologyFinder needs at least 2 ports per server (one bidirectional ring)", "topology.degree");
-  if (s.degree >= n)
-    throw BadInput("degree " + std::to_string(s.degree) + " must be below the number of servers " +
-                       std::to_string(n),
+    throw BadInput("TopologyFinder needs at least 2 ports per server (one bidirectional ring)",
                    "topology.degree");
-  if (!(s.link_bandwidth_Bps > 0)) throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
+  if (s.degree >= n)
+    throw BadInput(
+        "degree " + std::to_string(s.degree) + " must be below the number of servers " + std::to_string(n),
+        "topology.degree");
+  if (!(s.link_bandwidth_Bps > 0))
+    throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
 
   TopologyDesign out;
   for (const auto& ar : demand.allreduce) out.allreduce_volume_bytes += ring_volume(ar);
@@ -131,7 +133,8 @@ TopologyDesign find_topology(const TrafficDemand& demand, const FinderSettings& 
   const GroupLayout layout = layout_groups(demand, s.relabel);
   out.position_of_node = layout.position_of_node;
   out.ring_group = layout.g;
-  const std::uint32_t want_ring_ports = ring_ports_for(s.degree, out.allreduce_volume_bytes, out.mp_volume_bytes);
+  const std::uint32_t want_ring_ports =
+      ring_ports_for(s.degree, out.allreduce_volume_bytes, out.mp_volume_bytes);
   out.strides = topology::totient_perms(n, layout.g, want_ring_ports / 2, "TopologyFinder ring group");
   // A stride of n/2 is one ring whose two directions reach the same neighbour; the topology
   // module counts it as 2 ports like any other.

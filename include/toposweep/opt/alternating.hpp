@@ -25,26 +25,26 @@ struct AlternatingSettings {
   SearchMethod search = SearchMethod::Mcmc;
   McmcStrategySettings mcmc;  // the seed is advanced by the round number
   StrategySpace space;
-  std::uint32_t patience = 2;     // K: rounds without improvement before stopping
+  std::uint32_t patience = 2;  // K: rounds without improvement before stopping
   std::uint32_t max_rounds = 10;
 };
 
 struct RoundRecord {
-  std::uint32_t round = 0;          // 0: pure data parallelism on its TopologyFinder network
-  double iteration_time_s = 0;      // this round's strategy on this round's network
-  double best_time_s = 0;           // best so far (never increases)
+  std::uint32_t round = 0;      // 0: pure data parallelism on its TopologyFinder network
+  double iteration_time_s = 0;  // this round's strategy on this round's network
+  double best_time_s = 0;       // best so far (never increases)
   Strategy strategy;
   std::vector<std::uint32_t> strides;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> mp_links;
   std::uint32_t ring_ports = 0, mp_ports = 0;
-  std::uint64_t simulations = 0;    // strategies simulated in this round's search
+  std::uint64_t simulations = 0;  // strategies simulated in this round's search
 };
 
 struct AlternatingResult {
   Strategy best_strategy;
   TopologyDesign best_design;
   double best_time_s = 0;
-  double baseline_time_s = 0;       // round 0
+  double baseline_time_s = 0;  // round 0
   std::vector<RoundRecord> rounds;
 };
 

@@ -4,12 +4,11 @@
 // the optimizer: per-dimension bandwidth allocation (multidim), TopologyFinder for the
 // configured strategy, strategy search on the configured network, or the alternating loop.
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "toposweep/opt/alternating.hpp"
 #include "toposweep/opt/bandwidth_allocation.hpp"
@@ -33,17 +32,17 @@ struct SingleCollective {
 struct OptimizeResult {
   OptimizeTarget target = OptimizeTarget::Alternating;
   bool single_collective = false;
-  double time_s = 0;            // iteration time (or the collective's time) of the result
-  double baseline_time_s = 0;   // of the baseline named in `baseline`
-  std::string baseline;         // what the baseline is, in words
-  double cost_usd = 0;          // of the resulting network
+  double time_s = 0;           // iteration time (or the collective's time) of the result
+  double baseline_time_s = 0;  // of the baseline named in `baseline`
+  std::string baseline;        // what the baseline is, in words
+  double cost_usd = 0;         // of the resulting network
   bool feasible = true;
   // The resulting design.
   Network network;
   Strategy strategy;
   std::vector<std::uint32_t> strides;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> mp_links;
-  std::vector<std::uint32_t> position_of_node;  // server renumbering (TopologyFinder), may be empty
+  std::vector<std::uint32_t> position_of_node;   // server renumbering (TopologyFinder), may be empty
   std::optional<BandwidthAllocation> bandwidth;  // Bandwidth target
   std::string comm_model;                        // Bandwidth target: pipelined / sequential
   std::vector<RoundRecord> rounds;               // Alternating target

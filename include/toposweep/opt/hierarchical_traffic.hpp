@@ -19,8 +19,8 @@ struct DimSpan {
 struct HierarchicalComm {
   CollectiveOp op = CollectiveOp::AllReduce;
   bool point_to_point = false;
-  double bytes = 0;   // per-rank buffer, nccl-tests convention; payload for a transfer
-  double count = 1;   // how many times per iteration it runs
+  double bytes = 0;           // per-rank buffer, nccl-tests convention; payload for a transfer
+  double count = 1;           // how many times per iteration it runs
   std::vector<DimSpan> dims;  // ascending dimension index
 };
 

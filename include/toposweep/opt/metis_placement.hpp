@@ -14,7 +14,7 @@ struct NodeGrouping {
   std::vector<std::uint32_t> group_of_node;  // compute node -> group index
   double internal_bandwidth_Bps = 0;         // sum of arc bandwidth between servers of one group
   double rank_order_internal_bandwidth_Bps = 0;
-  std::string method;                        // "metis" or "rank_order" (when METIS was not better)
+  std::string method;  // "metis" or "rank_order" (when METIS was not better)
 };
 
 // Total bandwidth of arcs whose ends are compute nodes in the same group.

@@ -19,7 +19,7 @@ struct StagePartition {
   double cut_bytes = 0;       // bytes crossing stages
   double rank_order_max_stage_load = 0;
   double rank_order_cut_bytes = 0;
-  std::string method;         // "metis" or "rank_order" (METIS was not better in load, then cut)
+  std::string method;  // "metis" or "rank_order" (METIS was not better in load, then cut)
 };
 
 void stage_loads(const std::vector<double>& load, const std::vector<OperatorEdge>& edges,
@@ -27,7 +27,8 @@ void stage_loads(const std::vector<double>& load, const std::vector<OperatorEdge
                  double* cut);
 
 // BadInput when stages is 0 or exceeds the operator count.
-StagePartition metis_pipeline_stages(const std::vector<double>& op_load, const std::vector<OperatorEdge>& edges,
-                                     std::uint32_t stages, std::uint64_t seed = 1);
+StagePartition metis_pipeline_stages(const std::vector<double>& op_load,
+                                     const std::vector<OperatorEdge>& edges, std::uint32_t stages,
+                                     std::uint64_t seed = 1);
 
 }  // namespace toposweep::opt

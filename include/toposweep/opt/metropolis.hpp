@@ -13,9 +13,9 @@ namespace toposweep::opt {
 
 struct MetropolisSettings {
   std::uint64_t seed = 1;
-  std::uint32_t budget = 500;          // proposals scored
-  double temperature = 0.05;           // relative: a 5 % worse state is accepted with p = 1/e
-  std::uint32_t restart_after = 100;   // proposals without a new best before returning to it
+  std::uint32_t budget = 500;         // proposals scored
+  double temperature = 0.05;          // relative: a 5 % worse state is accepted with p = 1/e
+  std::uint32_t restart_after = 100;  // proposals without a new best before returning to it
 };
 
 template <class State>
@@ -55,7 +55,8 @@ MetropolisResult<State> metropolis_search(
     } else {
       const double delta = *c - current_cost;
       const bool accept =
-          delta <= 0 || uniform(rng) < std::exp(-delta / (settings.temperature * std::max(current_cost, 1e-300)));
+          delta <= 0 ||
+          uniform(rng) < std::exp(-delta / (settings.temperature * std::max(current_cost, 1e-300)));
       if (accept) {
         current = std::move(*next);
         current_cost = *c;

@@ -42,9 +42,9 @@ class StrategyScorer {
 struct StrategySearchResult {
   Strategy best;
   double iteration_time_s = 0;
-  std::uint64_t evaluated = 0;    // strategies simulated
-  std::uint64_t infeasible = 0;   // pruned for memory
-  std::string method;             // "exhaustive" or "mcmc"
+  std::uint64_t evaluated = 0;   // strategies simulated
+  std::uint64_t infeasible = 0;  // pruned for memory
+  std::string method;            // "exhaustive" or "mcmc"
 };
 
 // Every feasible global strategy of `space`; BadInput when none fits.
@@ -53,14 +53,15 @@ StrategySearchResult exhaustive_strategy_search(StrategyScorer& scorer, const Wo
 
 struct McmcStrategySettings {
   MetropolisSettings metropolis;
-  bool global_moves = true;   // jump to another feasible global strategy
-  bool layer_moves = true;    // change one layer's degree (non-transformer, tp = pp = 1)
-  bool table_moves = true;    // move one embedding table to another GPU
+  bool global_moves = true;  // jump to another feasible global strategy
+  bool layer_moves = true;   // change one layer's degree (non-transformer, tp = pp = 1)
+  bool table_moves = true;   // move one embedding table to another GPU
 };
 
 // Metropolis from `start` (which must fit). BadInput when the budget is 0.
 StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload& w, const Strategy& start,
-                                          const McmcStrategySettings& settings, const StrategySpace& space = {});
+                                          const McmcStrategySettings& settings,
+                                          const StrategySpace& space = {});
 
 // dp = gpus, tp = pp = microbatches = 1, default everything else.
 Strategy pure_data_parallel(std::uint32_t gpus);

@@ -31,13 +31,13 @@ struct FinderSettings {
 
 struct TopologyDesign {
   Network network;
-  std::vector<std::uint32_t> strides;                          // bidirectional ring strides (<= n/2)
+  std::vector<std::uint32_t> strides;                             // bidirectional ring strides (<= n/2)
   std::vector<std::pair<std::uint32_t, std::uint32_t>> mp_links;  // network vertices, one port each end
   std::uint32_t ring_ports = 0;
-  std::uint32_t mp_ports = 0;       // ports per server set aside for MP links
-  std::uint32_t ring_group = 0;     // g given to TotientPerms
+  std::uint32_t mp_ports = 0;                   // ports per server set aside for MP links
+  std::uint32_t ring_group = 0;                 // g given to TotientPerms
   std::vector<std::uint32_t> position_of_node;  // demand node -> network vertex
-  double allreduce_volume_bytes = 0;  // bytes all servers send for AllReduce (ring algorithm)
+  double allreduce_volume_bytes = 0;            // bytes all servers send for AllReduce (ring algorithm)
   double mp_volume_bytes = 0;
 };
 

@@ -53,7 +53,8 @@ void check_trace(const AlternatingResult& r, const AlternatingSettings& s, const
   const IterationPlan plan = plan_iteration(w, r.best_strategy);
   Placement p = rank_order_placement(r.best_strategy.gpus(), 2);
   for (auto& node : p.node_of_gpu) node = r.best_design.position_of_node[node];
-  const double t = sim::simulate_iteration(r.best_design.network, plan.graph, s.sim, p).job(0).iteration_time_s;
+  const double t =
+      sim::simulate_iteration(r.best_design.network, plan.graph, s.sim, p).job(0).iteration_time_s;
   EXPECT_DOUBLE_EQ(t, r.best_time_s);
 }
 

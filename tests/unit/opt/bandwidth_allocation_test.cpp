@@ -31,7 +31,7 @@ TEST(HierarchicalTraffic, SubsetOfDimensionsAndOtherOps) {
   rs.op = CollectiveOp::ReduceScatter;
   auto s = per_dimension_bytes(rs, 4);
   EXPECT_DOUBLE_EQ(s[0], 0);
-  EXPECT_DOUBLE_EQ(s[1], 32e6);        // 64e6 * 1/2
+  EXPECT_DOUBLE_EQ(s[1], 32e6);            // 64e6 * 1/2
   EXPECT_DOUBLE_EQ(s[3], 32e6 * 31 / 32);  // m_3 = 32e6
   HierarchicalComm a2a = rs;
   a2a.op = CollectiveOp::AllToAll;

@@ -14,7 +14,8 @@ TEST(DesignPoint, SingleAllReduceBandwidthMatchesTheClosedForm) {
   const Config c = testing::make_config({{"topology.kind", "multidim"},
                                          {"topology.dims", "ring:4,fc:8,switch:4"},
                                          {"topology.dim_bandwidth", "100GB/s,100GB/s,100GB/s"}});
-  const auto r = optimize_design_point(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9});
+  const auto r =
+      optimize_design_point(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9});
   // Budget = sum of the configured bandwidths = 300 GB/s; sizes 1.5e9, 4.375e8, 4.6875e7.
   const double total = 1.5e9 + 4.375e8 + 4.6875e7;
   EXPECT_NEAR(r.time_s, total / 300e9, 1e-9 * r.time_s);
@@ -51,8 +52,9 @@ TEST(DesignPoint, BadInputs) {
                             {"topology.dim_bandwidth", "100GB/s,100GB/s"},
                             {"optimize.dim_bandwidth_min", "50GB/s,50GB/s"},
                             {"optimize.cost_budget", "10"}});
-  EXPECT_THROW(optimize_design_point(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9}),
-               BadInput);  // cost budget below the cheapest network the bounds allow
+  EXPECT_THROW(
+      optimize_design_point(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9}),
+      BadInput);  // cost budget below the cheapest network the bounds allow
   EXPECT_THROW(parse_optimize_target("fastest", "--target"), BadInput);
 }
 

@@ -34,7 +34,7 @@ TEST(Metropolis, FindsTheBruteForceMinimumFromRandomStarts) {
     best = std::min(best, rugged_cost(s));
   }
   std::function<std::optional<State>(const State&, std::mt19937_64&)> propose = [](const State& x,
-                                                                                  std::mt19937_64& rng) {
+                                                                                   std::mt19937_64& rng) {
     State y = x;
     y[rng() % 6] = static_cast<int>(rng() % 6);
     return std::optional<State>(y);
@@ -58,7 +58,8 @@ TEST(Metropolis, FindsTheBruteForceMinimumFromRandomStarts) {
 }
 
 TEST(Metropolis, SameSeedSameWalk) {
-  std::function<std::optional<int>(const int&, std::mt19937_64&)> propose = [](const int& x, std::mt19937_64& rng) {
+  std::function<std::optional<int>(const int&, std::mt19937_64&)> propose = [](const int& x,
+                                                                               std::mt19937_64& rng) {
     return std::optional<int>((x + 1 + static_cast<int>(rng() % 50)) % 100);
   };
   std::function<std::optional<double>(const int&)> cost = [](const int& x) {
