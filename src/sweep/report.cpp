@@ -9,9 +9,10 @@
 namespace toposweep::sweep {
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+// Tables round for reading; CSV keeps every digit (shortest round-trip form).
+std::string number(double v, bool exact) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, exact ? "%.17g" : "%.6g", v);
   return buf;
 }
 
@@ -41,8 +42,9 @@ std::vector<std::uint64_t> sample_indices(std::uint64_t size, std::size_t sample
 
 void print_points_table(std::ostream& os, const Space& space, const std::vector<PointRecord>& rows,
                         const std::vector<frontier::Objective>& objectives, bool csv) {
-  // Columns: index, subspace, the axes any row uses, the objectives.
-  std::vector<bool> used(space.axes().size(), false);
+  // Columns: index, subspace, the axes any row uses (CSV: every axis, so that CSVs of different
+  // groups share one header), the objectives.
+  std::vector<bool> used(space.axes().size(), csv);
   std::vector<PointCoordinates> coords;
   for (const auto& r : rows) {
     coords.push_back(space.decode(r.index));
@@ -63,7 +65,7 @@ void print_points_table(std::ostream& os, const Space& space, const std::vector<
       if (used[a])
         line.push_back(
             coords[i].axis_value[a] == kAbsentAxis ? "-" : space.axes()[a].values[coords[i].axis_value[a]]);
-    for (const auto& col : objective_columns) line.push_back(number(col[i]));
+    for (const auto& col : objective_columns) line.push_back(number(col[i], csv));
     table.push_back(std::move(line));
   }
   if (csv) {
