@@ -4,7 +4,7 @@
 #   scripts/validate.sh [path/to/toposweep]     (default: build/toposweep; VALIDATE_JOBS=2 parallel calls)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-export TOPOSWEEP="${1:-${TOPOSWEEP:-$here/build/toposweep}}"
+export TOPOSWEEP="$(realpath -m "${1:-${TOPOSWEEP:-$here/build/toposweep}}")"
 [[ -x "$TOPOSWEEP" ]] || { echo "validate.sh: no toposweep binary at $TOPOSWEEP (build it first)" >&2; exit 2; }
 export MPLBACKEND=Agg
 export VALIDATE_WORK="${VALIDATE_WORK:-$(mktemp -d)}"

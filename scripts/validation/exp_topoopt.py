@@ -1,5 +1,8 @@
 """Item 1: TopoOpt (NSDI'23) — 128 servers x 4 GPUs, six models, topoopt d in {4, 8},
 B in {10..200} Gbps, against an ideal switch of equal per-server bandwidth and a similar-cost fat-tree."""
+import os
+import sys
+
 import tscli
 
 BASE = ["topoopt-128.ini"]
@@ -134,3 +137,33 @@ def strategy_label(s):
     if s.get("table_owners"):
         parts.append("tables")
     return "+".join(parts)
+
+
+MODEL_NAME = {k: v["model.name"] for k, v in MODELS.items()}
+
+
+def sweep_check(rows, workdir):
+    """Runs inputs/sweeps/validation/topoopt-dp-sweep.ini with `toposweep sweep` (one rank) and compares every
+    pure-DP point of the tables (topoopt and ideal switch) with the sweep's /points. Returns (points compared,
+    largest relative difference, sweep file)."""
+    sys.path.insert(0, tscli.SOURCE_DIR)
+    from analysis.results import load_results  # the project's reader of /points and /space
+
+    os.makedirs(workdir, exist_ok=True)
+    out = os.path.join(workdir, "topoopt-dp.h5")
+    if os.path.exists(out):
+        os.remove(out)
+    tscli.run("sweep", configs=["topoopt-dp-sweep.ini"], extra=["--out", out])
+    pts = load_results(out).points
+    pts = pts[pts.status == 0]
+    index = {(r["model.name"], r["topology.kind"], int(r["topology.degree"]), round(r["topology.link_bandwidth_si"])):
+             r.iteration_time_s for _, r in pts.iterrows()}
+    worst, n = 0.0, 0
+    for row in rows:
+        m, d, b = MODEL_NAME[row["model"]], row["degree"], row["link_Gbps"]
+        for key, t in (((m, "topoopt", d, round(b * 1e9 / 8)), row.get("topoopt_dp_s")),
+                       ((m, "switch", 1, round(d * b * 1e9 / 8)), row.get("switch_dp_s"))):
+            if key in index and t == t and t is not None:
+                worst = max(worst, abs(index[key] - t) / t)
+                n += 1
+    return n, worst, out
