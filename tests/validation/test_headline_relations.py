@@ -116,3 +116,25 @@ def test_ideal_switch_never_slower_than_topoopt_at_equal_server_bandwidth(model,
     switch = tscli.run("simulate", {**SMALL_TOPOOPT, **model, "topology.kind": "switch", "topology.degree": 1,
                                     "topology.link_bandwidth": f"{d * b}Gbps", "topology.link_latency": "500ns"})
     assert switch["iteration_time_s"] <= topo["iteration_time_s"] * (1 + REL)
+
+
+# --- The sweep engine and the single-point CLI agree on the same designs ---------------------------------
+def test_sweep_points_equal_simulate(tmp_path):
+    space = tmp_path / "space.ini"
+    space.write_text("[topology]\nservers = 16\nlink_latency = 1us\n[server]\ngpus = 4\n"
+                     "[space.t]\nmodel.name = resnet50, bert-topoopt\ntopology.kind = topoopt\n"
+                     "topology.degree = 4, 8\ntopology.link_bandwidth = 25Gbps, 100Gbps\n")
+    out = tmp_path / "r.h5"
+    tscli.run("sweep", configs=[str(space)], extra=["--out", str(out)])
+    import h5py
+    with h5py.File(out, "r") as f:
+        points = f["points"][()]
+    assert len(points) == 8 and all(points["status"] == 0)
+    # sub-spaces order axes by key name: link_bandwidth varies fastest, then degree, kind, model.name
+    for p in points:
+        i = int(p["index"])
+        b, d, m = [25, 100][i % 2], [4, 8][(i // 2) % 2], ["resnet50", "bert-topoopt"][i // 4]
+        r = tscli.run("simulate", {"topology.servers": 16, "server.gpus": 4, "topology.link_latency": "1us",
+                                   "model.name": m, "topology.kind": "topoopt", "topology.degree": d,
+                                   "topology.link_bandwidth": f"{b}Gbps"})
+        assert p["iteration_time_s"] == pytest.approx(r["iteration_time_s"], rel=1e-12), (m, d, b)
