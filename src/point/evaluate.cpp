@@ -3,6 +3,7 @@
 #include <optional>
 #include <string_view>
 
+#include "toposweep/point/optimized_point.hpp"
 #include "toposweep/point/simulate_point.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/cost.hpp"
@@ -67,6 +68,8 @@ PointEvaluator::PointEvaluator(PointEvaluator&&) noexcept = default;
 PointEvaluator& PointEvaluator::operator=(PointEvaluator&&) noexcept = default;
 
 PointResult PointEvaluator::evaluate(const Config& point) {
+  if (point.has("point.optimize") && point.get_string("point.optimize") != "none")
+    return evaluate_optimized_point(point);
   Cache& c = *cache_;
   const sim::SimOptions options = sim::sim_options_from_config(point);
   network_signature(point, c.scratch);
