@@ -16,24 +16,15 @@
 #include "toposweep/sim/config_keys.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/util/error.hpp"
+#include "point_config.hpp"
 #include "toposweep/workload/config_keys.hpp"
 
 namespace toposweep {
 namespace {
 
+using testing::make_point_config;
 Config make_config(std::initializer_list<std::pair<const char*, const char*>> settings) {
-  KeyRegistry reg;
-  reg.add(util::config_keys());
-  reg.add(workload::config_keys());
-  reg.add(topology::config_keys());
-  reg.add(collective::config_keys());
-  reg.add(sim::config_keys());
-  reg.add(opt::config_keys());
-  reg.add(point::config_keys());
-  Config c;
-  for (const auto& [k, v] : settings) c.set(k, v, "test");
-  validate_and_default(c, reg);
-  return c;
+  return make_point_config(settings);
 }
 
 Config small_bert(const char* model = "analytical") {

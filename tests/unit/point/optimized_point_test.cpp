@@ -14,35 +14,21 @@
 #include "toposweep/sim/config_keys.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/util/error.hpp"
+#include "point_config.hpp"
 #include "toposweep/workload/config_keys.hpp"
 
 namespace toposweep {
 namespace {
 
-Config make_config(std::initializer_list<std::pair<std::string, std::string>> settings) {
-  KeyRegistry reg;
-  reg.add(util::config_keys());
-  reg.add(workload::config_keys());
-  reg.add(topology::config_keys());
-  reg.add(collective::config_keys());
-  reg.add(sim::config_keys());
-  reg.add(opt::config_keys());
-  reg.add(point::config_keys());
-  Config c;
-  for (const auto& [k, v] : settings) c.set(k, v, "test");
-  validate_and_default(c, reg);
-  return c;
-}
-
 // A switch network where the configured strategy (pure data parallelism on slow links) is not
 // the best one: the strategy search must find one at least as fast, and the row must be that
 // strategy's own time.
 TEST(OptimizedPoint, StrategySearchRowMatchesReplayOfChosenStrategy) {
-  const std::initializer_list<std::pair<std::string, std::string>> base = {
+  const std::initializer_list<std::pair<const char*, const char*>> base = {
       {"model.name", "gpt3-1.3b"}, {"topology.kind", "switch"}, {"topology.servers", "4"},
       {"topology.link_bandwidth", "10Gbps"}, {"server.gpus", "4"}};
   PointEvaluator evaluator;
-  Config given = make_config(base);
+  Config given = testing::make_point_config(base);
   const PointResult as_given = evaluator.evaluate(given);
   ASSERT_EQ(as_given.status, PointStatus::Evaluated) << as_given.message;
   EXPECT_EQ(as_given.optimizer_rounds, 0u);
@@ -79,7 +65,7 @@ TEST(OptimizedPoint, StrategySearchRowMatchesReplayOfChosenStrategy) {
 }
 
 TEST(OptimizedPoint, UnknownOptimizerIsBadInput) {
-  Config c = make_config({{"point.optimize", "gradient-descent"}});
+  Config c = testing::make_point_config({{"point.optimize", "gradient-descent"}});
   PointEvaluator evaluator;
   EXPECT_THROW(evaluator.evaluate(c), BadInput);
 }
