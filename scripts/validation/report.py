@@ -132,13 +132,16 @@ def section_multidim(df, notes):
     rows = []
     for _, r in df.iterrows():
         if isinstance(r.get("error"), str):
-            rows.append([r.workload, r.objective, "error: " + r.error[:80]] + [""] * 6)
+            rows.append([r.workload, r.objective, "error: " + r.error[:80]] + [""] * 7)
             continue
+        comm = r.equal_split_comm_time_s / r.comm_time_s if r.comm_time_s else float("nan")
         rows.append([r.workload, r.objective, ms(r.equal_split_time_s), ms(r.optimised_time_s), f"{r.time_gain:.2f}×",
+                     f"{comm:.2f}×",
                      f"{r.objective_gain:.2f}×", " / ".join(f"{x:.0f}" for x in r.dim_bandwidth_GBps),
                      f"{r.optimised_cost_usd / 1e6:.1f} M$ vs {r.equal_split_cost_usd / 1e6:.1f} M$",
                      "yes" if r.feasible else "**no (memory)**"])
-    lines.append(md_table(["workload", "objective", "equal split ms", "optimised ms", "time gain", "objective gain",
+    lines.append(md_table(["workload", "objective", "equal split ms", "optimised ms", "time gain", "comm-time gain",
+                           "objective gain",
                            "GB/s per dim", "network cost", "fits memory"], rows))
     ar = df[(df.workload == "AllReduce 1 GB") & (df.objective == "time")].iloc[0]
     lines += ["", f"Check by hand (DOMAIN.md §2.2): per-dimension AllReduce bytes for 1 GB are "
@@ -150,7 +153,10 @@ def section_multidim(df, notes):
     worse = int((df.time_gain < 1 - 1e-9).sum()) if "time_gain" in df else -1
     g = df[df.objective == "time"]
     notes.append(f"Bandwidth allocation: optimised never worse than equal split: {worse == 0}; time gains "
-                 + ", ".join(f"{w.split(' (')[0]} {x:.2f}×" for w, x in zip(g.workload, g.time_gain)) + ".")
+                 + ", ".join(f"{w.split(' (')[0]} {x:.2f}×" for w, x in zip(g.workload, g.time_gain))
+                 + "; communication-time gains "
+                 + ", ".join(f"{w.split(' (')[0]} {a / b:.2f}×" for w, a, b in
+                             zip(g.workload, g.equal_split_comm_time_s, g.comm_time_s)) + ".")
     return lines
 
 
