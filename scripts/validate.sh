@@ -7,5 +7,9 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 export TOPOSWEEP="$(realpath -m "${1:-${TOPOSWEEP:-$here/build/toposweep}}")"
 [[ -x "$TOPOSWEEP" ]] || { echo "validate.sh: no toposweep binary at $TOPOSWEEP (build it first)" >&2; exit 2; }
 export MPLBACKEND=Agg
-export VALIDATE_WORK="${VALIDATE_WORK:-$(mktemp -d)}"
-exec /usr/bin/python3 "$here/scripts/validation/report.py"
+if [[ -z "${VALIDATE_WORK:-}" ]]; then
+  VALIDATE_WORK="$(mktemp -d)"
+  trap 'rm -rf "$VALIDATE_WORK"' EXIT  # generated topologies and the sweep file; keep them by setting it
+fi
+export VALIDATE_WORK
+/usr/bin/python3 "$here/scripts/validation/report.py"
