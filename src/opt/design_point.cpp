@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/util/error.hpp"
@@ -282,6 +283,39 @@ OptimizeResult optimize_strategy(const Config& config) {
   return out;
 }
 
+OptimizeResult optimize_placement(const Config& config) {
+  OptimizeResult out;
+  out.target = OptimizeTarget::Placement;
+  out.baseline = "rank-order placement";
+  out.network = build_network(config);
+  const IterationPlan plan = plan_iteration(config, out.network.gpu_count());
+  if (plan.graph.gpus > out.network.gpu_count())
+    throw BadInput("the strategy needs " + std::to_string(plan.graph.gpus) + " GPUs but the topology holds " +
+                       std::to_string(out.network.gpu_count()),
+                   "topology.servers x server.gpus");
+  if (!plan.feasible)
+    throw BadInput("the configured strategy does not fit in device memory (" + plan.infeasible_reason + ")",
+                   config.where("strategy.dp"));
+  out.strategy = plan.strategy;
+  const auto options = sim::sim_options_from_config(config);
+  const StrategyPlacement rank =
+      place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::RankOrder);
+  const StrategyPlacement metis =
+      place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::Metis);
+  out.baseline_time_s = sim::simulate_iteration(out.network, plan.graph, options, rank.placement).job(0).iteration_time_s;
+  out.time_s = metis.method == "metis"
+                   ? sim::simulate_iteration(out.network, plan.graph, options, metis.placement).job(0).iteration_time_s
+                   : out.baseline_time_s;
+  out.simulations = metis.method == "metis" ? 2 : 1;
+  out.placement_method = metis.method;
+  out.placement_grouped = metis.grouped;
+  out.placement_groups = metis.node_groups;
+  out.placement_internal_bandwidth_Bps = metis.internal_bandwidth_Bps;
+  out.rank_order_internal_bandwidth_Bps = metis.rank_order_internal_bandwidth_Bps;
+  out.cost_usd = network_cost_usd(out.network, config);
+  return out;
+}
+
 OptimizeResult optimize_alternating(const Config& config) {
   OptimizeResult out;
   out.target = OptimizeTarget::Alternating;
@@ -324,7 +358,9 @@ OptimizeTarget parse_optimize_target(const std::string& text, const std::string&
   if (text == "topology") return OptimizeTarget::Topology;
   if (text == "strategy") return OptimizeTarget::Strategy;
   if (text == "alternating") return OptimizeTarget::Alternating;
-  throw BadInput("target must be bandwidth, topology, strategy or alternating, not '" + text + "'", where);
+  if (text == "placement") return OptimizeTarget::Placement;
+  throw BadInput("target must be bandwidth, topology, strategy, alternating or placement, not '" + text + "'",
+                 where);
 }
 
 const char* optimize_target_name(OptimizeTarget t) {
@@ -337,6 +373,8 @@ const char* optimize_target_name(OptimizeTarget t) {
       return "strategy";
     case OptimizeTarget::Alternating:
       return "alternating";
+    case OptimizeTarget::Placement:
+      return "placement";
   }
   return "?";
 }
@@ -359,6 +397,8 @@ OptimizeResult optimize_design_point(const Config& config, OptimizeTarget target
       return optimize_strategy(config);
     case OptimizeTarget::Alternating:
       return optimize_alternating(config);
+    case OptimizeTarget::Placement:
+      return optimize_placement(config);
   }
   throw RuntimeFailure("unknown optimize target");
 }
@@ -399,6 +439,13 @@ nlohmann::json optimize_result_to_json(const OptimizeResult& r) {
     j["strides"] = r.strides;
     j["mp_links"] = links_json(r.mp_links);
     if (!r.position_of_node.empty()) j["server_position"] = r.position_of_node;
+  }
+  if (r.target == OptimizeTarget::Placement) {
+    j["placement"] = r.placement_method;
+    j["placement_grouped"] = r.placement_grouped;
+    j["node_groups"] = r.placement_groups;
+    j["internal_bandwidth_Bps"] = r.placement_internal_bandwidth_Bps;
+    j["rank_order_internal_bandwidth_Bps"] = r.rank_order_internal_bandwidth_Bps;
   }
   if (!r.search_method.empty()) j["search"] = r.search_method;
   j["simulations"] = r.simulations;

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-
+#include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/util/error.hpp"
 
@@ -48,7 +48,16 @@ PointSimulation simulate_point(const Config& config, bool record_link_loads) {
     throw BadInput("the strategy needs " + std::to_string(p.plan.graph.gpus) + " GPUs but the topology holds " +
                        std::to_string(p.network->gpu_count()),
                    "topology.servers x server.gpus");
-  p.placement = rank_order_placement(p.plan.graph.gpus, p.network->gpus_per_node());
+  const opt::PlacementKind kind =
+      config.has("optimize.placement")
+          ? opt::parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"))
+          : opt::PlacementKind::RankOrder;
+  const opt::StrategyPlacement placed =
+      opt::place_strategy(*p.network, p.plan.graph.gpus, p.plan.tp, p.plan.pp, kind);
+  p.placement = placed.placement;
+  p.placement_requested = opt::placement_kind_name(kind);
+  p.placement_method = placed.method;
+  p.placement_groups = placed.node_groups;
   p.cost = topology::network_cost(*p.network, topology::price_table_from_config(config));
   const double cost = p.cost.total_usd;
   const double bisection = network_bisection_Bps(*p.network);

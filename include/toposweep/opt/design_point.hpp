@@ -2,7 +2,8 @@
 // One design point optimized from its configuration: what `toposweep optimize` runs and what
 // the point evaluator calls for sweep points that ask for optimization. The target chooses
 // the optimizer: per-dimension bandwidth allocation (multidim), TopologyFinder for the
-// configured strategy, strategy search on the configured network, or the alternating loop.
+// configured strategy, strategy search on the configured network, the alternating loop, or the
+// METIS placement of the configured strategy compared with rank order.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -19,7 +20,7 @@
 
 namespace toposweep::opt {
 
-enum class OptimizeTarget { Bandwidth, Topology, Strategy, Alternating };
+enum class OptimizeTarget { Bandwidth, Topology, Strategy, Alternating, Placement };
 OptimizeTarget parse_optimize_target(const std::string& text, const std::string& where);
 const char* optimize_target_name(OptimizeTarget t);
 
@@ -48,6 +49,12 @@ struct OptimizeResult {
   std::vector<RoundRecord> rounds;               // Alternating target
   std::string search_method;                     // Strategy / Alternating
   std::uint64_t simulations = 0;
+  // Placement target: METIS placement of the configured strategy against rank order.
+  std::string placement_method;  // "metis", or "rank_order" when METIS found nothing better
+  std::string placement_grouped;  // "tp", "pp" or "" (no group spans several servers)
+  std::vector<std::vector<std::uint32_t>> placement_groups;  // servers of each mapped group
+  double placement_internal_bandwidth_Bps = 0;
+  double rank_order_internal_bandwidth_Bps = 0;
 };
 
 // Reads optimize.* (and the topology/model/strategy keys); throws BadInput on bad input.

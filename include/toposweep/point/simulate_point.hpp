@@ -20,6 +20,11 @@ struct PointSimulation {
   std::shared_ptr<const Network> network;
   IterationPlan plan;
   Placement placement;
+  // optimize.placement as asked (rank_order / metis) and what was used: "metis" only when METIS
+  // found server sets better connected than rank order's; placement_groups are those sets.
+  std::string placement_requested = "rank_order";
+  std::string placement_method = "rank_order";
+  std::vector<std::vector<std::uint32_t>> placement_groups;
   sim::SimOptions options;
   topology::CostBreakdown cost;
   bool simulated = false;  // false when the plan does not fit in memory
