@@ -74,10 +74,11 @@ SimResult simulate_jobs(const Network& net, std::span<const Job> jobs, const Sim
 }
 
 SimResult simulate_analytical(AnalyticalModel& model, const TaskGraph& graph, std::uint32_t gpus_per_node) {
-  const Job job{"job0", &graph, rank_order_placement(graph.gpus, gpus_per_node)};
   SimResult r;
   r.model = NetworkModelKind::Analytical;
-  r.engine = run_engine(std::span<const Job>(&job, 1), model);
+  r.engine.spans.resize(1);
+  r.engine.jobs.push_back(model.play(graph, gpus_per_node, r.engine.spans[0]));
+  r.engine.makespan_s = r.engine.jobs[0].iteration_time_s;
   return r;
 }
 

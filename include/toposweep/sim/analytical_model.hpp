@@ -13,7 +13,9 @@
 
 #include "toposweep/collective/routing.hpp"
 #include "toposweep/sim/comm_groups.hpp"
+#include "toposweep/sim/engine.hpp"
 #include "toposweep/sim/network_model.hpp"
+#include "toposweep/sim/prepared_graph.hpp"
 
 namespace toposweep::sim {
 
@@ -30,10 +32,15 @@ class AnalyticalModel final : public NetworkModel {
   double operation_time(const CommTask& comm);
   std::uint64_t plans_computed() const { return plans_computed_; }
   const CommSettings& settings() const { return settings_; }
+  // Plays one iteration of `graph` with rank-order placement (gpus_per_node GPUs per node):
+  // the same times as run_engine, but the graph's playback structure and every task's
+  // duration are kept per graph, so replaying a plan costs one linear pass.
+  JobTimes play(const TaskGraph& graph, std::uint32_t gpus_per_node, std::vector<TaskSpan>& spans);
   // The model keeps no per-run state, so one instance can time many runs on its network and
   // keep its plan cache. Call this when a graph it has seen may be freed (its per-graph memo
   // is keyed by address).
   void forget_graphs() {
+    prepared_.clear();
     first_shape_.clear();
     transfer_sets_.clear();
     task_time_.clear();
@@ -76,6 +83,12 @@ class AnalyticalModel final : public NetworkModel {
   const TransferSet& transfer_set(const CommTask& comm);
   std::map<std::pair<const TaskGraph*, std::uint32_t>, TransferSet> transfer_sets_;
   std::uint64_t plans_computed_ = 0;
+  struct Prepared {
+    std::uint32_t gpus_per_node = 0;
+    PreparedGraph graph;
+    std::vector<double> durations;  // per task, seconds, repeat included
+  };
+  std::unordered_map<const TaskGraph*, Prepared> prepared_;
 };
 
 }  // namespace toposweep::sim

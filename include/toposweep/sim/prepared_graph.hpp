@@ -1,0 +1,49 @@
+#pragma once
+// Fast playback of a task graph whose every task has a duration known before the run (the
+// analytical model). With fixed durations the event-driven engine reduces to a longest-path
+// pass: a task starts when the last of its dependencies and its stream predecessor ends, and
+// task ids are already a topological order (TaskGraph::add requires existing dependencies and
+// streams run in id order). The result equals run_engine's bit for bit: the same maxima and
+// the same sums in the same order.
+//
+// Everything that depends only on the graph (stream predecessors, the interval groups the
+// breakdown measures) is computed once here, so a sweep replaying one plan at many points
+// pays one linear pass and no allocation per point.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "toposweep/sim/engine.hpp"
+#include "toposweep/workload/task_graph.hpp"
+
+namespace toposweep::sim {
+
+class PreparedGraph {
+ public:
+  explicit PreparedGraph(const TaskGraph& graph);
+
+  // Plays `graph` (the one this was prepared from) with per-task durations in seconds
+  // (repeat included), writes every task's span into `spans` (resized to the task count) and
+  // returns the breakdown run_engine would.
+  JobTimes run(const TaskGraph& graph, std::span<const double> durations, std::vector<TaskSpan>& spans);
+
+  std::size_t task_count() const { return stream_prev_.size(); }
+
+ private:
+  // Union length of one interval group, merging its per-stream chains (each chain is in start
+  // order because a stream runs its tasks one after another).
+  double group_union(std::uint32_t group, const std::vector<TaskSpan>& spans);
+
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  std::vector<std::uint32_t> stream_prev_;  // previous task on the same stream, or kNone
+  std::uint32_t stages_ = 1;
+  // Interval groups: compute of stage p (p), everything of stage p (stages + p), communication
+  // of purpose q (2 stages + q). Group g owns chains group_chains_[g] .. group_chains_[g+1];
+  // chain c holds task ids chain_tasks_[chain_offsets_[c] .. chain_offsets_[c+1]).
+  std::vector<std::uint32_t> group_chains_;
+  std::vector<std::uint32_t> chain_offsets_;
+  std::vector<TaskId> chain_tasks_;
+  std::vector<std::uint32_t> heads_;  // scratch for group_union, one per chain
+};
+
+}  // namespace toposweep::sim

@@ -1,0 +1,118 @@
+// Regression pins: iteration times of small real workloads, recorded with the event-driven
+// engine before the analytical fast path and the flow-model speed-ups went in. Those were
+// pure performance work, so the times must not move beyond floating-point noise (1e-12
+// relative). The analytical fast path (simulate_analytical) must also equal run_engine's
+// general path (simulate_iteration) exactly, breakdown included.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "toposweep/collective/config_keys.hpp"
+#include "toposweep/sim/config_keys.hpp"
+#include "toposweep/sim/simulate.hpp"
+#include "toposweep/topology/build.hpp"
+#include "toposweep/topology/config_keys.hpp"
+#include "toposweep/workload/config_keys.hpp"
+#include "toposweep/workload/iteration.hpp"
+
+namespace toposweep::sim {
+namespace {
+
+// Recorded at commit 76f406e (before this work) with simulate_iteration, i.e. run_engine.
+constexpr double kGpt3Analytical = 0.42170431603559683;
+constexpr double kGpt3Flow = 0.55895946794807572;
+constexpr double kDlrmAnalytical = 0.028273477297018436;
+constexpr double kDlrmFlow = 0.029501768497018434;
+
+Config make_config(const std::vector<std::pair<std::string, std::string>>& settings) {
+  Config c;
+  for (const auto& [k, v] : settings) c.set(k, v, "test");
+  for (const auto& keys : {workload::config_keys(), topology::config_keys(), collective::config_keys(),
+                           sim::config_keys()})
+    for (const KeySpec& k : keys)
+      if (!k.default_value.empty() && !k.name.ends_with(".*") && !c.has(k.name)) c.set(k.name, k.default_value, "default");
+  return c;
+}
+
+Config gpt3_small(const std::string& model) {
+  return make_config({{"topology.kind", "fattree"},
+                      {"topology.servers", "8"},
+                      {"server.gpus", "4"},
+                      {"topology.link_bandwidth", "100Gbps"},
+                      {"model.name", "gpt3-1.3b"},
+                      {"model.batch_per_gpu", "2"},
+                      {"strategy.tp", "2"},
+                      {"strategy.pp", "4"},
+                      {"strategy.microbatches", "8"},
+                      {"simulate.network_model", model}});
+}
+
+Config dlrm_small(const std::string& model) {
+  return make_config({{"topology.kind", "topoopt"},
+                      {"topology.servers", "16"},
+                      {"topology.degree", "4"},
+                      {"topology.link_bandwidth", "100Gbps"},
+                      {"server.gpus", "4"},
+                      {"model.name", "dlrm"},
+                      {"simulate.network_model", model}});
+}
+
+SimResult simulate(const Config& c) {
+  const Network net = build_network(c);
+  const IterationPlan plan = plan_iteration(c, net.gpu_count());
+  return simulate_iteration(net, plan.graph, sim_options_from_config(c));
+}
+
+void expect_pinned(const char* what, double actual, double pinned) {
+  EXPECT_NEAR(actual, pinned, 1e-12 * pinned) << what;
+}
+
+TEST(PinnedResults, Gpt3SmallAnalytical) {
+  expect_pinned("gpt3 analytical", simulate(gpt3_small("analytical")).engine.makespan_s, kGpt3Analytical);
+}
+TEST(PinnedResults, Gpt3SmallFlow) {
+  expect_pinned("gpt3 flow", simulate(gpt3_small("flow")).engine.makespan_s, kGpt3Flow);
+}
+TEST(PinnedResults, DlrmSmallAnalytical) {
+  expect_pinned("dlrm analytical", simulate(dlrm_small("analytical")).engine.makespan_s, kDlrmAnalytical);
+}
+TEST(PinnedResults, DlrmSmallFlow) {
+  expect_pinned("dlrm flow", simulate(dlrm_small("flow")).engine.makespan_s, kDlrmFlow);
+}
+
+void expect_same_job_times(const JobTimes& a, const JobTimes& b) {
+  EXPECT_EQ(a.iteration_time_s, b.iteration_time_s);
+  EXPECT_EQ(a.compute_time_s, b.compute_time_s);
+  EXPECT_EQ(a.exposed_comm_time_s, b.exposed_comm_time_s);
+  EXPECT_EQ(a.bubble_time_s, b.bubble_time_s);
+  EXPECT_EQ(a.critical_stage, b.critical_stage);
+  EXPECT_EQ(a.comm_busy_s, b.comm_busy_s);
+  EXPECT_EQ(a.comm_bytes, b.comm_bytes);
+}
+
+// The fast path against the general engine, on the same graphs, twice in a row (the second
+// run replays the prepared state).
+TEST(PinnedResults, AnalyticalFastPathEqualsEngine) {
+  for (const Config& c : {gpt3_small("analytical"), dlrm_small("analytical")}) {
+    const Network net = build_network(c);
+    const IterationPlan plan = plan_iteration(c, net.gpu_count());
+    const SimOptions o = sim_options_from_config(c);
+    const SimResult general = simulate_iteration(net, plan.graph, o);
+    AnalyticalModel model(net, o.comm);
+    for (int rep = 0; rep < 2; ++rep) {
+      const SimResult fast = simulate_analytical(model, plan.graph, net.gpus_per_node());
+      EXPECT_EQ(fast.engine.makespan_s, general.engine.makespan_s);
+      expect_same_job_times(fast.job(), general.job());
+      ASSERT_EQ(fast.engine.spans.at(0).size(), general.engine.spans.at(0).size());
+      for (std::size_t i = 0; i < fast.engine.spans[0].size(); ++i) {
+        EXPECT_EQ(fast.engine.spans[0][i].start_s, general.engine.spans[0][i].start_s) << i;
+        EXPECT_EQ(fast.engine.spans[0][i].end_s, general.engine.spans[0][i].end_s) << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace toposweep::sim
