@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <utility>
 
+#include "toposweep/frontier/streaming.hpp"
 #include "toposweep/sweep/columns.hpp"
 #include "toposweep/sweep/results_file.hpp"
 #include "toposweep/util/error.hpp"
@@ -79,18 +81,91 @@ struct TodoList {
   }
 };
 
-TodoList todo_from(const std::vector<PointRecord>& done, std::uint64_t begin, std::uint64_t end) {
+// What a journal says is done: its done ranges (--keep frontier) plus every point record not
+// inside one (--keep all journals every point; a frontier row whose chunk's range record was torn
+// off by kill -9 is done too), with the status counts of all of them.
+struct DoneSet {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals;  // sorted, disjoint, [begin, end)
+  std::uint64_t counts[3] = {0, 0, 0};                             // evaluated, infeasible, failed
+  std::uint64_t points = 0;
+};
+
+bool inside_a_range(const std::vector<DoneRange>& ranges, std::uint64_t index) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), index,
+                             [](std::uint64_t i, const DoneRange& r) { return i < r.begin; });
+  return it != ranges.begin() && index < std::prev(it)->end;
+}
+
+DoneSet done_set(const JournalContents& j, std::uint64_t begin, std::uint64_t end) {
+  DoneSet d;
+  for (const auto& r : j.ranges) {
+    if (r.begin < begin || r.end > end || r.begin == r.end) continue;
+    d.intervals.emplace_back(r.begin, r.end);
+    d.counts[0] += r.evaluated, d.counts[1] += r.infeasible, d.counts[2] += r.failed;
+  }
+  for (const auto& r : j.records) {
+    if (r.index < begin || r.index >= end || inside_a_range(j.ranges, r.index)) continue;
+    d.intervals.emplace_back(r.index, r.index + 1);
+    ++d.counts[static_cast<int>(r.result.status)];
+  }
+  std::sort(d.intervals.begin(), d.intervals.end());
+  d.points = d.counts[0] + d.counts[1] + d.counts[2];
+  return d;
+}
+
+TodoList todo_from(const DoneSet& done, std::uint64_t begin, std::uint64_t end) {
   TodoList t;
   std::uint64_t cur = begin;
-  for (const auto& r : done) {
-    if (r.index < cur || r.index >= end) continue;
-    if (r.index > cur) t.flat.insert(t.flat.end(), {cur, r.index});
-    cur = r.index + 1;
+  for (const auto& [b, e] : done.intervals) {
+    if (e <= cur) continue;
+    if (b > cur) t.flat.insert(t.flat.end(), {cur, b});
+    cur = std::max(cur, e);
   }
   if (cur < end) t.flat.insert(t.flat.end(), {cur, end});
   t.finish();
   return t;
 }
+
+// Objective values of an evaluated point, oriented for minimisation.
+void objective_values(const Space& space, const PointRecord& r,
+                      const std::vector<frontier::Objective>& objectives, std::vector<PointRecord>& one,
+                      std::vector<double>& out) {
+  one.assign(1, r);
+  out.clear();
+  for (const auto& o : objectives) {
+    const double v = field_column(space, one, o.field)[0];
+    out.push_back(o.maximize ? -v : v);
+  }
+}
+
+// Journals the done ranges of a chunk: consecutive indices form one range with its counts.
+class RangeAccumulator {
+ public:
+  void add(std::uint64_t index, PointStatus status) {
+    if (!open_ || index != cur_.end) {
+      flush();
+      cur_ = DoneRange{index, index, 0, 0, 0};
+      open_ = true;
+    }
+    ++cur_.end;
+    if (status == PointStatus::Evaluated) ++cur_.evaluated;
+    if (status == PointStatus::Infeasible) ++cur_.infeasible;
+    if (status == PointStatus::Failed) ++cur_.failed;
+  }
+  void flush() {
+    if (open_ && cur_.end > cur_.begin) ranges_.push_back(cur_);
+    open_ = false;
+  }
+  std::vector<DoneRange> take() {
+    flush();
+    return std::exchange(ranges_, {});
+  }
+
+ private:
+  DoneRange cur_;
+  bool open_ = false;
+  std::vector<DoneRange> ranges_;
+};
 
 std::string format_eta(double s) {
   char buf[32];
@@ -122,17 +197,38 @@ void count(SweepSummary& s, const PointRecord& r) {
 void write_output(const Space& space, const SweepOptions& o, const std::string& dir, SweepSummary& summary,
                   const Logger& log) {
   std::uint64_t dropped = 0;
-  auto rows = read_journal(dir, &dropped);
+  auto journal = read_journal_contents(dir, &dropped);
+  const DoneSet done = done_set(journal, o.begin, o.end);
+  auto rows = std::move(journal.records);
   rows.erase(std::remove_if(rows.begin(), rows.end(),
                             [&](const PointRecord& r) { return r.index < o.begin || r.index >= o.end; }),
              rows.end());
-  if (rows.size() != o.end - o.begin)
-    throw RuntimeFailure("the journal " + dir + " holds " + std::to_string(rows.size()) + " of " +
+  if (done.points != o.end - o.begin)
+    throw RuntimeFailure("the journal " + dir + " holds " + std::to_string(done.points) + " of " +
                          std::to_string(o.end - o.begin) + " points after the run; rerun with --resume");
-  summary.evaluated = summary.infeasible = summary.failed = 0;
-  for (const auto& r : rows) count(summary, r);
+  summary.evaluated = done.counts[0];
+  summary.infeasible = done.counts[1];
+  summary.failed = done.counts[2];
+  // With --keep frontier the rows are the union of the ranks' frontier rows (some since dominated):
+  // the exact frontier of that union is the frontier of the whole range, because a globally
+  // non-dominated point was never dominated on its own rank either.
   const auto front = frontier_indices(space, rows, o.objectives);
+  const bool keep_frontier = o.keep == "frontier";
+  if (keep_frontier) {
+    std::vector<PointRecord> on_front;
+    std::size_t f = 0;
+    for (auto& r : rows) {
+      while (f < front.size() && front[f] < r.index) ++f;
+      if (f < front.size() && front[f] == r.index) on_front.push_back(std::move(r));
+    }
+    rows = std::move(on_front);
+  } else if (rows.size() != o.end - o.begin) {
+    throw RuntimeFailure("the journal " + dir +
+                         " holds only the frontier rows of some points; finish it "
+                         "with --keep frontier");
+  }
   ResultsMeta meta;
+  meta.status_counts = std::array<std::uint64_t, 3>{done.counts[0], done.counts[1], done.counts[2]};
   meta.config_text = o.config_text;
   meta.slice = o.slice;
   meta.begin = o.begin;
@@ -224,7 +320,7 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
       throw BadInput("the output directory " + parent.string() + " does not exist", "--out " + o.out_path);
     const JournalHeader expected{space.fingerprint(), space.size(), o.begin, o.end};
     const auto existing = read_journal_header(dir);
-    std::vector<PointRecord> done;
+    JournalContents journal;
     if (existing && !o.resume)
       throw BadInput("an unfinished sweep's journal exists at " + dir +
                          ": add --resume to continue it, or remove that directory to start afresh",
@@ -240,11 +336,14 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
     }
     if (!existing) create_journal(dir, expected, space.canonical_text());
     run = next_run_number(dir);
-    if (existing) {
-      done = read_journal(dir);
-      for (const auto& r : done)
-        if (r.index >= o.begin && r.index < o.end) ++prev[static_cast<int>(r.result.status)];
-    }
+    if (existing) journal = read_journal_contents(dir);
+    if (o.keep != "frontier" && !journal.ranges.empty())
+      throw BadInput("the journal " + dir +
+                         " was written by a --keep frontier sweep (it lacks the other "
+                         "points); resume it with --keep frontier",
+                     "--keep " + o.keep);
+    const DoneSet done = done_set(journal, o.begin, o.end);
+    for (int k = 0; k < 3; ++k) prev[k] = done.counts[k];
     todo = todo_from(done, o.begin, o.end);
   });
   MPI_Bcast(&already_complete, 1, MPI_INT, 0, comm);
@@ -292,6 +391,13 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   double times[3] = {0, 0, 0};  // evaluate, schedule, journal
   {
     JournalWriter journal(dir, run, rank);
+    // --keep frontier: this rank's streaming frontier; the journal gets done ranges and the rows
+    // that are on the frontier when their chunk commits, never the dominated rest.
+    const bool keep_frontier = o.keep == "frontier";
+    frontier::StreamingFrontier local_front(o.objectives.size());
+    std::vector<PointRecord> joined, one_row;  // rows that joined the frontier in this chunk
+    std::vector<double> values;
+    RangeAccumulator done_ranges;
     Config scratch = space.base();  // each point is applied in place: no per-point copy of the base
     double sec_per_point = -1;
     std::int64_t next_chunk = 1;  // measure first, then size chunks to chunk_seconds
@@ -341,7 +447,15 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
       for (std::int64_t pos = first; pos < last; ++pos) {
         const PointRecord r =
             evaluate_point(space, todo.index_at(static_cast<std::uint64_t>(pos)), evaluate, scratch);
-        journal.add(r);
+        if (!keep_frontier) {
+          journal.add(r);
+        } else {
+          done_ranges.add(r.index, r.result.status);
+          if (r.result.status == PointStatus::Evaluated) {
+            objective_values(space, r, o.objectives, one_row, values);
+            if (local_front.offer(r.index, values)) joined.push_back(r);
+          }
+        }
         ++add[0];
         if (r.result.status == PointStatus::Infeasible) ++add[1];
         if (r.result.status == PointStatus::Failed) ++add[2];
@@ -353,6 +467,18 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
       }
       times[0] += seconds_since(chunk_start);
       auto t_journal = Clock::now();
+      if (keep_frontier) {
+        // Rows first, ranges after: a torn tail can lose a range (its points are redone) but a
+        // range that survived always has its frontier rows before it in the same file.
+        if (!joined.empty()) {
+          std::vector<std::uint64_t> on(local_front.ids());
+          std::sort(on.begin(), on.end());
+          for (const auto& r : joined)
+            if (std::binary_search(on.begin(), on.end(), r.index)) journal.add(r);
+          joined.clear();
+        }
+        for (const auto& d : done_ranges.take()) journal.add(d);
+      }
       journal.commit();
       times[2] += seconds_since(t_journal);
       local_done += static_cast<std::uint64_t>(n);

@@ -21,6 +21,8 @@ namespace {
 constexpr std::uint32_t kRecordMagic = 0x52505354;  // "TSPR"
 constexpr std::size_t kFixedPayload = 8 + 1 + 8 * 8 + 5 * 4;
 constexpr std::size_t kMaxMessage = 4096;
+constexpr std::uint32_t kRangeMagic = 0x44505354;  // "TSPD"
+constexpr std::size_t kRangePayload = 5 * 8;
 
 std::array<std::uint32_t, 256> make_crc_table() {
   std::array<std::uint32_t, 256> t{};
@@ -84,12 +86,38 @@ void append_encoded(std::vector<unsigned char>& out, const PointRecord& r) {
   put(out, crc32(out.data() + start, length));
 }
 
+void append_encoded(std::vector<unsigned char>& out, const DoneRange& r) {
+  put(out, kRangeMagic);
+  put(out, static_cast<std::uint32_t>(kRangePayload));
+  const std::size_t start = out.size();
+  for (std::uint64_t v : {r.begin, r.end, r.evaluated, r.infeasible, r.failed}) put(out, v);
+  put(out, crc32(out.data() + start, kRangePayload));
+}
+
 std::size_t decode_records(const std::vector<unsigned char>& bytes, std::vector<PointRecord>& out) {
+  std::vector<DoneRange> ignored;
+  return decode_journal_bytes(bytes, out, ignored);
+}
+
+std::size_t decode_journal_bytes(const std::vector<unsigned char>& bytes, std::vector<PointRecord>& out,
+                                 std::vector<DoneRange>& ranges) {
   std::size_t pos = 0;
   while (bytes.size() - pos >= 12) {
     const unsigned char* p = bytes.data() + pos;
     const auto magic = get<std::uint32_t>(p);
     const auto length = get<std::uint32_t>(p);
+    if (magic == kRangeMagic) {
+      if (length != kRangePayload || bytes.size() - pos < 8 + std::size_t{length} + 4) break;
+      const unsigned char* tail = p + length;
+      if (get<std::uint32_t>(tail) != crc32(p, length)) break;
+      DoneRange r;
+      for (std::uint64_t* v : {&r.begin, &r.end, &r.evaluated, &r.infeasible, &r.failed})
+        *v = get<std::uint64_t>(p);
+      if (r.end < r.begin || r.evaluated + r.infeasible + r.failed != r.end - r.begin) break;
+      ranges.push_back(r);
+      pos += 8 + length + 4;
+      continue;
+    }
     if (magic != kRecordMagic || length < kFixedPayload || length > kFixedPayload + kMaxMessage) break;
     if (bytes.size() - pos < 8 + std::size_t{length} + 4) break;
     const unsigned char* payload = p;
@@ -161,26 +189,33 @@ std::uint32_t next_run_number(const std::string& dir) {
   return next;
 }
 
-std::vector<PointRecord> read_journal(const std::string& dir, std::uint64_t* dropped_bytes) {
+JournalContents read_journal_contents(const std::string& dir, std::uint64_t* dropped_bytes) {
   std::vector<std::string> parts;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".log") parts.push_back(e.path().string());
   std::sort(parts.begin(), parts.end());  // deterministic "first record wins"
-  std::vector<PointRecord> all;
+  JournalContents c;
   std::uint64_t dropped = 0;
   for (const auto& path : parts) {
     std::ifstream f(path, std::ios::binary);
     std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     if (f.bad()) throw RuntimeFailure("cannot read the journal file " + path);
-    dropped += bytes.size() - decode_records(bytes, all);
+    dropped += bytes.size() - decode_journal_bytes(bytes, c.records, c.ranges);
   }
+  auto& all = c.records;
   std::stable_sort(all.begin(), all.end(),
                    [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
   all.erase(std::unique(all.begin(), all.end(),
                         [](const PointRecord& a, const PointRecord& b) { return a.index == b.index; }),
             all.end());
+  std::sort(c.ranges.begin(), c.ranges.end(),
+            [](const DoneRange& a, const DoneRange& b) { return a.begin < b.begin; });
   if (dropped_bytes) *dropped_bytes = dropped;
-  return all;
+  return c;
+}
+
+std::vector<PointRecord> read_journal(const std::string& dir, std::uint64_t* dropped_bytes) {
+  return read_journal_contents(dir, dropped_bytes).records;
 }
 
 void remove_journal(const std::string& dir) {

@@ -270,8 +270,9 @@ void write_results_file(const std::string& path, const Space& space, const std::
     write_u64_attribute(file, "slice_begin", meta.begin);
     write_u64_attribute(file, "slice_end", meta.end);
     write_string_attribute(file, "keep", meta.keep);
-    std::uint64_t counts[3] = {0, 0, 0};
-    for (const auto& r : all_rows) ++counts[static_cast<int>(r.result.status)];
+    std::array<std::uint64_t, 3> counts = {0, 0, 0};
+    for (const auto& r : all_rows) ++counts[static_cast<std::size_t>(r.result.status)];
+    if (meta.status_counts) counts = *meta.status_counts;
     write_u64_attribute(file, "points_evaluated", counts[0]);
     write_u64_attribute(file, "points_infeasible", counts[1]);
     write_u64_attribute(file, "points_failed", counts[2]);

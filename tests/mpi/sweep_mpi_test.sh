@@ -134,6 +134,57 @@ PY
     "$TOPOSWEEP" sweep --config "$SPACE" --merge slice_0.h5 slice_1.h5 --out bad.h5 > /dev/null 2>&1
     [ $? = 2 ] || fail "an incomplete merge was not refused"
     ;;
+  keep_frontier)
+    # --keep frontier: per-rank streaming frontiers merged at the end. 1 and 2 ranks give the same
+    # /points and /frontier, which are the frontier rows of a --keep all run; the counts survive.
+    sweep 1 --out all.h5 > /dev/null || fail "keep all"
+    for n in 1 2; do
+      sweep $n --out f$n.h5 --keep frontier > /dev/null || fail "keep frontier -n $n"
+      dump f$n.h5 > d$n.txt
+    done
+    [ -s d1.txt ] || fail "empty dump"
+    cmp -s d1.txt d2.txt || fail "--keep frontier /points differ between 1 and 2 ranks"
+    "$PYTHON" - all.h5 f2.h5 << 'PY' || fail "--keep frontier vs the frontier rows of --keep all"
+import h5py, sys
+a, f = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+fr = list(a["/frontier"][:])
+assert list(f["/frontier"][:]) == fr
+pts = f["/points"][:]
+assert list(pts["index"]) == fr, (list(pts["index"]), fr)
+assert (pts == a["/points"][:][fr]).all()
+for k in ("points_evaluated", "points_infeasible", "points_failed"):
+    assert int(a.attrs[k]) == int(f.attrs[k]), k
+assert f.attrs["keep"] == "frontier"
+PY
+    ;;
+  keep_frontier_kill9)
+    sweep 2 --out clean.h5 --keep frontier > /dev/null || fail "clean run"
+    RANDOM=20261123
+    for round in 1 2 3; do
+      if [ $round = 1 ]; then start_slow 2 k.h5 --keep frontier; else start_slow 2 k.h5 --keep frontier --resume; fi
+      for _ in $(seq 100); do
+        [ -n "$(ls k.h5.journal/run-000$((round - 1))-* 2> /dev/null)" ] && break
+        sleep 0.1
+      done
+      sleep "$(printf '0.%02d' $((RANDOM % 60)))"
+      pids=$(rank_pids)
+      kill -9 $pids "$SLOW_PID" 2> /dev/null
+      wait "$SLOW_PID" 2> /dev/null
+      [ -f k.h5 ] && fail "an output appeared from an interrupted run (round $round)"
+      [ -d k.h5.journal ] || fail "no journal after kill -9 (round $round)"
+      echo "round $round: journal holds $(cat k.h5.journal/*.log 2> /dev/null | wc -c) bytes"
+    done
+    sweep 2 --out k.h5 --keep frontier --resume > /dev/null || fail "final resume exited $?"
+    [ -d k.h5.journal ] && fail "journal left behind"
+    cmp -s <(dump clean.h5) <(dump k.h5) || fail "resumed /points differ from a clean run"
+    "$PYTHON" - clean.h5 k.h5 << 'PY' || fail "status counts differ after resume"
+import h5py, sys
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+for k in ("points_evaluated", "points_infeasible", "points_failed"):
+    assert int(a.attrs[k]) == int(b.attrs[k]), (k, a.attrs[k], b.attrs[k])
+assert sum(int(a.attrs[k]) for k in ("points_evaluated", "points_infeasible", "points_failed")) == 1024
+PY
+    ;;
   *) fail "unknown mode $MODE" ;;
 esac
 echo "ok: $MODE"

@@ -24,8 +24,22 @@ std::uint32_t crc32(const void* data, std::size_t size);
 // different endianness; the HDF5 output is the portable artefact).
 void append_encoded(std::vector<unsigned char>& out, const PointRecord& r);
 // Decode every valid record of `bytes` into `out`; returns the number of bytes consumed (less
-// than bytes.size() when a torn or corrupt tail was dropped).
+// than bytes.size() when a torn or corrupt tail was dropped). Done-range records are skipped.
 std::size_t decode_records(const std::vector<unsigned char>& bytes, std::vector<PointRecord>& out);
+
+// A contiguous run of indices [begin, end) whose points are all done, with their status counts.
+// `--keep frontier` journals these instead of every point (plus the rows on the rank's frontier),
+// so its journal grows with chunks and frontier, not with points. Framed like a point record but
+// with its own magic.
+struct DoneRange {
+  std::uint64_t begin = 0, end = 0;
+  std::uint64_t evaluated = 0, infeasible = 0, failed = 0;
+  bool operator==(const DoneRange&) const = default;
+};
+void append_encoded(std::vector<unsigned char>& out, const DoneRange& r);
+// Decode point records and done ranges, in file order, stopping at the first invalid record.
+std::size_t decode_journal_bytes(const std::vector<unsigned char>& bytes, std::vector<PointRecord>& records,
+                                 std::vector<DoneRange>& ranges);
 
 struct JournalHeader {
   std::uint64_t fingerprint = 0;
@@ -45,6 +59,13 @@ std::uint32_t next_run_number(const std::string& dir);
 // Every valid record of every part file, ascending by index; the first record of an index wins.
 // `dropped_bytes` (optional) receives the size of torn tails that were ignored.
 std::vector<PointRecord> read_journal(const std::string& dir, std::uint64_t* dropped_bytes = nullptr);
+// Everything a journal holds: point records (ascending by index, first of an index wins) and
+// done ranges (ascending by begin) from every part file.
+struct JournalContents {
+  std::vector<PointRecord> records;
+  std::vector<DoneRange> ranges;
+};
+JournalContents read_journal_contents(const std::string& dir, std::uint64_t* dropped_bytes = nullptr);
 void remove_journal(const std::string& dir);
 
 // One rank's append-only part file for one run.
@@ -56,6 +77,7 @@ class JournalWriter {
   JournalWriter& operator=(const JournalWriter&) = delete;
 
   void add(const PointRecord& r) { append_encoded(buffer_, r); }
+  void add(const DoneRange& r) { append_encoded(buffer_, r); }
   // Write the buffered records and fdatasync: called at chunk boundaries.
   void commit();
   const std::string& path() const { return path_; }

@@ -2,8 +2,10 @@
 // The HDF5 results file of a sweep (layout: docs/hdf5-schema.md). Written by one process (rank 0
 // after gathering through the journal) into OUT.partial and renamed, so an existing file is never
 // half-overwritten and the bytes of /points depend only on the points' values.
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,9 @@ struct ResultsMeta {
   std::string keep = "all";  // "all" or "frontier"
   std::vector<frontier::Objective> objectives;
   int compression = 1;  // deflate level of /points, 0 = none
+  // Status counts (evaluated, infeasible, failed) of the whole range when `rows` does not hold
+  // every point (a --keep frontier sweep passes only its frontier rows); empty: count `rows`.
+  std::optional<std::array<std::uint64_t, 3>> status_counts;
 };
 
 // Write `rows` (ascending by index) and the frontier (point indices, ascending) to `path`
