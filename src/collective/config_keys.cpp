@@ -9,6 +9,9 @@ std::vector<KeySpec> config_keys() {
        "(auto: multiring on topoopt, hierarchical on multidim, ring otherwise)"},
       {"collective.model", "pipelined",
        "hierarchical and two-level collectives: pipelined (max over dimensions) or sequential (sum)"},
+      {"collective.routing", "shortest",
+       "networks with switches: shortest (first shortest path per transfer) or spread (equal-cost "
+       "paths, least busy arc first, like ECMP over a fat-tree's cores)"},
   };
 }
 

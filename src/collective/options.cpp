@@ -26,6 +26,12 @@ CollectiveOptions collective_options(const Config& config) {
   else
     throw BadInput("collective.model must be pipelined or sequential, not '" + model + "'",
                    config.where("collective.model"));
+  const std::string routing = to_lower(trim(config.get_string("collective.routing")));
+  if (routing == "spread")
+    o.spread_switch_paths = true;
+  else if (routing != "shortest")
+    throw BadInput("collective.routing must be shortest or spread, not '" + routing + "'",
+                   config.where("collective.routing"));
   return o;
 }
 

@@ -36,11 +36,19 @@ void check_request(const Network& net, const CollectiveRequest& req) {
     throw BadInput("root " + std::to_string(req.root) + " is not a member of the group", "collective root");
 }
 
-CollectivePlan from_phases(RouteCache& routes, const std::vector<Phase>& phases, bool with_flows,
+// Equal-cost spreading where the options ask for it: on networks with switches only, where
+// one search per transfer is cheap next to the tree and paths tie up many ways.
+bool spreads(const Network& net, const CollectiveOptions& opt) {
+  return opt.spread_switch_paths && net.switch_count() > 0;
+}
+
+CollectivePlan from_phases(RouteCache& routes, std::vector<Phase> phases, const CollectiveOptions& opt,
                            std::string algorithm) {
+  if (spreads(routes.network(), opt))
+    for (Phase& ph : phases) ph.spread_paths = true;
   CollectivePlan plan;
   plan.algorithm = std::move(algorithm);
-  cost_phases(routes, phases, with_flows, plan);
+  cost_phases(routes, phases, opt.with_flows, plan);
   return plan;
 }
 
@@ -73,6 +81,7 @@ CollectivePlan plan_hierarchical(const Network& net, RouteCache& routes, const C
         for (std::size_t i = 0; i < n; ++i) ph.transfers.push_back({line[i], line[(i + 1) % n], dp.bytes});
       }
     }
+    ph.spread_paths = spreads(net, opt);
     phase_cost(routes, ph, &plan.flows, stage);
     if (!opt.hierarchical_pipelined) ++stage;
   }
@@ -107,8 +116,9 @@ CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, co
     return plan;
   }
   if (algorithm == "auto") {
-    if (kind == "topoopt" && !serving_stride_rings(net, order).empty())
-      return plan_network(net, req, "multiring", opt);
+    // Ring strides known (topoopt, or a per-job network carrying them): multiring, which uses
+    // the serving strides, or for a sub-group the best ring set over the network's links.
+    if (!net.info().strides.empty()) return plan_network(net, req, "multiring", opt);
     if (kind == "multidim" && !net.info().dims.empty()) {
       try {
         hierarchical_group_shape(net, order);
@@ -120,23 +130,23 @@ CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, co
     return plan_network(net, req, "ring", opt);
   }
   if (algorithm == "ring")
-    return from_phases(routes, ring_phases(req.op, {order}, {1.0}, req.bytes, req.root), opt.with_flows,
-                       "ring");
+    return from_phases(routes, ring_phases(req.op, {order}, {1.0}, req.bytes, req.root), opt, "ring");
   if (algorithm == "multiring") {
     const MultiRing mr = multiring(net, routes, order);
-    return from_phases(routes, ring_phases(req.op, mr.rings, mr.shares, req.bytes, req.root), opt.with_flows,
-                       "multiring");
+    std::vector<Phase> phases = ring_phases(req.op, mr.rings, mr.shares, req.bytes, req.root);
+    for (Phase& ph : phases) ph.spread_paths = mr.routed;
+    return from_phases(routes, std::move(phases), opt, "multiring");
   }
   if (algorithm == "hierarchical") return plan_hierarchical(net, routes, req, opt);
   if (algorithm == "tree")
-    return from_phases(routes, tree_phases(req.op, order, req.bytes, req.root), opt.with_flows, "tree");
+    return from_phases(routes, tree_phases(req.op, order, req.bytes, req.root), opt, "tree");
   if (algorithm == "halving_doubling")
-    return from_phases(routes, halving_doubling_phases(req.op, order, req.bytes, req.root), opt.with_flows,
+    return from_phases(routes, halving_doubling_phases(req.op, order, req.bytes, req.root), opt,
                        "halving_doubling");
   if (algorithm == "direct")
-    return from_phases(routes, direct_phases(req.op, order, req.bytes, req.root), opt.with_flows, "direct");
+    return from_phases(routes, direct_phases(req.op, order, req.bytes, req.root), opt, "direct");
   if (algorithm == "pairwise")
-    return from_phases(routes, pairwise_phases(req.op, order, req.bytes), opt.with_flows, "pairwise");
+    return from_phases(routes, pairwise_phases(req.op, order, req.bytes), opt, "pairwise");
   if (algorithm == "forest") return plan_forest(net, req, opt);
   throw BadInput("unknown collective algorithm '" + algorithm + "'", "collective.algorithm");
 }

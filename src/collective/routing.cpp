@@ -57,21 +57,39 @@ std::optional<std::vector<ArcId>> RouteCache::shortest_path(VertexId src, Vertex
   const Network& net = *net_;
   if (src == dst) return std::vector<ArcId>{};
   if (auto a = direct_arc(net, src, dst)) return std::vector<ArcId>{*a};
+  ArcId meet_arc = 0;
+  const std::uint32_t best_len = bidirectional_search(src, dst, meet_arc);
+  if (best_len == kUnreached) return std::nullopt;
+  std::vector<ArcId> path;
+  path.reserve(best_len);
+  for (VertexId v = net.arc(meet_arc).src; v != src; v = net.arc(fwd_parent_[v]).src)
+    path.push_back(fwd_parent_[v]);
+  std::reverse(path.begin(), path.end());
+  path.push_back(meet_arc);
+  for (VertexId v = net.arc(meet_arc).dst; v != dst; v = net.arc(bwd_parent_[v]).dst)
+    path.push_back(bwd_parent_[v]);
+  return path;
+}
+
+std::uint32_t RouteCache::bidirectional_search(VertexId src, VertexId dst, ArcId& meet_arc) {
+  const Network& net = *net_;
   ensure_scratch();
   ++epoch_;
   if (epoch_ == 0) {  // wrapped: stale stamps could alias, so clear once every 2^32 queries
     std::fill(fwd_stamp_.begin(), fwd_stamp_.end(), 0);
     std::fill(bwd_stamp_.begin(), bwd_stamp_.end(), 0);
+    std::fill(good_stamp_.begin(), good_stamp_.end(), 0);
     epoch_ = 1;
   }
   fwd_stamp_[src] = epoch_;
   fwd_depth_[src] = 0;
   bwd_stamp_[dst] = epoch_;
   bwd_depth_[dst] = 0;
+  fwd_visited_.assign(1, src);
   frontier_a_.assign(1, src);  // forward frontier
   frontier_b_.assign(1, dst);  // backward frontier
   std::uint32_t best_len = kUnreached;
-  ArcId meet_arc = 0;
+  meet_arc = 0;
   while (!frontier_a_.empty() && !frontier_b_.empty() && best_len == kUnreached) {
     // Expand the cheaper side one whole level; the first level that makes contact holds a
     // shortest path, found as the minimum over all contacts of that level.
@@ -92,6 +110,7 @@ std::optional<std::vector<ArcId>> RouteCache::shortest_path(VertexId src, Vertex
             fwd_parent_[v] = a;
             fwd_depth_[v] = fwd_depth_[u] + 1;
             next_.push_back(v);
+            fwd_visited_.push_back(v);
           }
         }
       }
@@ -115,15 +134,62 @@ std::optional<std::vector<ArcId>> RouteCache::shortest_path(VertexId src, Vertex
       frontier_b_.swap(next_);
     }
   }
-  if (best_len == kUnreached) return std::nullopt;
+  return best_len;
+}
+
+std::optional<std::vector<ArcId>> RouteCache::spread_path(VertexId src, VertexId dst,
+                                                          std::span<const double> arc_busy_s) {
+  const Network& net = *net_;
+  if (src == dst) return std::vector<ArcId>{};
+  ArcId meet_arc = 0;
+  const std::uint32_t L = bidirectional_search(src, dst, meet_arc);
+  if (L == kUnreached) return std::nullopt;
+  // A vertex lies on a shortest path iff the backward search knows its distance to dst and the
+  // two depths add up to L, or (forward-only vertices) one of its successors one level deeper
+  // does. Forward-visited vertices in reverse discovery order are deepest first.
+  if (good_stamp_.size() != net.vertex_count()) good_stamp_.assign(net.vertex_count(), 0);
+  const std::uint32_t epoch = epoch_;
+  auto bwd_fits = [&](VertexId w, std::uint32_t remaining) {
+    return bwd_stamp_[w] == epoch && bwd_depth_[w] == remaining;
+  };
+  for (auto it = fwd_visited_.rbegin(); it != fwd_visited_.rend(); ++it) {
+    const VertexId u = *it;
+    const std::uint32_t du = fwd_depth_[u];
+    bool good = bwd_fits(u, L - std::min(du, L));
+    for (ArcId a : net.out_arcs(u)) {
+      if (good || du >= L) break;
+      const VertexId w = net.arc(a).dst;
+      good = bwd_fits(w, L - du - 1) ||
+             (good_stamp_[w] == epoch && fwd_stamp_[w] == epoch && fwd_depth_[w] == du + 1);
+    }
+    if (good) good_stamp_[u] = epoch;
+  }
+  // Walk from src, at each vertex taking the next hop whose arc is least busy so far; ties go
+  // to the first candidate from a (src, dst)-hashed offset, so idle fabrics still spread.
+  std::uint64_t h = (static_cast<std::uint64_t>(src) << 32) ^ dst;
+  h ^= h >> 33, h *= 0xff51afd7ed558ccdULL, h ^= h >> 33, h *= 0xc4ceb9fe1a85ec53ULL, h ^= h >> 33;
   std::vector<ArcId> path;
-  path.reserve(best_len);
-  for (VertexId v = net.arc(meet_arc).src; v != src; v = net.arc(fwd_parent_[v]).src)
-    path.push_back(fwd_parent_[v]);
-  std::reverse(path.begin(), path.end());
-  path.push_back(meet_arc);
-  for (VertexId v = net.arc(meet_arc).dst; v != dst; v = net.arc(bwd_parent_[v]).dst)
-    path.push_back(bwd_parent_[v]);
+  path.reserve(L);
+  std::vector<ArcId> candidates;
+  VertexId u = src;
+  for (std::uint32_t i = 0; i < L; ++i) {
+    candidates.clear();
+    for (ArcId a : net.out_arcs(u)) {
+      const VertexId w = net.arc(a).dst;
+      if (bwd_fits(w, L - i - 1) ||
+          (good_stamp_[w] == epoch && fwd_stamp_[w] == epoch && fwd_depth_[w] == i + 1))
+        candidates.push_back(a);
+    }
+    const std::size_t start = static_cast<std::size_t>(h % candidates.size());
+    h = h / candidates.size() + (h % candidates.size()) * 0x9e3779b97f4a7c15ULL;
+    ArcId best = candidates[start];
+    for (std::size_t k = 1; k < candidates.size(); ++k) {
+      const ArcId a = candidates[(start + k) % candidates.size()];
+      if (arc_busy_s[a] < arc_busy_s[best]) best = a;
+    }
+    path.push_back(best);
+    u = net.arc(best).dst;
+  }
   return path;
 }
 

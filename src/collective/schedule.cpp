@@ -30,28 +30,46 @@ PhaseCost phase_cost(RouteCache& routes, const Phase& phase, std::vector<Flow>* 
   std::vector<std::pair<ArcId, double>> loads;
   loads.reserve(phase.transfers.size());
   double max_latency = 0;
-  for (const Transfer& t : phase.transfers) {
-    if (t.src == t.dst || t.bytes <= 0) continue;
-    if (const auto direct = parallel_arcs(net, t.src, t.dst); !direct.empty()) {
+  // Spreading: multi-hop transfers take the equal-cost path whose arcs are least busy so far,
+  // like ECMP with flowlet balancing.
+  const bool spread = phase.spread_paths;
+  std::vector<double> arc_busy_s(spread ? net.arc_count() : 0, 0.0);
+  // pass 0: transfers between neighbours; pass 1: routed ones. When spreading, the routed
+  // transfers go second so that they see the fixed load of the direct ones.
+  auto place = [&](const Transfer& t, int pass) {
+    if (t.src == t.dst || t.bytes <= 0) return;
+    const auto direct = parallel_arcs(net, t.src, t.dst);
+    if (pass == 0 && !direct.empty()) {
       // Neighbours: the transfer spreads over parallel links in proportion to their bandwidth.
       double total_bw = 0;
       for (ArcId a : direct) total_bw += net.arc(a).bandwidth_Bps;
       for (ArcId a : direct) {
         const double share = t.bytes * net.arc(a).bandwidth_Bps / total_bw;
         loads.emplace_back(a, share);
+        if (spread) arc_busy_s[a] += share / net.arc(a).bandwidth_Bps;
         max_latency = std::max(max_latency, net.arc(a).latency_s);
         if (flows) flows->push_back(Flow{{a}, share * phase.repeat, stage});
       }
-      continue;
+      return;
     }
-    auto path = routes.shortest_path(t.src, t.dst);
+    if (pass == 0 || !direct.empty()) return;
+    auto path = spread ? routes.spread_path(t.src, t.dst, arc_busy_s) : routes.shortest_path(t.src, t.dst);
     if (!path)
       throw BadInput("compute node " + std::to_string(t.dst) + " is unreachable from compute node " +
                          std::to_string(t.src),
                      "collective members");
-    for (ArcId a : *path) loads.emplace_back(a, t.bytes);
+    for (ArcId a : *path) {
+      loads.emplace_back(a, t.bytes);
+      if (spread) arc_busy_s[a] += t.bytes / net.arc(a).bandwidth_Bps;
+    }
     max_latency = std::max(max_latency, path_latency(net, *path));
     if (flows) flows->push_back(Flow{std::move(*path), t.bytes * phase.repeat, stage});
+  };
+  if (spread) {
+    for (const Transfer& t : phase.transfers) place(t, 0);
+    for (const Transfer& t : phase.transfers) place(t, 1);
+  } else {
+    for (const Transfer& t : phase.transfers) place(t, 0), place(t, 1);  // flows in transfer order
   }
   std::sort(loads.begin(), loads.end());
   double step_bandwidth_s = 0;

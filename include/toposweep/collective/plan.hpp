@@ -55,6 +55,11 @@ struct CollectivePlan {
 struct CollectiveOptions {
   bool with_flows = false;             // build flows (flow network model) or only the time
   bool hierarchical_pipelined = true;  // multidim: max over dimensions (true) or sum (false)
+  // Networks with switches: route each multi-hop transfer over the equal-cost paths, least busy
+  // arc first (ECMP-like spreading over a fat-tree's cores) instead of the first shortest path.
+  // Off by default until the simulator's pinned fat-tree times are re-recorded
+  // (collective.routing = spread turns it on from the config).
+  bool spread_switch_paths = false;
 };
 
 // `algorithm`: "auto" (multiring on topoopt, hierarchical on multidim, ring otherwise), "ring",

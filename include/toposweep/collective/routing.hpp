@@ -40,6 +40,14 @@ class RouteCache {
   // bidirectional BFS that stops where the two searches meet).
   std::optional<std::vector<ArcId>> shortest_path(VertexId src, VertexId dst);
 
+  // A shortest path src->dst chosen hop by hop among the equal-cost next hops: the one whose
+  // arc is least busy in `arc_busy_s` (indexed by ArcId, e.g. load / bandwidth of the phase so
+  // far), ties broken from an offset hashed from (src, dst). Spreads a phase's transfers over a
+  // fat-tree's cores instead of piling them on the lowest-id one. Costs one bidirectional BFS plus
+  // a pass over the forward-visited vertices; nullopt when dst is unreachable. Not memoised.
+  std::optional<std::vector<ArcId>> spread_path(VertexId src, VertexId dst,
+                                                std::span<const double> arc_busy_s);
+
   // Per-hop ECMP: at every vertex the traffic splits evenly over the out-arcs that stay on a
   // shortest path to dst. Memoised per (src, dst). Throws BadInput when dst is unreachable.
   // At most kMaxEcmpPaths paths are enumerated (depth first); past that the enumerated ones are
@@ -56,6 +64,9 @@ class RouteCache {
 
  private:
   void ensure_scratch();
+  // Bidirectional BFS by whole levels; returns the hop length (UINT32_MAX when unreachable) and
+  // an arc where the searches met, leaving stamps, depths and parents for the current epoch.
+  std::uint32_t bidirectional_search(VertexId src, VertexId dst, ArcId& meet_arc);
 
   const Network* net_;
   std::map<VertexId, std::vector<std::uint32_t>> dist_to_;
@@ -67,6 +78,8 @@ class RouteCache {
   std::vector<ArcId> fwd_parent_, bwd_parent_;
   std::vector<std::uint32_t> fwd_depth_, bwd_depth_;
   std::vector<VertexId> frontier_a_, frontier_b_, next_;
+  std::vector<VertexId> fwd_visited_;      // forward-stamped vertices in discovery order
+  std::vector<std::uint32_t> good_stamp_;  // spread_path: on a shortest path in this epoch
 };
 
 // The k shortest loopless paths src->dst by hop count (Yen's algorithm), shortest first, ties

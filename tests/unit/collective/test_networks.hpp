@@ -80,6 +80,27 @@ inline Network multidim(const std::vector<Dimension>& dims) {
   return std::move(b).build();
 }
 
+// Three-tier k-ary fat-tree (Al-Fares et al.): k pods of k/2 edge and k/2 aggregation switches,
+// (k/2)^2 cores; host h sits on edge h / (k/2); aggregation switch j of every pod joins cores
+// j*(k/2) .. j*(k/2)+k/2-1. Vertex ids: hosts, then edges, then aggregations, then cores, each
+// pod by pod.
+inline Network fat_tree(std::uint32_t k, double bw, double lat) {
+  const std::uint32_t half = k / 2, hosts = k * half * half;
+  NetworkBuilder b(hosts);
+  const VertexId edge0 = b.add_switches(k * half);
+  const VertexId agg0 = b.add_switches(k * half);
+  const VertexId core0 = b.add_switches(half * half);
+  for (std::uint32_t h = 0; h < hosts; ++h) b.add_link(h, edge0 + h / half, bw, lat);
+  for (std::uint32_t pod = 0; pod < k; ++pod)
+    for (std::uint32_t e = 0; e < half; ++e)
+      for (std::uint32_t a = 0; a < half; ++a) {
+        b.add_link(edge0 + pod * half + e, agg0 + pod * half + a, bw, lat);
+        b.add_link(agg0 + pod * half + a, core0 + a * half + e, bw, lat);  // e doubles as core index
+      }
+  b.info().kind = "fattree";
+  return std::move(b).build();
+}
+
 inline std::vector<VertexId> iota_nodes(std::uint32_t p) {
   std::vector<VertexId> v(p);
   for (std::uint32_t i = 0; i < p; ++i) v[i] = i;
