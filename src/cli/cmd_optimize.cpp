@@ -13,7 +13,7 @@ namespace {
 
 void add_options(po::options_description& d) {
   d.add_options()("target", po::value<std::string>(),
-                  "bandwidth, topology, strategy or alternating (default: optimize.target)")(
+                  "bandwidth, topology, strategy, alternating or placement (default: optimize.target)")(
       "op", po::value<std::string>(),
       "bandwidth target: optimize for one collective (allreduce, alltoall, ...)")(
       "bytes", po::value<std::string>(), "bandwidth target: the collective's per-rank buffer, e.g. 1GB");
@@ -41,6 +41,15 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
     os << "communication time: " << human_quantity(Quantity::Time, a.time_s) << " (equal split "
        << human_quantity(Quantity::Time, a.baseline_time_s) << "), objective gain " << a.gain
        << "x, certified gap " << a.certified_gap << "\n";
+  }
+  if (r.target == opt::OptimizeTarget::Placement) {
+    os << "placement: " << r.placement_method
+       << (r.placement_grouped.empty() ? " (no parallel group spans several servers)"
+                                       : " (" + r.placement_grouped + " groups on server sets)")
+       << "\ninternal bandwidth of the groups: " << human_quantity(Quantity::Bandwidth, r.placement_internal_bandwidth_Bps)
+       << " (rank order " << human_quantity(Quantity::Bandwidth, r.rank_order_internal_bandwidth_Bps) << ")\n";
+    for (std::size_t i = 0; i < r.placement_groups.size(); ++i)
+      os << "  group " << i << ": servers " << join_u32(r.placement_groups[i]) << "\n";
   }
   if (!r.strides.empty()) os << "ring strides: " << join_u32(r.strides) << "\n";
   if (!r.mp_links.empty()) os << "model-parallel links: " << r.mp_links.size() << "\n";
@@ -88,7 +97,7 @@ int run(CommandContext& ctx) {
 
 Command optimize_command() {
   return Command{"optimize",
-                 "optimize one design point (alternating topology/strategy, bandwidth allocation)", "",
+                 "optimize one design point (alternating topology/strategy, bandwidth allocation, placement)", "",
                  add_options, run};
 }
 
