@@ -89,6 +89,9 @@ TEST(BuiltNetworks, SwitchTwoLevelAndBadModelKey) {
   EXPECT_NEAR(plan.time_s, 2.0 * 7 / 8 * 1e9 / 12.5e9 + 2.0 * 3 / 4 * 1e9 / 300e9, 1e-12);
   EXPECT_THROW(collective_options(config({{"collective.model", "overlapped"}})), BadInput);
   EXPECT_THROW(collective_algorithm(config({{"collective.algorithm", "rings"}})), BadInput);
+  EXPECT_FALSE(collective_options(config({})).spread_switch_paths);
+  EXPECT_TRUE(collective_options(config({{"collective.routing", "spread"}})).spread_switch_paths);
+  EXPECT_THROW(collective_options(config({{"collective.routing", "ecmp"}})), BadInput);
 }
 
 }  // namespace

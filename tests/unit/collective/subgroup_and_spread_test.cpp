@@ -148,6 +148,20 @@ TEST(SpreadRouting, EdgeUplinksShareEvenly) {
   EXPECT_NEAR(phase_cost(routes, phase).bandwidth_s, 2 * kS / kB, 1e-12 * kS / kB);
 }
 
+TEST(SpreadRouting, RingOverPodsWithSpreadOption) {
+  // Ring 0 -> 4 -> 2 -> 6 -> 0 on a k = 4 fat-tree: two transfers leave pod 0 for pod 1 and two
+  // come back. Spread, each takes its own core and no arc carries two chunks, so the AllReduce
+  // is the contention-free ring 2(p-1)/p S/B with p = 4 (alpha = 0). The first shortest path
+  // sends both pod-0 transfers through aggregation 0 and core 0: twice as slow.
+  const Network net = testnet::fat_tree(4, kB, 0);
+  CollectiveOptions spread;
+  spread.spread_switch_paths = true;
+  const std::vector<VertexId> order{0, 4, 2, 6};
+  const double t_spread = plan_collective(net, allreduce(order), "ring", spread).time_s;
+  EXPECT_NEAR(t_spread, 2.0 * 3 / 4 * kS / kB, 1e-12 * kS / kB);
+  EXPECT_GT(plan_collective(net, allreduce(order), "ring").time_s, t_spread * 1.5);
+}
+
 TEST(SpreadRouting, PathsAreShortestAndTakeTheLeastBusyNextHop) {
   // Random graphs with relay vertices and random arc busy times: every spread path is a
   // shortest path (length = reverse-BFS distance) and each hop takes a least busy arc among the
