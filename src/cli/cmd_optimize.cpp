@@ -46,8 +46,9 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
     os << "placement: " << r.placement_method
        << (r.placement_grouped.empty() ? " (no parallel group spans several servers)"
                                        : " (" + r.placement_grouped + " groups on server sets)")
-       << "\ninternal bandwidth of the groups: " << human_quantity(Quantity::Bandwidth, r.placement_internal_bandwidth_Bps)
-       << " (rank order " << human_quantity(Quantity::Bandwidth, r.rank_order_internal_bandwidth_Bps) << ")\n";
+       << "\ninternal bandwidth of the groups: "
+       << human_quantity(Quantity::Bandwidth, r.placement_internal_bandwidth_Bps) << " (rank order "
+       << human_quantity(Quantity::Bandwidth, r.rank_order_internal_bandwidth_Bps) << ")\n";
     for (std::size_t i = 0; i < r.placement_groups.size(); ++i)
       os << "  group " << i << ": servers " << join_u32(r.placement_groups[i]) << "\n";
   }
@@ -97,8 +98,8 @@ int run(CommandContext& ctx) {
 
 Command optimize_command() {
   return Command{"optimize",
-                 "optimize one design point (alternating topology/strategy, bandwidth allocation, placement)", "",
-                 add_options, run};
+                 "optimize one design point (alternating topology/strategy, bandwidth allocation, placement)",
+                 "", add_options, run};
 }
 
 }  // namespace toposweep::cli

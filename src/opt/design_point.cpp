@@ -302,12 +302,20 @@ OptimizeResult optimize_placement(const Config& config) {
       place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::RankOrder);
   const StrategyPlacement metis =
       place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::Metis);
-  out.baseline_time_s = sim::simulate_iteration(out.network, plan.graph, options, rank.placement).job(0).iteration_time_s;
-  out.time_s = metis.method == "metis"
-                   ? sim::simulate_iteration(out.network, plan.graph, options, metis.placement).job(0).iteration_time_s
-                   : out.baseline_time_s;
+  const auto iteration_time = [&](const Placement& placement) {
+    return sim::simulate_iteration(out.network, plan.graph, options, placement).job(0).iteration_time_s;
+  };
+  out.baseline_time_s = iteration_time(rank.placement);
+  out.time_s = metis.method == "metis" ? iteration_time(metis.placement) : out.baseline_time_s;
   out.simulations = metis.method == "metis" ? 2 : 1;
   out.placement_method = metis.method;
+  if (metis.method == "metis") {
+    // As a server renumbering, so callers replaying the design (point.optimize) move rank order.
+    const std::uint32_t g = out.network.gpus_per_node();
+    out.position_of_node.assign(plan.graph.gpus / g, 0);
+    for (std::uint32_t r = 0; r < plan.graph.gpus; ++r)
+      out.position_of_node[r / g] = metis.placement.node_of_gpu[r];
+  }
   out.placement_grouped = metis.grouped;
   out.placement_groups = metis.node_groups;
   out.placement_internal_bandwidth_Bps = metis.internal_bandwidth_Bps;

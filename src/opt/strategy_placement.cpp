@@ -15,7 +15,9 @@ PlacementKind parse_placement_kind(const std::string& text, const std::string& w
   throw BadInput("placement must be rank_order or metis, not '" + text + "'", where);
 }
 
-const char* placement_kind_name(PlacementKind k) { return k == PlacementKind::Metis ? "metis" : "rank_order"; }
+const char* placement_kind_name(PlacementKind k) {
+  return k == PlacementKind::Metis ? "metis" : "rank_order";
+}
 
 std::vector<std::vector<std::uint32_t>> logical_server_groups(std::uint32_t gpus, std::uint32_t gpus_per_node,
                                                               std::uint32_t tp, std::uint32_t pp,

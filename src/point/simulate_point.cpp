@@ -45,13 +45,13 @@ PointSimulation simulate_point(const Config& config, bool record_link_loads) {
   p.network = std::make_shared<const Network>(build_network(config));
   p.plan = plan_iteration(config, p.network->gpu_count());
   if (p.plan.graph.gpus > p.network->gpu_count())
-    throw BadInput("the strategy needs " + std::to_string(p.plan.graph.gpus) + " GPUs but the topology holds " +
-                       std::to_string(p.network->gpu_count()),
+    throw BadInput("the strategy needs " + std::to_string(p.plan.graph.gpus) +
+                       " GPUs but the topology holds " + std::to_string(p.network->gpu_count()),
                    "topology.servers x server.gpus");
-  const opt::PlacementKind kind =
-      config.has("optimize.placement")
-          ? opt::parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"))
-          : opt::PlacementKind::RankOrder;
+  const opt::PlacementKind kind = config.has("optimize.placement")
+                                      ? opt::parse_placement_kind(config.get_string("optimize.placement"),
+                                                                  config.where("optimize.placement"))
+                                      : opt::PlacementKind::RankOrder;
   const opt::StrategyPlacement placed =
       opt::place_strategy(*p.network, p.plan.graph.gpus, p.plan.tp, p.plan.pp, kind);
   p.placement = placed.placement;
@@ -79,7 +79,8 @@ std::vector<JobSpec> parse_job_list(const Config& config) {
     const char* end = item.data() + item.size();
     if (colon == std::string::npos || colon == 0 ||
         std::from_chars(item.data() + colon + 1, end, servers).ptr != end || servers == 0)
-      throw BadInput("job '" + item + "' is not MODEL:SERVERS with SERVERS >= 1", config.where("simulate.jobs"));
+      throw BadInput("job '" + item + "' is not MODEL:SERVERS with SERVERS >= 1",
+                     config.where("simulate.jobs"));
     j.model = item.substr(0, colon);
     j.servers = servers;
     jobs.push_back(std::move(j));
@@ -98,8 +99,8 @@ MultiJobSimulation simulate_multijob(const Config& config, bool record_link_load
   std::uint32_t next_server = 0;
   for (const JobSpec& s : specs) {
     if (next_server + s.servers > m.network->compute_count())
-      throw BadInput("the jobs need " + std::to_string(next_server + s.servers) + "+ servers but the topology has " +
-                         std::to_string(m.network->compute_count()),
+      throw BadInput("the jobs need " + std::to_string(next_server + s.servers) +
+                         "+ servers but the topology has " + std::to_string(m.network->compute_count()),
                      config.where("simulate.jobs"));
     Config job_config = config;
     job_config.set("model.name", s.model, "simulate.jobs");

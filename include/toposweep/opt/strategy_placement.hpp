@@ -23,8 +23,8 @@ struct StrategyPlacement {
   std::string method = "rank_order";
   std::string grouped;  // "tp", "pp" or "" : which parallel groups were mapped onto server sets
   std::vector<std::vector<std::uint32_t>> node_groups;  // physical servers of each mapped group
-  double internal_bandwidth_Bps = 0;             // of the chosen server grouping
-  double rank_order_internal_bandwidth_Bps = 0;  // of rank order's grouping
+  double internal_bandwidth_Bps = 0;                    // of the chosen server grouping
+  double rank_order_internal_bandwidth_Bps = 0;         // of rank order's grouping
 };
 
 // Server-level groups of logical servers (rank r on logical server r / gpus_per_node) that one

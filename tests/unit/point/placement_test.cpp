@@ -74,10 +74,10 @@ TEST(Placement, MetisPutsTensorGroupsInsideTheCliquesAndIsFaster) {
 TEST(Placement, PureDataParallelismKeepsRankOrder) {
   const std::string file = write_interleaved_cliques();
   const PointSimulation p = simulate_point(testing::make_point_config({{"topology.kind", "file"},
-                                                                      {"topology.file", file.c_str()},
-                                                                      {"server.gpus", "1"},
-                                                                      {"model.name", "bert-large"},
-                                                                      {"optimize.placement", "metis"}}));
+                                                                       {"topology.file", file.c_str()},
+                                                                       {"server.gpus", "1"},
+                                                                       {"model.name", "bert-large"},
+                                                                       {"optimize.placement", "metis"}}));
   EXPECT_EQ(p.placement_method, "rank_order");
   for (std::uint32_t r = 0; r < 8; ++r) EXPECT_EQ(p.placement.node_of_gpu[r], r);
 }
