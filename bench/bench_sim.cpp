@@ -73,6 +73,21 @@ void BM_AnalyticalGpt3_SimulateOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_AnalyticalGpt3_SimulateOnly)->Unit(benchmark::kMicrosecond);
 
+// The analytical fast path alone with a warm model (plan times and the prepared graph kept):
+// the simulator's share of a warm PointEvaluator point.
+void BM_AnalyticalGpt3_PreparedReplay(benchmark::State& state) {
+  const Config c = gpt3_1024("analytical");
+  const Network net = build_network(c);
+  const IterationPlan plan = plan_iteration(c, net.gpu_count());
+  sim::AnalyticalModel model(net, sim::sim_options_from_config(c).comm);
+  for (auto _ : state) {
+    const sim::SimResult r = sim::simulate_analytical(model, plan.graph, net.gpus_per_node());
+    benchmark::DoNotOptimize(r.engine.makespan_s);
+  }
+  state.counters["tasks"] = static_cast<double>(plan.graph.tasks.size());
+}
+BENCHMARK(BM_AnalyticalGpt3_PreparedReplay)->Unit(benchmark::kMicrosecond);
+
 // PointEvaluator with its caches warm (same network and plan as the last point).
 void BM_AnalyticalGpt3_EvaluateCached(benchmark::State& state) {
   const Config c = gpt3_1024("analytical");

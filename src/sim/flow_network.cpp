@@ -26,6 +26,7 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps) : capacity_(std::mo
   const std::size_t n = capacity_.size();
   on_arc_.resize(n);
   arc_bytes_.assign(n, 0.0);
+  arc_weight_.assign(n, 0.0);
   arc_mark_.assign(n, 0);
   arc_unfrozen_.assign(n, 0.0);
   arc_remaining_.assign(n, 0.0);
@@ -70,6 +71,7 @@ FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64
     if (a >= capacity_.size()) throw RuntimeFailure("FlowNetwork: path uses an unknown arc");
     f.pos[i] = static_cast<std::uint32_t>(on_arc_[a].size());
     on_arc_[a].push_back({id, static_cast<std::uint32_t>(i)});
+    arc_weight_[a] += weight;
   }
   dirty_flows_.push_back(id);
   return id;
@@ -97,6 +99,7 @@ void FlowNetwork::detach(FlowId id) {
     list[p] = moved;
     flows_[moved.flow].pos[moved.hop] = p;
     list.pop_back();
+    arc_weight_[a] = list.empty() ? 0.0 : arc_weight_[a] - f.weight;
     arc_bytes_[a] += f.bytes;
     dirty_arcs_.push_back(a);
   }
@@ -144,8 +147,7 @@ void FlowNetwork::recompute() {
   share_heap_.clear();
   for (ArcId a : comp_arcs_) {
     arc_remaining_[a] = capacity_[a];
-    double w = 0;
-    for (const LinkEntry& e : on_arc_[a]) w += flows_[e.flow].weight;
+    const double w = arc_weight_[a];
     arc_unfrozen_[a] = w;
     if (w > 0) share_heap_.push_back({capacity_[a] / w, a});
   }

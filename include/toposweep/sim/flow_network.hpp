@@ -95,6 +95,10 @@ class FlowNetwork {
 
   std::vector<double> capacity_;
   std::vector<std::vector<LinkEntry>> on_arc_;  // active flows crossing each arc
+  // Summed weight of the active flows crossing each arc, kept up to date by start() and
+  // detach() so a recomputation does not walk every arc's flows to add them up (weights are
+  // small integers, so the running sum is exact).
+  std::vector<double> arc_weight_;
   std::vector<FlowState> flows_;
   std::vector<double> arc_bytes_;
   std::vector<FlowId> free_ids_;
