@@ -1,6 +1,7 @@
 #include "toposweep/sim/prepared_graph.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <utility>
@@ -52,28 +53,51 @@ double PreparedGraph::group_union(std::uint32_t group, const std::vector<TaskSpa
     skip_empty(c);
   }
   double total = 0, lo = 0, hi = -std::numeric_limits<double>::infinity();
-  for (;;) {
-    // Few chains per group (one per stream): a linear scan for the earliest head is cheapest.
-    std::uint32_t best = c1;
-    double best_start = 0;
-    for (std::uint32_t c = c0; c < c1; ++c) {
-      if (heads_[c] == chain_offsets_[c + 1]) continue;
-      const double s = spans[chain_tasks_[heads_[c]]].start_s;
-      if (best == c1 || s < best_start) {
-        best = c;
-        best_start = s;
-      }
-    }
-    if (best == c1) break;
-    const TaskSpan s = spans[chain_tasks_[heads_[best]]];
-    ++heads_[best];
-    skip_empty(best);
+  auto sweep = [&](const TaskSpan& s) {
     if (s.start_s > hi) {
       if (hi > lo) total += hi - lo;
       lo = s.start_s;
       hi = s.end_s;
     } else {
       hi = std::max(hi, s.end_s);
+    }
+  };
+  if (c1 - c0 <= kLinearMergeChains) {
+    for (;;) {
+      // Few chains (one per stream): a linear scan for the earliest head is cheapest.
+      std::uint32_t best = c1;
+      double best_start = 0;
+      for (std::uint32_t c = c0; c < c1; ++c) {
+        if (heads_[c] == chain_offsets_[c + 1]) continue;
+        const double s = spans[chain_tasks_[heads_[c]]].start_s;
+        if (best == c1 || s < best_start) {
+          best = c;
+          best_start = s;
+        }
+      }
+      if (best == c1) break;
+      sweep(spans[chain_tasks_[heads_[best]]]);
+      ++heads_[best];
+      skip_empty(best);
+    }
+  } else {
+    // Many chains (e.g. one purpose over every stage's streams): a min-heap of chain heads.
+    // Ties may pop in any order; the union's components, and so its sum, do not depend on it.
+    merge_heap_.clear();
+    for (std::uint32_t c = c0; c < c1; ++c)
+      if (heads_[c] != chain_offsets_[c + 1]) merge_heap_.push_back({spans[chain_tasks_[heads_[c]]].start_s, c});
+    std::make_heap(merge_heap_.begin(), merge_heap_.end(), std::greater<>{});
+    while (!merge_heap_.empty()) {
+      std::pop_heap(merge_heap_.begin(), merge_heap_.end(), std::greater<>{});
+      const std::uint32_t c = merge_heap_.back().second;
+      merge_heap_.pop_back();
+      sweep(spans[chain_tasks_[heads_[c]]]);
+      ++heads_[c];
+      skip_empty(c);
+      if (heads_[c] != chain_offsets_[c + 1]) {
+        merge_heap_.push_back({spans[chain_tasks_[heads_[c]]].start_s, c});
+        std::push_heap(merge_heap_.begin(), merge_heap_.end(), std::greater<>{});
+      }
     }
   }
   if (hi > lo) total += hi - lo;

@@ -11,6 +11,7 @@
 // pays one linear pass and no allocation per point.
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "toposweep/sim/engine.hpp"
@@ -44,6 +45,8 @@ class PreparedGraph {
   std::vector<std::uint32_t> chain_offsets_;
   std::vector<TaskId> chain_tasks_;
   std::vector<std::uint32_t> heads_;  // scratch for group_union, one per chain
+  static constexpr std::uint32_t kLinearMergeChains = 4;  // above this, merge with a heap
+  std::vector<std::pair<double, std::uint32_t>> merge_heap_;  // scratch: (head start, chain)
 };
 
 }  // namespace toposweep::sim

@@ -49,6 +49,19 @@ Config gpt3_small(const std::string& model) {
                       {"simulate.network_model", model}});
 }
 
+// Eight stages: data-parallel communication spreads over eight streams, so the breakdown's
+// unions merge more chains than the linear scan handles (the heap path).
+Config gpt3_eight_stages() {
+  return make_config({{"topology.kind", "fattree"},
+                      {"topology.servers", "8"},
+                      {"server.gpus", "4"},
+                      {"model.name", "gpt3-1.3b"},
+                      {"model.batch_per_gpu", "2"},
+                      {"strategy.pp", "8"},
+                      {"strategy.microbatches", "16"},
+                      {"simulate.network_model", "analytical"}});
+}
+
 Config dlrm_small(const std::string& model) {
   return make_config({{"topology.kind", "topoopt"},
                       {"topology.servers", "16"},
@@ -95,7 +108,7 @@ void expect_same_job_times(const JobTimes& a, const JobTimes& b) {
 // The fast path against the general engine, on the same graphs, twice in a row (the second
 // run replays the prepared state).
 TEST(PinnedResults, AnalyticalFastPathEqualsEngine) {
-  for (const Config& c : {gpt3_small("analytical"), dlrm_small("analytical")}) {
+  for (const Config& c : {gpt3_small("analytical"), dlrm_small("analytical"), gpt3_eight_stages()}) {
     const Network net = build_network(c);
     const IterationPlan plan = plan_iteration(c, net.gpu_count());
     const SimOptions o = sim_options_from_config(c);
