@@ -174,6 +174,7 @@ PY
       [ -d k.h5.journal ] || fail "no journal after kill -9 (round $round)"
       echo "round $round: journal holds $(cat k.h5.journal/*.log 2> /dev/null | wc -c) bytes"
     done
+    [ "$(cat k.h5.journal/*.log | wc -c)" -gt 0 ] || fail "the kills all came before any progress"
     sweep 2 --out k.h5 --keep frontier --resume > /dev/null || fail "final resume exited $?"
     [ -d k.h5.journal ] && fail "journal left behind"
     cmp -s <(dump clean.h5) <(dump k.h5) || fail "resumed /points differ from a clean run"
