@@ -73,8 +73,8 @@ void BM_AnalyticalGpt3_SimulateOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_AnalyticalGpt3_SimulateOnly)->Unit(benchmark::kMicrosecond);
 
-// The analytical fast path alone with a warm model (plan times and the prepared graph kept):
-// the simulator's share of a warm PointEvaluator point.
+// The analytical fast path alone with a warm model (plan times, prepared graph and the replay
+// itself memoised): the simulator's share of a warm PointEvaluator point.
 void BM_AnalyticalGpt3_PreparedReplay(benchmark::State& state) {
   const Config c = gpt3_1024("analytical");
   const Network net = build_network(c);
@@ -87,6 +87,21 @@ void BM_AnalyticalGpt3_PreparedReplay(benchmark::State& state) {
   state.counters["tasks"] = static_cast<double>(plan.graph.tasks.size());
 }
 BENCHMARK(BM_AnalyticalGpt3_PreparedReplay)->Unit(benchmark::kMicrosecond);
+
+// The playback pass itself (what a warm point paid before the model memoised whole replays):
+// PreparedGraph::run over the graph with the task durations of one simulated iteration.
+void BM_AnalyticalGpt3_PlaybackPass(benchmark::State& state) {
+  const Config c = gpt3_1024("analytical");
+  const Network net = build_network(c);
+  const IterationPlan plan = plan_iteration(c, net.gpu_count());
+  const sim::SimResult r = sim::simulate_iteration(net, plan.graph, sim::sim_options_from_config(c));
+  std::vector<double> durations;
+  for (const sim::TaskSpan& s : r.engine.spans[0]) durations.push_back(s.end_s - s.start_s);
+  sim::PreparedGraph prepared(plan.graph);
+  std::vector<sim::TaskSpan> spans;
+  for (auto _ : state) benchmark::DoNotOptimize(prepared.run(plan.graph, durations, spans).iteration_time_s);
+}
+BENCHMARK(BM_AnalyticalGpt3_PlaybackPass)->Unit(benchmark::kMicrosecond);
 
 // PointEvaluator with its caches warm (same network and plan as the last point).
 void BM_AnalyticalGpt3_EvaluateCached(benchmark::State& state) {

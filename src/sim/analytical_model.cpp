@@ -146,7 +146,7 @@ JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_no
     it = prepared_.end();
   }
   if (it == prepared_.end()) {
-    Prepared p{gpus_per_node, PreparedGraph(graph), std::vector<double>(graph.tasks.size())};
+    Prepared p{gpus_per_node, PreparedGraph(graph), std::vector<double>(graph.tasks.size()), false, {}, {}};
     const Placement placement = rank_order_placement(graph.gpus, gpus_per_node);
     for (TaskId i = 0; i < graph.tasks.size(); ++i) {
       const Task& t = graph.tasks[i];
@@ -157,7 +157,13 @@ JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_no
     }
     it = prepared_.emplace(&graph, std::move(p)).first;
   }
-  return it->second.graph.run(graph, it->second.durations, spans);
+  Prepared& p = it->second;
+  if (!p.played) {
+    p.times = p.graph.run(graph, p.durations, p.spans);
+    p.played = true;
+  }
+  spans.assign(p.spans.begin(), p.spans.end());
+  return p.times;
 }
 
 double AnalyticalModel::next_event_time() { return std::numeric_limits<double>::infinity(); }

@@ -87,6 +87,11 @@ class AnalyticalModel final : public NetworkModel {
     std::uint32_t gpus_per_node = 0;
     PreparedGraph graph;
     std::vector<double> durations;  // per task, seconds, repeat included
+    // The playback itself: with the network, the settings and the durations fixed, replaying
+    // the same graph gives the same result, so later calls copy it.
+    bool played = false;
+    JobTimes times;
+    std::vector<TaskSpan> spans;
   };
   std::unordered_map<const TaskGraph*, Prepared> prepared_;
 };
