@@ -9,7 +9,9 @@
 namespace toposweep::sim {
 namespace {
 
-bool is_comm(const Task& t) { return t.kind != TaskKind::Compute; }
+bool is_comm(const Task& t) {
+  return t.kind != TaskKind::Compute;
+}
 
 }  // namespace
 
@@ -85,7 +87,8 @@ double PreparedGraph::group_union(std::uint32_t group, const std::vector<TaskSpa
     // Ties may pop in any order; the union's components, and so its sum, do not depend on it.
     merge_heap_.clear();
     for (std::uint32_t c = c0; c < c1; ++c)
-      if (heads_[c] != chain_offsets_[c + 1]) merge_heap_.push_back({spans[chain_tasks_[heads_[c]]].start_s, c});
+      if (heads_[c] != chain_offsets_[c + 1])
+        merge_heap_.push_back({spans[chain_tasks_[heads_[c]]].start_s, c});
     std::make_heap(merge_heap_.begin(), merge_heap_.end(), std::greater<>{});
     while (!merge_heap_.empty()) {
       std::pop_heap(merge_heap_.begin(), merge_heap_.end(), std::greater<>{});
@@ -118,7 +121,8 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
     spans[i] = s;
     end = std::max(end, s.end_s);
     const Task& t = graph.tasks[i];
-    if (s.end_s > s.start_s && is_comm(t)) out.comm_bytes[static_cast<std::size_t>(t.purpose)] += t.bytes * t.repeat;
+    if (s.end_s > s.start_s && is_comm(t))
+      out.comm_bytes[static_cast<std::size_t>(t.purpose)] += t.bytes * t.repeat;
   }
   out.iteration_time_s = end;
   double best_busy = -1;

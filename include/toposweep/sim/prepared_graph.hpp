@@ -44,8 +44,8 @@ class PreparedGraph {
   std::vector<std::uint32_t> group_chains_;
   std::vector<std::uint32_t> chain_offsets_;
   std::vector<TaskId> chain_tasks_;
-  std::vector<std::uint32_t> heads_;  // scratch for group_union, one per chain
-  static constexpr std::uint32_t kLinearMergeChains = 4;  // above this, merge with a heap
+  std::vector<std::uint32_t> heads_;                          // scratch for group_union, one per chain
+  static constexpr std::uint32_t kLinearMergeChains = 4;      // above this, merge with a heap
   std::vector<std::pair<double, std::uint32_t>> merge_heap_;  // scratch: (head start, chain)
 };
 

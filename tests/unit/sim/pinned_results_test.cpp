@@ -29,10 +29,11 @@ constexpr double kDlrmFlow = 0.029501768497018434;
 Config make_config(const std::vector<std::pair<std::string, std::string>>& settings) {
   Config c;
   for (const auto& [k, v] : settings) c.set(k, v, "test");
-  for (const auto& keys : {workload::config_keys(), topology::config_keys(), collective::config_keys(),
-                           sim::config_keys()})
+  for (const auto& keys :
+       {workload::config_keys(), topology::config_keys(), collective::config_keys(), sim::config_keys()})
     for (const KeySpec& k : keys)
-      if (!k.default_value.empty() && !k.name.ends_with(".*") && !c.has(k.name)) c.set(k.name, k.default_value, "default");
+      if (!k.default_value.empty() && !k.name.ends_with(".*") && !c.has(k.name))
+        c.set(k.name, k.default_value, "default");
   return c;
 }
 
