@@ -218,6 +218,9 @@ int run(CommandContext& ctx) {
               {"network_model", std::string(sim::network_model_name(p.options.model))},
               {"collective_algorithm", p.options.comm.algorithm},
               {"hierarchical_model", p.options.comm.hierarchical_pipelined ? "pipelined" : "sequential"}};
+    o["placement"] = p.placement_method;
+    o["placement_requested"] = p.placement_requested;
+    o["placement_groups"] = p.placement_groups;
     if (res.status != PointStatus::Evaluated) o["infeasible_reason"] = res.message;
     if (p.simulated) {
       o["breakdown"] = job_times_json(p.sim.job());

@@ -70,6 +70,9 @@ PointEvaluator& PointEvaluator::operator=(PointEvaluator&&) noexcept = default;
 PointResult PointEvaluator::evaluate(const Config& point) {
   if (point.has("point.optimize") && point.get_string("point.optimize") != "none")
     return evaluate_optimized_point(point);
+  // A placement other than rank order is computed per point by the full (uncached) path.
+  if (point.has("optimize.placement") && point.get_string("optimize.placement") != "rank_order")
+    return simulate_point(point).result;
   Cache& c = *cache_;
   const sim::SimOptions options = sim::sim_options_from_config(point);
   network_signature(point, c.scratch);

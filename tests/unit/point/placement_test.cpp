@@ -8,6 +8,7 @@
 #include <string>
 
 #include "point_config.hpp"
+#include "toposweep/point/evaluate.hpp"
 #include "toposweep/point/simulate_point.hpp"
 #include "toposweep/util/error.hpp"
 
@@ -69,6 +70,26 @@ TEST(Placement, MetisPutsTensorGroupsInsideTheCliquesAndIsFaster) {
   EXPECT_LT(metis.result.iteration_time_s, rank.result.iteration_time_s);
   EXPECT_GT(rank.result.exposed_comm_time_s, 10 * metis.result.exposed_comm_time_s);
   EXPECT_GT(rank.result.iteration_time_s, 10 * metis.result.iteration_time_s);
+}
+
+// Sweep rows follow optimize.placement too: the evaluator's row is simulate_point's.
+TEST(Placement, PointEvaluatorHonoursMetisPlacement) {
+  const std::string file = write_interleaved_cliques();
+  const PointSimulation metis = run(file, "metis");
+  const PointSimulation rank = run(file, "rank_order");
+  PointEvaluator evaluator;
+  const auto cfg = [&](const char* placement) {
+    return testing::make_point_config({{"topology.kind", "file"},
+                                       {"topology.file", file.c_str()},
+                                       {"server.gpus", "1"},
+                                       {"model.name", "bert-large"},
+                                       {"strategy.tp", "4"},
+                                       {"strategy.dp", "2"},
+                                       {"simulate.network_model", "analytical"},
+                                       {"optimize.placement", placement}});
+  };
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(cfg("metis")).iteration_time_s, metis.result.iteration_time_s);
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(cfg("rank_order")).iteration_time_s, rank.result.iteration_time_s);
 }
 
 TEST(Placement, PureDataParallelismKeepsRankOrder) {
