@@ -23,7 +23,10 @@ if [ "${TOPOSWEEP_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
   BUILD_DIR=build-asan bash scripts/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOPOSWEEP_WERROR=ON \
     -DTOPOSWEEP_SANITIZE=ON -DTOPOSWEEP_BUILD_BENCH=OFF
-  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  # Leak detection is off: OpenMPI's dlclose'd plugins and Boost 1.74's blossom matching leave
+  # process-lifetime allocations that LeakSanitizer cannot attribute or suppress by name.
+  # Out-of-bounds, use-after-free and undefined behaviour are still checked.
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -L unit --timeout 900) || status=$?
 fi
 
