@@ -34,26 +34,50 @@ PreparedGraph::PreparedGraph(const TaskGraph& graph) : stream_prev_(graph.tasks.
   }
   group_chains_.assign(groups + 1, 0);
   chain_offsets_.push_back(0);
+  task_chains_.assign(2 * graph.tasks.size(), 0);
+  std::uint32_t chain = 0;
   for (const auto& [key, tasks] : chains) {
+    // Slot 0: the task's stage-wide chain; slot 1: its compute-of-stage or purpose chain.
+    const std::uint32_t slot = key.first >= stages_ && key.first < 2 * stages_ ? 0 : 1;
+    for (TaskId i : tasks) task_chains_[2 * i + slot] = chain;
+    ++chain;
     ++group_chains_[key.first + 1];
     chain_tasks_.insert(chain_tasks_.end(), tasks.begin(), tasks.end());
     chain_offsets_.push_back(static_cast<std::uint32_t>(chain_tasks_.size()));
   }
   for (std::uint32_t g = 0; g < groups; ++g) group_chains_[g + 1] += group_chains_[g];
   heads_.resize(chains.size());
+  item_ends_.resize(chains.size());
+  items_.resize(chain_tasks_.size());
 }
 
-double PreparedGraph::group_union(std::uint32_t group, const std::vector<TaskSpan>& spans) {
-  const std::uint32_t c0 = group_chains_[group], c1 = group_chains_[group + 1];
-  // A head points at its chain's next span of positive length (zero-length spans do not count).
-  auto skip_empty = [&](std::uint32_t c) {
-    std::uint32_t& h = heads_[c];
-    while (h < chain_offsets_[c + 1] && spans[chain_tasks_[h]].end_s <= spans[chain_tasks_[h]].start_s) ++h;
-  };
-  for (std::uint32_t c = c0; c < c1; ++c) {
-    heads_[c] = chain_offsets_[c];
-    skip_empty(c);
+void PreparedGraph::append_to_chain(std::uint32_t c, const TaskSpan& s) {
+  // A chain runs on one stream, so its spans arrive disjoint and in start order; a span that
+  // touches or overlaps the chain's last interval (back-to-back tasks) extends it.
+  std::uint32_t& end = item_ends_[c];
+  if (end > chain_offsets_[c] && s.start_s <= items_[end - 1].end_s)
+    items_[end - 1].end_s = std::max(items_[end - 1].end_s, s.end_s);
+  else
+    items_[end++] = s;
+}
+
+void PreparedGraph::sift_down(std::size_t n) {
+  std::size_t i = 0;
+  const auto top = merge_heap_[0];
+  for (;;) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && merge_heap_[child + 1].first < merge_heap_[child].first) ++child;
+    if (!(merge_heap_[child].first < top.first)) break;
+    merge_heap_[i] = merge_heap_[child];
+    i = child;
   }
+  merge_heap_[i] = top;
+}
+
+double PreparedGraph::group_union(std::uint32_t group) {
+  const std::uint32_t c0 = group_chains_[group], c1 = group_chains_[group + 1];
+  for (std::uint32_t c = c0; c < c1; ++c) heads_[c] = chain_offsets_[c];
   double total = 0, lo = 0, hi = -std::numeric_limits<double>::infinity();
   auto sweep = [&](const TaskSpan& s) {
     if (s.start_s > hi) {
@@ -64,43 +88,43 @@ double PreparedGraph::group_union(std::uint32_t group, const std::vector<TaskSpa
       hi = std::max(hi, s.end_s);
     }
   };
-  if (c1 - c0 <= kLinearMergeChains) {
+  if (c1 - c0 == 1) {
+    for (std::uint32_t k = chain_offsets_[c0]; k < item_ends_[c0]; ++k) sweep(items_[k]);
+  } else if (c1 - c0 <= kLinearMergeChains) {
     for (;;) {
       // Few chains (one per stream): a linear scan for the earliest head is cheapest.
       std::uint32_t best = c1;
       double best_start = 0;
       for (std::uint32_t c = c0; c < c1; ++c) {
-        if (heads_[c] == chain_offsets_[c + 1]) continue;
-        const double s = spans[chain_tasks_[heads_[c]]].start_s;
+        if (heads_[c] == item_ends_[c]) continue;
+        const double s = items_[heads_[c]].start_s;
         if (best == c1 || s < best_start) {
           best = c;
           best_start = s;
         }
       }
       if (best == c1) break;
-      sweep(spans[chain_tasks_[heads_[best]]]);
-      ++heads_[best];
-      skip_empty(best);
+      sweep(items_[heads_[best]++]);
     }
   } else {
-    // Many chains (e.g. one purpose over every stage's streams): a min-heap of chain heads.
-    // Ties may pop in any order; the union's components, and so its sum, do not depend on it.
+    // Many chains (e.g. one purpose over every stage's streams): a binary min-heap of chain
+    // heads keyed by start time. After taking the top item the chain's next item replaces it and
+    // sinks (one sift per item; it often stays on top, as a stream's items come in runs).
+    // Ties may leave in any order; the union's components, and so its sum, do not depend on it.
     merge_heap_.clear();
     for (std::uint32_t c = c0; c < c1; ++c)
-      if (heads_[c] != chain_offsets_[c + 1])
-        merge_heap_.push_back({spans[chain_tasks_[heads_[c]]].start_s, c});
+      if (heads_[c] != item_ends_[c]) merge_heap_.push_back({items_[heads_[c]].start_s, c});
     std::make_heap(merge_heap_.begin(), merge_heap_.end(), std::greater<>{});
-    while (!merge_heap_.empty()) {
-      std::pop_heap(merge_heap_.begin(), merge_heap_.end(), std::greater<>{});
-      const std::uint32_t c = merge_heap_.back().second;
-      merge_heap_.pop_back();
-      sweep(spans[chain_tasks_[heads_[c]]]);
-      ++heads_[c];
-      skip_empty(c);
-      if (heads_[c] != chain_offsets_[c + 1]) {
-        merge_heap_.push_back({spans[chain_tasks_[heads_[c]]].start_s, c});
-        std::push_heap(merge_heap_.begin(), merge_heap_.end(), std::greater<>{});
+    std::size_t n = merge_heap_.size();
+    while (n > 0) {
+      const std::uint32_t c = merge_heap_[0].second;
+      sweep(items_[heads_[c]++]);
+      if (heads_[c] != item_ends_[c]) {
+        merge_heap_[0].first = items_[heads_[c]].start_s;
+      } else {
+        merge_heap_[0] = merge_heap_[--n];
       }
+      sift_down(n);
     }
   }
   if (hi > lo) total += hi - lo;
@@ -111,6 +135,7 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
                             std::vector<TaskSpan>& spans) {
   const std::size_t n = graph.tasks.size();
   spans.resize(n);
+  std::copy(chain_offsets_.begin(), chain_offsets_.end() - 1, item_ends_.begin());
   JobTimes out;
   double end = 0;
   for (TaskId i = 0; i < n; ++i) {
@@ -120,15 +145,17 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
     const TaskSpan s{start, start + durations[i]};
     spans[i] = s;
     end = std::max(end, s.end_s);
+    if (s.end_s <= s.start_s) continue;  // zero-length spans add nothing to any union
+    append_to_chain(task_chains_[2 * i], s);
+    append_to_chain(task_chains_[2 * i + 1], s);
     const Task& t = graph.tasks[i];
-    if (s.end_s > s.start_s && is_comm(t))
-      out.comm_bytes[static_cast<std::size_t>(t.purpose)] += t.bytes * t.repeat;
+    if (is_comm(t)) out.comm_bytes[static_cast<std::size_t>(t.purpose)] += t.bytes * t.repeat;
   }
   out.iteration_time_s = end;
   double best_busy = -1;
   for (std::uint32_t p = 0; p < stages_; ++p) {
-    const double c = group_union(p, spans);
-    const double busy = group_union(stages_ + p, spans);
+    const double c = group_union(p);
+    const double busy = group_union(stages_ + p);
     if (busy > best_busy) {
       best_busy = busy;
       out.critical_stage = p;
@@ -138,7 +165,7 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
   }
   out.bubble_time_s = std::max(0.0, end - out.compute_time_s - out.exposed_comm_time_s);
   for (std::size_t q = 0; q < kPurposeCount; ++q)
-    out.comm_busy_s[q] = group_union(2 * stages_ + static_cast<std::uint32_t>(q), spans);
+    out.comm_busy_s[q] = group_union(2 * stages_ + static_cast<std::uint32_t>(q));
   return out;
 }
 

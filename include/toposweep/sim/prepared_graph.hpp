@@ -31,9 +31,14 @@ class PreparedGraph {
   std::size_t task_count() const { return stream_prev_.size(); }
 
  private:
-  // Union length of one interval group, merging its per-stream chains (each chain is in start
-  // order because a stream runs its tasks one after another).
-  double group_union(std::uint32_t group, const std::vector<TaskSpan>& spans);
+  // Adds a span of positive length to chain c's folded intervals (items_), merging it into the
+  // last one when they touch; run() calls it as each task is timed.
+  void append_to_chain(std::uint32_t c, const TaskSpan& s);
+  // Union length of one interval group, merging its chains' folded intervals (each chain is in
+  // start order because a stream runs its tasks one after another).
+  double group_union(std::uint32_t group);
+  // Restores the min-heap order of merge_heap_[0, n) after its top changed.
+  void sift_down(std::size_t n);
 
   static constexpr std::uint32_t kNone = 0xffffffffu;
   std::vector<std::uint32_t> stream_prev_;  // previous task on the same stream, or kNone
@@ -44,7 +49,10 @@ class PreparedGraph {
   std::vector<std::uint32_t> group_chains_;
   std::vector<std::uint32_t> chain_offsets_;
   std::vector<TaskId> chain_tasks_;
-  std::vector<std::uint32_t> heads_;                          // scratch for group_union, one per chain
+  std::vector<std::uint32_t> task_chains_;  // task i's two chains at 2i (stage-wide) and 2i+1
+  std::vector<TaskSpan> items_;          // scratch: chain c's folded intervals from chain_offsets_[c]
+  std::vector<std::uint32_t> item_ends_;  // scratch: end of chain c's folded intervals in items_
+  std::vector<std::uint32_t> heads_;      // scratch for group_union, one per chain
   static constexpr std::uint32_t kLinearMergeChains = 4;      // above this, merge with a heap
   std::vector<std::pair<double, std::uint32_t>> merge_heap_;  // scratch: (head start, chain)
 };
