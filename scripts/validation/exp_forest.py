@@ -8,6 +8,11 @@ import random
 import tscli
 
 ALGORITHMS = ["ring", "tree", "multiring", "forest"]
+# Fidelity (item 6): one training iteration, pure data parallel over the graph's GPUs, ring vs forest AllReduce,
+# analytical vs flow model.
+SIM_MODEL = "bert-topoopt"
+SIM_ALGORITHMS = ["ring", "forest"]
+NETWORK_MODELS = ["analytical", "flow"]
 BYTES = 1e9
 UNITS = {"GB/s": 1e9, "Gbps": 1e9 / 8}
 
@@ -111,6 +116,12 @@ def run(workdir):
             calls.append(("collective", {"server.gpus": 1}, [],
                           ["--topology-file", path, "--algorithm", alg, "--bytes", f"{BYTES:g}B"]))
             keys.append((name, alg))
+        for alg in SIM_ALGORITHMS:
+            for model in NETWORK_MODELS:
+                calls.append(("simulate", {"topology.kind": "file", "topology.file": path, "server.gpus": 1,
+                                           "model.name": SIM_MODEL, "collective.algorithm": alg,
+                                           "simulate.network_model": model}, [], []))
+                keys.append((name, f"sim_{alg}_{model}"))
     results = dict(zip(keys, tscli.run_many(calls)))
     rows = []
     for name, path in topo.items():
@@ -128,5 +139,12 @@ def run(workdir):
             if alg == "forest":
                 row["forest_trees"] = r.get("trees")
                 row["forest_packing_efficiency"] = r.get("packing_efficiency")
+        for alg in SIM_ALGORITHMS:
+            for model in NETWORK_MODELS:
+                r = results[(name, f"sim_{alg}_{model}")]
+                key = f"sim_{alg}_{model}_s"
+                row[key] = float("nan") if isinstance(r, Exception) else r["iteration_time_s"]
+                if isinstance(r, Exception):
+                    row[f"{key}_error"] = str(r)[:300]
         rows.append(row)
     return rows

@@ -21,6 +21,14 @@ WORKLOADS = {
                                                        "strategy.recompute": "true"}, []),
 }
 OBJECTIVES = ["time", "time_x_cost"]
+NETWORK_MODELS = ["analytical", "flow"]
+
+
+def replay_calls(sets, dim_bandwidth_Bps):
+    """`simulate` calls replaying one allocation under both network models (fidelity, item 6)."""
+    bw = ",".join(f"{x:.12g}B/s" for x in dim_bandwidth_Bps)
+    return [("simulate", {**sets, "topology.dim_bandwidth": bw, "simulate.network_model": m}, BASE, [])
+            for m in NETWORK_MODELS]
 
 
 def closed_form_allreduce(m_bytes, budget_Bps):
@@ -61,4 +69,17 @@ def run():
             "feasible": r.get("feasible", True),
         })
         rows.append(row)
+    # Replay the equal split and each optimised allocation with `simulate`, analytical and flow.
+    calls, where = [], []
+    for row in rows:
+        sets = WORKLOADS[row["workload"]][0]
+        if sets is None or "dim_bandwidth_GBps" not in row:
+            continue
+        for label, bw in (("equal", [BUDGET_Bps / len(DIMS)] * len(DIMS)),
+                          ("optimised", [x * 1e9 for x in row["dim_bandwidth_GBps"]])):
+            for m, call in zip(NETWORK_MODELS, replay_calls(sets, bw)):
+                calls.append(call)
+                where.append((row, f"sim_{label}_{m}_s"))
+    for (row, key), r in zip(where, tscli.run_many(calls)):
+        row[key] = float("nan") if isinstance(r, Exception) or not r.get("feasible", True) else r["iteration_time_s"]
     return rows

@@ -1,8 +1,9 @@
-"""Item 4: topology-aware placement (TAG) vs rank order. toposweep's METIS grouping (opt::metis_node_groups) is
-not reachable from the CLI, so the placement is computed here — the exact best grouping of servers by brute
-force over all partitions into equal groups, maximising the bandwidth inside groups — and applied by renumbering
-the servers of the topology file, so that the rank-order groups of the simulator land on the chosen sets."""
+"""Item 4: topology-aware placement (TAG) vs rank order, through toposweep's own METIS placement:
+`simulate --set optimize.placement=metis|rank_order` (analytical and flow) and `optimize --target placement`.
+An independent check: the best grouping by brute force over every partition of the servers into equal groups
+(maximum bandwidth inside the groups), whose internal bandwidth METIS should reach on these small clusters."""
 import os
+from itertools import combinations
 
 import tscli
 
@@ -15,38 +16,55 @@ def partitions(items, size):
         yield []
         return
     first, rest = items[0], items[1:]
-    from itertools import combinations
     for mates in combinations(rest, size - 1):
-        block = (first,) + mates
         remaining = [x for x in rest if x not in mates]
         for p in partitions(remaining, size):
-            yield [block] + p
+            yield [(first,) + mates] + p
 
 
 def clusters():
-    """Heterogeneous 8-server clusters: links between servers, (a, b, Gbps); plus a slow shared switch."""
+    """Heterogeneous 8-server clusters: direct links between servers (a, b, Gbps) beside a 25 Gbps switch."""
     paired = [(s, s + 4, 400) for s in range(4)]  # NVLink-bridged server pairs, not adjacent in rank order
     islands = [(a, b, 200) for grp in ((0, 2, 4, 6), (1, 3, 5, 7)) for i, a in enumerate(grp) for b in grp[i + 1:]]
     return {"server pairs bridged at 400 Gbps (pairs s, s+4)": paired,
             "two 4-server islands at 200 Gbps (even / odd servers)": islands}
 
 
-def best_grouping(links, size):
+def pair_bandwidth(links):
     bw = {}
     for a, b, g in links:
         bw[frozenset((a, b))] = bw.get(frozenset((a, b)), 0) + g
-    def internal(p):
-        return sum(g for blk in p for i, a in enumerate(blk) for b in blk[i + 1:] for g in [bw.get(frozenset((a, b)), 0)])
-    return max(partitions(list(range(SERVERS)), size), key=internal)
+    return bw
 
 
-def write_topology(path, links, label):
+def internal_Gbps(links, groups):
+    """Bandwidth inside the groups, each direct server pair counted once (Gbps, one direction)."""
+    bw = pair_bandwidth(links)
+    return sum(bw.get(frozenset((a, b)), 0) for blk in groups for i, a in enumerate(blk) for b in blk[i + 1:])
+
+
+def rank_order_groups(tp, dp, pp, gpus, grouped):
+    """Server sets of the TP (or PP) groups in Megatron rank order, rank = t + tp*(d + dp*p), server = rank // gpus."""
+    groups = {}
+    for p in range(pp):
+        for d in range(dp):
+            for t in range(tp):
+                key = (d, p) if grouped == "tp" else (t, d)
+                groups.setdefault(key, set()).add((t + tp * (d + dp * p)) // gpus)
+    return sorted({tuple(sorted(g)) for g in groups.values()})
+
+
+def best_grouping(links, size):
+    return max(partitions(list(range(SERVERS)), size), key=lambda p: internal_Gbps(links, p))
+
+
+def write_topology(path, links):
     with open(path, "w") as f:
-        f.write(f"# {SERVERS} servers on a 25 Gbps switch {SERVERS} plus direct links; relabelled {label}\nswitch {SERVERS}\n")
+        f.write(f"# {SERVERS} servers on a 25 Gbps switch {SERVERS} plus direct server links\nswitch {SERVERS}\n")
         for s in range(SERVERS):
-            f.write(f"{label[s]} {SERVERS} 25Gbps 1us\n{SERVERS} {label[s]} 25Gbps 1us\n")
+            f.write(f"{s} {SERVERS} 25Gbps 1us\n{SERVERS} {s} 25Gbps 1us\n")
         for a, b, g in links:
-            f.write(f"{label[a]} {label[b]} {g}Gbps 1us\n{label[b]} {label[a]} {g}Gbps 1us\n")
+            f.write(f"{a} {b} {g}Gbps 1us\n{b} {a} {g}Gbps 1us\n")
 
 
 WORKLOADS = [  # (name, sets, servers per model-parallel group)
@@ -56,38 +74,59 @@ WORKLOADS = [  # (name, sets, servers per model-parallel group)
     ("gpt3-1.3b PP-2 (2 servers) x DP-16", {"model.name": "gpt3-1.3b", "strategy.pp": 2, "strategy.dp": 16,
                                             "strategy.microbatches": 2}, 2),
 ]
+PLACEMENTS = ("rank_order", "metis")
+MODELS = ("analytical", "flow")
 
 
 def run(workdir):
     os.makedirs(workdir, exist_ok=True)
     calls, keys, meta = [], [], {}
-    for cname, links in clusters().items():
+    for ci, (cname, links) in enumerate(clusters().items()):
+        path = os.path.join(workdir, f"placement-{ci}.topo")
+        write_topology(path, links)
         for wname, sets, size in WORKLOADS:
-            groups = best_grouping(links, size)
-            label = [0] * SERVERS
-            for pos, s in enumerate(s for blk in groups for s in blk):
-                label[s] = pos
-            tag = f"{len(meta)}"
-            files = {}
-            for mode, lab in (("rank order", list(range(SERVERS))), ("topology-aware", label)):
-                path = os.path.join(workdir, f"placement-{tag}-{mode.split()[0]}.topo")
-                write_topology(path, links, lab)
-                files[mode] = path
-                for model in ("analytical", "flow"):
-                    calls.append(("simulate", {"topology.kind": "file", "topology.file": path, "server.gpus": 4,
-                                               "simulate.network_model": model, **sets}, [], []))
-                    keys.append((cname, wname, mode, model))
-            meta[(cname, wname)] = groups
+            base = {"topology.kind": "file", "topology.file": path, "server.gpus": 4, **sets}
+            for placement in PLACEMENTS:
+                for model in MODELS:
+                    calls.append(("simulate", {**base, "optimize.placement": placement,
+                                               "simulate.network_model": model}, [], []))
+                    keys.append((cname, wname, placement, model))
+            calls.append(("optimize", base, [], ["--target", "placement"]))
+            keys.append((cname, wname, "optimize", ""))
+            meta[(cname, wname)] = (links, size)
     res = dict(zip(keys, tscli.run_many(calls)))
     rows = []
-    for (cname, wname), groups in meta.items():
-        row = {"cluster": cname, "workload": wname, "groups": " ".join("{" + ",".join(map(str, g)) + "}" for g in groups)}
-        for mode in ("rank order", "topology-aware"):
-            for model in ("analytical", "flow"):
-                r = res[(cname, wname, mode, model)]
-                key = f"{mode.split()[0].split('-')[0]}_{model}_s"
-                row[key] = float("nan") if isinstance(r, Exception) or not r.get("feasible", True) else r["iteration_time_s"]
+    for (cname, wname), (links, size) in meta.items():
+        brute = best_grouping(links, size)
+        row = {"cluster": cname, "workload": wname,
+               "brute_force_groups": " ".join("{" + ",".join(map(str, g)) + "}" for g in brute),
+               "brute_force_internal_Gbps": internal_Gbps(links, brute)}
+        for placement in PLACEMENTS:
+            for model in MODELS:
+                r = res[(cname, wname, placement, model)]
+                key = f"{placement}_{model}_s"
                 if isinstance(r, Exception):
-                    row[f"{key}_error"] = str(r)[:200]
+                    row[key], row[f"{key}_error"] = float("nan"), str(r)[:200]
+                    continue
+                row[key] = r["iteration_time_s"] if r.get("feasible", True) else float("nan")
+                if placement == "metis" and model == "analytical":
+                    groups = r.get("placement_groups") or []
+                    row["metis_placement"] = r.get("placement")
+                    row["metis_groups"] = " ".join("{" + ",".join(map(str, sorted(g))) + "}" for g in sorted(groups))
+                    row["metis_internal_Gbps"] = internal_Gbps(links, groups) if groups else 0
+        opt = res[(cname, wname, "optimize", "")]
+        st = WORKLOADS[[w for w, _, _ in WORKLOADS].index(wname)][1]
+        grouped = "tp" if st.get("strategy.tp", 1) > 4 else "pp"
+        rog = rank_order_groups(st.get("strategy.tp", 1), st.get("strategy.dp", 1), st.get("strategy.pp", 1), 4, grouped)
+        row["rank_order_groups"] = " ".join("{" + ",".join(map(str, g)) + "}" for g in rog)
+        row["rank_order_internal_Gbps"] = internal_Gbps(links, rog)
+        if isinstance(opt, Exception):
+            row["optimize_error"] = str(opt)[:200]
+        else:
+            row.update({"optimize_placement": opt.get("placement"), "optimize_grouped": opt.get("placement_grouped"),
+                        "optimize_time_s": opt["iteration_time_s"],
+                        "optimize_baseline_time_s": opt["baseline_iteration_time_s"],
+                        "optimize_internal_Gbps": opt.get("internal_bandwidth_Bps", 0) * 8 / 1e9,
+                        "optimize_rank_order_internal_Gbps": opt.get("rank_order_internal_bandwidth_Bps", 0) * 8 / 1e9})
         rows.append(row)
     return rows

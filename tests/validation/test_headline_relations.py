@@ -2,10 +2,13 @@
 full tables). Every number is read from `toposweep ... --json`."""
 import os
 
+import numpy as np
 import pytest
 
 import exp_forest
 import exp_multidim
+import exp_multijob
+import exp_placement
 import tscli
 
 REL = 1e-9
@@ -138,3 +141,107 @@ def test_sweep_points_equal_simulate(tmp_path):
                                    "model.name": m, "topology.kind": "topoopt", "topology.degree": d,
                                    "topology.link_bandwidth": f"{b}Gbps"})
         assert p["iteration_time_s"] == pytest.approx(r["iteration_time_s"], rel=1e-12), (m, d, b)
+
+
+def test_allocation_replayed_by_simulate_matches_optimize():
+    """The optimised allocation, set as topology.dim_bandwidth and simulated, takes the time optimize reported,
+    and under the flow model it is still never slower than the equal split (analytical model of item 2)."""
+    w = {"model.name": "bert-large", "strategy.tp": 4, "strategy.dp": 32}
+    r = tscli.run("optimize", {**SMALL_MULTIDIM, **w}, [], ["--target", "bandwidth"])
+    t = {}
+    for label, bw in (("opt", r["dim_bandwidth_Bps"]), ("equal", [650e9 / 3] * 3)):
+        for model in ("analytical", "flow"):
+            t[label, model] = tscli.run("simulate", {**SMALL_MULTIDIM, **w, "simulate.network_model": model,
+                                                     "topology.dim_bandwidth": ",".join(f"{x:.12g}B/s" for x in bw)}
+                                        )["iteration_time_s"]
+    assert t["opt", "analytical"] == pytest.approx(r["iteration_time_s"], rel=1e-6)
+    assert t["equal", "analytical"] == pytest.approx(r["baseline_iteration_time_s"], rel=1e-6)
+    assert t["opt", "flow"] <= t["equal", "flow"] * (1 + 1e-6)
+
+
+# --- Forest inside a training iteration: never slower than ring; flow = analytical when nothing is shared --
+def test_forest_iteration_never_slower_than_ring_and_models_agree(forest_cases):
+    for name in ("DGX-1 hybrid cube-mesh", "two 8-GPU servers + NICs", "DGX-1, link 0-4 at 10 %"):
+        t = {(alg, m): tscli.run("simulate", {"topology.kind": "file", "topology.file": forest_cases[name],
+                                              "server.gpus": 1, "model.name": "bert-topoopt",
+                                              "collective.algorithm": alg, "simulate.network_model": m}
+                                 )["iteration_time_s"]
+             for alg in ("ring", "forest") for m in ("analytical", "flow")}
+        assert t["forest", "analytical"] <= t["ring", "analytical"] * (1 + REL), name
+        for alg in ("ring", "forest"):  # one AllReduce at a time on a dedicated graph: no sharing
+            assert t[alg, "flow"] == pytest.approx(t[alg, "analytical"], rel=1e-9), (name, alg)
+
+
+# --- Placement (TAG): METIS never slower than rank order on heterogeneous clusters -------------------------
+@pytest.fixture(scope="module")
+def placement_rows(tmp_path_factory):
+    return exp_placement.run(str(tmp_path_factory.mktemp("placement")))
+
+
+def test_metis_placement_never_slower_than_rank_order(placement_rows):
+    assert len(placement_rows) == 6
+    for r in placement_rows:
+        for model in ("analytical", "flow"):
+            assert r[f"metis_{model}_s"] <= r[f"rank_order_{model}_s"] * (1 + REL), (r["cluster"], r["workload"], model)
+        # METIS' groups hold as much direct-link bandwidth as the best partition found by brute force
+        assert r["metis_internal_Gbps"] >= r["brute_force_internal_Gbps"], (r["cluster"], r["workload"])
+        # optimize --target placement reports the same two times as simulate
+        assert r["optimize_time_s"] == pytest.approx(r["metis_analytical_s"], rel=1e-12)
+        assert r["optimize_baseline_time_s"] == pytest.approx(r["rank_order_analytical_s"], rel=1e-12)
+
+
+def test_metis_puts_tp_pairs_on_the_bridged_servers(placement_rows):
+    """Servers s and s+4 are bridged at 400 Gbps; TP-8 spans two 4-GPU servers, so the only grouping with all TP
+    traffic on bridges is {s, s+4}; rank order pairs {2k, 2k+1}, which share only the 25 Gbps switch."""
+    r = next(r for r in placement_rows if r["cluster"].startswith("server pairs") and "TP-8" in r["workload"])
+    assert r["metis_groups"] == "{0,4} {1,5} {2,6} {3,7}"
+    assert r["rank_order_groups"] == "{0,1} {2,3} {4,5} {6,7}"
+    assert r["rank_order_analytical_s"] / r["metis_analytical_s"] > 5
+
+
+# --- Multi-job (432 servers, 27 jobs): TopoOpt's per-job networks vs the similar-cost fat-tree -------------
+def multijob_times(d, b):
+    """Per-job times (analytical): TopoOpt = each job alone on its own 16-server topoopt network; the fat-tree of
+    the 432-server TopoOpt's cost plays all 27 jobs at once."""
+    jobs = exp_multijob.job_list()
+    lone = {m: tscli.run("simulate", {**exp_multijob.topoopt16(d, b), "model.name": m})["iteration_time_s"]
+            for m in exp_multijob.MIX}
+    topo432 = {**exp_multijob.FABRIC_432, "topology.kind": "topoopt", "topology.degree": d,
+               "topology.link_bandwidth": f"{b}Gbps"}
+    ft_bw = tscli.run("topology", topo432, extra=["--similar-cost"])["similar_cost_fattree_link_bandwidth_Bps"]
+    ft = tscli.run("simulate", {**exp_multijob.FABRIC_432, "topology.kind": "fattree", "topology.degree": 1,
+                                "topology.link_bandwidth": f"{ft_bw:.6g}B/s",
+                                "simulate.jobs": ",".join(f"{m}:16" for m in jobs)})
+    return [lone[m] for m in jobs], [j["iteration_time_s"] for j in ft["jobs"]], jobs
+
+
+@pytest.mark.parametrize("d,b", [(4, 100), (8, 25)])
+def test_multijob_topoopt_per_job_networks_beat_similar_cost_fattree(d, b):
+    topo, ft, jobs = multijob_times(d, b)
+    assert {m: jobs.count(m) for m in exp_multijob.MIX} == {"dlrm": 9, "bert-topoopt": 8, "candle-uno": 7, "vgg16": 3}
+    assert np.mean(topo) < np.mean(ft)
+    assert np.percentile(topo, 90) < np.percentile(ft, 90)
+
+
+@pytest.mark.parametrize("b", [25, 100])
+def test_multijob_topoopt_degree_8_never_slower_than_degree_4(b):
+    for m in exp_multijob.MIX:
+        t = {d: tscli.run("simulate", {**exp_multijob.topoopt16(d, b), "model.name": m})["iteration_time_s"]
+             for d in (4, 8)}
+        assert t[8] <= t[4] * (1 + REL), m
+
+
+def test_multijob_disjoint_networks_do_not_interact(tmp_path):
+    """simulate.jobs on 27 disjoint copies of a 16-server network gives every job the time it takes alone on one
+    copy (same algorithm: a file network has no ring strides, so both run one ring), under the flow model too."""
+    perjob, one = exp_multijob.per_job_topoopt_file(str(tmp_path), 4, 100)
+    jobs = exp_multijob.job_list()
+    for model in ("analytical", "flow"):
+        r = tscli.run("simulate", {**exp_multijob.FABRIC_432, "topology.kind": "file", "topology.file": perjob,
+                                   "topology.allow_disconnected": "true", "simulate.network_model": model,
+                                   "simulate.jobs": ",".join(f"{m}:16" for m in jobs)})
+        lone = {m: tscli.run("simulate", {**exp_multijob.COMMON, "topology.kind": "file", "topology.file": one,
+                                          "model.name": m, "simulate.network_model": model})["iteration_time_s"]
+                for m in exp_multijob.MIX}
+        for j in r["jobs"]:
+            assert j["iteration_time_s"] == pytest.approx(lone[j["model"]], rel=1e-9), (model, j["model"])
