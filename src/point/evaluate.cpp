@@ -35,8 +35,8 @@ void network_signature(const Config& c, std::string& out) {
 void plan_signature(const Config& c, std::uint32_t gpus, std::string& out) {
   out.assign("gpus=" + std::to_string(gpus) + "\n");
   for (const auto& [key, entry] : c.entries())
-    if (!starts_with_any(key, {"topology.", "costs.", "simulate.", "collective.", "sweep.", "space.", "frontier.",
-                               "optimize.", "point."})) {
+    if (!starts_with_any(key, {"topology.", "costs.", "simulate.", "collective.", "sweep.", "space.",
+                               "frontier.", "optimize.", "point."})) {
       out += key;
       out += '=';
       out += entry.value;
@@ -77,9 +77,9 @@ PointResult PointEvaluator::evaluate(const Config& point) {
   const sim::SimOptions options = sim::sim_options_from_config(point);
   network_signature(point, c.scratch);
   if (!c.network || c.scratch != c.net_sig) {
+    // The plan does not depend on the network beyond its GPU count, which its signature holds.
     c.analytical.reset();
     c.network.reset();
-    c.plan.reset();
     c.network.emplace(build_network(point));
     c.net_sig = c.scratch;
     const std::string table = point.has("costs.table") ? point.get_string("costs.table") : "";

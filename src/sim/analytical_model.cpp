@@ -12,7 +12,8 @@ namespace toposweep::sim {
 
 std::size_t AnalyticalModel::KeyHash::operator()(const Key& k) const {
   std::uint64_t h = std::bit_cast<std::uint64_t>(k.bytes);
-  h ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.shape)) << 16 | std::uint64_t{k.kind} << 8 | k.op) +
+  h ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.shape)) << 16 | std::uint64_t{k.kind} << 8 |
+        k.op) +
        0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   return static_cast<std::size_t>(h * 0xbf58476d1ce4e5b9ull);
 }
@@ -83,13 +84,17 @@ double AnalyticalModel::compute_operation_time(const CommTask& comm) {
   if (settings_.analytical_all_instances) {
     // Irregular networks: time every instance, the slowest wins.
     double worst = 0;
-    for (const auto& ranks : gs.groups) worst = std::max(worst, shape_time(t, shape_of(ranks, *comm.placement)));
+    for (const auto& ranks : gs.groups)
+      worst = std::max(worst, shape_time(t, shape_of(ranks, *comm.placement)));
     return worst;
   }
   if (t.kind == TaskKind::Transfer && gs.groups.size() > 1) {
-    const TransferSet& ts = transfer_set(comm);
+    TransferSet& ts = transfer_set(comm);
+    for (const auto& [bytes, worst] : ts.worst_by_bytes)
+      if (bytes == t.bytes) return worst;
     double worst = ts.injection_s_per_byte * t.bytes;
     for (std::int32_t shape : ts.shapes) worst = std::max(worst, shape_time(t, shape));
+    ts.worst_by_bytes.emplace_back(t.bytes, worst);
     return worst;
   }
   // Instances of one task run in lockstep on symmetric placements: time the first.
@@ -100,7 +105,7 @@ double AnalyticalModel::compute_operation_time(const CommTask& comm) {
   return shape_time(t, shape);
 }
 
-const AnalyticalModel::TransferSet& AnalyticalModel::transfer_set(const CommTask& comm) {
+AnalyticalModel::TransferSet& AnalyticalModel::transfer_set(const CommTask& comm) {
   const Task& t = comm.task();
   const auto key = std::make_pair(comm.graph, t.group_set);
   auto it = transfer_sets_.find(key);
@@ -110,7 +115,8 @@ const AnalyticalModel::TransferSet& AnalyticalModel::transfer_set(const CommTask
   TransferSet ts;
   constexpr std::size_t kSamples = 64;
   const std::size_t stride = std::max<std::size_t>(1, gs.groups.size() / kSamples);
-  for (std::size_t i = 0; i < gs.groups.size(); i += stride) ts.shapes.push_back(shape_of(gs.groups[i], placement));
+  for (std::size_t i = 0; i < gs.groups.size(); i += stride)
+    ts.shapes.push_back(shape_of(gs.groups[i], placement));
   std::vector<std::uint32_t> out(net_->compute_count(), 0), in(net_->compute_count(), 0);
   for (const auto& g : gs.groups) {
     if (g.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
@@ -134,7 +140,8 @@ std::optional<double> AnalyticalModel::begin(const CommTask& comm, double, std::
   return operation_time(comm) * comm.task().repeat;
 }
 
-JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_node, std::vector<TaskSpan>& spans) {
+JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_node,
+                               std::vector<TaskSpan>& spans) {
   auto it = prepared_.find(&graph);
   // A different placement or a different graph at a recycled address: start that graph over.
   if (it != prepared_.end() &&
@@ -166,6 +173,8 @@ JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_no
   return p.times;
 }
 
-double AnalyticalModel::next_event_time() { return std::numeric_limits<double>::infinity(); }
+double AnalyticalModel::next_event_time() {
+  return std::numeric_limits<double>::infinity();
+}
 
 }  // namespace toposweep::sim

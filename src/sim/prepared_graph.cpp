@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
-#include <map>
 #include <utility>
 
 namespace toposweep::sim {
@@ -16,39 +15,51 @@ bool is_comm(const Task& t) {
 }  // namespace
 
 PreparedGraph::PreparedGraph(const TaskGraph& graph) : stream_prev_(graph.tasks.size(), kNone) {
-  std::vector<std::uint32_t> last_on_stream;
-  for (const Task& t : graph.tasks) stages_ = std::max(stages_, t.stage + 1);
+  const std::size_t n = graph.tasks.size();
+  std::uint32_t streams = 0;
+  for (const Task& t : graph.tasks) {
+    stages_ = std::max(stages_, t.stage + 1);
+    streams = std::max(streams, t.stream + 1);
+  }
   const std::uint32_t groups = 2 * stages_ + static_cast<std::uint32_t>(kPurposeCount);
-  // (group, stream) -> tasks in id order; built once per graph, so a map is fine here.
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<TaskId>> chains;
-  for (TaskId i = 0; i < graph.tasks.size(); ++i) {
+  // Every task belongs to two chains, keyed (group, stream): its stage-wide group (slot 0) and
+  // its compute-of-stage or purpose group (slot 1). Counting the tasks per key lays the chains
+  // out in (group, stream) order; run() fills each in task id order.
+  auto key_of = [&](const Task& t, int slot) {
+    const std::uint32_t group = slot == 0    ? stages_ + t.stage
+                                : is_comm(t) ? 2 * stages_ + static_cast<std::uint32_t>(t.purpose)
+                                             : t.stage;
+    return static_cast<std::size_t>(group) * streams + t.stream;
+  };
+  std::vector<std::uint32_t> key_start(static_cast<std::size_t>(groups) * streams + 1, 0);
+  std::vector<std::uint32_t> last_on_stream(streams, kNone);
+  for (TaskId i = 0; i < n; ++i) {
     const Task& t = graph.tasks[i];
-    if (t.stream >= last_on_stream.size()) last_on_stream.resize(t.stream + 1, kNone);
     stream_prev_[i] = last_on_stream[t.stream];
     last_on_stream[t.stream] = i;
-    chains[{stages_ + t.stage, t.stream}].push_back(i);
-    if (is_comm(t))
-      chains[{2 * stages_ + static_cast<std::uint32_t>(t.purpose), t.stream}].push_back(i);
-    else
-      chains[{t.stage, t.stream}].push_back(i);
+    ++key_start[key_of(t, 0) + 1];
+    ++key_start[key_of(t, 1) + 1];
   }
+  // Chain ids for the non-empty keys, in key order; group g owns a contiguous run of them.
+  std::vector<std::uint32_t> chain_of_key(key_start.size() - 1, kNone);
   group_chains_.assign(groups + 1, 0);
   chain_offsets_.push_back(0);
-  task_chains_.assign(2 * graph.tasks.size(), 0);
-  std::uint32_t chain = 0;
-  for (const auto& [key, tasks] : chains) {
-    // Slot 0: the task's stage-wide chain; slot 1: its compute-of-stage or purpose chain.
-    const std::uint32_t slot = key.first >= stages_ && key.first < 2 * stages_ ? 0 : 1;
-    for (TaskId i : tasks) task_chains_[2 * i + slot] = chain;
-    ++chain;
-    ++group_chains_[key.first + 1];
-    chain_tasks_.insert(chain_tasks_.end(), tasks.begin(), tasks.end());
-    chain_offsets_.push_back(static_cast<std::uint32_t>(chain_tasks_.size()));
+  for (std::size_t k = 0; k + 1 < key_start.size(); ++k) {
+    const std::uint32_t size = key_start[k + 1];
+    if (size == 0) continue;
+    chain_of_key[k] = static_cast<std::uint32_t>(chain_offsets_.size() - 1);
+    chain_offsets_.push_back(chain_offsets_.back() + size);
+    ++group_chains_[k / streams + 1];
   }
   for (std::uint32_t g = 0; g < groups; ++g) group_chains_[g + 1] += group_chains_[g];
-  heads_.resize(chains.size());
-  item_ends_.resize(chains.size());
-  items_.resize(chain_tasks_.size());
+  const std::size_t chains = chain_offsets_.size() - 1;
+  task_chains_.resize(2 * n);
+  for (TaskId i = 0; i < n; ++i)
+    for (int slot = 0; slot < 2; ++slot)
+      task_chains_[2 * i + slot] = chain_of_key[key_of(graph.tasks[i], slot)];
+  heads_.resize(chains);
+  item_ends_.resize(chains);
+  items_.resize(chain_offsets_.back());
 }
 
 void PreparedGraph::append_to_chain(std::uint32_t c, const TaskSpan& s) {

@@ -79,8 +79,10 @@ class AnalyticalModel final : public NetworkModel {
   struct TransferSet {
     std::vector<std::int32_t> shapes;
     double injection_s_per_byte = 0;  // max over nodes of count / bandwidth
+    // Slowest sampled instance per message size (a pipeline sends one size many times).
+    std::vector<std::pair<double, double>> worst_by_bytes;
   };
-  const TransferSet& transfer_set(const CommTask& comm);
+  TransferSet& transfer_set(const CommTask& comm);
   std::map<std::pair<const TaskGraph*, std::uint32_t>, TransferSet> transfer_sets_;
   std::uint64_t plans_computed_ = 0;
   struct Prepared {

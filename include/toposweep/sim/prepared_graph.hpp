@@ -45,14 +45,14 @@ class PreparedGraph {
   std::uint32_t stages_ = 1;
   // Interval groups: compute of stage p (p), everything of stage p (stages + p), communication
   // of purpose q (2 stages + q). Group g owns chains group_chains_[g] .. group_chains_[g+1];
-  // chain c holds task ids chain_tasks_[chain_offsets_[c] .. chain_offsets_[c+1]).
+  // a chain is one stream's tasks in one group, and chain c has room for its folded intervals
+  // at items_[chain_offsets_[c] .. chain_offsets_[c+1]).
   std::vector<std::uint32_t> group_chains_;
   std::vector<std::uint32_t> chain_offsets_;
-  std::vector<TaskId> chain_tasks_;
   std::vector<std::uint32_t> task_chains_;  // task i's two chains at 2i (stage-wide) and 2i+1
-  std::vector<TaskSpan> items_;          // scratch: chain c's folded intervals from chain_offsets_[c]
-  std::vector<std::uint32_t> item_ends_;  // scratch: end of chain c's folded intervals in items_
-  std::vector<std::uint32_t> heads_;      // scratch for group_union, one per chain
+  std::vector<TaskSpan> items_;             // scratch: chain c's folded intervals from chain_offsets_[c]
+  std::vector<std::uint32_t> item_ends_;    // scratch: end of chain c's folded intervals in items_
+  std::vector<std::uint32_t> heads_;        // scratch for group_union, one per chain
   static constexpr std::uint32_t kLinearMergeChains = 4;      // above this, merge with a heap
   std::vector<std::pair<double, std::uint32_t>> merge_heap_;  // scratch: (head start, chain)
 };
