@@ -88,7 +88,16 @@ SimResult simulate_iteration(const Network& net, const TaskGraph& graph, const S
     throw BadInput("the strategy needs " + std::to_string(graph.gpus) + " GPUs but the topology holds " +
                        std::to_string(net.gpu_count()),
                    "topology.servers x server.gpus");
-  if (placement.node_of_gpu.empty()) placement = rank_order_placement(graph.gpus, net.gpus_per_node());
+  Placement rank_order = rank_order_placement(graph.gpus, net.gpus_per_node());
+  const bool is_rank_order = placement.node_of_gpu.empty() || (placement.gpus_per_node == rank_order.gpus_per_node &&
+                                                               placement.node_of_gpu == rank_order.node_of_gpu);
+  if (options.model == NetworkModelKind::Analytical && is_rank_order) {
+    // One job on rank order with fixed task times: the prepared single-pass playback, which
+    // equals run_engine's result bit for bit.
+    AnalyticalModel model(net, options.comm);
+    return simulate_analytical(model, graph, net.gpus_per_node());
+  }
+  if (placement.node_of_gpu.empty()) placement = std::move(rank_order);
   const Job job{"job0", &graph, std::move(placement)};
   return simulate_jobs(net, std::span<const Job>(&job, 1), options);
 }

@@ -113,7 +113,9 @@ TEST(PinnedResults, AnalyticalFastPathEqualsEngine) {
     const Network net = build_network(c);
     const IterationPlan plan = plan_iteration(c, net.gpu_count());
     const SimOptions o = sim_options_from_config(c);
-    const SimResult general = simulate_iteration(net, plan.graph, o);
+    // simulate_jobs always runs the event-driven engine (simulate_iteration takes the fast path).
+    const Job job{"job0", &plan.graph, rank_order_placement(plan.graph.gpus, net.gpus_per_node())};
+    const SimResult general = simulate_jobs(net, std::span<const Job>(&job, 1), o);
     AnalyticalModel model(net, o.comm);
     for (int rep = 0; rep < 2; ++rep) {
       const SimResult fast = simulate_analytical(model, plan.graph, net.gpus_per_node());
