@@ -93,6 +93,9 @@ def run(workdir):
                 keys.append((PER_JOB, model, m))
             calls.append(("simulate", {**one_file, "model.name": m}, [], []))
             keys.append(("lone ring", "analytical", m))
+            if m != "dlrm":  # forest on the job's own network (no strides needed); not for DLRM's all-to-all
+                calls.append(("simulate", {**one_file, "model.name": m, "collective.algorithm": "forest"}, [], []))
+                keys.append(("lone forest", "analytical", m))
         calls.append(("topology", topoopt16(d, b), [], []))
         keys.append(("cost16",))
         calls.append(("topology", fabrics[PER_JOB_RING], [], []))
@@ -110,6 +113,12 @@ def run(workdir):
                         row["error"] = bad[0]
                     else:
                         row.update(summarise([lone[m]["iteration_time_s"] for m in jobs], jobs))
+                        if model == "analytical":  # forest vs multiring, each job on its own network
+                            diffs = [res[("lone forest", "analytical", m)]["iteration_time_s"] / lone[m]["iteration_time_s"]
+                                     for m in MIX if m != "dlrm"
+                                     and not isinstance(res[("lone forest", "analytical", m)], Exception)]
+                            if diffs:
+                                row["forest_over_multiring_min"], row["forest_over_multiring_max"] = min(diffs), max(diffs)
                         c16 = res[("cost16",)]
                         row["cost_usd"] = None if isinstance(c16, Exception) else c16["cost_usd"] * (SERVERS // JOB_SERVERS)
                 else:

@@ -296,7 +296,8 @@ def section_multijob(df, notes):
         t = a.loc[(d, b, exp_multijob.PER_JOB)]
         f = a.loc[(d, b, exp_multijob.FATTREE)]
         o = a.loc[(d, b, exp_multijob.PER_JOB_RING)]
-        parts.append(f"d={d} B={b}: mean {f.mean_s / t.mean_s:.2f}×, p90 {f.p90_s / t.p90_s:.2f}×")
+        parts.append(f"d={d} B={b}: mean {f.mean_s / t.mean_s:.2f}×, p90 {f.p90_s / t.p90_s:.2f}× "
+                     f"(d·B / fat-tree B = {d * b / t.fattree_link_Gbps:.2f})")
         old.append(f"d={d} B={b}: {f.mean_s / o.mean_s:.2f}×")
     for b in {c[1] for c in cases}:
         if (4, b) in cases and (8, b) in cases:
@@ -307,6 +308,12 @@ def section_multijob(df, notes):
                "the same ratio was " + "; ".join(old) + f". d=8 slower than d=4 at equal B (mean): {worse} of "
                f"{len({c[1] for c in cases})}. Independence check: `simulate.jobs` on the disjoint copies vs each job "
                f"alone on one copy, max relative difference {chk.max() if len(chk) else float('nan'):.1e}.")
+    if "forest_over_multiring_min" in a:
+        fm = a.forest_over_multiring_min.dropna()
+        fx = a.forest_over_multiring_max.dropna()
+        if len(fm):
+            summary += (f" `collective.algorithm = forest` on a job's own `file` network (no strides needed; BERT, CANDLE, "
+                        f"VGG16, not DLRM's all-to-all) takes {fm.min():.3f}–{fx.max():.3f}× the multiring time.")
     lines += ["", summary]
     notes.append("Multi-job: " + summary)
     ok = df.dropna(subset=["mean_s"]) if "mean_s" in df else df.iloc[0:0]
