@@ -25,6 +25,30 @@ start_slow() {  # start_slow RANKS OUT [extra args]
 }
 # The rank processes of the mpirun started last (children of mpirun).
 rank_pids() { pgrep -P "$SLOW_PID" 2> /dev/null | tr '\n' ' '; }
+# kill9_rounds SEED [extra sweep args]: three runs of k.h5 on 2 ranks (the first fresh, then
+# --resume), each killed with -9 (ranks and mpirun at once: a lost node, an OOM kill) at a random
+# moment within ~0.6 s of its journal appearing; checks that no output appeared and the journal
+# survived each time, and that some progress was journaled.
+kill9_rounds() {
+  local seed=$1
+  shift
+  RANDOM=$seed
+  for round in 1 2 3; do
+    if [ $round = 1 ]; then start_slow 2 k.h5 "$@"; else start_slow 2 k.h5 "$@" --resume; fi
+    for _ in $(seq 100); do
+      [ -n "$(ls k.h5.journal/run-000$((round - 1))-* 2> /dev/null)" ] && break
+      sleep 0.1
+    done
+    sleep "$(printf '0.%02d' $((RANDOM % 60)))"
+    pids=$(rank_pids)
+    kill -9 $pids "$SLOW_PID" 2> /dev/null
+    wait "$SLOW_PID" 2> /dev/null
+    [ -f k.h5 ] && fail "an output appeared from an interrupted run (round $round)"
+    [ -d k.h5.journal ] || fail "no journal after kill -9 (round $round)"
+    echo "round $round: journal holds $(cat k.h5.journal/*.log 2> /dev/null | wc -c) bytes"
+  done
+  [ "$(cat k.h5.journal/*.log | wc -c)" -gt 0 ] || fail "the kills all came before any progress"
+}
 
 case "$MODE" in
   smoke_n2 | smoke_n4)
@@ -52,25 +76,7 @@ PY
     ;;
   kill9_resume)
     sweep 2 --out clean.h5 > /dev/null || fail "clean run"
-    RANDOM=20261122
-    for round in 1 2 3; do
-      if [ $round = 1 ]; then start_slow 2 k.h5; else start_slow 2 k.h5 --resume; fi
-      # Wait until this run has started evaluating (its journal part files exist), then kill at a
-      # random moment within the next ~0.6 s.
-      for _ in $(seq 100); do
-        [ -n "$(ls k.h5.journal/run-000$((round - 1))-* 2> /dev/null)" ] && break
-        sleep 0.1
-      done
-      sleep "$(printf '0.%02d' $((RANDOM % 60)))"
-      pids=$(rank_pids)
-      # kill -9 the ranks and mpirun at once: a lost node, an OOM kill.
-      kill -9 $pids "$SLOW_PID" 2> /dev/null
-      wait "$SLOW_PID" 2> /dev/null
-      [ -f k.h5 ] && fail "an output appeared from an interrupted run (round $round)"
-      [ -d k.h5.journal ] || fail "no journal after kill -9 (round $round)"
-      echo "round $round: journal holds $(cat k.h5.journal/*.log 2> /dev/null | wc -c) bytes"
-    done
-    [ "$(cat k.h5.journal/*.log | wc -c)" -gt 0 ] || fail "the kills all came before any progress"
+    kill9_rounds 20261122
     sweep 2 --out k.h5 --resume > /dev/null || fail "final resume exited $?"
     [ -d k.h5.journal ] && fail "journal left behind"
     cmp -s <(dump clean.h5) <(dump k.h5) || fail "resumed /points differ from a clean run"
@@ -159,22 +165,7 @@ PY
     ;;
   keep_frontier_kill9)
     sweep 2 --out clean.h5 --keep frontier > /dev/null || fail "clean run"
-    RANDOM=20261123
-    for round in 1 2 3; do
-      if [ $round = 1 ]; then start_slow 2 k.h5 --keep frontier; else start_slow 2 k.h5 --keep frontier --resume; fi
-      for _ in $(seq 100); do
-        [ -n "$(ls k.h5.journal/run-000$((round - 1))-* 2> /dev/null)" ] && break
-        sleep 0.1
-      done
-      sleep "$(printf '0.%02d' $((RANDOM % 60)))"
-      pids=$(rank_pids)
-      kill -9 $pids "$SLOW_PID" 2> /dev/null
-      wait "$SLOW_PID" 2> /dev/null
-      [ -f k.h5 ] && fail "an output appeared from an interrupted run (round $round)"
-      [ -d k.h5.journal ] || fail "no journal after kill -9 (round $round)"
-      echo "round $round: journal holds $(cat k.h5.journal/*.log 2> /dev/null | wc -c) bytes"
-    done
-    [ "$(cat k.h5.journal/*.log | wc -c)" -gt 0 ] || fail "the kills all came before any progress"
+    kill9_rounds 20261123 --keep frontier
     sweep 2 --out k.h5 --keep frontier --resume > /dev/null || fail "final resume exited $?"
     [ -d k.h5.journal ] && fail "journal left behind"
     cmp -s <(dump clean.h5) <(dump k.h5) || fail "resumed /points differ from a clean run"
