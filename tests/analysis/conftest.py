@@ -1,5 +1,5 @@
 """Fixtures: results files to analyse. `results_file` is parametrized over
-  * "schema": a file written with h5py by schema_file.py (known values, ties, failures);
+  * "schema": a file written with h5py by schema_helpers.py (known values, ties, failures);
   * "sweep":  a file from a real `toposweep sweep` of tests/analysis/small_space.ini, run with the
     binary named by $TOPOSWEEP_BINARY (set by CTest). Skipped, with the reason, when there is no
     binary or its sweep command is not built yet."""
@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.abspath(os.path.join(HERE, "..", "..")))  # the analysis package
 
-import schema_file  # noqa: E402
+import schema_helpers  # noqa: E402
 
 SMALL_SPACE = os.path.join(HERE, "small_space.ini")
 
@@ -39,7 +39,7 @@ def sweep_file(tmp_path_factory):
 @pytest.fixture(scope="session")
 def schema_path(tmp_path_factory):
     path = tmp_path_factory.mktemp("schema") / "results.h5"
-    schema_file.write(str(path))
+    schema_helpers.write(str(path))
     return str(path)
 
 

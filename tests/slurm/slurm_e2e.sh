@@ -66,7 +66,7 @@ fi
 "$bin" sweep --config "$space" --out ref.h5 --log-level warn > /dev/null || fail "reference sweep failed"
 "$bin" sweep --config long_space.ini --set sweep.synthetic_cost=0s --out ref-long.h5 --log-level warn > /dev/null ||
   fail "reference synthetic sweep failed"
-"$python" "$src/tests/slurm/compare_results.py" check ref.h5 || fail "reference results are malformed"
+"$python" "$src/tests/slurm/results_helpers.py" check ref.h5 || fail "reference results are malformed"
 
 # ---- Slurm up, and down again whatever happens ----
 submitted=()
@@ -139,8 +139,8 @@ wait_job "$id"
 exit_code=$(job_field "$id" ExitCode)
 say "single sweep: job $id $state, exit $exit_code"
 if [ "$state" != COMPLETED ] || [ "$exit_code" != 0:0 ]; then fail "single sweep job $id: $state $exit_code"; fi
-"$python" "$src/tests/slurm/compare_results.py" check single.h5 || fail "single.h5 malformed"
-"$python" "$src/tests/slurm/compare_results.py" equal single.h5 ref.h5 || fail "2-rank Slurm run differs from 1 process"
+"$python" "$src/tests/slurm/results_helpers.py" check single.h5 || fail "single.h5 malformed"
+"$python" "$src/tests/slurm/results_helpers.py" equal single.h5 ref.h5 || fail "2-rank Slurm run differs from 1 process"
 for f in summary.md summary.csv frontier.csv cost_vs_time.png; do
   [ -s "single-report/$f" ] || fail "jobs/sweep.sbatch wrote no single-report/$f"
 done
@@ -158,7 +158,7 @@ say "array $array + merge $merge: merge $state, exit $(job_field "$merge" ExitCo
 for k in 0 1 2; do
   [ -s "merged-slices/slice-$k-of-3.h5" ] || fail "slice $k file missing"
 done
-"$python" "$src/tests/slurm/compare_results.py" equal merged.h5 single.h5 || fail "array+merge differs from the single run"
+"$python" "$src/tests/slurm/results_helpers.py" equal merged.h5 single.h5 || fail "array+merge differs from the single run"
 
 # ---- 3. a long sweep interrupted by its time limit, chained until done ----
 id=$(SPACE=$work/long_space.ini OUT=$work/long.h5 LAUNCHER=srun MAX_RUNS=8 submit --ntasks=1 --time=2 \
@@ -183,7 +183,7 @@ done
 [ "$interrupted" -ge 1 ] || fail "the long sweep was never interrupted: make TOPOSWEEP_SLURM_LONG_POINTS larger"
 grep -q "sweep complete after $runs run(s)" long.out || fail "long.out does not report completion after $runs runs"
 [ ! -e long.h5.journal ] || fail "the journal outlived the finished sweep"
-"$python" "$src/tests/slurm/compare_results.py" equal long.h5 ref-long.h5 || fail "interrupted+resumed run differs"
+"$python" "$src/tests/slurm/results_helpers.py" equal long.h5 ref-long.h5 || fail "interrupted+resumed run differs"
 [ -s long-report/summary.md ] || fail "jobs/sweep-long.sbatch wrote no report"
 
 say "PASS: single, array+merge, and a sweep interrupted $interrupted time(s) by its time limit ($runs runs) (${SECONDS}s)"

@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
+#include "topology_test_helpers.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/families.hpp"

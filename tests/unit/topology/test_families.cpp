@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "test_support.hpp"
+#include "topology_test_helpers.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/families.hpp"
 #include "toposweep/topology/metrics.hpp"

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "test_support.hpp"
+#include "topology_test_helpers.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/topology/edge_list.hpp"

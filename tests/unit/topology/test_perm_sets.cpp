@@ -8,7 +8,7 @@
 #include <numbers>
 #include <set>
 
-#include "test_support.hpp"
+#include "topology_test_helpers.hpp"
 #include "toposweep/topology/perm_sets.hpp"
 #include "toposweep/topology/totient_perms.hpp"
 

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <set>
 
-#include "test_support.hpp"
+#include "topology_test_helpers.hpp"
 #include "toposweep/topology/totient_perms.hpp"
 
 namespace toposweep::topology {

@@ -1,7 +1,7 @@
 """Checks on toposweep results files for the Slurm end-to-end test (h5py only).
 
-    compare_results.py check FILE               every point present once, in order, statuses valid
-    compare_results.py equal FILE REFERENCE     /points, /frontier and /space equal (NaN == NaN)
+    results_helpers.py check FILE               every point present once, in order, statuses valid
+    results_helpers.py equal FILE REFERENCE     /points, /frontier and /space equal (NaN == NaN)
 
 Exit 0 when the check holds, 1 with the differences on stderr otherwise."""
 
@@ -94,7 +94,7 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     for p in problems:
-        print(f"compare_results: {argv[1]}: {p}", file=sys.stderr)
+        print(f"results_helpers: {argv[1]}: {p}", file=sys.stderr)
     return 1 if problems else 0
 
 

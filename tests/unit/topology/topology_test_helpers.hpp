@@ -1,7 +1,11 @@
 #pragma once
 // Helpers shared by the topology tests.
+#include <algorithm>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
+#include "toposweep/topology/config_keys.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/error.hpp"
@@ -9,7 +13,12 @@
 namespace toposweep::test {
 
 // A Config with the registry defaults of the topology module plus `kv` (origin "test").
-Config topology_config(std::initializer_list<std::pair<const char*, const char*>> kv);
+inline Config topology_config(std::initializer_list<std::pair<const char*, const char*>> kv) {
+  Config c;
+  for (const auto& [k, v] : kv) c.set(k, v, "test");
+  validate_and_default(c, KeyRegistry(topology::config_keys()));
+  return c;
+}
 
 // "what | where" of the BadInput `f` throws, or "no error".
 template <class F>
