@@ -179,20 +179,6 @@ std::string format_eta(double s) {
   return buf;
 }
 
-void count(SweepSummary& s, const PointRecord& r) {
-  switch (r.result.status) {
-    case PointStatus::Evaluated:
-      ++s.evaluated;
-      break;
-    case PointStatus::Infeasible:
-      ++s.infeasible;
-      break;
-    case PointStatus::Failed:
-      ++s.failed;
-      break;
-  }
-}
-
 // Rank 0's last step: everything is journaled; assemble, check, write, clean up.
 void write_output(const Space& space, const SweepOptions& o, const std::string& dir, SweepSummary& summary,
                   const Logger& log) {
@@ -557,36 +543,77 @@ SweepSummary merge_slices(const Space& space, const std::vector<std::string>& in
   if (inputs.empty()) throw BadInput("no slice files to merge", "--merge");
   char fp[17];
   std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(space.fingerprint()));
+  const std::string objectives = frontier::spell_objectives(o.objectives);
+  // Each slice: its index range, whether it holds every point, and its status counts.
+  struct Slice {
+    std::uint64_t begin, end;
+    std::string path;
+  };
+  std::vector<Slice> ranges;
   std::vector<PointRecord> rows;
+  std::array<std::uint64_t, 3> counts = {0, 0, 0};
+  bool any_frontier_slice = false;
   for (const auto& path : inputs) {
     ResultsReader r(path);
     if (r.root_string("space_fingerprint") != fp)
       throw BadInput("this file comes from a different space than " + inputs.front(), path);
-    if (r.root_string("keep") != "all")
-      throw BadInput("a slice written with --keep frontier cannot be merged (it lacks the other points)",
-                     path);
+    const bool frontier_only = r.root_string("keep") != "all";
+    if (frontier_only) {
+      // Its /points holds only its frontier rows: the merge can only be a frontier, and only for
+      // the objectives that slice filtered by (a point it dropped may be optimal for others).
+      if (o.keep != "frontier")
+        throw BadInput("this slice was written with --keep frontier and holds only its frontier rows; "
+                       "merge with --keep frontier",
+                       path);
+      if (r.frontier_objectives() != objectives)
+        throw BadInput("this slice's frontier is over '" + r.frontier_objectives() + "', not '" + objectives +
+                           "'; merge with the same frontier objectives",
+                       path);
+      any_frontier_slice = true;
+    }
+    ranges.push_back({r.root_u64("slice_begin"), r.root_u64("slice_end"), path});
+    counts[0] += r.root_u64("points_evaluated");
+    counts[1] += r.root_u64("points_infeasible");
+    counts[2] += r.root_u64("points_failed");
     auto part = r.records();
     rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
   }
+  // The slices' ranges must tile [0, size) exactly.
+  std::sort(ranges.begin(), ranges.end(), [](const Slice& a, const Slice& b) { return a.begin < b.begin; });
+  std::uint64_t next = 0;
+  for (const auto& sl : ranges) {
+    if (sl.begin < next)
+      throw BadInput("its points [" + std::to_string(sl.begin) + ", " + std::to_string(sl.end) +
+                         ") overlap another slice file's",
+                     sl.path);
+    if (sl.begin > next)
+      throw BadInput("the slice files do not cover the space: point " + std::to_string(next) + " is missing",
+                     "--merge");
+    next = sl.end;
+  }
+  if (next != space.size())
+    throw BadInput("the slice files cover " + std::to_string(next) + " of " + std::to_string(space.size()) +
+                       " points",
+                   "--merge");
   std::sort(rows.begin(), rows.end(),
             [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].index != i) {
-      const bool dup = i > 0 && rows[i].index == rows[i - 1].index;
-      throw BadInput(
-          dup ? "point " + std::to_string(rows[i].index) + " appears in two slice files"
-              : "the slice files do not cover the space: point " + std::to_string(i) + " is missing",
-          "--merge");
-    }
-  if (rows.size() != space.size())
-    throw BadInput("the slice files cover " + std::to_string(rows.size()) + " of " +
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (rows[i].index == rows[i - 1].index)
+      throw BadInput("point " + std::to_string(rows[i].index) + " appears in two slice files", "--merge");
+  if (!any_frontier_slice && rows.size() != space.size())
+    throw BadInput("the slice files hold " + std::to_string(rows.size()) + " rows for " +
                        std::to_string(space.size()) + " points",
                    "--merge");
+  // A point off its slice's frontier is dominated by a point of that slice, so the frontier of
+  // the union of the slices' rows is the frontier of the whole space.
   SweepSummary summary;
-  summary.points = rows.size();
-  for (const auto& r : rows) count(summary, r);
+  summary.points = space.size();
+  summary.evaluated = counts[0];
+  summary.infeasible = counts[1];
+  summary.failed = counts[2];
   const auto front = frontier_indices(space, rows, o.objectives);
   ResultsMeta meta;
+  meta.status_counts = counts;
   meta.config_text = o.config_text;
   meta.begin = 0;
   meta.end = space.size();

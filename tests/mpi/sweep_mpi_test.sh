@@ -139,6 +139,37 @@ PY
     cmp -s <(dump whole.h5) <(dump all2.h5) || fail "merge without --config differs from a single job"
     "$TOPOSWEEP" sweep --config "$SPACE" --merge slice_0.h5 slice_1.h5 --out bad.h5 > /dev/null 2>&1
     [ $? = 2 ] || fail "an incomplete merge was not refused"
+    [ -e bad.h5 ] && fail "a refused merge wrote its output"
+    # Slices written with --keep frontier merge into what one --keep frontier run writes: the
+    # frontier of the union of the slices' frontiers, with the status counts summed.
+    sweep 2 --out wholef.h5 --keep frontier > /dev/null || fail "whole --keep frontier"
+    for k in 0 1 2; do
+      sweep 1 --out fslice_$k.h5 --slice $k/3 --keep frontier > /dev/null || fail "frontier slice $k"
+    done
+    "$TOPOSWEEP" sweep --merge fslice_1.h5 fslice_2.h5 fslice_0.h5 --keep frontier --out allf.h5 \
+      --log-level warn > /dev/null || fail "merge of frontier slices"
+    cmp -s <(dump wholef.h5) <(dump allf.h5) || fail "merged frontier slices differ from one --keep frontier run"
+    "$PYTHON" - wholef.h5 allf.h5 << 'PY' || fail "status counts of merged frontier slices"
+import h5py, sys
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+for k in ("points_evaluated", "points_infeasible", "points_failed"):
+    assert int(a.attrs[k]) == int(b.attrs[k]), (k, a.attrs[k], b.attrs[k])
+assert b.attrs["keep"] == "frontier"
+PY
+    # A frontier slice mixed with full slices is fine with --keep frontier ...
+    "$TOPOSWEEP" sweep --merge slice_0.h5 fslice_1.h5 slice_2.h5 --keep frontier --out mixed.h5 \
+      --log-level warn > /dev/null || fail "merge of mixed slices"
+    cmp -s <(dump wholef.h5) <(dump mixed.h5) || fail "mixed merge differs from one --keep frontier run"
+    # ... but not into a file that claims to hold every point, nor with slices left out.
+    "$TOPOSWEEP" sweep --merge slice_0.h5 fslice_1.h5 slice_2.h5 --out bad.h5 > /dev/null 2> err.txt
+    [ $? = 2 ] || fail "merging a frontier slice without --keep frontier was not refused"
+    grep -q "fslice_1.h5.*--keep frontier\|--keep frontier.*fslice_1.h5" err.txt || fail "message: $(cat err.txt)"
+    "$TOPOSWEEP" sweep --merge fslice_0.h5 fslice_2.h5 --keep frontier --out bad.h5 > /dev/null 2>&1
+    [ $? = 2 ] || fail "an incomplete frontier merge was not refused"
+    "$TOPOSWEEP" sweep --merge fslice_0.h5 fslice_0.h5 fslice_1.h5 fslice_2.h5 --keep frontier --out bad.h5 \
+      > /dev/null 2>&1
+    [ $? = 2 ] || fail "an overlapping frontier merge was not refused"
+    [ -e bad.h5 ] && fail "a refused merge wrote its output"
     ;;
   keep_frontier)
     # --keep frontier: per-rank streaming frontiers merged at the end. 1 and 2 ranks give the same
