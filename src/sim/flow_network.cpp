@@ -16,26 +16,28 @@ std::vector<double> capacities_of(const Network& net) {
 
 // Flows whose finish times differ by less than this are treated as finishing together, so
 // symmetric flows that differ only by rounding share one event.
-double finish_tolerance(double t) { return 1e-15 + 1e-10 * t; }
+double finish_tolerance(double t) {
+  return 1e-15 + 1e-10 * t;
+}
 
 }  // namespace
 
-FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps) : capacity_(std::move(capacities_Bps)) {
-  for (double c : capacity_)
-    if (!(c > 0)) throw RuntimeFailure("FlowNetwork: an arc has no capacity");
-  const std::size_t n = capacity_.size();
-  on_arc_.resize(n);
-  arc_bytes_.assign(n, 0.0);
-  arc_weight_.assign(n, 0.0);
-  arc_mark_.assign(n, 0);
-  arc_unfrozen_.assign(n, 0.0);
-  arc_remaining_.assign(n, 0.0);
+FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps) {
+  arcs_.resize(capacities_Bps.size());
+  for (std::size_t a = 0; a < arcs_.size(); ++a) {
+    if (!(capacities_Bps[a] > 0)) throw RuntimeFailure("FlowNetwork: an arc has no capacity");
+    arcs_[a].capacity = capacities_Bps[a];
+  }
+  on_arc_.resize(arcs_.size());
+  arc_bytes_.assign(arcs_.size(), 0.0);
 }
 
 FlowNetwork::FlowNetwork(const Network& net) : FlowNetwork(capacities_of(net)) {}
 
 FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64_t tag, double weight) {
   if (!(weight > 0)) throw RuntimeFailure("FlowNetwork: a flow needs a positive weight");
+  for (ArcId a : path)
+    if (a >= arcs_.size()) throw RuntimeFailure("FlowNetwork: path uses an unknown arc");
   FlowId id;
   if (!free_ids_.empty()) {
     id = free_ids_.back();
@@ -43,147 +45,180 @@ FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64
   } else {
     id = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
-    flow_mark_.push_back(0);
+    info_.emplace_back();
+    flow_seen_.push_back(0);
     flow_frozen_.push_back(0);
-    old_rate_.push_back(0);
   }
-  FlowState& f = flows_[id];
-  f.path.assign(path.begin(), path.end());
-  f.pos.resize(path.size());
-  f.bytes = std::max(0.0, bytes);
-  f.remaining = f.bytes;
-  f.rate = 0;
-  old_rate_[id] = -1;  // forces a first schedule
+  Flow& f = flows_[id];
+  FlowInfo& info = info_[id];
+  info.bytes = std::max(0.0, bytes);
+  info.tag = tag;
+  info.active = true;
+  ++info.version;
+  f.remaining = info.bytes;
   f.weight = weight;
   f.since = now_;
-  f.tag = tag;
-  f.active = true;
-  ++f.version;
   ++active_;
-  if (f.path.empty() || f.remaining <= 0) {
+  if (path.empty() || f.remaining <= 0) {
     // Nothing to share: finishes now, holding no arc.
-    f.path.clear();
-    finish_heap_.push({now_, id, f.version});
+    f.rate = 0;
+    f.hops = 0;
+    finish_heap_.push({now_, id, info.version});
     return id;
   }
-  for (std::size_t i = 0; i < f.path.size(); ++i) {
-    const ArcId a = f.path[i];
-    if (a >= capacity_.size()) throw RuntimeFailure("FlowNetwork: path uses an unknown arc");
-    f.pos[i] = static_cast<std::uint32_t>(on_arc_[a].size());
-    on_arc_[a].push_back({id, static_cast<std::uint32_t>(i)});
-    arc_weight_[a] += weight;
+  f.rate = -1;  // no rate yet: the next recomputation schedules the flow whatever it gets
+  const auto hops = static_cast<std::uint32_t>(path.size());
+  if (hops > info.hop_capacity) {
+    // This id's pool slots are too short: take fresh ones at the end (the old ones stay unused;
+    // paths are short and ids are reused, so the pool stays small).
+    f.first_hop = static_cast<std::uint32_t>(hop_arc_.size());
+    info.hop_capacity = hops;
+    hop_arc_.resize(hop_arc_.size() + hops);
+    hop_pos_.resize(hop_arc_.size());
+  }
+  f.hops = hops;
+  for (std::uint32_t i = 0; i < hops; ++i) {
+    const ArcId a = path[i];
+    hop_arc_[f.first_hop + i] = a;
+    hop_pos_[f.first_hop + i] = static_cast<std::uint32_t>(on_arc_[a].size());
+    if (on_arc_[a].empty()) ++busy_arcs_;
+    on_arc_[a].push_back({id, i});
+    arcs_[a].weight += weight;
   }
   dirty_flows_.push_back(id);
   return id;
 }
 
-void FlowNetwork::settle(FlowState& f) {
+void FlowNetwork::settle(Flow& f) {
   f.remaining = std::max(0.0, f.remaining - f.rate * (now_ - f.since));
   f.since = now_;
 }
 
 void FlowNetwork::schedule(FlowId id) {
-  FlowState& f = flows_[id];
-  ++f.version;
+  const Flow& f = flows_[id];
+  const std::uint32_t version = ++info_[id].version;
   const double t = f.rate > 0 ? f.since + f.remaining / f.rate : kNever;
-  if (t < kNever) finish_heap_.push({t, id, f.version});
+  if (t < kNever) finish_heap_.push({t, id, version});
 }
 
 void FlowNetwork::detach(FlowId id) {
-  FlowState& f = flows_[id];
-  for (std::size_t i = 0; i < f.path.size(); ++i) {
-    const ArcId a = f.path[i];
+  const Flow& f = flows_[id];
+  FlowInfo& info = info_[id];
+  for (std::uint32_t i = 0; i < f.hops; ++i) {
+    const ArcId a = hop_arc_[f.first_hop + i];
     auto& list = on_arc_[a];
-    const std::uint32_t p = f.pos[i];
+    const std::uint32_t p = hop_pos_[f.first_hop + i];
     const LinkEntry moved = list.back();
     list[p] = moved;
-    flows_[moved.flow].pos[moved.hop] = p;
+    hop_pos_[flows_[moved.flow].first_hop + moved.hop] = p;
     list.pop_back();
-    arc_weight_[a] = list.empty() ? 0.0 : arc_weight_[a] - f.weight;
-    arc_bytes_[a] += f.bytes;
+    if (list.empty()) --busy_arcs_;
+    arcs_[a].weight = list.empty() ? 0.0 : arcs_[a].weight - f.weight;
+    arc_bytes_[a] += info.bytes;
     dirty_arcs_.push_back(a);
   }
-  f.active = false;
-  ++f.version;
+  info.active = false;
+  ++info.version;
   --active_;
   free_ids_.push_back(id);
+}
+
+void FlowNetwork::collect_component() {
+  comp_arcs_.clear();
+  comp_flows_.clear();
+  comp_old_rate_.clear();
+  share_heap_.clear();
+  // The component of flows linked (through shared arcs) to what changed; rates elsewhere stay.
+  // Each arc is prepared for the filling when first reached, each flow settled.
+  std::size_t busy_reached = 0;  // arcs reached that carry flows
+  auto visit_arc = [&](ArcId a) {
+    Arc& arc = arcs_[a];
+    if (arc.seen == epoch_) return;
+    arc.seen = epoch_;
+    comp_arcs_.push_back(a);
+    arc.remaining = arc.capacity;
+    arc.unfrozen = arc.weight;
+    if (!on_arc_[a].empty()) ++busy_reached;
+    if (arc.weight > 0) share_heap_.push_back({arc.capacity / arc.weight, a});
+  };
+  auto visit_flow = [&](FlowId id) {
+    Flow& f = flows_[id];
+    flow_seen_[id] = epoch_;
+    comp_flows_.push_back(id);
+    settle(f);
+    comp_old_rate_.push_back(f.rate);
+  };
+  for (FlowId id : dirty_flows_)
+    if (info_[id].active)
+      for (ArcId a : path_of(flows_[id])) visit_arc(a);
+  for (ArcId a : dirty_arcs_) visit_arc(a);
+  dirty_flows_.clear();
+  dirty_arcs_.clear();
+  for (std::size_t i = 0; i < comp_arcs_.size() && busy_reached < busy_arcs_; ++i) {
+    for (const LinkEntry& e : on_arc_[comp_arcs_[i]]) {
+      if (flow_seen_[e.flow] == epoch_) continue;
+      visit_flow(e.flow);
+      for (ArcId b : path_of(flows_[e.flow])) visit_arc(b);
+    }
+  }
+  if (busy_reached == busy_arcs_) {
+    // Every arc that carries flows is reached (often so in big components): so is every
+    // active flow. Take the rest in one pass over the ids instead of walking arcs and paths.
+    for (FlowId id = 0; id < flows_.size(); ++id)
+      if (flow_seen_[id] != epoch_ && flows_[id].hops > 0 && info_[id].active) visit_flow(id);
+  }
+}
+
+void FlowNetwork::fill() {
+  // Progressive filling: repeatedly saturate the arc offering the smallest fair share. Freezing
+  // flows at the current minimum share can only raise the share other arcs offer, so heap keys
+  // are lower bounds: a popped arc whose share has grown is pushed back instead of updating
+  // the heap on every change (one push per arc instead of one per flow-hop).
+  // Once every flow of the component is frozen, what is left in the heap changes nothing.
+  std::size_t unfrozen_flows = comp_flows_.size();
+  std::make_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
+  while (unfrozen_flows > 0 && !share_heap_.empty()) {
+    std::pop_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
+    const ShareEntry top = share_heap_.back();
+    share_heap_.pop_back();
+    Arc& arc = arcs_[top.arc];
+    if (!(arc.unfrozen > 0)) continue;
+    const double share = std::max(0.0, arc.remaining / arc.unfrozen);  // per unit of weight
+    if (share > top.share) {
+      share_heap_.push_back({share, top.arc});
+      std::push_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
+      continue;
+    }
+    for (const LinkEntry& e : on_arc_[top.arc]) {
+      if (flow_frozen_[e.flow] == epoch_) continue;
+      flow_frozen_[e.flow] = epoch_;
+      Flow& f = flows_[e.flow];
+      --unfrozen_flows;
+      f.rate = share * f.weight;
+      ++rate_assignments_;
+      for (ArcId b : path_of(f)) {
+        Arc& on = arcs_[b];
+        on.remaining -= f.rate;
+        on.unfrozen -= f.weight;
+        // Weights are small integers in practice, so this reaches exactly zero; guard anyway.
+        if (on.unfrozen < 1e-9) on.unfrozen = 0;
+      }
+    }
+    arc.unfrozen = 0;
+  }
 }
 
 void FlowNetwork::recompute() {
   if (dirty_flows_.empty() && dirty_arcs_.empty()) return;
   ++recomputations_;
   ++epoch_;
-  comp_arcs_.clear();
-  comp_flows_.clear();
-  // The component of flows linked (through shared arcs) to what changed; rates elsewhere stay.
-  auto visit_arc = [&](ArcId a) {
-    if (arc_mark_[a] == epoch_) return;
-    arc_mark_[a] = epoch_;
-    comp_arcs_.push_back(a);
-  };
-  for (FlowId id : dirty_flows_)
-    if (flows_[id].active)
-      for (ArcId a : flows_[id].path) visit_arc(a);
-  for (ArcId a : dirty_arcs_) visit_arc(a);
-  dirty_flows_.clear();
-  dirty_arcs_.clear();
-  for (std::size_t i = 0; i < comp_arcs_.size(); ++i) {
-    for (const LinkEntry& e : on_arc_[comp_arcs_[i]]) {
-      if (flow_mark_[e.flow] == epoch_) continue;
-      flow_mark_[e.flow] = epoch_;
-      comp_flows_.push_back(e.flow);
-      for (ArcId b : flows_[e.flow].path) visit_arc(b);
-    }
-  }
-  for (FlowId id : comp_flows_) {
-    settle(flows_[id]);
-    old_rate_[id] = flows_[id].rate;
-  }
-
-  // Progressive filling: repeatedly saturate the arc offering the smallest fair share. Freezing
-  // flows at the current minimum share can only raise the share other arcs offer, so heap keys
-  // are lower bounds: a popped arc whose share has grown is pushed back instead of updating
-  // the heap on every change (one push per arc instead of one per flow-hop).
-  share_heap_.clear();
-  for (ArcId a : comp_arcs_) {
-    arc_remaining_[a] = capacity_[a];
-    const double w = arc_weight_[a];
-    arc_unfrozen_[a] = w;
-    if (w > 0) share_heap_.push_back({capacity_[a] / w, a});
-  }
-  std::make_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
-  while (!share_heap_.empty()) {
-    std::pop_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
-    const ShareEntry top = share_heap_.back();
-    share_heap_.pop_back();
-    const ArcId a = top.arc;
-    if (!(arc_unfrozen_[a] > 0)) continue;
-    const double share = std::max(0.0, arc_remaining_[a] / arc_unfrozen_[a]);  // per unit of weight
-    if (share > top.share) {
-      share_heap_.push_back({share, a});
-      std::push_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
-      continue;
-    }
-    for (const LinkEntry& e : on_arc_[a]) {
-      if (flow_frozen_[e.flow] == epoch_) continue;
-      flow_frozen_[e.flow] = epoch_;
-      FlowState& f = flows_[e.flow];
-      f.rate = share * f.weight;
-      ++rate_assignments_;
-      for (ArcId b : f.path) {
-        arc_remaining_[b] -= f.rate;
-        arc_unfrozen_[b] -= f.weight;
-        // Weights are small integers in practice, so this reaches exactly zero; guard anyway.
-        if (arc_unfrozen_[b] < 1e-9) arc_unfrozen_[b] = 0;
-      }
-    }
-    arc_unfrozen_[a] = 0;
-  }
+  collect_component();
+  fill();
   // A flow whose rate did not change keeps its finish event (settle() moved `since` and
   // `remaining` consistently), which saves most heap traffic in big components.
-  for (FlowId id : comp_flows_) {
-    const FlowState& f = flows_[id];
-    if (f.rate != old_rate_[id] || f.rate <= 0) schedule(id);
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+    const double rate = flows_[comp_flows_[i]].rate;
+    if (rate != comp_old_rate_[i] || rate <= 0) schedule(comp_flows_[i]);
   }
   if (record_) {
     for (ArcId a : comp_arcs_) {
@@ -198,8 +233,8 @@ double FlowNetwork::next_finish_time() {
   recompute();
   while (!finish_heap_.empty()) {
     const FinishEvent& top = finish_heap_.top();
-    const FlowState& f = flows_[top.flow];
-    if (f.active && f.version == top.version) return top.time;
+    const FlowInfo& info = info_[top.flow];
+    if (info.active && info.version == top.version) return top.time;
     finish_heap_.pop();
   }
   return kNever;
@@ -213,9 +248,9 @@ void FlowNetwork::advance_to(double t, std::vector<FinishedFlow>& finished) {
   while (!finish_heap_.empty() && finish_heap_.top().time <= limit) {
     const FinishEvent ev = finish_heap_.top();
     finish_heap_.pop();
-    FlowState& f = flows_[ev.flow];
-    if (!f.active || f.version != ev.version) continue;
-    finished.push_back({ev.flow, f.tag});
+    const FlowInfo& info = info_[ev.flow];
+    if (!info.active || info.version != ev.version) continue;
+    finished.push_back({ev.flow, info.tag});
     detach(ev.flow);
   }
 }

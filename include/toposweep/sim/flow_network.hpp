@@ -53,8 +53,8 @@ class FlowNetwork {
   double rate(FlowId id);
   // Bytes each arc has carried for flows that have finished.
   const std::vector<double>& arc_bytes() const { return arc_bytes_; }
-  std::uint32_t arc_count() const { return static_cast<std::uint32_t>(capacity_.size()); }
-  double capacity(ArcId a) const { return capacity_[a]; }
+  std::uint32_t arc_count() const { return static_cast<std::uint32_t>(arcs_.size()); }
+  double capacity(ArcId a) const { return arcs_[a].capacity; }
   // How many rate recomputations ran and how many flow-rate assignments they made (for the
   // scaling benchmark: the second should grow like flows, not flows squared).
   std::uint64_t recomputations() const { return recomputations_; }
@@ -65,17 +65,34 @@ class FlowNetwork {
   const std::vector<LinkSample>& link_samples() const { return samples_; }
 
  private:
-  struct FlowState {
-    std::vector<ArcId> path;
-    std::vector<std::uint32_t> pos;  // pos[i]: index of this flow in on_arc_[path[i]]
-    double bytes = 0;
+  // Per-flow state read by every recomputation of the flow's component, in one small record
+  // (recomputations are memory bound). A flow's path lives in the shared pools hop_arc_ /
+  // hop_pos_, at [first_hop, first_hop + hops). The marks that recomputations test once per
+  // flow-hop live in separate compact arrays (flow_seen_, flow_frozen_).
+  struct Flow {
     double remaining = 0;  // bytes left at time `since`
-    double rate = 0;
-    double weight = 1;
+    double rate = 0;       // -1 until the first recomputation after start() (forces a schedule)
     double since = 0;
+    double weight = 1;
+    std::uint32_t first_hop = 0, hops = 0;
+  };
+  // Per-flow state that recomputations do not read.
+  struct FlowInfo {
+    double bytes = 0;
     std::uint64_t tag = 0;
     std::uint32_t version = 0;
+    std::uint32_t hop_capacity = 0;  // pool slots this id owns at first_hop
     bool active = false;
+  };
+  // Per-arc state, one record per arc for the same reason.
+  struct Arc {
+    double capacity = 0;
+    // Summed weight of the active flows crossing the arc, kept up to date by start() and
+    // detach() so a recomputation does not walk every arc's flows to add them up (weights are
+    // small integers, so the running sum is exact).
+    double weight = 0;
+    double remaining = 0, unfrozen = 0;  // recompute() scratch: capacity left, unfrozen weight
+    std::uint32_t seen = 0;              // recomputation epoch
   };
   struct LinkEntry {
     FlowId flow;
@@ -87,41 +104,43 @@ class FlowNetwork {
     std::uint32_t version;
     bool operator>(const FinishEvent& o) const { return time > o.time || (time == o.time && flow > o.flow); }
   };
-
-  void recompute();
-  void settle(FlowState& f);  // brings `remaining` up to now_
-  void schedule(FlowId id);
-  void detach(FlowId id);
-
-  std::vector<double> capacity_;
-  std::vector<std::vector<LinkEntry>> on_arc_;  // active flows crossing each arc
-  // Summed weight of the active flows crossing each arc, kept up to date by start() and
-  // detach() so a recomputation does not walk every arc's flows to add them up (weights are
-  // small integers, so the running sum is exact).
-  std::vector<double> arc_weight_;
-  std::vector<FlowState> flows_;
-  std::vector<double> arc_bytes_;
-  std::vector<FlowId> free_ids_;
-  std::vector<FlowId> dirty_flows_;              // started since the last recomputation
-  std::vector<ArcId> dirty_arcs_;                // lost a flow since the last recomputation
-  std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finish_heap_;
-  // Scratch for recompute(), kept to avoid reallocating.
   struct ShareEntry {
     double share;  // a lower bound on the arc's current fair share
     ArcId arc;
     bool operator>(const ShareEntry& o) const { return share > o.share || (share == o.share && arc > o.arc); }
   };
-  std::vector<std::uint32_t> arc_mark_, flow_mark_, flow_frozen_;
-  std::vector<double> arc_remaining_, arc_unfrozen_;
-  std::vector<double> old_rate_;  // per flow: rate before the running recomputation  // unfrozen: summed weight of unfrozen flows
+
+  void recompute();
+  void collect_component();  // fills comp_arcs_ / comp_flows_, settles the flows, seeds the heap
+  void fill();               // progressive filling over the collected component
+  void settle(Flow& f);      // brings `remaining` up to now_
+  void schedule(FlowId id);
+  void detach(FlowId id);
+  std::span<const ArcId> path_of(const Flow& f) const { return {hop_arc_.data() + f.first_hop, f.hops}; }
+
+  std::vector<Arc> arcs_;
+  std::vector<std::vector<LinkEntry>> on_arc_;  // active flows crossing each arc
+  std::vector<Flow> flows_;
+  std::vector<FlowInfo> info_;
+  std::vector<std::uint32_t> flow_seen_, flow_frozen_;  // recomputation epochs, per flow
+  std::vector<ArcId> hop_arc_;                          // path pool: the arcs of every flow's path
+  std::vector<std::uint32_t> hop_pos_;                  // parallel: index of the flow in on_arc_[arc]
+  std::vector<double> arc_bytes_;
+  std::vector<FlowId> free_ids_;
+  std::vector<FlowId> dirty_flows_;  // started since the last recomputation
+  std::vector<ArcId> dirty_arcs_;    // lost a flow since the last recomputation
+  std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finish_heap_;
+  // Scratch for recompute(), kept to avoid reallocating.
   std::vector<ArcId> comp_arcs_;
   std::vector<FlowId> comp_flows_;
+  std::vector<double> comp_old_rate_;  // parallel to comp_flows_: rate before this recomputation
   std::vector<ShareEntry> share_heap_;
   std::vector<LinkSample> samples_;
   bool record_ = false;
   std::uint32_t epoch_ = 0;
   double now_ = 0;
   std::size_t active_ = 0;
+  std::size_t busy_arcs_ = 0;  // arcs that active flows cross
   std::uint64_t recomputations_ = 0, rate_assignments_ = 0;
 };
 
