@@ -85,6 +85,11 @@ def degraded(src, dst, pair, factor):
             out.write(line)
 
 
+def cli_message(err):
+    """The tool's own error line, without the command (its paths differ from run to run)."""
+    return str(err).split(" -> ", 1)[-1][:300]
+
+
 def cases(workdir):
     os.makedirs(workdir, exist_ok=True)
     out = {"DGX-1 hybrid cube-mesh": os.path.join(tscli.INPUTS, "dgx1-cube-mesh.topo"),
@@ -127,12 +132,14 @@ def run(workdir):
     for name, path in topo.items():
         forest = results[(name, "forest")]
         bound = None if isinstance(forest, Exception) else forest.get("optimal_time_s")
-        row = {"topology": name, "file": os.path.relpath(path, tscli.SOURCE_DIR), "optimal_time_s": bound,
+        rel = os.path.relpath(path, tscli.SOURCE_DIR)
+        row = {"topology": name, "file": rel if not rel.startswith("..") else f"(generated) {os.path.basename(path)}",
+               "optimal_time_s": bound,
                "brute_force_bound_s": brute_force_allreduce_bound(path, BYTES)}
         for alg in ALGORITHMS:
             r = results[(name, alg)]
             if isinstance(r, Exception):
-                row[f"{alg}_error"] = str(r)[:300]
+                row[f"{alg}_error"] = cli_message(r)
                 continue
             row[f"{alg}_time_s"] = r["time_s"]
             row[f"{alg}_algbw_GBps"] = r["algbw_Bps"] / 1e9
@@ -145,6 +152,6 @@ def run(workdir):
                 key = f"sim_{alg}_{model}_s"
                 row[key] = float("nan") if isinstance(r, Exception) else r["iteration_time_s"]
                 if isinstance(r, Exception):
-                    row[f"{key}_error"] = str(r)[:300]
+                    row[f"{key}_error"] = cli_message(r)
         rows.append(row)
     return rows
