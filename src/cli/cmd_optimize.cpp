@@ -66,6 +66,7 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
          << human_quantity(Quantity::Time, round.best_time_s) << "  dp " << round.strategy.dp << " tp "
          << round.strategy.tp << " pp " << round.strategy.pp << "  strides " << join_u32(round.strides)
          << "  " << round.mp_links.size() << " MP links\n";
+    if (!r.stop_reason.empty()) os << "stopped: " << r.stop_reason << "\n";
   }
 }
 

@@ -1,5 +1,7 @@
 #include "toposweep/opt/alternating.hpp"
 
+#include <chrono>
+
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/traffic.hpp"
@@ -31,6 +33,11 @@ TrafficDemand strategy_traffic(const Workload& workload, const Strategy& strateg
 }
 
 AlternatingResult alternating_optimize(const Workload& w, const AlternatingSettings& st) {
+  const auto started = std::chrono::steady_clock::now();
+  auto budget_spent = [&] {
+    return st.time_budget_s > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= st.time_budget_s;
+  };
   const std::uint32_t gpn = std::max<std::uint32_t>(1, st.finder.server.gpus);
   const std::uint32_t gpus = st.servers * gpn;
   Strategy current = pure_data_parallel(gpus);
@@ -51,7 +58,16 @@ AlternatingResult alternating_optimize(const Workload& w, const AlternatingSetti
   out.best_design = design;
 
   std::uint32_t stale = 0;
-  for (std::uint32_t round = 1; round <= st.max_rounds && stale < st.patience; ++round) {
+  out.stop_reason = "max_rounds";
+  for (std::uint32_t round = 1; round <= st.max_rounds; ++round) {
+    if (stale >= st.patience) {
+      out.stop_reason = "converged";
+      break;
+    }
+    if (budget_spent()) {
+      out.stop_reason = "time_budget";
+      break;
+    }
     // Strategy step on the current network.
     StrategyScorer scorer(w, design.network, st.sim, design.position_of_node);
     StrategySearchResult found;
@@ -88,6 +104,7 @@ AlternatingResult alternating_optimize(const Workload& w, const AlternatingSetti
     out.rounds.push_back(record(round, time, out.best_time_s, current, design,
                                 scorer.simulations() + next_scorer.simulations()));
   }
+  if (out.stop_reason == "max_rounds" && stale >= st.patience) out.stop_reason = "converged";
   return out;
 }
 

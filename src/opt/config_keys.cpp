@@ -21,6 +21,8 @@ std::vector<KeySpec> config_keys() {
       {"optimize.mcmc_restart", "50", "MCMC proposals without a new best before restarting from the best"},
       {"optimize.rounds", "2", "alternating: stop after this many rounds without improvement (K)"},
       {"optimize.max_rounds", "10", "alternating: at most this many rounds"},
+      {"optimize.time_budget", "0s",
+       "alternating: wall-clock budget, checked after each round (0s: none; results then depend on the machine)"},
       {"optimize.placement", "rank_order",
        "where GPU ranks run: rank_order, or metis (TP, else PP, groups on well-connected server sets)"},
       {"optimize.max_microbatches", "0", "strategy search: largest microbatch count tried (0: all)"},

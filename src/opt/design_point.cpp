@@ -336,6 +336,9 @@ OptimizeResult optimize_alternating(const Config& config) {
   s.space = strategy_space(config);
   s.patience = static_cast<std::uint32_t>(config.get_int("optimize.rounds", 1, 1 << 20));
   s.max_rounds = static_cast<std::uint32_t>(config.get_int("optimize.max_rounds", 1, 1 << 20));
+  s.time_budget_s = config.get_time("optimize.time_budget");
+  if (s.time_budget_s < 0)
+    throw BadInput("the time budget must not be negative", config.where("optimize.time_budget"));
   const Workload w = workload_from_config(config, s.servers * s.finder.server.gpus);
   const auto r = alternating_optimize(w, s);
   out.baseline = "pure data parallelism on its TopologyFinder network (round 0)";
@@ -347,6 +350,7 @@ OptimizeResult optimize_alternating(const Config& config) {
   out.mp_links = r.best_design.mp_links;
   out.position_of_node = r.best_design.position_of_node;
   out.rounds = r.rounds;
+  out.stop_reason = r.stop_reason;
   out.search_method = s.search == SearchMethod::Mcmc ? "mcmc" : "exhaustive";
   out.cost_usd = network_cost_usd(out.network, config);
   for (const auto& round : r.rounds) out.simulations += round.simulations;
@@ -471,6 +475,7 @@ nlohmann::json optimize_result_to_json(const OptimizeResult& r) {
                         {"simulations", round.simulations}});
     }
     j["rounds"] = rounds;
+    j["stop_reason"] = r.stop_reason;
   }
   return j;
 }

@@ -27,6 +27,10 @@ struct AlternatingSettings {
   StrategySpace space;
   std::uint32_t patience = 2;  // K: rounds without improvement before stopping
   std::uint32_t max_rounds = 10;
+  // Wall-clock budget in seconds (0: none), checked after each round: the loop stops once it is
+  // spent, so the last round may overrun it. A budget makes the number of rounds, and so the
+  // result, depend on the machine; the rounds record says how far the search went.
+  double time_budget_s = 0;
 };
 
 struct RoundRecord {
@@ -46,6 +50,9 @@ struct AlternatingResult {
   double best_time_s = 0;
   double baseline_time_s = 0;  // round 0
   std::vector<RoundRecord> rounds;
+  // Why the loop ended: "converged" (`patience` rounds without improvement), "max_rounds" or
+  // "time_budget".
+  std::string stop_reason;
 };
 
 // BadInput when pure data parallelism is not a valid strategy for the workload or does not

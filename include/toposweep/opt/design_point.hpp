@@ -47,6 +47,7 @@ struct OptimizeResult {
   std::optional<BandwidthAllocation> bandwidth;  // Bandwidth target
   std::string comm_model;                        // Bandwidth target: pipelined / sequential
   std::vector<RoundRecord> rounds;               // Alternating target
+  std::string stop_reason;                       // Alternating: converged, max_rounds or time_budget
   std::string search_method;                     // Strategy / Alternating
   std::uint64_t simulations = 0;
   // Placement target: METIS placement of the configured strategy against rank order.

@@ -44,10 +44,13 @@ void check_trace(const AlternatingResult& r, const AlternatingSettings& s, const
   // Stopped for the right reason: K stale rounds at the end, or the round budget.
   ASSERT_LE(r.rounds.size(), s.max_rounds + 1);
   if (r.rounds.size() < s.max_rounds + 1) {
+    EXPECT_EQ(r.stop_reason, "converged");
     const std::size_t n = r.rounds.size();
     for (std::size_t i = n - s.patience; i < n; ++i) {
       EXPECT_DOUBLE_EQ(r.rounds[i].best_time_s, r.rounds[n - s.patience - 1].best_time_s);
     }
+  } else {
+    EXPECT_TRUE(r.stop_reason == "max_rounds" || r.stop_reason == "converged") << r.stop_reason;
   }
   // The best strategy on the best network, simulated afresh, takes the reported time.
   const IterationPlan plan = plan_iteration(w, r.best_strategy);
@@ -82,6 +85,40 @@ TEST(Alternating, ExhaustiveOnATransformer) {
   const auto r = alternating_optimize(w, s);
   check_trace(r, s, w);
   EXPECT_GE(r.rounds.size(), 1u + s.patience);
+}
+
+// A spent wall-clock budget stops the loop at the next check: a budget far below one round's
+// time leaves round 0 alone, whatever the machine.
+TEST(Alternating, TimeBudgetStopsBetweenRounds) {
+  const Config c = testing::make_config({{"model.name", "ncf"}});
+  const Workload w = workload_from_config(c, 16);
+  auto s = small_settings(c, 8);
+  s.time_budget_s = 1e-9;
+  const auto r = alternating_optimize(w, s);
+  ASSERT_EQ(r.rounds.size(), 1u);
+  EXPECT_EQ(r.stop_reason, "time_budget");
+  EXPECT_DOUBLE_EQ(r.best_time_s, r.baseline_time_s);
+  // An ample budget changes nothing: the same rounds as with no budget.
+  s.time_budget_s = 3600;
+  const auto ample = alternating_optimize(w, s);
+  s.time_budget_s = 0;
+  const auto none = alternating_optimize(w, s);
+  ASSERT_EQ(ample.rounds.size(), none.rounds.size());
+  EXPECT_DOUBLE_EQ(ample.best_time_s, none.best_time_s);
+  EXPECT_EQ(ample.stop_reason, none.stop_reason);
+  EXPECT_NE(none.stop_reason, "time_budget");
+}
+
+// With one round allowed and room for patience, the round budget is what stops the loop.
+TEST(Alternating, MaxRoundsIsReported) {
+  const Config c = testing::make_config({{"model.name", "ncf"}});
+  const Workload w = workload_from_config(c, 16);
+  auto s = small_settings(c, 8);
+  s.max_rounds = 1;
+  s.patience = 5;
+  const auto r = alternating_optimize(w, s);
+  ASSERT_EQ(r.rounds.size(), 2u);
+  EXPECT_EQ(r.stop_reason, "max_rounds");
 }
 
 }  // namespace
