@@ -14,7 +14,10 @@ bool is_comm(const Task& t) {
 
 }  // namespace
 
-PreparedGraph::PreparedGraph(const TaskGraph& graph) : stream_prev_(graph.tasks.size(), kNone) {
+PreparedGraph::PreparedGraph(const TaskGraph& graph)
+    : stream_prev_(graph.tasks.size(), kNone),
+      comm_purpose_(graph.tasks.size(), kComputeTask),
+      comm_bytes_(graph.tasks.size(), 0.0) {
   const std::size_t n = graph.tasks.size();
   std::uint32_t streams = 0;
   for (const Task& t : graph.tasks) {
@@ -35,6 +38,10 @@ PreparedGraph::PreparedGraph(const TaskGraph& graph) : stream_prev_(graph.tasks.
   std::vector<std::uint32_t> last_on_stream(streams, kNone);
   for (TaskId i = 0; i < n; ++i) {
     const Task& t = graph.tasks[i];
+    if (is_comm(t)) {
+      comm_purpose_[i] = static_cast<std::uint8_t>(t.purpose);
+      comm_bytes_[i] = t.bytes * t.repeat;
+    }
     stream_prev_[i] = last_on_stream[t.stream];
     last_on_stream[t.stream] = i;
     ++key_start[key_of(t, 0) + 1];
@@ -159,8 +166,7 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
     if (s.end_s <= s.start_s) continue;  // zero-length spans add nothing to any union
     append_to_chain(task_chains_[2 * i], s);
     append_to_chain(task_chains_[2 * i + 1], s);
-    const Task& t = graph.tasks[i];
-    if (is_comm(t)) out.comm_bytes[static_cast<std::size_t>(t.purpose)] += t.bytes * t.repeat;
+    if (comm_purpose_[i] != kComputeTask) out.comm_bytes[comm_purpose_[i]] += comm_bytes_[i];
   }
   out.iteration_time_s = end;
   double best_busy = -1;

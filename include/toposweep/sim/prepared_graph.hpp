@@ -42,6 +42,11 @@ class PreparedGraph {
 
   static constexpr std::uint32_t kNone = 0xffffffffu;
   std::vector<std::uint32_t> stream_prev_;  // previous task on the same stream, or kNone
+  // Per task, so the playback need not read the tasks: the purpose of a communication task
+  // (kComputeTask for compute) and the bytes per rank it moves (bytes x repeat).
+  static constexpr std::uint8_t kComputeTask = 0xff;
+  std::vector<std::uint8_t> comm_purpose_;
+  std::vector<double> comm_bytes_;
   std::uint32_t stages_ = 1;
   // Interval groups: compute of stage p (p), everything of stage p (stages + p), communication
   // of purpose q (2 stages + q). Group g owns chains group_chains_[g] .. group_chains_[g+1];
