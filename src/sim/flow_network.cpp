@@ -139,7 +139,7 @@ void FlowNetwork::collect_component() {
     arc.remaining = arc.capacity;
     arc.unfrozen = arc.weight;
     if (!on_arc_[a].empty()) ++busy_reached;
-    if (arc.weight > 0) share_heap_.push_back({arc.capacity / arc.weight, a});
+    if (arc.weight > 0) share_heap_.append(arc.capacity / arc.weight, a);
   };
   auto visit_flow = [&](FlowId id) {
     Flow& f = flows_[id];
@@ -176,17 +176,14 @@ void FlowNetwork::fill() {
   // the heap on every change (one push per arc instead of one per flow-hop).
   // Once every flow of the component is frozen, what is left in the heap changes nothing.
   std::size_t unfrozen_flows = comp_flows_.size();
-  std::make_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
+  share_heap_.heapify();
   while (unfrozen_flows > 0 && !share_heap_.empty()) {
-    std::pop_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
-    const ShareEntry top = share_heap_.back();
-    share_heap_.pop_back();
+    const ShareHeap::Entry top = share_heap_.pop();
     Arc& arc = arcs_[top.arc];
     if (!(arc.unfrozen > 0)) continue;
     const double share = std::max(0.0, arc.remaining / arc.unfrozen);  // per unit of weight
     if (share > top.share) {
-      share_heap_.push_back({share, top.arc});
-      std::push_heap(share_heap_.begin(), share_heap_.end(), std::greater<>{});
+      share_heap_.push(share, top.arc);
       continue;
     }
     for (const LinkEntry& e : on_arc_[top.arc]) {

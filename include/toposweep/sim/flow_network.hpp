@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "toposweep/sim/flow_share_heap.hpp"
 #include "toposweep/topology/network.hpp"
 
 namespace toposweep::sim {
@@ -104,12 +105,6 @@ class FlowNetwork {
     std::uint32_t version;
     bool operator>(const FinishEvent& o) const { return time > o.time || (time == o.time && flow > o.flow); }
   };
-  struct ShareEntry {
-    double share;  // a lower bound on the arc's current fair share
-    ArcId arc;
-    bool operator>(const ShareEntry& o) const { return share > o.share || (share == o.share && arc > o.arc); }
-  };
-
   void recompute();
   void collect_component();  // fills comp_arcs_ / comp_flows_, settles the flows, seeds the heap
   void fill();               // progressive filling over the collected component
@@ -134,7 +129,7 @@ class FlowNetwork {
   std::vector<ArcId> comp_arcs_;
   std::vector<FlowId> comp_flows_;
   std::vector<double> comp_old_rate_;  // parallel to comp_flows_: rate before this recomputation
-  std::vector<ShareEntry> share_heap_;
+  ShareHeap share_heap_;
   std::vector<LinkSample> samples_;
   bool record_ = false;
   std::uint32_t epoch_ = 0;
