@@ -19,7 +19,8 @@ double internal_bandwidth(const Network& net, const std::vector<std::uint32_t>& 
   return total;
 }
 
-NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::uint64_t seed) {
+NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::uint64_t seed,
+                               const std::vector<std::uint32_t>* given_rank_order) {
   const std::uint32_t n = net.compute_count();
   if (groups == 0 || n % groups != 0)
     throw BadInput(std::to_string(groups) + " groups do not divide " + std::to_string(n) + " servers",
@@ -27,6 +28,12 @@ NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::ui
   NodeGrouping out;
   std::vector<std::uint32_t> rank_order(n);
   for (std::uint32_t v = 0; v < n; ++v) rank_order[v] = v / (n / groups);
+  if (given_rank_order) {
+    if (given_rank_order->size() != n)
+      throw RuntimeFailure("a rank-order grouping must name a group for each of the " + std::to_string(n) +
+                           " servers");
+    rank_order = *given_rank_order;
+  }
   out.rank_order_internal_bandwidth_Bps = internal_bandwidth(net, rank_order);
   out.group_of_node = rank_order;
   out.internal_bandwidth_Bps = out.rank_order_internal_bandwidth_Bps;

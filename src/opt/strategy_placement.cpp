@@ -71,7 +71,15 @@ StrategyPlacement place_strategy(const Network& net, std::uint32_t gpus, std::ui
   }
   out.node_groups = logical;  // rank order: logical server j is server j
   const auto size = static_cast<std::uint32_t>(logical.front().size());
-  const NodeGrouping grouping = metis_node_groups(net, n / size, seed);
+  // What METIS must beat: the servers rank order actually groups (strided for pipelines), with
+  // servers the strategy leaves unused in consecutive blocks after them.
+  std::vector<std::uint32_t> rank_order_groups(n);
+  for (std::size_t i = 0; i < logical.size(); ++i)
+    for (std::uint32_t v : logical[i]) rank_order_groups[v] = static_cast<std::uint32_t>(i);
+  const std::uint32_t used = gpus / g;
+  for (std::uint32_t v = used; v < n; ++v)
+    rank_order_groups[v] = static_cast<std::uint32_t>(logical.size()) + (v - used) / size;
+  const NodeGrouping grouping = metis_node_groups(net, n / size, seed, &rank_order_groups);
   out.internal_bandwidth_Bps = grouping.internal_bandwidth_Bps;
   out.rank_order_internal_bandwidth_Bps = grouping.rank_order_internal_bandwidth_Bps;
   if (grouping.method != "metis") return out;

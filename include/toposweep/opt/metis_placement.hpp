@@ -22,9 +22,11 @@ double internal_bandwidth(const Network& net, const std::vector<std::uint32_t>& 
 
 // `groups` equal sets of compute_count()/groups servers (BadInput if it does not divide). Direct
 // links count; paths through switches do not (a switch joins everyone equally). The result is
-// never worse than rank order: if METIS' partition is unbalanced or has less internal bandwidth,
-// rank order is returned.
-NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::uint64_t seed = 1);
+// never worse than rank order: if METIS' partition is unbalanced or has no more internal
+// bandwidth, rank order is returned. Rank order is `rank_order` when given (group of each
+// compute node: e.g. the strided server sets of pipeline groups), else consecutive blocks.
+NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::uint64_t seed = 1,
+                               const std::vector<std::uint32_t>* rank_order = nullptr);
 
 // Order of servers that makes each METIS group contiguous: position_of_node for a Placement
 // (see relabel_placement), so rank-order TP/PP groups land on well-connected servers.

@@ -72,6 +72,25 @@ TEST(PlaceStrategy, MetisKeepsRankOrderWhenNoGroupSpansServers) {
   for (std::uint32_t r = 0; r < 8; ++r) EXPECT_EQ(p.placement.node_of_gpu[r], r);
 }
 
+// 4 servers x 2 GPUs, tp 2 pp 2 dp 2: pipeline groups are the strided server pairs {0,2} and
+// {1,3}. Here exactly those pairs are joined by fast links (100) and neighbours by slow ones (1),
+// so rank order already holds all the fast bandwidth: 2 groups x 2 arcs x 100 = 400, where
+// consecutive blocks {0,1}, {2,3} would hold 2 x 2 x 1 = 4. METIS cannot beat rank order here.
+TEST(PlaceStrategy, PipelineRankOrderIsJudgedByItsStridedGroups) {
+  NetworkBuilder b(4, 2);
+  b.add_link(0, 2, 100);
+  b.add_link(1, 3, 100);
+  b.add_link(0, 1, 1);
+  b.add_link(2, 3, 1);
+  const Network net = std::move(b).build();
+  const auto p = place_strategy(net, 8, 2, 2, PlacementKind::Metis);
+  EXPECT_EQ(p.grouped, "pp");
+  EXPECT_DOUBLE_EQ(p.rank_order_internal_bandwidth_Bps, 2 * 2 * 100.0);
+  EXPECT_DOUBLE_EQ(p.internal_bandwidth_Bps, 2 * 2 * 100.0);
+  EXPECT_EQ(p.method, "rank_order");
+  for (std::uint32_t r = 0; r < 8; ++r) EXPECT_EQ(p.placement.node_of_gpu[r], r / 2);
+}
+
 TEST(PlacementKindNames, ParseAndReject) {
   EXPECT_EQ(parse_placement_kind("metis", "k"), PlacementKind::Metis);
   EXPECT_EQ(parse_placement_kind("rank_order", "k"), PlacementKind::RankOrder);
