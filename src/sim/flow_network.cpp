@@ -14,6 +14,9 @@ std::vector<double> capacities_of(const Network& net) {
   return c;
 }
 
+// Arcs left unreached by the component search below which it looks at them directly.
+constexpr std::size_t kShortcutArcs = 16;
+
 // Flows whose finish times differ by less than this are treated as finishing together, so
 // symmetric flows that differ only by rounding share one event.
 double finish_tolerance(double t) {
@@ -77,6 +80,8 @@ FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64
     hop_pos_.resize(hop_arc_.size());
   }
   f.hops = hops;
+  info.linked_pos = static_cast<std::uint32_t>(linked_.size());
+  linked_.push_back(id);
   for (std::uint32_t i = 0; i < hops; ++i) {
     const ArcId a = path[i];
     hop_arc_[f.first_hop + i] = a;
@@ -117,6 +122,12 @@ void FlowNetwork::detach(FlowId id) {
     arc_bytes_[a] += info.bytes;
     dirty_arcs_.push_back(a);
   }
+  if (f.hops > 0) {
+    const FlowId last = linked_.back();
+    linked_[info.linked_pos] = last;
+    info_[last].linked_pos = info.linked_pos;
+    linked_.pop_back();
+  }
   info.active = false;
   ++info.version;
   --active_;
@@ -154,19 +165,86 @@ void FlowNetwork::collect_component() {
   for (ArcId a : dirty_arcs_) visit_arc(a);
   dirty_flows_.clear();
   dirty_arcs_.clear();
+  // A flow not reached yet that crosses a reached arc belongs to the component too.
+  auto reach_through = [&](FlowId id) {
+    for (ArcId b : path_of(flows_[id]))
+      if (arcs_[b].seen == epoch_) {
+        visit_flow(id);
+        for (ArcId c : path_of(flows_[id])) visit_arc(c);
+        return true;
+      }
+    return false;
+  };
+  std::size_t last_shortcut = busy_arcs_;
+  std::size_t scanned = 0;  // list entries looked at so far
   for (std::size_t i = 0; i < comp_arcs_.size() && busy_reached < busy_arcs_; ++i) {
+    scanned += on_arc_[comp_arcs_[i]].size();
     for (const LinkEntry& e : on_arc_[comp_arcs_[i]]) {
       if (flow_seen_[e.flow] == epoch_) continue;
       visit_flow(e.flow);
       for (ArcId b : path_of(flows_[e.flow])) visit_arc(b);
     }
+    // Breadth-first order can take most of a big component before it reaches its last few
+    // arcs. When only a few busy arcs are unreached, look at them directly: one of their flows
+    // crossing a reached arc brings it in. Only once the search has done more work than a pass
+    // over all arcs costs, and not while recording link loads (samples follow the order arcs
+    // are reached).
+    const std::size_t unreached = busy_arcs_ - busy_reached;
+    if (!record_ && unreached <= kShortcutArcs && unreached != last_shortcut && scanned >= arcs_.size()) {
+      last_shortcut = unreached;
+      for (ArcId x = 0; x < arcs_.size() && busy_reached < busy_arcs_; ++x)
+        if (arcs_[x].seen != epoch_ && !on_arc_[x].empty())
+          for (const LinkEntry& e : on_arc_[x])
+            if (reach_through(e.flow)) break;
+    }
   }
   if (busy_reached == busy_arcs_) {
     // Every arc that carries flows is reached (often so in big components): so is every
-    // active flow. Take the rest in one pass over the ids instead of walking arcs and paths.
-    for (FlowId id = 0; id < flows_.size(); ++id)
-      if (flow_seen_[id] != epoch_ && flows_[id].hops > 0 && info_[id].active) visit_flow(id);
+    // active flow. Take the rest in one pass instead of walking arcs and paths: over the ids
+    // when most are in use (sequential), else over the list of flows on the network.
+    if (2 * linked_.size() >= flows_.size()) {
+      for (FlowId id = 0; id < flows_.size(); ++id)
+        if (flow_seen_[id] != epoch_ && flows_[id].hops > 0 && info_[id].active) visit_flow(id);
+    } else {
+      for (FlowId id : linked_)
+        if (flow_seen_[id] != epoch_) visit_flow(id);
+    }
   }
+}
+
+void FlowNetwork::freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_flows) {
+  // Memory bound: the flows on an arc sit anywhere in the flow store, so fetch the records of
+  // the entries a few steps ahead while working on the current one.
+  constexpr std::size_t kAhead = 8;
+  const std::uint32_t epoch = epoch_;
+  const LinkEntry* entries = on_arc_[a].data();
+  const std::size_t n = on_arc_[a].size();
+  Flow* flows = flows_.data();
+  std::uint32_t* frozen = flow_frozen_.data();
+  const ArcId* hops = hop_arc_.data();
+  Arc* arcs = arcs_.data();
+  std::uint64_t assigned = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k + kAhead < n) {
+      __builtin_prefetch(frozen + entries[k + kAhead].flow);
+      __builtin_prefetch(flows + entries[k + kAhead].flow);
+    }
+    const FlowId id = entries[k].flow;
+    if (frozen[id] == epoch) continue;
+    frozen[id] = epoch;
+    Flow& f = flows[id];
+    f.rate = share * f.weight;
+    ++assigned;
+    for (const ArcId* b = hops + f.first_hop; b != hops + f.first_hop + f.hops; ++b) {
+      Arc& on = arcs[*b];
+      on.remaining -= f.rate;
+      on.unfrozen -= f.weight;
+      // Weights are small integers in practice, so this reaches exactly zero; guard anyway.
+      if (on.unfrozen < 1e-9) on.unfrozen = 0;
+    }
+  }
+  unfrozen_flows -= assigned;
+  rate_assignments_ += assigned;
 }
 
 void FlowNetwork::fill() {
@@ -186,21 +264,7 @@ void FlowNetwork::fill() {
       share_heap_.push(share, top.arc);
       continue;
     }
-    for (const LinkEntry& e : on_arc_[top.arc]) {
-      if (flow_frozen_[e.flow] == epoch_) continue;
-      flow_frozen_[e.flow] = epoch_;
-      Flow& f = flows_[e.flow];
-      --unfrozen_flows;
-      f.rate = share * f.weight;
-      ++rate_assignments_;
-      for (ArcId b : path_of(f)) {
-        Arc& on = arcs_[b];
-        on.remaining -= f.rate;
-        on.unfrozen -= f.weight;
-        // Weights are small integers in practice, so this reaches exactly zero; guard anyway.
-        if (on.unfrozen < 1e-9) on.unfrozen = 0;
-      }
-    }
+    freeze_flows_on(top.arc, share, unfrozen_flows);
     arc.unfrozen = 0;
   }
 }

@@ -83,6 +83,7 @@ class FlowNetwork {
     std::uint64_t tag = 0;
     std::uint32_t version = 0;
     std::uint32_t hop_capacity = 0;  // pool slots this id owns at first_hop
+    std::uint32_t linked_pos = 0;    // index in linked_ while the flow holds arcs
     bool active = false;
   };
   // Per-arc state, one record per arc for the same reason.
@@ -108,7 +109,9 @@ class FlowNetwork {
   void recompute();
   void collect_component();  // fills comp_arcs_ / comp_flows_, settles the flows, seeds the heap
   void fill();               // progressive filling over the collected component
-  void settle(Flow& f);      // brings `remaining` up to now_
+  // Freezes the unfrozen flows crossing arc a at `share` per unit of weight.
+  void freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_flows);
+  void settle(Flow& f);  // brings `remaining` up to now_
   void schedule(FlowId id);
   void detach(FlowId id);
   std::span<const ArcId> path_of(const Flow& f) const { return {hop_arc_.data() + f.first_hop, f.hops}; }
@@ -122,6 +125,7 @@ class FlowNetwork {
   std::vector<std::uint32_t> hop_pos_;                  // parallel: index of the flow in on_arc_[arc]
   std::vector<double> arc_bytes_;
   std::vector<FlowId> free_ids_;
+  std::vector<FlowId> linked_;       // active flows that hold arcs (non-empty path), any order
   std::vector<FlowId> dirty_flows_;  // started since the last recomputation
   std::vector<ArcId> dirty_arcs_;    // lost a flow since the last recomputation
   std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finish_heap_;
