@@ -26,13 +26,18 @@ CollectiveOptions collective_options(const Config& config) {
   else
     throw BadInput("collective.model must be pipelined or sequential, not '" + model + "'",
                    config.where("collective.model"));
+  o.spread_switch_paths = spread_routing(config);
+  return o;
+}
+
+bool spread_routing(const Config& config) {
+  if (!config.has("collective.routing")) return false;
   const std::string routing = to_lower(trim(config.get_string("collective.routing")));
-  if (routing == "spread")
-    o.spread_switch_paths = true;
-  else if (routing != "shortest")
+  if (routing == "spread") return true;
+  if (routing != "shortest")
     throw BadInput("collective.routing must be shortest or spread, not '" + routing + "'",
                    config.where("collective.routing"));
-  return o;
+  return false;
 }
 
 }  // namespace toposweep

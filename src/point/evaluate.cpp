@@ -109,7 +109,8 @@ PointResult PointEvaluator::evaluate(const Config& point) {
     const sim::CommSettings& s = options.comm;
     if (c.analytical && (c.analytical->settings().algorithm != s.algorithm ||
                          c.analytical->settings().hierarchical_pipelined != s.hierarchical_pipelined ||
-                         c.analytical->settings().analytical_all_instances != s.analytical_all_instances))
+                         c.analytical->settings().analytical_all_instances != s.analytical_all_instances ||
+                         c.analytical->settings().spread_switch_paths != s.spread_switch_paths))
       c.analytical.reset();
     if (!c.analytical) c.analytical.emplace(net, s);
     const sim::SimResult sim = sim::simulate_analytical(*c.analytical, plan.graph, net.gpus_per_node());

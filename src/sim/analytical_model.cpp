@@ -52,17 +52,10 @@ double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
   } else if (g.nodes.size() == 1) {
     time = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_bandwidth_Bps());
   } else {
-    CollectiveRequest req;
-    req.op = t.op;
-    req.nodes = g.nodes;
-    req.gpus_per_node = g.gpus_per_node;
-    req.bytes = t.bytes;
-    req.root = g.nodes[0];
-    CollectiveOptions opts;
-    opts.with_flows = false;
-    opts.hierarchical_pipelined = settings_.hierarchical_pipelined;
     ++plans_computed_;
-    time = plan_collective(*net_, req, settings_.algorithm, opts).time_s;
+    time = plan_collective(*net_, node_collective_request(t, g), settings_.algorithm,
+                           collective_plan_options(settings_, false))
+               .time_s;
   }
   cache_.emplace(key, time);
   return time;

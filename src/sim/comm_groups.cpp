@@ -54,4 +54,22 @@ double path_transfer_time(const Network& net, std::span<const ArcId> path, doubl
   return latency + (bytes > 0 ? bytes / narrowest : 0.0);
 }
 
+CollectiveRequest node_collective_request(const Task& t, const GroupNodes& g) {
+  CollectiveRequest req;
+  req.op = t.op;
+  req.nodes = g.nodes;
+  req.gpus_per_node = g.gpus_per_node;
+  req.bytes = t.bytes;
+  req.root = g.nodes.empty() ? 0 : g.nodes[0];
+  return req;
+}
+
+CollectiveOptions collective_plan_options(const CommSettings& settings, bool with_flows) {
+  CollectiveOptions opts;
+  opts.with_flows = with_flows;
+  opts.hierarchical_pipelined = settings.hierarchical_pipelined;
+  opts.spread_switch_paths = settings.spread_switch_paths;
+  return opts;
+}
+
 }  // namespace toposweep::sim

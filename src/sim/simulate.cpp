@@ -1,5 +1,6 @@
 #include "toposweep/sim/simulate.hpp"
 
+#include "toposweep/collective/options.hpp"
 #include "toposweep/sim/analytical_model.hpp"
 #include "toposweep/sim/flow_model.hpp"
 #include "toposweep/util/error.hpp"
@@ -33,6 +34,7 @@ SimOptions sim_options_from_config(const Config& config) {
     throw BadInput("analytical instances must be first or all, not '" + inst + "'",
                    config.where("simulate.analytical_instances"));
   if (config.has("collective.algorithm")) o.comm.algorithm = config.get_string("collective.algorithm");
+  o.comm.spread_switch_paths = spread_routing(config);
   return o;
 }
 

@@ -12,5 +12,8 @@ namespace toposweep {
 std::string collective_algorithm(const Config& config);
 // collective.model (pipelined | sequential) into CollectiveOptions (with_flows left false).
 CollectiveOptions collective_options(const Config& config);
+// collective.routing: true for `spread` (ECMP over switched fabrics), false for `shortest` or
+// when the key is absent; BadInput for anything else.
+bool spread_routing(const Config& config);
 
 }  // namespace toposweep

@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "toposweep/collective/plan.hpp"
+#include "toposweep/sim/network_model.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/util/collective_op.hpp"
 #include "toposweep/workload/task_graph.hpp"
@@ -25,6 +27,11 @@ GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& pl
 // RuntimeFailure when the node has no intra-node bandwidth but must use it.
 double intra_node_collective_time(CollectiveOp op, std::uint32_t ranks, double bytes, double intra_Bps);
 double intra_node_transfer_time(double bytes, double intra_Bps);
+
+// The collective of task `t` among the nodes of `g` (rooted at its first node) and the planning
+// options the settings ask for, as both network models hand them to plan_collective.
+CollectiveRequest node_collective_request(const Task& t, const GroupNodes& g);
+CollectiveOptions collective_plan_options(const CommSettings& settings, bool with_flows);
 
 // Time of a point-to-point transfer alone on `path`: summed latency + bytes / narrowest arc.
 double path_transfer_time(const Network& net, std::span<const ArcId> path, double bytes);

@@ -58,6 +58,54 @@ double run(const Network& net, const TaskGraph& g, NetworkModelKind kind, std::s
   return simulate_iteration(net, g, o).engine.makespan_s;
 }
 
+// Two leaves of two servers each (servers 0,1 on leaf A; 2,3 on leaf B) and two spines; every
+// link kB and kAlpha each way.
+Network two_leaf_two_spine() {
+  NetworkBuilder b(4);
+  const VertexId leaf = b.add_switches(2), spine = b.add_switches(2);
+  for (VertexId v = 0; v < 4; ++v) {
+    b.add_link(v, leaf + v / 2, kB, kAlpha);
+    b.add_link(leaf + v / 2, v, kB, kAlpha);
+  }
+  for (VertexId l = 0; l < 2; ++l)
+    for (VertexId s = 0; s < 2; ++s) {
+      b.add_link(leaf + l, spine + s, kB, kAlpha);
+      b.add_link(spine + s, leaf + l, kB, kAlpha);
+    }
+  return std::move(b).build();
+}
+
+// Halving-doubling AllReduce of m bytes over 4 servers: exchanges at distance 2 (cross-leaf,
+// 4 links, m/2 each in the halving and the doubling) and at distance 1 (same leaf, 2 links, m/4
+// each). Across leaves, servers 0 and 1 both send up from leaf A: on one shortest path they share
+// its uplink (half rate); spread over both spines (collective.routing = spread) each has a link.
+TEST(NetworkModels, SpreadRoutingUsesBothSpinesForHalvingDoubling) {
+  const double m = 1e9;
+  const Network net = two_leaf_two_spine();
+  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 1, 2, 3}}, 4);
+  SimOptions o;
+  o.model = NetworkModelKind::Analytical;
+  o.comm.algorithm = "halving_doubling";
+  const double shared = simulate_iteration(net, g, o).engine.makespan_s;
+  o.comm.spread_switch_paths = true;
+  const double spread = simulate_iteration(net, g, o).engine.makespan_s;
+  EXPECT_NEAR(spread, 2 * (4 * kAlpha + m / 2 / kB) + 2 * (2 * kAlpha + m / 4 / kB), 1e-12);
+  EXPECT_NEAR(shared, 2 * (4 * kAlpha + m / kB) + 2 * (2 * kAlpha + m / 4 / kB), 1e-12);
+}
+
+// The key reaches the simulator from the configuration, and a bad value is bad input.
+TEST(NetworkModels, RoutingKeyIsReadFromTheConfig) {
+  Config c;
+  c.set("simulate.network_model", "analytical", "test");
+  c.set("simulate.hierarchical_model", "pipelined", "test");
+  c.set("simulate.analytical_instances", "first", "test");
+  EXPECT_FALSE(sim_options_from_config(c).comm.spread_switch_paths);
+  c.set("collective.routing", "spread", "test");
+  EXPECT_TRUE(sim_options_from_config(c).comm.spread_switch_paths);
+  c.set("collective.routing", "ecmp", "test");
+  EXPECT_THROW(sim_options_from_config(c), BadInput);
+}
+
 TEST(NetworkModels, LoneRingAllReduceMatchesClosedFormOnARing) {
   // Ring AllReduce over n nodes: 2(n-1) steps, each moving m/n over one link.
   const std::uint32_t n = 4;
