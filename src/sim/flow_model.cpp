@@ -64,16 +64,8 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes
     ip.fixed_s = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_bandwidth_Bps());
     return ip;
   }
-  CollectiveRequest req;
-  req.op = t.op;
-  req.nodes = g.nodes;
-  req.gpus_per_node = g.gpus_per_node;
-  req.bytes = t.bytes;
-  req.root = g.nodes[0];
-  CollectiveOptions opts;
-  opts.with_flows = true;
-  opts.hierarchical_pipelined = settings_.hierarchical_pipelined;
-  CollectivePlan plan = plan_collective(*net_, req, settings_.algorithm, opts);
+  CollectivePlan plan = plan_collective(*net_, node_collective_request(t, g), settings_.algorithm,
+                                        collective_plan_options(settings_, true));
   if (plan.flows.empty()) {
     // An algorithm without flows (nothing crosses the network): its idle-network time stands.
     ip.fixed_s = plan.time_s;

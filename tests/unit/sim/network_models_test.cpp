@@ -91,6 +91,11 @@ TEST(NetworkModels, SpreadRoutingUsesBothSpinesForHalvingDoubling) {
   const double spread = simulate_iteration(net, g, o).engine.makespan_s;
   EXPECT_NEAR(spread, 2 * (4 * kAlpha + m / 2 / kB) + 2 * (2 * kAlpha + m / 4 / kB), 1e-12);
   EXPECT_NEAR(shared, 2 * (4 * kAlpha + m / kB) + 2 * (2 * kAlpha + m / 4 / kB), 1e-12);
+  // The flow model routes the same way: flows that share an uplink split it, spread ones do not.
+  o.model = NetworkModelKind::Flow;
+  EXPECT_NEAR(simulate_iteration(net, g, o).engine.makespan_s, spread, 1e-12);
+  o.comm.spread_switch_paths = false;
+  EXPECT_NEAR(simulate_iteration(net, g, o).engine.makespan_s, shared, 1e-12);
 }
 
 // The key reaches the simulator from the configuration, and a bad value is bad input.
