@@ -87,7 +87,7 @@ FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64
     hop_arc_[f.first_hop + i] = a;
     hop_pos_[f.first_hop + i] = static_cast<std::uint32_t>(on_arc_[a].size());
     if (on_arc_[a].empty()) ++busy_arcs_;
-    on_arc_[a].push_back({id, i});
+    on_arc_[a].push_back(id);
     arcs_[a].weight += weight;
   }
   dirty_flows_.push_back(id);
@@ -107,15 +107,24 @@ void FlowNetwork::schedule(FlowId id) {
 }
 
 void FlowNetwork::detach(FlowId id) {
-  const Flow& f = flows_[id];
+  Flow& f = flows_[id];
   FlowInfo& info = info_[id];
   for (std::uint32_t i = 0; i < f.hops; ++i) {
     const ArcId a = hop_arc_[f.first_hop + i];
     auto& list = on_arc_[a];
     const std::uint32_t p = hop_pos_[f.first_hop + i];
-    const LinkEntry moved = list.back();
+    const FlowId moved = list.back();
     list[p] = moved;
-    hop_pos_[flows_[moved.flow].first_hop + moved.hop] = p;
+    if (moved != id) {
+      // The moved flow's hop on this arc is the one that pointed at the list's last slot.
+      const auto last = static_cast<std::uint32_t>(list.size() - 1);
+      const Flow& m = flows_[moved];
+      for (std::uint32_t j = m.first_hop; j < m.first_hop + m.hops; ++j)
+        if (hop_arc_[j] == a && hop_pos_[j] == last) {
+          hop_pos_[j] = p;
+          break;
+        }
+    }
     list.pop_back();
     if (list.empty()) --busy_arcs_;
     arcs_[a].weight = list.empty() ? 0.0 : arcs_[a].weight - f.weight;
@@ -127,6 +136,7 @@ void FlowNetwork::detach(FlowId id) {
     linked_[info.linked_pos] = last;
     info_[last].linked_pos = info.linked_pos;
     linked_.pop_back();
+    f.hops = 0;  // holds no arc any more
   }
   info.active = false;
   ++info.version;
@@ -149,8 +159,12 @@ void FlowNetwork::collect_component() {
     comp_arcs_.push_back(a);
     arc.remaining = arc.capacity;
     arc.unfrozen = arc.weight;
-    if (!on_arc_[a].empty()) ++busy_reached;
-    if (arc.weight > 0) share_heap_.append(arc.capacity / arc.weight, a);
+    // Positive weight means flows cross the arc (an arc whose weight rounded to zero would
+    // only stop the whole-network shortcut below from applying).
+    if (arc.weight > 0) {
+      ++busy_reached;
+      share_heap_.append(arc.capacity / arc.weight, a);
+    }
   };
   auto visit_flow = [&](FlowId id) {
     Flow& f = flows_[id];
@@ -179,10 +193,10 @@ void FlowNetwork::collect_component() {
   std::size_t scanned = 0;  // list entries looked at so far
   for (std::size_t i = 0; i < comp_arcs_.size() && busy_reached < busy_arcs_; ++i) {
     scanned += on_arc_[comp_arcs_[i]].size();
-    for (const LinkEntry& e : on_arc_[comp_arcs_[i]]) {
-      if (flow_seen_[e.flow] == epoch_) continue;
-      visit_flow(e.flow);
-      for (ArcId b : path_of(flows_[e.flow])) visit_arc(b);
+    for (FlowId id : on_arc_[comp_arcs_[i]]) {
+      if (flow_seen_[id] == epoch_) continue;
+      visit_flow(id);
+      for (ArcId b : path_of(flows_[id])) visit_arc(b);
     }
     // Breadth-first order can take most of a big component before it reaches its last few
     // arcs. When only a few busy arcs are unreached, look at them directly: one of their flows
@@ -194,8 +208,8 @@ void FlowNetwork::collect_component() {
       last_shortcut = unreached;
       for (ArcId x = 0; x < arcs_.size() && busy_reached < busy_arcs_; ++x)
         if (arcs_[x].seen != epoch_ && !on_arc_[x].empty())
-          for (const LinkEntry& e : on_arc_[x])
-            if (reach_through(e.flow)) break;
+          for (FlowId id : on_arc_[x])
+            if (reach_through(id)) break;
     }
   }
   if (busy_reached == busy_arcs_) {
@@ -204,7 +218,7 @@ void FlowNetwork::collect_component() {
     // when most are in use (sequential), else over the list of flows on the network.
     if (2 * linked_.size() >= flows_.size()) {
       for (FlowId id = 0; id < flows_.size(); ++id)
-        if (flow_seen_[id] != epoch_ && flows_[id].hops > 0 && info_[id].active) visit_flow(id);
+        if (flow_seen_[id] != epoch_ && flows_[id].hops > 0) visit_flow(id);
     } else {
       for (FlowId id : linked_)
         if (flow_seen_[id] != epoch_) visit_flow(id);
@@ -217,7 +231,7 @@ void FlowNetwork::freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_f
   // the entries a few steps ahead while working on the current one.
   constexpr std::size_t kAhead = 8;
   const std::uint32_t epoch = epoch_;
-  const LinkEntry* entries = on_arc_[a].data();
+  const FlowId* entries = on_arc_[a].data();
   const std::size_t n = on_arc_[a].size();
   Flow* flows = flows_.data();
   std::uint32_t* frozen = flow_frozen_.data();
@@ -226,10 +240,10 @@ void FlowNetwork::freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_f
   std::uint64_t assigned = 0;
   for (std::size_t k = 0; k < n; ++k) {
     if (k + kAhead < n) {
-      __builtin_prefetch(frozen + entries[k + kAhead].flow);
-      __builtin_prefetch(flows + entries[k + kAhead].flow);
+      __builtin_prefetch(frozen + entries[k + kAhead]);
+      __builtin_prefetch(flows + entries[k + kAhead]);
     }
-    const FlowId id = entries[k].flow;
+    const FlowId id = entries[k];
     if (frozen[id] == epoch) continue;
     frozen[id] = epoch;
     Flow& f = flows[id];
@@ -284,7 +298,7 @@ void FlowNetwork::recompute() {
   if (record_) {
     for (ArcId a : comp_arcs_) {
       double load = 0;
-      for (const LinkEntry& e : on_arc_[a]) load += flows_[e.flow].rate;
+      for (FlowId id : on_arc_[a]) load += flows_[id].rate;
       samples_.push_back({now_, a, load});
     }
   }

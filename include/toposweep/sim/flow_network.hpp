@@ -96,10 +96,6 @@ class FlowNetwork {
     double remaining = 0, unfrozen = 0;  // recompute() scratch: capacity left, unfrozen weight
     std::uint32_t seen = 0;              // recomputation epoch
   };
-  struct LinkEntry {
-    FlowId flow;
-    std::uint32_t hop;  // index of this arc in the flow's path
-  };
   struct FinishEvent {
     double time;
     FlowId flow;
@@ -117,7 +113,7 @@ class FlowNetwork {
   std::span<const ArcId> path_of(const Flow& f) const { return {hop_arc_.data() + f.first_hop, f.hops}; }
 
   std::vector<Arc> arcs_;
-  std::vector<std::vector<LinkEntry>> on_arc_;  // active flows crossing each arc
+  std::vector<std::vector<FlowId>> on_arc_;  // active flows crossing each arc
   std::vector<Flow> flows_;
   std::vector<FlowInfo> info_;
   std::vector<std::uint32_t> flow_seen_, flow_frozen_;  // recomputation epochs, per flow
