@@ -262,6 +262,11 @@ PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evalua
   try {
     space.apply_point(index, scratch);
     r.result = evaluate(scratch);
+  } catch (const InvalidDesign& e) {
+    // The axes combined into a design that cannot exist (e.g. degree >= servers): infeasible.
+    r.result = PointResult{};
+    r.result.status = PointStatus::Infeasible;
+    r.result.message = std::string(e.what()) + " (" + e.where() + ")";
   } catch (const BadInput& e) {
     r.result = PointResult{};
     r.result.status = PointStatus::Failed;
@@ -562,9 +567,10 @@ SweepSummary merge_slices(const Space& space, const std::vector<std::string>& in
       // Its /points holds only its frontier rows: the merge can only be a frontier, and only for
       // the objectives that slice filtered by (a point it dropped may be optimal for others).
       if (o.keep != "frontier")
-        throw BadInput("this slice was written with --keep frontier and holds only its frontier rows; "
-                       "merge with --keep frontier",
-                       path);
+        throw BadInput(
+            "this slice was written with --keep frontier and holds only its frontier rows; "
+            "merge with --keep frontier",
+            path);
       if (r.frontier_objectives() != objectives)
         throw BadInput("this slice's frontier is over '" + r.frontier_objectives() + "', not '" + objectives +
                            "'; merge with the same frontier objectives",
@@ -592,9 +598,9 @@ SweepSummary merge_slices(const Space& space, const std::vector<std::string>& in
     next = sl.end;
   }
   if (next != space.size())
-    throw BadInput("the slice files cover " + std::to_string(next) + " of " + std::to_string(space.size()) +
-                       " points",
-                   "--merge");
+    throw BadInput(
+        "the slice files cover " + std::to_string(next) + " of " + std::to_string(space.size()) + " points",
+        "--merge");
   std::sort(rows.begin(), rows.end(),
             [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
   for (std::size_t i = 1; i < rows.size(); ++i)

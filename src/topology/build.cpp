@@ -21,7 +21,9 @@ using namespace topology;
 bool explicitly_set(const Config& c, const std::string& key) {
   return c.has(key) && c.entries().at(key).origin != "default";
 }
-bool nonempty(const Config& c, const std::string& key) { return c.has(key) && !trim(c.get_string(key)).empty(); }
+bool nonempty(const Config& c, const std::string& key) {
+  return c.has(key) && !trim(c.get_string(key)).empty();
+}
 
 std::uint32_t get_u32(const Config& c, const std::string& key, std::int64_t min, std::int64_t max = 1 << 26) {
   return static_cast<std::uint32_t>(c.get_int(key, min, max));
@@ -69,8 +71,9 @@ Network build_topoopt_from(const Config& c) {
   spec.optical = optical_device(c, "patch_panel");
   const std::uint32_t n = spec.servers;
   if (spec.degree >= n)
-    throw BadInput("degree " + std::to_string(spec.degree) + " must be below the " + std::to_string(n) + " servers",
-                   c.where("topology.degree"));
+    throw InvalidDesign(
+        "degree " + std::to_string(spec.degree) + " must be below the " + std::to_string(n) + " servers",
+        c.where("topology.degree"));
   if (nonempty(c, "topology.strides")) {
     for (std::int64_t s : c.get_int_list("topology.strides", 0, UINT32_MAX))
       spec.strides.push_back(static_cast<std::uint32_t>(s));
@@ -81,10 +84,11 @@ Network build_topoopt_from(const Config& c) {
   std::uint32_t rings = get_u32(c, "topology.rings", 0);
   if (rings == 0) {
     if (spec.degree % 2 != 0 && spec.extra_links.empty())
-      throw BadInput("odd degree " + std::to_string(spec.degree) +
-                         ": TotientPerms rings are bidirectional and use ports in pairs (use an even degree, "
-                         "topology.rings, or topology.extra_links for the odd port)",
-                     c.where("topology.degree"));
+      throw InvalidDesign(
+          "odd degree " + std::to_string(spec.degree) +
+              ": TotientPerms rings are bidirectional and use ports in pairs (use an even degree, "
+              "topology.rings, or topology.extra_links for the odd port)",
+          c.where("topology.degree"));
     rings = spec.degree / 2;
   }
   spec.ring_group = g;
@@ -104,8 +108,9 @@ Network build_multidim_from(const Config& c) {
                                              : std::vector<double>{c.get_quantity(fallback, q, positive)};
     if (v.size() == 1) v.assign(D, v[0]);
     if (v.size() != D)
-      throw BadInput("need one value per dimension (" + std::to_string(D) + "), got " + std::to_string(v.size()),
-                     c.where(key));
+      throw BadInput(
+          "need one value per dimension (" + std::to_string(D) + "), got " + std::to_string(v.size()),
+          c.where(key));
     return v;
   };
   const auto bw = per_dim("topology.dim_bandwidth", Quantity::Bandwidth, "topology.link_bandwidth", true);
@@ -119,20 +124,23 @@ Network build_multidim_from(const Config& c) {
   if (nonempty(c, "topology.dim_levels")) spec.levels = c.get_list("topology.dim_levels");
   for (const std::string& l : spec.levels)
     if (l != "chiplet" && l != "package" && l != "node" && l != "pod")
-      throw BadInput("dimension level '" + l + "' is not chiplet, package, node or pod", c.where("topology.dim_levels"));
+      throw BadInput("dimension level '" + l + "' is not chiplet, package, node or pod",
+                     c.where("topology.dim_levels"));
   // NPUs are the compute nodes. When the user also gave servers x GPUs, they must agree.
   if (explicitly_set(c, "topology.servers") || explicitly_set(c, "server.gpus")) {
-    const std::uint64_t gpus = std::uint64_t(get_u32(c, "topology.servers", 1)) * get_u32(c, "server.gpus", 1, 1 << 16);
+    const std::uint64_t gpus =
+        std::uint64_t(get_u32(c, "topology.servers", 1)) * get_u32(c, "server.gpus", 1, 1 << 16);
     if (gpus != npus)
-      throw BadInput("the dimensions hold " + std::to_string(npus) + " NPUs but topology.servers x server.gpus = " +
-                         std::to_string(gpus),
+      throw BadInput("the dimensions hold " + std::to_string(npus) +
+                         " NPUs but topology.servers x server.gpus = " + std::to_string(gpus),
                      dims_where);
   }
   return build_multidim(spec, dims_where);
 }
 
 Network build_torus_from(const Config& c) {
-  if (!nonempty(c, "topology.dims")) throw BadInput("torus needs topology.dims, e.g. 8,8,8", "key topology.dims");
+  if (!nonempty(c, "topology.dims"))
+    throw BadInput("torus needs topology.dims, e.g. 8,8,8", "key topology.dims");
   const std::string where = c.where("topology.dims");
   TorusSpec spec;
   for (std::string item : c.get_list("topology.dims")) {
@@ -153,8 +161,8 @@ Network build_torus_from(const Config& c) {
   std::uint64_t n = 1;
   for (auto a : spec.dims) n *= a;
   if (explicitly_set(c, "topology.servers") && n != std::uint64_t(get_u32(c, "topology.servers", 1)))
-    throw BadInput("the torus dimensions hold " + std::to_string(n) + " servers but topology.servers = " +
-                       c.get_string("topology.servers"),
+    throw BadInput("the torus dimensions hold " + std::to_string(n) +
+                       " servers but topology.servers = " + c.get_string("topology.servers"),
                    where);
   return build_torus(spec, where);
 }
@@ -192,9 +200,9 @@ Network build_by_kind(const Config& c) {
     s.servers = get_u32(c, "topology.servers", 1);
     s.degree = get_u32(c, "topology.degree", 1);
     if (s.degree >= s.servers)
-      throw BadInput("degree " + std::to_string(s.degree) + " must be below the " + std::to_string(s.servers) +
-                         " servers",
-                     c.where("topology.degree"));
+      throw InvalidDesign("degree " + std::to_string(s.degree) + " must be below the " +
+                              std::to_string(s.servers) + " servers",
+                          c.where("topology.degree"));
     s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
     s.link_latency_s = c.get_time("topology.link_latency");
     s.seed = static_cast<std::uint64_t>(c.get_int("topology.seed", 0));
@@ -210,16 +218,20 @@ Network build_by_kind(const Config& c) {
     o.optical = optical_device(c, "none");
     return read_edge_list_file(c.get_string("topology.file"), o);
   }
-  throw BadInput("unknown topology kind '" + kind + "' (switch, fattree, topoopt, multidim, torus, expander, file)",
-                 c.where("topology.kind"));
+  throw BadInput(
+      "unknown topology kind '" + kind + "' (switch, fattree, topoopt, multidim, torus, expander, file)",
+      c.where("topology.kind"));
 }
 
 }  // namespace
 
 Network build_network(const Config& config) {
   Network net = build_by_kind(config);
-  const bool allow = config.has("topology.allow_disconnected") && config.get_bool("topology.allow_disconnected");
-  if (!allow) require_connected(net, "topology.kind = " + net.info().kind + "; set topology.allow_disconnected = true to accept it");
+  const bool allow =
+      config.has("topology.allow_disconnected") && config.get_bool("topology.allow_disconnected");
+  if (!allow)
+    require_connected(
+        net, "topology.kind = " + net.info().kind + "; set topology.allow_disconnected = true to accept it");
   return net;
 }
 

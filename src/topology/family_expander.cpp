@@ -77,13 +77,15 @@ Network build_expander(const ExpanderSpec& spec) {
   const std::uint32_t n = spec.servers, d = spec.degree;
   if (n < 3) throw BadInput("an expander needs at least 3 servers", "topology.servers");
   if (d < 1 || d >= n)
-    throw BadInput("degree " + std::to_string(d) + " must be between 1 and servers-1 = " + std::to_string(n - 1),
-                   "topology.degree");
+    throw BadInput(
+        "degree " + std::to_string(d) + " must be between 1 and servers-1 = " + std::to_string(n - 1),
+        "topology.degree");
   if ((std::uint64_t(n) * d) % 2 != 0)
-    throw BadInput("a d-regular graph needs servers x degree even (" + std::to_string(n) + " x " +
-                       std::to_string(d) + ")",
-                   "topology.degree");
-  if (!(spec.link_bandwidth_Bps > 0)) throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
+    throw InvalidDesign("a d-regular graph needs servers x degree even (" + std::to_string(n) + " x " +
+                            std::to_string(d) + ")",
+                        "topology.degree");
+  if (!(spec.link_bandwidth_Bps > 0))
+    throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
   std::mt19937_64 rng(spec.seed);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   for (int attempt = 0; attempt < 1000 && edges.empty(); ++attempt) {

@@ -105,9 +105,9 @@ void require_connected(const Network& net, const std::string& where) {
   const std::vector<bool> fwd = reach(net, 0, true);
   std::uint32_t count = 0;
   for (std::uint32_t v = 0; v < net.compute_count(); ++v) count += fwd[v];
-  throw BadInput("the topology is disconnected: compute node 0 reaches only " + std::to_string(count) + " of " +
-                     std::to_string(net.compute_count()) + " compute nodes",
-                 where);
+  throw InvalidDesign("the topology is disconnected: compute node 0 reaches only " + std::to_string(count) +
+                          " of " + std::to_string(net.compute_count()) + " compute nodes",
+                      where);
 }
 
 std::uint32_t arc_ports(const Network& net, const Arc& arc) {

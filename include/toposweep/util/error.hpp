@@ -10,12 +10,21 @@ namespace toposweep {
 // "file.ini:12", "key topology.degree", "model.json: layers[3].flops".
 class BadInput : public std::runtime_error {
  public:
-  BadInput(const std::string& what, std::string where)
-      : std::runtime_error(what), where_(std::move(where)) {}
+  BadInput(const std::string& what, std::string where) : std::runtime_error(what), where_(std::move(where)) {}
   const std::string& where() const noexcept { return where_; }
 
  private:
   std::string where_;
+};
+
+// Well-formed input describing a design that cannot exist: a degree at or above the server count,
+// an odd degree for bidirectional rings, a disconnected ring set, strategy degrees that do not
+// divide the GPUs, a batch the microbatches do not divide. A command given one exits 2 like any
+// bad input; a sweep, whose cross product of axes produces such points, counts them infeasible
+// (status 1, with this message) rather than failed.
+class InvalidDesign : public BadInput {
+ public:
+  using BadInput::BadInput;
 };
 
 // A run stopped on SIGTERM/SIGINT after checkpointing; the same command with --resume continues.

@@ -308,6 +308,39 @@ TEST(Engine, KeepFrontierStoresOnlyFrontierRows) {
   for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].index, f[i]);
 }
 
+// A design the axes make impossible is infeasible with its reason; other bad input is a failure.
+TEST(Engine, InvalidDesignIsInfeasibleAndOtherBadInputFails) {
+  const Space space = make_space();
+  const Evaluator impossible_when_degree_reaches_servers = [](const Config& p) {
+    if (p.has("topology.degree") && p.get_int("topology.degree") >= p.get_int("topology.servers"))
+      throw InvalidDesign("degree must be below the servers", p.where("topology.degree"));
+    return known_value(p);
+  };
+  std::uint64_t infeasible = 0, failed = 0;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    Config p;
+    space.apply_point(i, p);
+    const PointRecord r = evaluate_point(space, i, impossible_when_degree_reaches_servers);
+    const bool has_degree = p.has("topology.degree");
+    const std::int64_t degree = has_degree ? p.get_int("topology.degree") : 0;
+    if (has_degree && degree >= p.get_int("topology.servers")) {
+      // Only degree 9 with 8 servers (three kinds) in this space.
+      EXPECT_EQ(r.result.status, PointStatus::Infeasible) << i;
+      EXPECT_NE(r.result.message.find("degree must be below the servers"), std::string::npos) << r.result.message;
+      EXPECT_TRUE(std::isnan(r.result.iteration_time_s));
+      ++infeasible;
+    } else if (degree == 9) {
+      EXPECT_EQ(r.result.status, PointStatus::Failed) << i;
+      EXPECT_EQ(r.result.message.rfind("bad input: ", 0), 0u) << r.result.message;
+      ++failed;
+    } else {
+      EXPECT_EQ(r.result.status, PointStatus::Evaluated) << i;
+    }
+  }
+  EXPECT_EQ(infeasible, 3u);
+  EXPECT_EQ(failed, 4u * 3u);  // degree 9 with 16..128 servers, three kinds
+}
+
 TEST(Engine, FrontierOfAnAxisFieldUsesSIValues) {
   const Space space = make_space();
   std::vector<PointRecord> rows;
