@@ -90,21 +90,21 @@ StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload
     switch (moves[rng() % moves.size()]) {
       case 0: {
         // Half the time a FlexFlow-style local move (one of tp/pp, microbatches, schedule,
-        // recompute, zero1 changes), else a jump anywhere in the global space.
+        // recompute, ZeRO stage changes), else a jump anywhere in the global space.
         const Strategy* pick = &globals[rng() % globals.size()];
         if (rng() % 2 == 0) {
           std::vector<const Strategy*> near;
           for (const auto& g : globals) {
             const int changed = (g.tp != s.tp || g.pp != s.pp) + (g.microbatches != s.microbatches) +
                                 (g.schedule != s.schedule) + (g.recompute != s.recompute) +
-                                (g.zero1 != s.zero1);
+                                (g.zero != s.zero);
             if (changed == 1) near.push_back(&g);
           }
           if (!near.empty()) pick = near[rng() % near.size()];
         }
         const Strategy& g = *pick;
         next.dp = g.dp, next.tp = g.tp, next.pp = g.pp, next.microbatches = g.microbatches;
-        next.schedule = g.schedule, next.recompute = g.recompute, next.zero1 = g.zero1;
+        next.schedule = g.schedule, next.recompute = g.recompute, next.zero = g.zero;
         if (next.tp != 1 || next.pp != 1) next.layer_degree.clear();
         break;
       }

@@ -22,7 +22,10 @@ std::vector<KeySpec> config_keys() {
       {"strategy.sequence_parallel", "false",
        "Megatron sequence parallelism: TP AllReduces become ReduceScatter + AllGather, block activations / "
        "tp"},
-      {"strategy.zero1", "false", "shard optimizer state over the data-parallel group (ZeRO-1)"},
+      {"strategy.zero", "0",
+       "ZeRO stage over the data-parallel group: 0 none, 1 optimizer state sharded, 2 also gradients, 3 also "
+       "weights"},
+      {"strategy.zero1", "false", "deprecated: true is strategy.zero = 1"},
       {"strategy.bucket_size", "25MiB", "gradient AllReduce bucket size"},
       {"strategy.layer_degrees", "",
        "per-layer degrees, one per model layer (1: data parallel, k: model parallel over k GPUs)"},

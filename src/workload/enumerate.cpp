@@ -10,10 +10,11 @@ namespace {
 
 // What the memory of one stage depends on, for a fixed (tp, pp).
 struct StageAggregate {
-  double params = 0;       // dense parameters on one GPU
-  double act_full = 0;     // activation elements per sample, no recompute
-  double act_inputs = 0;   // layer inputs per sample (recompute)
-  double working_set = 0;  // largest single layer's activations per sample (recompute)
+  double params = 0;         // dense parameters on one GPU
+  double act_full = 0;       // activation elements per sample, no recompute
+  double act_inputs = 0;     // layer inputs per sample (recompute)
+  double working_set = 0;    // largest single layer's activations per sample (recompute)
+  double largest_layer = 0;  // parameters of the largest layer on one GPU (ZeRO-3 gather buffer)
 };
 
 std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, std::uint32_t pp, bool sp) {
@@ -24,7 +25,9 @@ std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, s
     for (std::uint32_t i = ranges[p].first; i < ranges[p].last; ++i) {
       const Layer& l = m.layers[i];
       if (l.kind == LayerKind::EmbeddingBag) continue;
-      a.params += l.params_sharded / tp + l.params_replicated;
+      const double layer_params = l.params_sharded / tp + l.params_replicated;
+      a.params += layer_params;
+      a.largest_layer = std::max(a.largest_layer, layer_params);
       const double full = sp && l.kind == LayerKind::TransformerBlock
                               ? (l.act_replicated + l.act_sharded) / tp
                               : l.act_replicated + l.act_sharded / tp;
@@ -32,8 +35,13 @@ std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, s
       a.act_inputs += l.input_elements;
       a.working_set = std::max(a.working_set, full);
     }
-    if (m.transformer && m.transformer->tied_embeddings && pp > 1 && p + 1 == pp)
-      a.params += static_cast<double>(m.transformer->vocab) * m.transformer->hidden / tp;
+    if (m.transformer && m.transformer->tied_embeddings && pp > 1 && p + 1 == pp) {
+      // The head uses the copy: ZeRO-3 gathers it with the head (the stage's last layer).
+      const Layer& head = m.layers[ranges[p].last - 1];
+      const double copy = static_cast<double>(m.transformer->vocab) * m.transformer->hidden / tp;
+      a.params += copy;
+      a.largest_layer = std::max(a.largest_layer, head.params_sharded / tp + head.params_replicated + copy);
+    }
   }
   return out;
 }
@@ -66,7 +74,6 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   StrategyCount count;
   const Model& m = w.model;
   const double B = w.bytes_per_element;
-  const double opt = w.optimizer_bytes_per_param();
   const double capacity = w.device.hbm_bytes;
   const double tables = table_bytes_per_gpu(w, gpus);
   std::uint32_t max_tp = m.transformer ? m.transformer->heads : 1;
@@ -105,14 +112,16 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
           s.schedule = schedule;
           for (bool recompute : space.recompute) {
             s.recompute = recompute;
-            for (bool zero1 : space.zero1) {
-              s.zero1 = zero1;
+            for (std::uint8_t zero : space.zero) {
+              s.zero = zero;
+              const double param_bytes =
+                  model_state_bytes_per_param(w, zero, static_cast<double>(dp)).total();
+              const bool gathers = zero >= 3 && dp > 1;
               for (bool sp : space.sequence_parallel) {
                 // With tp = 1 sequence parallelism changes nothing: enumerate that strategy once.
                 if (sp && tp == 1 && has_plain) continue;
                 s.sequence_parallel = sp && tp > 1;
                 const auto& stages = s.sequence_parallel ? stages_sp : stages_plain;
-                const double param_bytes = 2 * B + opt / (zero1 ? dp : 1);
                 double worst = 0;
                 for (std::uint64_t p = 0; p < pp; ++p) {
                   const StageAggregate& a = stages[p];
@@ -121,7 +130,8 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
                                                : static_cast<double>(std::min<std::uint64_t>(pp - p, mu));
                   const double act =
                       recompute ? a.act_inputs * in_flight + a.working_set : a.act_full * in_flight;
-                  worst = std::max(worst, a.params * param_bytes + mb * B * act);
+                  const double gathered = gathers ? a.largest_layer * B : 0;
+                  worst = std::max(worst, a.params * param_bytes + mb * B * act + gathered);
                 }
                 worst += tables;
                 const bool feasible = worst <= capacity;

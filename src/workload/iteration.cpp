@@ -58,6 +58,7 @@ class IterationBuilder {
   void emit_exchange(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   void close_bucket(std::uint32_t stage, std::uint32_t micro);
   void emit_optimizer(std::uint32_t stage);
+  void add_zero3_gathers();
   void flush(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   TaskId add_task(const Task& t, std::initializer_list<TaskId> deps);
   TaskId add_task_with_pending(const Task& t, TaskId also);  // next_deps_ + also
@@ -81,6 +82,7 @@ class IterationBuilder {
     kEmbeddingSync,
     kTpReduceScatter,
     kTpAllGather,
+    kDpParamAllGather,
     kLabelCount
   };
   std::uint32_t label(Label l);
@@ -131,7 +133,7 @@ std::uint32_t IterationBuilder::label(Label l) {
       "forward",          "backward",        "tp_allreduce",       "mp_allgather", "mp_alltoall",
       "mp_reducescatter", "mp_other",        "embedding_exchange", "dp_allreduce", "dp_reducescatter",
       "dp_allgather",     "pp_send_forward", "pp_send_backward",   "optimizer",    "embedding_sync",
-      "tp_reducescatter", "tp_allgather"};
+      "tp_reducescatter", "tp_allgather",    "dp_param_allgather"};
   if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
   return label_ids_[l];
 }
@@ -405,7 +407,9 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
     t.stage = stage;
     t.layer = c.layer;
     t.microbatch = micro;
-    if (c.foldable)
+    if (c.purpose == CommPurpose::DataParallel)
+      t.label = label(kDpParamAllGather);
+    else if (c.foldable)
       t.label = label(c.op == CollectiveOp::AllReduce       ? kTpAllReduce
                       : c.op == CollectiveOp::ReduceScatter ? kTpReduceScatter
                                                             : kTpAllGather);
@@ -516,13 +520,13 @@ void IterationBuilder::close_bucket(std::uint32_t stage, std::uint32_t micro) {
   t.phase = TaskPhase::Backward;
   t.purpose = CommPurpose::DataParallel;
   t.stream = dp_stream_[stage];
-  t.op = s_.zero1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+  t.op = s_.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
   t.is_mutable = true;
   t.bytes = bucket_bytes_;
   t.group_set = bucket_set_;
   t.stage = stage;
   t.microbatch = micro;
-  t.label = label(s_.zero1 ? kDpReduceScatter : kDpAllReduce);
+  t.label = label(s_.zero >= 1 ? kDpReduceScatter : kDpAllReduce);
   last_dp_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
   bucket_bytes_ = 0;
 }
@@ -531,11 +535,14 @@ void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool 
                                  bool final_backward) {
   const StageProgram& prog = programs_[stage];
   const TaskPhase phase = forward ? TaskPhase::Forward : TaskPhase::Backward;
+  // Gradients are reduced in the final backward pass; ZeRO-2/3 keep only their shard of the
+  // gradients, so every backward pass reduce-scatters its own (DeepSpeed's micro-steps).
+  const bool reduce = final_backward || (!forward && s_.zero >= 2);
   if (forward && stage > 0) next_deps_.push_back(sent_fwd_[stage - 1][micro]);
   if (!forward && stage + 1 < s_.pp) next_deps_.push_back(sent_bwd_[stage + 1][micro]);
   for (const Op& op : forward ? prog.forward : prog.backward) {
     emit_op(op, stage, micro, phase);
-    if (final_backward && op.grad_group_set != kNoSet && op.grad_bytes > 0) {
+    if (reduce && op.grad_group_set != kNoSet && op.grad_bytes > 0) {
       // Gradients fill buckets in backward order; a full bucket (or a change of group) starts
       // its AllReduce as soon as the compute that produced it is done.
       if (bucket_set_ != op.grad_group_set && bucket_bytes_ > 0) {
@@ -551,7 +558,7 @@ void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool 
     }
   }
   flush(stage, micro, phase);
-  if (final_backward) close_bucket(stage, micro);
+  if (reduce) close_bucket(stage, micro);
 
   const bool send = forward ? stage + 1 < s_.pp : stage > 0;
   if (!send) return;
@@ -568,6 +575,27 @@ void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool 
   t.stream = forward ? send_fwd_stream_[stage] : send_bwd_stream_[stage];
   t.group_set = forward ? pp_fwd_set_[stage] : pp_bwd_set_[stage];
   (forward ? sent_fwd_ : sent_bwd_)[stage][micro] = add_task(t, {last_compute_[stage]});
+}
+
+void IterationBuilder::add_zero3_gathers() {
+  // ZeRO-3: each GPU holds 1/dp of the stage's weights; every forward and every backward pass
+  // (per microbatch, as DeepSpeed gathers per pass) first AllGathers them over the DP group.
+  // One task per pass stands for the per-layer gathers run back to back before each layer's
+  // compute, on the compute stream: on the critical path, no prefetch overlap.
+  if (s_.zero < 3) return;
+  for (std::uint32_t p = 0; p < s_.pp; ++p) {
+    StageProgram& prog = programs_[p];
+    if (dp_set_[p] == kNoSet || prog.local_params <= 0) continue;
+    Op gather;
+    gather.kind = Op::Kind::Comm;
+    gather.op = CollectiveOp::AllGather;
+    gather.purpose = CommPurpose::DataParallel;
+    gather.is_mutable = true;
+    gather.bytes = prog.local_params * w_.bytes_per_element;  // AllGather output: the full weights
+    gather.group_set = dp_set_[p];
+    prog.forward.insert(prog.forward.begin(), gather);
+    prog.backward.insert(prog.backward.begin(), gather);
+  }
 }
 
 void IterationBuilder::emit_optimizer(std::uint32_t stage) {
@@ -589,7 +617,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
     sync.label = label(kEmbeddingSync);
     last_dp_[0] = add_task(sync, {last_compute_[0], last_dp_[0], last_stage_backward_});
   }
-  const double params = programs_[stage].local_params / (s_.zero1 ? s_.dp : 1);
+  const double params = programs_[stage].local_params / (s_.zero >= 1 ? s_.dp : 1);
   Task t;
   t.kind = TaskKind::Compute;
   t.phase = TaskPhase::WeightUpdate;
@@ -599,7 +627,8 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   t.stage = stage;
   t.label = label(kOptimizer);
   last_compute_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
-  if (s_.zero1 && dp_set_[stage] != kNoSet) {
+  // ZeRO-1/2 gather the updated weights now; ZeRO-3 keeps them sharded until the next forward.
+  if (s_.zero >= 1 && s_.zero <= 2 && dp_set_[stage] != kNoSet) {
     Task ag;
     ag.kind = TaskKind::Collective;
     ag.phase = TaskPhase::WeightUpdate;
@@ -644,6 +673,7 @@ TaskGraph IterationBuilder::build() {
     make_per_layer_program();
   else
     make_3d_programs();
+  add_zero3_gathers();
 
   sent_fwd_.assign(pp, std::vector<TaskId>(s_.microbatches, kNone));
   sent_bwd_.assign(pp, std::vector<TaskId>(s_.microbatches, kNone));

@@ -4,6 +4,20 @@
 
 namespace toposweep {
 
+namespace {
+
+// What a model-state component is divided by: dp from the ZeRO stage that shards it on.
+double zero_shards(std::uint8_t zero, std::uint8_t from_stage, double dp) {
+  return zero >= from_stage ? dp : 1.0;
+}
+
+}  // namespace
+
+ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero, double dp) {
+  return {w.bytes_per_element / zero_shards(zero, 3, dp), w.bytes_per_element / zero_shards(zero, 2, dp),
+          w.optimizer_bytes_per_param() / zero_shards(zero, 1, dp)};
+}
+
 std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp) {
   const auto n = static_cast<std::uint32_t>(m.layers.size());
   std::vector<StageRange> stages(pp);
@@ -42,12 +56,14 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
                              std::uint32_t stage) {
   const Model& m = w.model;
   const double tp = s.tp;
-  double params = 0, act_elements = 0, working_set = 0;
+  double params = 0, act_elements = 0, working_set = 0, largest_layer = 0, last_layer = 0;
   for (std::uint32_t i = stages[stage].first; i < stages[stage].last; ++i) {
     const Layer& l = m.layers[i];
     if (l.kind == LayerKind::EmbeddingBag) continue;
-    params +=
+    last_layer =
         s.per_layer() ? l.parameters() / s.layer_degree[i] : l.params_sharded / tp + l.params_replicated;
+    params += last_layer;
+    largest_layer = std::max(largest_layer, last_layer);
     // A layer model-parallel over k ranks works on the k ranks' gathered samples.
     const double k = s.per_layer() ? s.layer_degree[i] : 1;
     const bool sp = s.sequence_parallel && l.kind == LayerKind::TransformerBlock;
@@ -57,14 +73,20 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
     working_set = std::max(working_set, full);
   }
   // Tied embeddings: the last stage keeps its own copy of the word embeddings (Megatron).
-  if (m.transformer && m.transformer->tied_embeddings && s.pp > 1 && stage + 1 == s.pp)
-    params += static_cast<double>(m.transformer->vocab) * m.transformer->hidden / tp;
+  // The head uses that copy, so ZeRO-3 gathers it with the head.
+  if (m.transformer && m.transformer->tied_embeddings && s.pp > 1 && stage + 1 == s.pp) {
+    const double copy = static_cast<double>(m.transformer->vocab) * m.transformer->hidden / tp;
+    params += copy;
+    largest_layer = std::max(largest_layer, last_layer + copy);
+  }
 
   MemoryBreakdown b;
   b.stage = stage;
-  b.weights = params * w.bytes_per_element;
-  b.gradients = params * w.bytes_per_element;
-  b.optimizer = params * w.optimizer_bytes_per_param() / (s.zero1 ? s.dp : 1);
+  b.weights = params * w.bytes_per_element / zero_shards(s.zero, 3, s.dp);
+  b.gradients = params * w.bytes_per_element / zero_shards(s.zero, 2, s.dp);
+  b.optimizer = params * w.optimizer_bytes_per_param() / zero_shards(s.zero, 1, s.dp);
+  // ZeRO-3 gathers each layer's full weights before it computes and frees them after.
+  if (s.zero >= 3 && s.dp > 1) b.gathered_weights = largest_layer * w.bytes_per_element;
   const double mb = microbatch_size(s, w);
   const double in_flight =
       s.schedule == PipelineSchedule::GPipe ? s.microbatches : std::min<double>(s.pp - stage, s.microbatches);

@@ -19,6 +19,27 @@ bool divides(double whole, double part) {
   return part > 0 && std::fmod(whole, part) == 0;
 }
 
+// Set by the user (a file or --set), not filled in from the key's default.
+bool user_set(const Config& config, const std::string& key) {
+  return config.has(key) && config.entries().at(key).origin != "default";
+}
+
+// strategy.zero, or the deprecated strategy.zero1 alias for stage 1; both given must agree.
+std::uint8_t zero_stage_from_config(const Config& config) {
+  const bool stage_given = user_set(config, "strategy.zero");
+  std::int64_t stage = 0;
+  if (config.has("strategy.zero")) stage = config.get_int("strategy.zero", 0, kMaxZeroStage);
+  if (!user_set(config, "strategy.zero1")) return static_cast<std::uint8_t>(stage);
+  const bool zero1 = config.get_bool("strategy.zero1");
+  if (!stage_given) return zero1 ? 1 : 0;
+  if (zero1 != (stage >= 1))
+    throw BadInput(
+        "strategy.zero1 = " + std::string(zero1 ? "true" : "false") +
+            " (deprecated alias for strategy.zero = 1) contradicts strategy.zero = " + std::to_string(stage),
+        config.where("strategy.zero1"));
+  return static_cast<std::uint8_t>(stage);
+}
+
 }  // namespace
 
 const char* schedule_name(PipelineSchedule s) {
@@ -27,7 +48,7 @@ const char* schedule_name(PipelineSchedule s) {
 
 bool operator==(const Strategy& a, const Strategy& b) {
   return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.microbatches == b.microbatches &&
-         a.schedule == b.schedule && a.recompute == b.recompute && a.zero1 == b.zero1 &&
+         a.schedule == b.schedule && a.recompute == b.recompute && a.zero == b.zero &&
          a.sequence_parallel == b.sequence_parallel && a.bucket_bytes == b.bucket_bytes &&
          a.layer_degree == b.layer_degree && a.table_owner == b.table_owner;
 }
@@ -68,7 +89,7 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
   else
     throw BadInput("unknown schedule '" + sched + "' (1f1b or gpipe)", config.where("strategy.schedule"));
   s.recompute = config.get_bool("strategy.recompute");
-  s.zero1 = config.get_bool("strategy.zero1");
+  s.zero = zero_stage_from_config(config);
   s.sequence_parallel = config.get_bool("strategy.sequence_parallel");
   s.bucket_bytes = config.get_size("strategy.bucket_size");
   if (config.has("strategy.layer_degrees")) {
@@ -91,7 +112,9 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
     validate_strategy(s, w, gpus);
   } catch (const BadInput& e) {
     // Point at where the user set the strategy when the check names a strategy key.
-    const std::string key = e.where().starts_with("key ") ? e.where().substr(4) : "";
+    std::string key = e.where().starts_with("key ") ? e.where().substr(4) : "";
+    if (key == "strategy.zero" && !user_set(config, key) && user_set(config, "strategy.zero1"))
+      key = "strategy.zero1";
     if (!key.empty() && config.has(key)) throw BadInput(e.what(), config.where(key));
     throw;
   }
@@ -135,14 +158,17 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
     throw BadInput("batch per replica " + num(w.global_batch / s.dp) + " is not divisible by " +
                        std::to_string(s.microbatches) + " microbatches",
                    "key strategy.microbatches");
+  if (s.zero > kMaxZeroStage)
+    throw BadInput("ZeRO stage " + std::to_string(s.zero) + " does not exist (0, 1, 2 or 3)",
+                   "key strategy.zero");
   if (!(s.bucket_bytes > 0)) throw BadInput("bucket size must be positive", "key strategy.bucket_size");
   if (s.per_layer()) {
     if (s.layer_degree.size() != m.layers.size())
       throw BadInput("expected one degree per layer (" + std::to_string(m.layers.size()) + ")",
                      "key strategy.layer_degrees");
-    if (s.zero1)
-      throw BadInput("ZeRO-1 is supported with global strategies only, not with per-layer degrees",
-                     "key strategy.zero1");
+    if (s.zero > 0)
+      throw BadInput("ZeRO is supported with global strategies only, not with per-layer degrees",
+                     "key strategy.zero");
     if (s.tp != 1 || s.pp != 1 || m.transformer)
       throw BadInput("per-layer degrees need tp = pp = 1 and a non-transformer model",
                      "key strategy.layer_degrees");
@@ -188,7 +214,8 @@ nlohmann::json strategy_to_json(const Strategy& s) {
                       {"microbatches", s.microbatches},
                       {"schedule", schedule_name(s.schedule)},
                       {"recompute", s.recompute},
-                      {"zero1", s.zero1},
+                      {"zero1", s.zero >= 1},
+                      {"zero_stage", s.zero},
                       {"sequence_parallel", s.sequence_parallel},
                       {"bucket_bytes", s.bucket_bytes}};
   if (s.per_layer()) j["layer_degrees"] = s.layer_degree;

@@ -1,7 +1,8 @@
 #pragma once
-// Memory per GPU of a strategy: weights, gradients, optimizer state (ZeRO-1 shards it over the
-// data-parallel group), activations in flight (1F1B keeps min(pp - stage, microbatches) per
-// stage, GPipe all microbatches; recompute keeps only layer inputs plus one layer's working
+// Memory per GPU of a strategy: weights, gradients, optimizer state (ZeRO stage 1 shards the
+// optimizer state over the data-parallel group, stage 2 also the gradients, stage 3 also the
+// weights, plus a buffer for one gathered layer), activations in flight (1F1B keeps min(pp - stage,
+// microbatches) per stage, GPipe all microbatches; recompute keeps only layer inputs plus one layer's working
 // set), and embedding tables. The worst stage decides.
 #include <cstdint>
 #include <vector>
@@ -13,9 +14,21 @@ namespace toposweep {
 
 struct MemoryBreakdown {
   double weights = 0, gradients = 0, optimizer = 0, activations = 0, tables = 0;
+  // ZeRO-3: the largest layer's weights, gathered from the DP group while it computes.
+  double gathered_weights = 0;
   std::uint32_t stage = 0;  // the stage this breakdown is for (the worst one)
-  double total() const { return weights + gradients + optimizer + activations + tables; }
+  double model_states() const { return weights + gradients + optimizer; }
+  double total() const { return weights + gradients + optimizer + activations + tables + gathered_weights; }
 };
+
+// Model-state bytes per parameter on one GPU (ZeRO paper, Rajbhandari et al. SC'20, sec. 5):
+// weights and gradients `bytes_per_element` each, optimizer state K = optimizer_bytes_per_param();
+// stage >= 1 divides the optimizer state by dp, >= 2 also the gradients, 3 also the weights.
+struct ModelStateBytes {
+  double weights = 0, gradients = 0, optimizer = 0;
+  double total() const { return weights + gradients + optimizer; }
+};
+ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero, double dp);
 
 // Layers [first, last) of Model::layers on each pipeline stage. Transformers split their blocks
 // evenly (embedding on the first stage, head on the last); other models balance forward FLOPs.

@@ -1,8 +1,9 @@
 #pragma once
 // A parallelization strategy: the global 3-D split (data x tensor x pipeline), the pipeline's
-// microbatching and schedule, memory savers (activation recompute, ZeRO-1 optimizer-state
-// sharding), gradient bucketing, and two finer-grained choices TopoOpt's MCMC mutates:
-// per-layer degrees for non-transformer models and table-wise placement of embedding tables.
+// microbatching and schedule, memory savers (activation recompute, ZeRO stages 1-3: optimizer
+// state, gradients and weights sharded over the data-parallel group), gradient bucketing, and
+// two finer-grained choices TopoOpt's MCMC mutates: per-layer degrees for non-transformer
+// models and table-wise placement of embedding tables.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -19,9 +20,11 @@ const char* schedule_name(PipelineSchedule s);  // "gpipe", "1f1b"
 struct Strategy {
   std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
-  bool recompute = false;                    // full activation recomputation: keep layer inputs, redo forward
-  bool sequence_parallel = false;            // Megatron-SP: TP AllReduces become RS + AG, activations /tp
-  bool zero1 = false;                        // optimizer state sharded over the data-parallel group
+  bool recompute = false;          // full activation recomputation: keep layer inputs, redo forward
+  bool sequence_parallel = false;  // Megatron-SP: TP AllReduces become RS + AG, activations /tp
+  // ZeRO stage over the data-parallel group: 0 none, 1 optimizer state sharded, 2 also
+  // gradients, 3 also the weights (Rajbhandari et al. 2020: P_os, P_os+g, P_os+g+p).
+  std::uint8_t zero = 0;
   double bucket_bytes = 25.0 * 1024 * 1024;  // gradient AllReduce bucket (PyTorch DDP default)
   // Per model layer (same order as Model::layers): 1 = data parallel over all GPUs; k > 1 =
   // model parallel over k consecutive ranks (k divides the GPU count). Empty: all 1. Only
@@ -37,13 +40,17 @@ struct Strategy {
 
 bool operator==(const Strategy& a, const Strategy& b);
 
+inline constexpr std::uint8_t kMaxZeroStage = 3;
+
 // strategy.* keys; dp = 0 means gpus / (tp * pp). Validated (see validate_strategy).
+// strategy.zero (0..3) sets the ZeRO stage; the deprecated strategy.zero1 = true means stage 1
+// (false: 0). Both given: BadInput naming strategy.zero1 unless zero1 == (zero >= 1).
 Strategy strategy_from_config(const Config& config, const Workload& w, std::uint32_t gpus);
 
 // BadInput (naming the strategy key) when the strategy is inconsistent: degrees whose product
 // is not `gpus`, tp > heads or not dividing heads, pp > layers, tp > 1 on a non-transformer,
 // pp > 1 with embedding tables, global batch not divisible by dp x microbatches, bad per-layer
-// degrees or table owners.
+// degrees or table owners, a ZeRO stage above 3 or with per-layer degrees.
 void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus);
 
 // Samples per microbatch on one pipeline (one DP replica).
@@ -51,6 +58,7 @@ double microbatch_size(const Strategy& s, const Workload& w);
 // Rank that owns each table (the strategy's table_owner, or the round-robin default).
 std::vector<std::uint32_t> table_owners(const Strategy& s, std::size_t tables, std::uint32_t gpus);
 
+// Writes `zero_stage` (0..3) and, for compatibility, `zero1` (bool: stage >= 1).
 nlohmann::json strategy_to_json(const Strategy& s);
 
 // TopoOpt's starting point: every GPU a data-parallel replica (tp = pp = 1, one microbatch).

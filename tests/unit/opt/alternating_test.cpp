@@ -80,7 +80,7 @@ TEST(Alternating, ExhaustiveOnATransformer) {
   s.search = SearchMethod::Exhaustive;
   s.space.schedules = {PipelineSchedule::OneFOneB};
   s.space.recompute = {false};
-  s.space.zero1 = {false};
+  s.space.zero = {0};
   s.space.max_microbatches = 4;
   const auto r = alternating_optimize(w, s);
   check_trace(r, s, w);

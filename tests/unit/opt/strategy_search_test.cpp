@@ -97,7 +97,7 @@ StrategySpace small_space() {
   StrategySpace space;
   space.schedules = {PipelineSchedule::OneFOneB};
   space.recompute = {false};
-  space.zero1 = {false};
+  space.zero = {0};
   space.max_microbatches = 4;
   return space;
 }

@@ -56,7 +56,7 @@ TEST(OptimizedPoint, StrategySearchRowMatchesReplayOfChosenStrategy) {
   replay.set("strategy.pp", std::to_string(s.pp), "test");
   replay.set("strategy.microbatches", std::to_string(s.microbatches), "test");
   replay.set("strategy.schedule", s.schedule == PipelineSchedule::GPipe ? "gpipe" : "1f1b", "test");
-  replay.set("strategy.zero1", s.zero1 ? "true" : "false", "test");
+  replay.set("strategy.zero", std::to_string(s.zero), "test");
   replay.set("strategy.recompute", s.recompute ? "true" : "false", "test");
   replay.set("strategy.sequence_parallel", s.sequence_parallel ? "true" : "false", "test");
   const PointResult replayed = evaluator.evaluate(replay);

@@ -25,7 +25,7 @@ TEST(Enumerate, CountsMatchABruteForceOverTheSpace) {
   StrategySpace space;
   space.schedules = {PipelineSchedule::OneFOneB};
   space.recompute = {false};
-  space.zero1 = {false};
+  space.zero = {0};
   std::set<std::tuple<int, int, int, int>> expected;
   for (int dp = 1; dp <= 32; ++dp)
     for (int tp = 1; tp <= 32; ++tp)
@@ -70,7 +70,7 @@ TEST(Enumerate, Gpt3On1024GpusNeedsModelParallelismToFit) {
   // dp <= 1024 the weights+grads (4 bytes/param) alone need tp*pp >= 9.
   for (const auto& s : feasible) {
     EXPECT_GE(s.tp * s.pp, 9u);
-    if (!s.zero1) {
+    if (s.zero == 0) {
       EXPECT_GE(s.tp * s.pp, 35u);
     }
   }

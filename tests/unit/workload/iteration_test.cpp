@@ -266,7 +266,7 @@ TEST(Iteration, HandWorkedThreeDimensionalMemory) {
   EXPECT_NEAR(stage_memory(w, s, stages, 0).activations, stage0_act, 1);
   // ZeRO-1 divides the 12 optimizer bytes by dp; GPipe keeps all 4 microbatches in flight.
   Strategy z = s;
-  z.zero1 = true;
+  z.zero = 1;
   EXPECT_NEAR(stage_memory(w, z, stages, 0).total(), stage0 - 6 * stage0_params, 1);
   Strategy g = s;
   g.schedule = PipelineSchedule::GPipe;
@@ -365,7 +365,7 @@ TEST(Iteration, PerLayerModelParallelism) {
   // ranks' gathered samples: 4 x 256 x 25 x 16384 fp16 elements.
   EXPECT_NEAR(plan.memory_per_gpu_bytes, 16 * w.model.parameters() / 4 + 4 * 256 * 25 * 16384.0 * 2, 1);
   Strategy z = s;
-  z.zero1 = true;
+  z.zero = 1;
   EXPECT_THROW(plan_iteration(w, z), BadInput);
   Strategy odd = s;
   odd.layer_degree[3] = 3;

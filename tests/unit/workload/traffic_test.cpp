@@ -86,7 +86,7 @@ TEST(Traffic, EmbeddingAllToAllSpreadsEvenlyOverNodePairs) {
 TEST(Traffic, ZeroOneCountsReduceScatterAndAllGatherAsOneAllReduce) {
   const Workload w = workload("bert-large", 8 * 8);
   Strategy s = strategy(8, 1, 1, 1);
-  s.zero1 = true;
+  s.zero = 1;
   const auto d = derive_traffic(plan_iteration(w, s).graph, rank_order_placement(8, 1), 8);
   ASSERT_EQ(d.allreduce.size(), 1u);
   EXPECT_DOUBLE_EQ(d.allreduce[0].bytes, 2 * w.model.parameters());
