@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <limits>
 #include <map>
 
 #include "toposweep/util/error.hpp"
@@ -536,8 +537,11 @@ void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool 
   const StageProgram& prog = programs_[stage];
   const TaskPhase phase = forward ? TaskPhase::Forward : TaskPhase::Backward;
   // Gradients are reduced in the final backward pass; ZeRO-2/3 keep only their shard of the
-  // gradients, so every backward pass reduce-scatters its own (DeepSpeed's micro-steps).
+  // gradients, so every backward pass reduce-scatters its own (DeepSpeed's micro-steps). Before
+  // the final pass one ReduceScatter per pass (no bucketing) keeps the graph small: it overlaps
+  // the passes that follow instead of the rest of its own.
   const bool reduce = final_backward || (!forward && s_.zero >= 2);
+  const double bucket_limit = final_backward ? s_.bucket_bytes : std::numeric_limits<double>::infinity();
   if (forward && stage > 0) next_deps_.push_back(sent_fwd_[stage - 1][micro]);
   if (!forward && stage + 1 < s_.pp) next_deps_.push_back(sent_bwd_[stage + 1][micro]);
   for (const Op& op : forward ? prog.forward : prog.backward) {
@@ -551,7 +555,7 @@ void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool 
       }
       bucket_set_ = op.grad_group_set;
       bucket_bytes_ += op.grad_bytes;
-      if (bucket_bytes_ >= s_.bucket_bytes) {
+      if (bucket_bytes_ >= bucket_limit) {
         flush(stage, micro, phase);
         close_bucket(stage, micro);
       }

@@ -170,6 +170,21 @@ TEST(Zero, StageThreeGathersWeightsOnTheCriticalPathBeforeEachPass) {
   EXPECT_EQ(passes.size(), 2u /*stages*/ * 2 /*microbatches*/ * 2 /*directions*/);
 }
 
+TEST(Zero, GraphStaysSmallForGpt3WithStageThree) {
+  // On top of ZeRO-0's graph (see Iteration.GraphStaysSmallForGpt3OnAThousandGpus): per (stage,
+  // microbatch) two weight gathers, and one gradient ReduceScatter per backward pass.
+  const Workload w = make_workload(builtin_model("gpt3-175b"), builtin_device("a100"), "fp16", 1536);
+  Strategy s = zero_dp(8, 0, 24);
+  s.tp = 8;
+  s.pp = 16;
+  s.recompute = true;
+  const std::size_t base = plan_iteration(w, s).graph.tasks.size();
+  s.zero = 3;
+  const auto plan = plan_iteration(w, s);
+  EXPECT_LE(plan.graph.tasks.size(), base + 3u * 16 * 24);
+  EXPECT_TRUE(plan.feasible);
+}
+
 TEST(Zero, StageThreeTrafficIsOneAndAHalfAllReduces) {
   // AllReduce-equivalent node traffic (RS and AG count half): 1.5 x stage 0's, on 8 nodes.
   const Workload w = make_workload(builtin_model("bert-large"), builtin_device("a100"), "fp16", 8 * 16);
