@@ -13,6 +13,7 @@
 #include "toposweep/sim/trace.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/units.hpp"
+#include "toposweep/workload/strategy.hpp"
 
 namespace toposweep::cli {
 namespace {
@@ -196,11 +197,12 @@ int run(CommandContext& ctx) {
   const PointResult& res = p.result;
   const Network& net = *p.network;
   if (ctx.json) {
-    json strategy = {{"dp", p.plan.dp}, {"tp", p.plan.tp}, {"pp", p.plan.pp}, {"microbatches", p.plan.microbatches}};
-    for (const auto& [key, entry] : ctx.config.with_prefix("strategy.")) {
-      if (key == "dp" || key == "tp" || key == "pp" || key == "microbatches") continue;
-      strategy[key] = entry.value;
-    }
+    // The strategy as planned (typed: defaults filled in, the ZeRO stage resolved from its alias).
+    json strategy = strategy_to_json(p.plan.strategy);
+    strategy["dp"] = p.plan.dp;
+    strategy["tp"] = p.plan.tp;
+    strategy["pp"] = p.plan.pp;
+    strategy["microbatches"] = p.plan.microbatches;
     json o = {{"iteration_time_s", res.iteration_time_s},
               {"compute_time_s", res.compute_time_s},
               {"exposed_comm_time_s", res.exposed_comm_time_s},
