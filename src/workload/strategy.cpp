@@ -60,7 +60,7 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
   const auto dp = config.get_int("strategy.dp", 0, 1 << 24);
   if (dp == 0) {
     if (gpus % (s.tp * s.pp) != 0)
-      throw BadInput(
+      throw InvalidDesign(
           "tp*pp = " + std::to_string(s.tp * s.pp) + " does not divide the " + std::to_string(gpus) + " GPUs",
           config.where("strategy.tp"));
     s.dp = gpus / (s.tp * s.pp);
@@ -68,7 +68,7 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
     s.dp = static_cast<std::uint32_t>(dp);
   }
   if (s.dp * s.tp * s.pp != gpus)
-    throw BadInput("dp*tp*pp = " + std::to_string(s.dp) + "*" + std::to_string(s.tp) + "*" +
+    throw InvalidDesign("dp*tp*pp = " + std::to_string(s.dp) + "*" + std::to_string(s.tp) + "*" +
                        std::to_string(s.pp) + " is not the " + std::to_string(gpus) + " GPUs",
                    config.where("strategy.dp"));
   s.microbatches = static_cast<std::uint32_t>(config.get_int("strategy.microbatches", 1, 1 << 24));
@@ -76,7 +76,7 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
     const double mbs = static_cast<double>(config.get_int("strategy.microbatch_size", 1));
     const double replica = w.global_batch / s.dp;
     if (!divides(replica, mbs))
-      throw BadInput(
+      throw InvalidDesign(
           "microbatch size " + num(mbs) + " does not divide the " + num(replica) + " samples per replica",
           config.where("strategy.microbatch_size"));
     s.microbatches = static_cast<std::uint32_t>(replica / mbs);
@@ -126,36 +126,36 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
   if (s.dp == 0 || s.tp == 0 || s.pp == 0 || s.microbatches == 0)
     throw BadInput("strategy degrees must be at least 1", "key strategy.dp");
   if (static_cast<std::uint64_t>(s.dp) * s.tp * s.pp != gpus)
-    throw BadInput("dp*tp*pp = " + std::to_string(std::uint64_t{s.dp} * s.tp * s.pp) + " is not the " +
+    throw InvalidDesign("dp*tp*pp = " + std::to_string(std::uint64_t{s.dp} * s.tp * s.pp) + " is not the " +
                        std::to_string(gpus) + " GPUs",
                    "key strategy.dp");
   if (m.transformer) {
     if (s.tp > m.transformer->heads)
-      throw BadInput("tp = " + std::to_string(s.tp) + " exceeds the " + std::to_string(m.transformer->heads) +
+      throw InvalidDesign("tp = " + std::to_string(s.tp) + " exceeds the " + std::to_string(m.transformer->heads) +
                          " attention heads of " + m.name,
                      "key strategy.tp");
     if (m.transformer->heads % s.tp != 0)
-      throw BadInput("tp = " + std::to_string(s.tp) + " does not divide the " +
+      throw InvalidDesign("tp = " + std::to_string(s.tp) + " does not divide the " +
                          std::to_string(m.transformer->heads) + " attention heads of " + m.name,
                      "key strategy.tp");
   } else if (s.tp > 1) {
-    throw BadInput(
+    throw InvalidDesign(
         "tensor parallelism (tp > 1) needs a transformer model; use strategy.layer_degrees for " + m.name,
         "key strategy.tp");
   }
   if (s.pp > m.pipeline_units())
-    throw BadInput("pp = " + std::to_string(s.pp) + " exceeds the " + std::to_string(m.pipeline_units()) +
+    throw InvalidDesign("pp = " + std::to_string(s.pp) + " exceeds the " + std::to_string(m.pipeline_units()) +
                        " layers of " + m.name,
                    "key strategy.pp");
   if (s.pp > 1 && m.has_tables())
-    throw BadInput("pipeline parallelism is not supported for models with embedding tables",
+    throw InvalidDesign("pipeline parallelism is not supported for models with embedding tables",
                    "key strategy.pp");
   if (!divides(w.global_batch, s.dp))
-    throw BadInput(
+    throw InvalidDesign(
         "global batch " + num(w.global_batch) + " is not divisible by dp = " + std::to_string(s.dp),
         "key strategy.dp");
   if (!divides(w.global_batch / s.dp, s.microbatches))
-    throw BadInput("batch per replica " + num(w.global_batch / s.dp) + " is not divisible by " +
+    throw InvalidDesign("batch per replica " + num(w.global_batch / s.dp) + " is not divisible by " +
                        std::to_string(s.microbatches) + " microbatches",
                    "key strategy.microbatches");
   if (s.zero > kMaxZeroStage)
