@@ -26,6 +26,7 @@ std::vector<KeySpec> config_keys() {
       {"optimize.placement", "rank_order",
        "where GPU ranks run: rank_order, or metis (TP, else PP, groups on well-connected server sets)"},
       {"optimize.max_microbatches", "0", "strategy search: largest microbatch count tried (0: all)"},
+      {"optimize.zero_stages", "0,1", "strategy search: ZeRO stages tried (any of 0, 1, 2, 3)"},
   };
 }
 

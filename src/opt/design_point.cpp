@@ -1,5 +1,6 @@
 #include "toposweep/opt/design_point.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -222,6 +223,14 @@ StrategySpace strategy_space(const Config& config) {
   StrategySpace space;
   space.max_microbatches =
       static_cast<std::uint32_t>(config.get_int("optimize.max_microbatches", 0, 1 << 20));
+  if (config.has("optimize.zero_stages")) {
+    space.zero.clear();
+    for (std::int64_t z : config.get_int_list("optimize.zero_stages", 0, 3))
+      if (std::find(space.zero.begin(), space.zero.end(), z) == space.zero.end())
+        space.zero.push_back(static_cast<std::uint8_t>(z));
+    if (space.zero.empty())
+      throw BadInput("name at least one ZeRO stage", config.where("optimize.zero_stages"));
+  }
   return space;
 }
 

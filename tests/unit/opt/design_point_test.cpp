@@ -42,6 +42,28 @@ TEST(DesignPoint, TopologyTargetRecordsStridesAndKeepsTheStrategy) {
     EXPECT_TRUE(j.contains(key)) << key;
 }
 
+// Exhaustive search over a larger set of ZeRO stages can only find an equal or faster strategy,
+// and what it returns uses a stage it was allowed.
+TEST(DesignPoint, ZeroStagesWidenTheExhaustiveSearch) {
+  auto config = [](const char* stages) {
+    return testing::make_config({{"model.name", "bert-large"},
+                                 {"topology.kind", "switch"},
+                                 {"topology.servers", "4"},
+                                 {"server.gpus", "4"},
+                                 {"optimize.search", "exhaustive"},
+                                 {"optimize.max_microbatches", "4"},
+                                 {"optimize.zero_stages", stages}});
+  };
+  const auto none = optimize_design_point(config("0"), OptimizeTarget::Strategy);
+  const auto all = optimize_design_point(config("0,1,2,3"), OptimizeTarget::Strategy);
+  const auto three = optimize_design_point(config("3"), OptimizeTarget::Strategy);
+  EXPECT_EQ(none.strategy.zero, 0u);
+  EXPECT_EQ(three.strategy.zero, 3u);
+  EXPECT_LE(all.time_s, none.time_s);
+  EXPECT_LE(all.time_s, three.time_s);
+  EXPECT_THROW(optimize_design_point(config("4"), OptimizeTarget::Strategy), BadInput);
+}
+
 TEST(DesignPoint, BadInputs) {
   Config c = testing::make_config({{"model.name", "bert-large"}, {"optimize.mcmc_budget", "0"}});
   EXPECT_THROW(optimize_design_point(c, OptimizeTarget::Strategy), BadInput);
