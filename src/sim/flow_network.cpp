@@ -1,7 +1,9 @@
 #include "toposweep/sim/flow_network.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 
 #include "toposweep/util/error.hpp"
 
@@ -13,6 +15,11 @@ std::vector<double> capacities_of(const Network& net) {
   for (ArcId a = 0; a < net.arc_count(); ++a) c[a] = net.arc(a).bandwidth_Bps;
   return c;
 }
+
+// Fillings of at least this many flows (of a whole-network component) are logged for
+// resumption, with checkpoints from this many flows before the end on.
+constexpr std::size_t kMinLoggedFlows = 1024;
+constexpr std::size_t kFirstCheckpointGap = 64;
 
 // Arcs left unreached by the component search below which it looks at them directly.
 constexpr std::size_t kShortcutArcs = 16;
@@ -39,6 +46,7 @@ FlowNetwork::FlowNetwork(const Network& net) : FlowNetwork(capacities_of(net)) {
 
 FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64_t tag, double weight) {
   if (!(weight > 0)) throw RuntimeFailure("FlowNetwork: a flow needs a positive weight");
+  if (weight != std::floor(weight) || weight > 1e15) integer_weights_ = false;
   for (ArcId a : path)
     if (a >= arcs_.size()) throw RuntimeFailure("FlowNetwork: path uses an unknown arc");
   FlowId id;
@@ -50,6 +58,7 @@ FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64
     flows_.emplace_back();
     info_.emplace_back();
     flow_seen_.push_back(0);
+    fill_pos_.push_back(0);
     flow_frozen_.push_back(0);
   }
   Flow& f = flows_[id];
@@ -128,10 +137,15 @@ void FlowNetwork::detach(FlowId id) {
     list.pop_back();
     if (list.empty()) --busy_arcs_;
     arcs_[a].weight = list.empty() ? 0.0 : arcs_[a].weight - f.weight;
+    if (log_valid_) {
+      if (arcs_[a].dropped == 0) dropped_arcs_.push_back(a);
+      arcs_[a].dropped += f.weight;
+    }
     arc_bytes_[a] += info.bytes;
     dirty_arcs_.push_back(a);
   }
   if (f.hops > 0) {
+    if (log_valid_) cut_ = std::min<std::size_t>(cut_, fill_pos_[id]);
     const FlowId last = linked_.back();
     linked_[info.linked_pos] = last;
     info_[last].linked_pos = info.linked_pos;
@@ -212,7 +226,8 @@ void FlowNetwork::collect_component() {
             if (reach_through(id)) break;
     }
   }
-  if (busy_reached == busy_arcs_) {
+  whole_ = busy_reached == busy_arcs_;
+  if (whole_) {
     // Every arc that carries flows is reached (often so in big components): so is every
     // active flow. Take the rest in one pass instead of walking arcs and paths: over the ids
     // when most are in use (sequential), else over the list of flows on the network.
@@ -226,7 +241,7 @@ void FlowNetwork::collect_component() {
   }
 }
 
-void FlowNetwork::freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_flows) {
+void FlowNetwork::freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_flows, bool logging) {
   // Memory bound: the flows on an arc sit anywhere in the flow store, so fetch the records of
   // the entries a few steps ahead while working on the current one.
   constexpr std::size_t kAhead = 8;
@@ -246,6 +261,10 @@ void FlowNetwork::freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_f
     const FlowId id = entries[k];
     if (frozen[id] == epoch) continue;
     frozen[id] = epoch;
+    if (logging) {
+      fill_pos_[id] = static_cast<std::uint32_t>(fill_log_.size());
+      fill_log_.push_back(id);
+    }
     Flow& f = flows[id];
     f.rate = share * f.weight;
     ++assigned;
@@ -261,15 +280,27 @@ void FlowNetwork::freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_f
   rate_assignments_ += assigned;
 }
 
-void FlowNetwork::fill() {
+void FlowNetwork::fill(std::size_t frozen, bool logging) {
   // Progressive filling: repeatedly saturate the arc offering the smallest fair share. Freezing
   // flows at the current minimum share can only raise the share other arcs offer, so heap keys
   // are lower bounds: a popped arc whose share has grown is pushed back instead of updating
   // the heap on every change (one push per arc instead of one per flow-hop).
   // Once every flow of the component is frozen, what is left in the heap changes nothing.
-  std::size_t unfrozen_flows = comp_flows_.size();
+  const std::size_t n = comp_flows_.size();
+  std::size_t unfrozen_flows = n - frozen;
+  // When logging, checkpoints fall at n - 64, n - 128, n - 256, ... flows frozen: flows finish
+  // roughly in the reverse order of freezing (the fastest first), so resumptions start late.
+  std::size_t gap = 0;  // the next checkpoint is at n - gap flows frozen; 0: none
+  if (logging && kFirstCheckpointGap < unfrozen_flows) {
+    gap = kFirstCheckpointGap;
+    while (2 * gap < unfrozen_flows) gap *= 2;
+  }
   share_heap_.heapify();
   while (unfrozen_flows > 0 && !share_heap_.empty()) {
+    if (gap > 0 && unfrozen_flows <= gap) {
+      save_checkpoint(n - unfrozen_flows);
+      while (gap >= unfrozen_flows && gap > 0) gap = gap > kFirstCheckpointGap ? gap / 2 : 0;
+    }
     const ShareHeap::Entry top = share_heap_.pop();
     Arc& arc = arcs_[top.arc];
     if (!(arc.unfrozen > 0)) continue;
@@ -278,7 +309,7 @@ void FlowNetwork::fill() {
       share_heap_.push(share, top.arc);
       continue;
     }
-    freeze_flows_on(top.arc, share, unfrozen_flows);
+    freeze_flows_on(top.arc, share, unfrozen_flows, logging);
     arc.unfrozen = 0;
   }
 }
@@ -287,8 +318,24 @@ void FlowNetwork::recompute() {
   if (dirty_flows_.empty() && dirty_arcs_.empty()) return;
   ++recomputations_;
   ++epoch_;
+  const bool only_finishes = dirty_flows_.empty();
   collect_component();
-  fill();
+  if (!(only_finishes && resume_fill())) {
+    // A fresh filling, logged for later resumption when it covers every active flow.
+    const bool logging = resumable_ && whole_ && integer_weights_ && comp_flows_.size() >= kMinLoggedFlows;
+    fill_log_.clear();
+    checkpoint_count_ = 0;
+    log_valid_ = logging;
+    if (logging) {
+      logged_arcs_ = comp_arcs_;
+      for (std::size_t j = 0; j < logged_arcs_.size(); ++j)
+        arcs_[logged_arcs_[j]].slot = static_cast<std::uint32_t>(j);
+    }
+    fill(0, logging);
+  }
+  cut_ = std::numeric_limits<std::size_t>::max();
+  for (ArcId a : dropped_arcs_) arcs_[a].dropped = 0;
+  dropped_arcs_.clear();
   // A flow whose rate did not change keeps its finish event (settle() moved `since` and
   // `remaining` consistently), which saves most heap traffic in big components.
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {

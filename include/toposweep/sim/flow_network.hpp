@@ -61,6 +61,11 @@ class FlowNetwork {
   std::uint64_t recomputations() const { return recomputations_; }
   std::uint64_t rate_assignments() const { return rate_assignments_; }
 
+  // Resume the last filling instead of filling afresh when only finishes happened since, on
+  // whole-network components (flow_refill.cpp). On by default; results are the same either way
+  // (tested bit for bit), only the work differs.
+  void set_resumable(bool on) { resumable_ = on; }
+
   // Record every arc-load change (costs one pass over the recomputed arcs' flows).
   void record_link_loads(bool on) { record_ = on; }
   const std::vector<LinkSample>& link_samples() const { return samples_; }
@@ -94,7 +99,9 @@ class FlowNetwork {
     // small integers, so the running sum is exact).
     double weight = 0;
     double remaining = 0, unfrozen = 0;  // recompute() scratch: capacity left, unfrozen weight
+    double dropped = 0;                  // weight of flows finished since the logged filling
     std::uint32_t seen = 0;              // recomputation epoch
+    std::uint32_t slot = 0;              // index in logged_arcs_ (when it is there)
   };
   struct FinishEvent {
     double time;
@@ -102,11 +109,25 @@ class FlowNetwork {
     std::uint32_t version;
     bool operator>(const FinishEvent& o) const { return time > o.time || (time == o.time && flow > o.flow); }
   };
+  // A saved state of a logged filling: after `frozen` flows of fill_log_ were frozen, the
+  // remaining capacity and unfrozen weight of each arc of logged_arcs_, and the heap.
+  struct Checkpoint {
+    std::size_t frozen = 0;
+    std::vector<double> remaining, unfrozen;
+    std::vector<ShareHeap::Key> heap;
+  };
+
   void recompute();
   void collect_component();  // fills comp_arcs_ / comp_flows_, settles the flows, seeds the heap
-  void fill();               // progressive filling over the collected component
+  // Progressive filling over the collected component from `frozen` flows frozen on; logs the
+  // freezing order and saves checkpoints when `logging` (see flow_refill.cpp).
+  void fill(std::size_t frozen, bool logging);
+  void save_checkpoint(std::size_t frozen);
+  // Resumes the last logged filling at its latest checkpoint before the first finished flow;
+  // false (nothing done) when that is not possible.
+  bool resume_fill();
   // Freezes the unfrozen flows crossing arc a at `share` per unit of weight.
-  void freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_flows);
+  void freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_flows, bool logging);
   void settle(Flow& f);  // brings `remaining` up to now_
   void schedule(FlowId id);
   void detach(FlowId id);
@@ -131,6 +152,19 @@ class FlowNetwork {
   std::vector<double> comp_old_rate_;  // parallel to comp_flows_: rate before this recomputation
   ShareHeap share_heap_;
   std::vector<LinkSample> samples_;
+  // Resumable filling (flow_refill.cpp): the last filling of a whole-network component, kept
+  // while only finishes happen after it.
+  bool resumable_ = true;
+  bool whole_ = false;                   // the last collected component holds every active flow
+  bool log_valid_ = false;               // fill_log_ and checkpoints_ describe the current flows' filling
+  bool integer_weights_ = true;          // every weight so far is an integer
+  std::vector<FlowId> fill_log_;         // flows in the order the filling froze them
+  std::vector<std::uint32_t> fill_pos_;  // per flow: its index in fill_log_
+  std::vector<ArcId> logged_arcs_;       // the arcs of the logged filling
+  std::vector<Checkpoint> checkpoints_;  // ascending `frozen`; first checkpoint_count_ in use
+  std::size_t checkpoint_count_ = 0;
+  std::size_t cut_ = SIZE_MAX;       // smallest fill_pos_ of the flows finished since
+  std::vector<ArcId> dropped_arcs_;  // arcs with a non-zero Arc::dropped
   bool record_ = false;
   std::uint32_t epoch_ = 0;
   double now_ = 0;

@@ -15,6 +15,7 @@ namespace toposweep::sim {
 
 class ShareHeap {
  public:
+  using Key = unsigned __int128;
   struct Entry {
     double share;
     ArcId arc;
@@ -40,6 +41,9 @@ class ShareHeap {
     }
     keys_[i] = k;
   }
+  // The entries as stored (a heap once heapify() ran), to save and restore the whole heap.
+  const std::vector<Key>& keys() const { return keys_; }
+  void assign(const std::vector<Key>& keys) { keys_ = keys; }
   // Removes and returns the smallest entry (the heap must not be empty).
   Entry pop() {
     const Key top = keys_.front();
@@ -50,8 +54,6 @@ class ShareHeap {
   }
 
  private:
-  using Key = unsigned __int128;
-
   static Key key_of(double share, ArcId arc) {
     // +0.0 for -0.0, so that a zero share keeps the smallest bit pattern.
     return Key{std::bit_cast<std::uint64_t>(share + 0.0)} << 32 | arc;
