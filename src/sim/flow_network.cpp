@@ -18,8 +18,8 @@ std::vector<double> capacities_of(const Network& net) {
 
 // Fillings of at least this many flows (of a whole-network component) are logged for
 // resumption, with checkpoints from this many flows before the end on.
-constexpr std::size_t kMinLoggedFlows = 1024;
-constexpr std::size_t kFirstCheckpointGap = 64;
+constexpr std::size_t kMinLoggedFlows = 64;
+constexpr std::size_t kFirstCheckpointGap = 16;
 
 // Arcs left unreached by the component search below which it looks at them directly.
 constexpr std::size_t kShortcutArcs = 16;
