@@ -162,23 +162,17 @@ void FlowNetwork::collect_component() {
   comp_arcs_.clear();
   comp_flows_.clear();
   comp_old_rate_.clear();
-  share_heap_.clear();
   // The component of flows linked (through shared arcs) to what changed; rates elsewhere stay.
-  // Each arc is prepared for the filling when first reached, each flow settled.
+  // Each flow is settled when first reached.
   std::size_t busy_reached = 0;  // arcs reached that carry flows
   auto visit_arc = [&](ArcId a) {
     Arc& arc = arcs_[a];
     if (arc.seen == epoch_) return;
     arc.seen = epoch_;
     comp_arcs_.push_back(a);
-    arc.remaining = arc.capacity;
-    arc.unfrozen = arc.weight;
     // Positive weight means flows cross the arc (an arc whose weight rounded to zero would
     // only stop the whole-network shortcut below from applying).
-    if (arc.weight > 0) {
-      ++busy_reached;
-      share_heap_.append(arc.capacity / arc.weight, a);
-    }
+    if (arc.weight > 0) ++busy_reached;
   };
   auto visit_flow = [&](FlowId id) {
     Flow& f = flows_[id];
@@ -280,6 +274,16 @@ void FlowNetwork::freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_f
   rate_assignments_ += assigned;
 }
 
+void FlowNetwork::seed_fill() {
+  share_heap_.clear();
+  for (ArcId a : comp_arcs_) {
+    Arc& arc = arcs_[a];
+    arc.remaining = arc.capacity;
+    arc.unfrozen = arc.weight;
+    if (arc.weight > 0) share_heap_.append(arc.capacity / arc.weight, a);
+  }
+}
+
 void FlowNetwork::fill(std::size_t frozen, bool logging) {
   // Progressive filling: repeatedly saturate the arc offering the smallest fair share. Freezing
   // flows at the current minimum share can only raise the share other arcs offer, so heap keys
@@ -331,6 +335,7 @@ void FlowNetwork::recompute() {
       for (std::size_t j = 0; j < logged_arcs_.size(); ++j)
         arcs_[logged_arcs_[j]].slot = static_cast<std::uint32_t>(j);
     }
+    seed_fill();
     fill(0, logging);
   }
   cut_ = std::numeric_limits<std::size_t>::max();

@@ -118,7 +118,8 @@ class FlowNetwork {
   };
 
   void recompute();
-  void collect_component();  // fills comp_arcs_ / comp_flows_, settles the flows, seeds the heap
+  void collect_component();  // fills comp_arcs_ / comp_flows_, settles the flows
+  void seed_fill();          // a fresh filling's start: every arc full, the heap of its shares
   // Progressive filling over the collected component from `frozen` flows frozen on; logs the
   // freezing order and saves checkpoints when `logging` (see flow_refill.cpp).
   void fill(std::size_t frozen, bool logging);
