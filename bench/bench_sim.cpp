@@ -38,7 +38,7 @@ Config gpt3_1024(const std::string& model) {
                       {"strategy.pp", "8"},
                       {"strategy.microbatches", "64"},
                       {"strategy.recompute", "true"},
-                      {"strategy.zero1", "true"},
+                      {"strategy.zero", "1"},
                       {"simulate.network_model", model}});
 }
 

@@ -11,13 +11,13 @@ WORKLOADS = {
     "AllReduce 1 GB": (None, ["--op", "allreduce", "--bytes", "1GB"]),
     # Global batch 1536 (the GPT-3 paper's): with the default 1 sequence per GPU x 4096 it needs 129 GB per GPU.
     "GPT-3 175B (TP-16 x DP-256, batch 1536)": ({"model.name": "gpt3-175b", "strategy.tp": 16, "strategy.dp": 256,
-                                                 "model.global_batch": 1536, "strategy.zero1": "true",
+                                                 "model.global_batch": 1536, "strategy.zero": 1,
                                                  "strategy.recompute": "true"}, []),
     "T-NLG stand-in gpt3-13b (TP-8 x DP-512)": ({"model.name": "gpt3-13b", "strategy.tp": 8,
                                                  "strategy.dp": 512, "strategy.recompute": "true"}, []),
     "ResNet-50 (DP-4096)": ({"model.name": "resnet50", "strategy.dp": 4096}, []),
     "MSFT-1T stand-in mt-nlg-530b (TP-32 x DP-128)": ({"model.name": "mt-nlg-530b", "strategy.tp": 32,
-                                                       "strategy.dp": 128, "strategy.zero1": "true",
+                                                       "strategy.dp": 128, "strategy.zero": 1,
                                                        "strategy.recompute": "true"}, []),
 }
 OBJECTIVES = ["time", "time_x_cost"]

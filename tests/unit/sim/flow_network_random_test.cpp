@@ -31,21 +31,27 @@ std::vector<double> reference_rates(const std::vector<double>& cap, const std::v
   std::vector<bool> frozen(flows.size(), true);
   for (std::size_t i = 0; i < flows.size(); ++i) frozen[i] = !(flows[i].started && !flows[i].done);
   double level = 0;  // rate per unit of weight of every unfrozen flow
+  // Arc a's rate taken by frozen flows and the weight of the unfrozen flows crossing it.
+  auto arc_load = [&](std::size_t a, double& used, double& w) {
+    used = 0;
+    w = 0;
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      if (!(flows[i].started && !flows[i].done)) continue;
+      for (ArcId b : flows[i].path)
+        if (b == a) {
+          if (frozen[i])
+            used += rate[i];
+          else
+            w += flows[i].weight;
+        }
+    }
+  };
   for (;;) {
     // The smallest level increase that saturates an arc.
     double best = std::numeric_limits<double>::infinity();
     for (std::size_t a = 0; a < cap.size(); ++a) {
       double used = 0, w = 0;
-      for (std::size_t i = 0; i < flows.size(); ++i) {
-        if (!(flows[i].started && !flows[i].done)) continue;
-        for (ArcId b : flows[i].path)
-          if (b == a) {
-            if (frozen[i])
-              used += rate[i];
-            else
-              w += flows[i].weight;
-          }
-      }
+      arc_load(a, used, w);
       if (w > 0) best = std::min(best, (cap[a] - used) / w);
     }
     if (best == std::numeric_limits<double>::infinity()) break;
@@ -54,16 +60,7 @@ std::vector<double> reference_rates(const std::vector<double>& cap, const std::v
     std::vector<bool> saturated(cap.size(), false);
     for (std::size_t a = 0; a < cap.size(); ++a) {
       double used = 0, w = 0;
-      for (std::size_t i = 0; i < flows.size(); ++i) {
-        if (!(flows[i].started && !flows[i].done)) continue;
-        for (ArcId b : flows[i].path)
-          if (b == a) {
-            if (frozen[i])
-              used += rate[i];
-            else
-              w += flows[i].weight;
-          }
-      }
+      arc_load(a, used, w);
       if (w > 0 && used + level * w >= cap[a] * (1 - 1e-12)) saturated[a] = true;
     }
     for (std::size_t i = 0; i < flows.size(); ++i) {
