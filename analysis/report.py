@@ -184,6 +184,20 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
 
     table = sm.summary_table(frame, speedups)
     table.to_csv(os.path.join(out, "summary.csv"), index=False)
+    # A space that sweeps several models pools them in the per-family rows; summarise each apart.
+    model_table = None
+    if "model.name" in frame:
+        models = frame["model.name"].astype(object)
+        if "model.name" in results.config:
+            models = models.where(models.notna(), results.config["model.name"])
+        names = sorted(str(m) for m in models.dropna().unique())
+        if len(names) > 1:
+            model_table = sm.summary_table(frame.assign(model_group=models.astype(str)), None,
+                                           family="model_group")
+            model_table.rename(columns={"family": "model"}).to_csv(
+                os.path.join(out, "summary_by_model.csv"), index=False)
+            notes.append(f"the points span {len(names)} models ({', '.join(names)}): the per-family rows pool "
+                         "them; see the per-model summary, or report on one with --where model.name=NAME")
     if where:
         front_indices = fr.frontier(frame, objective_list)["index"].to_numpy()
         notes.append("/frontier covers every point, so it is not compared with this selection's frontier")
@@ -200,12 +214,12 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
         os.path.join(out, "frontier_by_family.csv"), index=False)
 
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
-        f.write(_markdown(results, table, figures, notes, objective_list, len(front_indices), out))
+        f.write(_markdown(results, table, figures, notes, objective_list, len(front_indices), out, model_table))
     return {"figures": figures, "summary": table, "frontier": front, "notes": notes, "speedups": speedups,
-            "heatmap": heatmap_table}
+            "heatmap": heatmap_table, "summary_by_model": model_table}
 
 
-def _markdown(results, table, figures, notes, objectives, frontier_size, out):
+def _markdown(results, table, figures, notes, objectives, frontier_size, out, model_table=None):
     attrs = results.attrs
     lines = [f"# Sweep report: {os.path.basename(results.path)}", "",
              f"- file: `{results.path}`",
@@ -216,7 +230,11 @@ def _markdown(results, table, figures, notes, objectives, frontier_size, out):
              f"- Pareto frontier of {', '.join(objectives)}: {frontier_size} points (frontier.csv; "
              "each topology family's own in frontier_by_family.csv)", "",
              "## Summary per topology family", "", sm.to_markdown(table),
-             "Full-precision values (SI units: s, US$) are in summary.csv.", "", "## Notes", ""]
+             "Full-precision values (SI units: s, US$) are in summary.csv.", ""]
+    if model_table is not None:
+        lines += ["## Summary per model", "", sm.to_markdown(model_table, "model"),
+                  "Full-precision values are in summary_by_model.csv.", ""]
+    lines += ["## Notes", ""]
     lines += [f"- {n}" for n in notes]
     lines += ["", "## Figures", ""]
     for name, path in figures.items():

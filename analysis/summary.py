@@ -59,9 +59,10 @@ def summary_table(frame, speedups=None, family="family"):
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def to_markdown(table):
-    """The table as GitHub markdown, values with units and prefixes."""
-    headers = ["family", "points", "evaluated", "infeasible", "failed", "on frontier",
+def to_markdown(table, first_header="family"):
+    """The table as GitHub markdown, values with units and prefixes; `first_header` names the
+    grouping column (the table's ``family`` column holds its values)."""
+    headers = [first_header, "points", "evaluated", "infeasible", "failed", "on frontier",
                "best iteration time", "its cost", "lowest cost", "its iteration time", "max speedup"]
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for _, r in table.iterrows():

@@ -325,3 +325,38 @@ def test_where_uses_the_base_value_where_a_sub_space_does_not_sweep_the_key(sche
     # model.name is only in the base: every point has model.name = bert-large.
     done = report.write_report(schema_path, str(tmp_path / "r"), where=["model.name=bert-large"])
     assert any("only the 22 of 22 points" in n for n in done["notes"])
+
+
+TWO_MODELS = """[server]
+gpus = 2
+[topology]
+servers = 4
+kind = switch
+degree = 1
+[space.pair]
+model.name = ncf, resnet50
+topology.link_bandwidth = 25Gbps, 100Gbps
+strategy = all(max_tp=1, max_pp=2)
+"""
+
+
+def test_a_space_of_several_models_gets_a_summary_per_model(tmp_path):
+    space = tmp_path / "two_models.ini"
+    space.write_text(TWO_MODELS)
+    from conftest import run_sweep
+    path = run_sweep(tmp_path / "two.h5", space=str(space))
+    done = report.write_report(path, str(tmp_path / "r"))
+    rows = direct_rows(path)
+    with open(tmp_path / "r" / "summary_by_model.csv", newline="") as f:
+        got = {r["model"]: r for r in csv.DictReader(f)}
+    assert set(got) == {"ncf", "resnet50", "(all)"}
+    for model in ("ncf", "resnet50"):
+        mine = [r for r in rows if r["model.name"] == model]
+        evaluated = [r for r in mine if r["status"] == 0]
+        assert int(got[model]["points"]) == len(mine)
+        assert int(got[model]["evaluated"]) == len(evaluated)
+        assert float(got[model]["best_iteration_time_s"]) == min(r["time"] for r in evaluated)
+        assert float(got[model]["min_cost_usd"]) == min(r["cost"] for r in evaluated)
+    assert any("span 2 models (ncf, resnet50)" in n for n in done["notes"])
+    with open(tmp_path / "r" / "summary.md", encoding="utf-8") as f:
+        assert "## Summary per model" in f.read()
