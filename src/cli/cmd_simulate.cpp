@@ -177,7 +177,9 @@ int run(CommandContext& ctx) {
           << sim::network_model_name(m.options.model) << " network model\n";
       for (std::size_t j = 0; j < m.jobs.size(); ++j) {
         out << "job " << j << ": " << m.jobs[j].spec.model << " on servers " << m.jobs[j].first_server << ".."
-            << m.jobs[j].first_server + m.jobs[j].spec.servers - 1 << "\n";
+            << m.jobs[j].first_server + m.jobs[j].spec.servers - 1 << " (dp " << m.jobs[j].plan.dp << ", tp "
+            << m.jobs[j].plan.tp << ", pp " << m.jobs[j].plan.pp << ", " << m.jobs[j].plan.microbatches
+            << " microbatch" << (m.jobs[j].plan.microbatches == 1 ? "" : "es") << ")\n";
         print_breakdown(out, r.engine.jobs[j]);
       }
       out << "  slowest job   " << ms(r.engine.makespan_s) << "\n";

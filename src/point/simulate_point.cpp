@@ -72,16 +72,37 @@ PointSimulation simulate_point(const Config& config, bool record_link_loads) {
 std::vector<JobSpec> parse_job_list(const Config& config) {
   std::vector<JobSpec> jobs;
   if (!config.has("simulate.jobs")) return jobs;
+  auto number = [](std::string_view text, unsigned& out) {
+    const char* end = text.data() + text.size();
+    return !text.empty() && std::from_chars(text.data(), end, out).ptr == end && out > 0;
+  };
   for (const std::string& item : config.get_list("simulate.jobs")) {
-    const auto colon = item.rfind(':');
+    const auto bad = [&] {
+      return BadInput("job '" + item + "' is not MODEL:SERVERS[:tpT][:ppP][:mbM] with SERVERS, T, P, M >= 1",
+                      config.where("simulate.jobs"));
+    };
+    // Peel the strategy options off the right, then SERVERS; what is left is the model (a name or
+    // a file path, which may itself hold colons).
     JobSpec j;
+    std::string rest = item;
+    for (;;) {
+      const auto colon = rest.rfind(':');
+      if (colon == std::string::npos) throw bad();
+      const std::string_view token = std::string_view(rest).substr(colon + 1);
+      std::uint32_t* field = token.starts_with("tp")   ? &j.tp
+                             : token.starts_with("pp") ? &j.pp
+                             : token.starts_with("mb") ? &j.microbatches
+                                                       : nullptr;
+      if (!field) break;
+      unsigned value = 0;
+      if (!number(token.substr(2), value)) throw bad();
+      *field = value;
+      rest.resize(colon);
+    }
+    const auto colon = rest.rfind(':');
     unsigned servers = 0;
-    const char* end = item.data() + item.size();
-    if (colon == std::string::npos || colon == 0 ||
-        std::from_chars(item.data() + colon + 1, end, servers).ptr != end || servers == 0)
-      throw BadInput("job '" + item + "' is not MODEL:SERVERS with SERVERS >= 1",
-                     config.where("simulate.jobs"));
-    j.model = item.substr(0, colon);
+    if (colon == 0 || !number(std::string_view(rest).substr(colon + 1), servers)) throw bad();
+    j.model = rest.substr(0, colon);
     j.servers = servers;
     jobs.push_back(std::move(j));
   }
@@ -104,10 +125,16 @@ MultiJobSimulation simulate_multijob(const Config& config, bool record_link_load
                      config.where("simulate.jobs"));
     Config job_config = config;
     job_config.set("model.name", s.model, "simulate.jobs");
-    job_config.set("strategy.dp", std::to_string(s.servers * g), "simulate.jobs");
-    job_config.set("strategy.tp", "1", "simulate.jobs");
-    job_config.set("strategy.pp", "1", "simulate.jobs");
-    job_config.set("strategy.microbatches", "1", "simulate.jobs");
+    const std::uint32_t job_gpus = s.servers * g;
+    if (job_gpus % (s.tp * s.pp) != 0)
+      throw InvalidDesign("job '" + s.model + ":" + std::to_string(s.servers) + "': tp x pp = " +
+                              std::to_string(s.tp * s.pp) + " does not divide its " + std::to_string(job_gpus) +
+                              " GPUs",
+                          config.where("simulate.jobs"));
+    job_config.set("strategy.dp", std::to_string(job_gpus / (s.tp * s.pp)), "simulate.jobs");
+    job_config.set("strategy.tp", std::to_string(s.tp), "simulate.jobs");
+    job_config.set("strategy.pp", std::to_string(s.pp), "simulate.jobs");
+    job_config.set("strategy.microbatches", std::to_string(s.microbatches), "simulate.jobs");
     // Jobs of different models keep their own per-GPU batch unless the user set one for all.
     if (!config.has("model.batch_per_gpu") || config.entries().at("model.batch_per_gpu").origin == "default")
       job_config.set("model.batch_per_gpu", "0", "simulate.jobs");

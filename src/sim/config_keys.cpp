@@ -10,8 +10,9 @@ std::vector<KeySpec> config_keys() {
       {"simulate.analytical_instances", "first",
        "analytical model: time the first instance of each communication (first) or every one, slowest wins (all)"},
       {"simulate.jobs", "",
-       "multi-job mode: comma list of MODEL:SERVERS jobs placed on consecutive servers, each pure data parallel "
-       "(e.g. dlrm:16,bert-large:16); empty = one job from model.* and strategy.*"},
+       "multi-job mode: comma list of MODEL:SERVERS[:tpT][:ppP][:mbM] jobs placed on consecutive servers, data "
+       "parallel over what tp x pp leaves (e.g. dlrm:16,gpt3-13b:16:tp4:pp2:mb8); empty = one job from model.* "
+       "and strategy.*"},
   };
 }
 

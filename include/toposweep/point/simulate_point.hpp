@@ -40,9 +40,12 @@ PointSimulation simulate_point(const Config& config, bool record_link_loads = fa
 // Several jobs on one topology (simulate.jobs = MODEL:SERVERS,...): each job runs pure data
 // parallelism over its servers, placed on consecutive servers in list order; every other
 // model.* / server.* / strategy.* key applies to all jobs.
+// One job of simulate.jobs: MODEL:SERVERS[:tpT][:ppP][:mbM]. Data parallelism fills the job's
+// GPUs: dp = SERVERS x server.gpus / (tp x pp).
 struct JobSpec {
   std::string model;
   std::uint32_t servers = 0;
+  std::uint32_t tp = 1, pp = 1, microbatches = 1;
 };
 std::vector<JobSpec> parse_job_list(const Config& config);  // BadInput naming simulate.jobs
 

@@ -149,8 +149,57 @@ TEST(MultiJob, JobsOnDisjointServersOfAFullBisectionSwitchDoNotSlowEachOtherDown
   EXPECT_EQ(m.jobs[1].first_server, 4u);
 }
 
+TEST(MultiJob, JobStrategiesParse) {
+  const Config c = make_config({{"simulate.jobs", "gpt3-1.3b:4:tp2:pp2:mb4,dlrm:8,models/m:v1.json:2:mb2"}});
+  const auto jobs = parse_job_list(c);
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[0].model, "gpt3-1.3b");
+  EXPECT_EQ(jobs[0].servers, 4u);
+  EXPECT_EQ(jobs[0].tp, 2u);
+  EXPECT_EQ(jobs[0].pp, 2u);
+  EXPECT_EQ(jobs[0].microbatches, 4u);
+  EXPECT_EQ(jobs[1].tp * jobs[1].pp * jobs[1].microbatches, 1u);
+  EXPECT_EQ(jobs[2].model, "models/m:v1.json");  // a path may hold colons
+  EXPECT_EQ(jobs[2].servers, 2u);
+  EXPECT_EQ(jobs[2].microbatches, 2u);
+}
+
+// A job with its own 3-D strategy takes exactly the time `simulate` gives that strategy alone on a
+// switch of the job's size: on a full-bisection switch each server has its own link, so the second
+// job on other servers changes nothing under the analytical model.
+TEST(MultiJob, AJobsStrategyIsSimulatedAsAlone) {
+  const Config multi = make_config({{"topology.kind", "switch"},
+                                    {"topology.servers", "8"},
+                                    {"server.gpus", "2"},
+                                    {"simulate.jobs", "gpt3-1.3b:4:tp2:pp2:mb4,bert-large:4"}});
+  const MultiJobSimulation m = simulate_multijob(multi);
+  ASSERT_EQ(m.jobs.size(), 2u);
+  EXPECT_EQ(m.jobs[0].plan.tp, 2u);
+  EXPECT_EQ(m.jobs[0].plan.pp, 2u);
+  EXPECT_EQ(m.jobs[0].plan.dp, 2u);
+  EXPECT_EQ(m.jobs[0].plan.microbatches, 4u);
+  const Config single = make_config({{"topology.kind", "switch"},
+                                     {"topology.servers", "4"},
+                                     {"server.gpus", "2"},
+                                     {"model.name", "gpt3-1.3b"},
+                                     {"model.batch_per_gpu", "0"},
+                                     {"strategy.dp", "2"},
+                                     {"strategy.tp", "2"},
+                                     {"strategy.pp", "2"},
+                                     {"strategy.microbatches", "4"}});
+  Config alone = single;
+  const PointSimulation p = simulate_point(alone, false);
+  ASSERT_TRUE(p.simulated);
+  EXPECT_DOUBLE_EQ(m.sim.engine.jobs[0].iteration_time_s, p.result.iteration_time_s);
+  // tp x pp must divide the job's GPUs.
+  Config bad = multi;
+  bad.set("simulate.jobs", "gpt3-1.3b:1:tp4", "test");
+  EXPECT_THROW(simulate_multijob(bad), InvalidDesign);
+}
+
 TEST(MultiJob, BadJobListsAreBadInput) {
-  for (const char* jobs : {"bert-large", "bert-large:0", ":4", "bert-large:x", "bert-large:9"}) {
+  for (const char* jobs : {"bert-large", "bert-large:0", ":4", "bert-large:x", "bert-large:9", "bert-large:4:tp0",
+                           "bert-large:tp2", "bert-large:4:tpx"}) {
     const Config c = make_config({{"topology.kind", "switch"}, {"topology.servers", "8"}, {"simulate.jobs", jobs}});
     EXPECT_THROW(simulate_multijob(c), BadInput) << jobs;
   }
