@@ -265,6 +265,13 @@ OptimizeResult optimize_strategy(const Config& config) {
   out.target = OptimizeTarget::Strategy;
   const FixedPoint f = fixed_point(config);
   StrategyScorer scorer(f.workload, f.network, f.options);
+  // Placement and strategy are searched together: every candidate runs where `simulate` with
+  // the same optimize.placement would put it (TAG's joint deployment, DOMAIN.md 2.4).
+  const PlacementKind placement =
+      config.has("optimize.placement")
+          ? parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"))
+          : PlacementKind::RankOrder;
+  scorer.use_placement(placement);
   const auto space = strategy_space(config);
   auto t0 = scorer.iteration_time(f.strategy);
   Strategy start = f.strategy;
@@ -287,6 +294,18 @@ OptimizeResult optimize_strategy(const Config& config) {
   out.time_s = r.iteration_time_s;
   out.network = f.network;
   out.strides = f.network.info().strides;
+  if (placement == PlacementKind::Metis) {
+    // The best strategy's placement, as a server renumbering so replays (point.optimize) use it.
+    const Placement where = scorer.placement_of(r.best);
+    const Placement rank = rank_order_placement(r.best.gpus(), f.network.gpus_per_node());
+    out.placement_method = where.node_of_gpu == rank.node_of_gpu ? "rank_order" : "metis";
+    if (out.placement_method == "metis") {
+      const std::uint32_t g = f.network.gpus_per_node();
+      out.position_of_node.assign(r.best.gpus() / g, 0);
+      for (std::uint32_t gpu = 0; gpu < r.best.gpus(); ++gpu)
+        out.position_of_node[gpu / g] = where.node_of_gpu[gpu];
+    }
+  }
   out.cost_usd = network_cost_usd(f.network, config);
   out.simulations = scorer.simulations();
   return out;
@@ -459,6 +478,10 @@ nlohmann::json optimize_result_to_json(const OptimizeResult& r) {
   if (r.target == OptimizeTarget::Topology || r.target == OptimizeTarget::Alternating || !r.strides.empty()) {
     j["strides"] = r.strides;
     j["mp_links"] = links_json(r.mp_links);
+    if (!r.position_of_node.empty()) j["server_position"] = r.position_of_node;
+  }
+  if (r.target == OptimizeTarget::Strategy && !r.placement_method.empty()) {
+    j["placement"] = r.placement_method;
     if (!r.position_of_node.empty()) j["server_position"] = r.position_of_node;
   }
   if (r.target == OptimizeTarget::Placement) {

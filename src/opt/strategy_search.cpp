@@ -22,6 +22,12 @@ Placement StrategyScorer::placement_for(std::uint32_t gpus) const {
   return p;
 }
 
+Placement StrategyScorer::placement_of(const Strategy& s) const {
+  if (placement_kind_ == PlacementKind::Metis && position_of_node_.empty())
+    return place_strategy(*network_, s.gpus(), s.tp, s.pp, PlacementKind::Metis).placement;
+  return placement_for(s.gpus());
+}
+
 std::optional<double> StrategyScorer::iteration_time(const Strategy& s) {
   const std::string key = strategy_to_json(s).dump();
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
@@ -33,7 +39,7 @@ std::optional<double> StrategyScorer::iteration_time(const Strategy& s) {
   std::optional<double> time;
   if (plan.feasible) {
     ++simulations_;
-    const auto result = sim::simulate_iteration(*network_, plan.graph, options_, placement_for(s.gpus()));
+    const auto result = sim::simulate_iteration(*network_, plan.graph, options_, placement_of(s));
     time = result.job(0).iteration_time_s;
   }
   memo_.emplace(key, time);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "toposweep/opt/metropolis.hpp"
+#include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/sim/simulate.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/workload/enumerate.hpp"
@@ -28,6 +29,12 @@ class StrategyScorer {
   std::optional<double> iteration_time(const Strategy& s);
   std::uint64_t simulations() const { return simulations_; }
   Placement placement_for(std::uint32_t gpus) const;
+  // With METIS placement (optimize.placement = metis; only without a server renumbering) each
+  // strategy runs where `simulate` would put it: its TP or PP groups on METIS's server sets when
+  // those hold more internal bandwidth than rank order's, else in rank order.
+  void use_placement(PlacementKind kind) { placement_kind_ = kind; }
+  // The placement `iteration_time` simulated `s` with.
+  Placement placement_of(const Strategy& s) const;
   std::uint32_t gpus() const { return network_->gpu_count(); }
 
  private:
@@ -35,6 +42,7 @@ class StrategyScorer {
   const Network* network_;
   sim::SimOptions options_;
   std::vector<std::uint32_t> position_of_node_;
+  PlacementKind placement_kind_ = PlacementKind::RankOrder;
   std::map<std::string, std::optional<double>> memo_;
   std::uint64_t simulations_ = 0;
 };
