@@ -17,7 +17,8 @@ std::vector<KeySpec> config_keys() {
       {"strategy.pp", "1", "pipeline-parallel stages"},
       {"strategy.microbatches", "1", "microbatches per iteration and pipeline"},
       {"strategy.microbatch_size", "", "samples per microbatch (sets strategy.microbatches from the batch)"},
-      {"strategy.schedule", "1f1b", "pipeline schedule: 1f1b or gpipe"},
+      {"strategy.schedule", "1f1b", "pipeline schedule: 1f1b, gpipe or interleaved"},
+      {"strategy.virtual_stages", "1", "model chunks per device with the interleaved schedule (>= 2 there)"},
       {"strategy.recompute", "false", "full activation recomputation"},
       {"strategy.sequence_parallel", "false",
        "Megatron sequence parallelism: TP AllReduces become ReduceScatter + AllGather, block activations / "

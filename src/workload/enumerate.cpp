@@ -109,6 +109,9 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
         s.microbatches = static_cast<std::uint32_t>(mu);
         const double mb = static_cast<double>(replica / mu);
         for (PipelineSchedule schedule : space.schedules) {
+          // Interleaving needs a chunk count (strategy.virtual_stages), which the space does
+          // not enumerate: it is only simulated when given explicitly.
+          if (schedule == PipelineSchedule::Interleaved) continue;
           s.schedule = schedule;
           for (bool recompute : space.recompute) {
             s.recompute = recompute;

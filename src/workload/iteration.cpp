@@ -45,7 +45,13 @@ struct StageProgram {
 class IterationBuilder {
  public:
   IterationBuilder(const Workload& w, const Strategy& s)
-      : w_(w), s_(s), m_(w.model), gpus_(s.gpus()), ranks_{s.dp, s.tp, s.pp}, mb_(microbatch_size(s, w)) {}
+      : w_(w),
+        s_(s),
+        m_(w.model),
+        gpus_(s.gpus()),
+        ranks_{s.dp, s.tp, s.pp},
+        mb_(microbatch_size(s, w)),
+        virtual_stages_(s.schedule == PipelineSchedule::Interleaved ? s.virtual_stages : 1) {}
 
   TaskGraph build();
   double total_flops() const { return total_flops_; }
@@ -53,8 +59,15 @@ class IterationBuilder {
  private:
   void make_3d_programs();
   void make_per_layer_program();
-  std::vector<std::pair<bool, std::uint32_t>> stage_order(std::uint32_t stage) const;
-  void emit_pass(std::uint32_t stage, std::uint32_t micro, bool forward, bool final_backward);
+  // One pass on a device's compute stream: a microbatch's forward or backward through a chunk.
+  struct Pass {
+    bool forward;
+    std::uint32_t micro, chunk;
+  };
+  std::vector<Pass> stage_order(std::uint32_t stage) const;
+  std::uint32_t chunks() const { return s_.pp * virtual_stages_; }
+  double device_params(std::uint32_t stage) const;
+  void emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward);
   void emit_op(const Op& op, std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   void emit_exchange(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   void close_bucket(std::uint32_t stage, std::uint32_t micro);
@@ -98,11 +111,14 @@ class IterationBuilder {
   std::uint32_t gpus_;
   RankGrid ranks_;
   double mb_;
+  std::uint32_t virtual_stages_;  // model chunks per device (1 unless interleaved)
   TaskGraph g_;
-  std::vector<StageProgram> programs_;
+  std::vector<StageProgram> programs_;  // per model chunk (chunk c runs on device c % pp)
   std::vector<std::uint32_t> compute_stream_, dp_stream_, send_fwd_stream_, send_bwd_stream_;
   std::vector<std::uint32_t> dp_set_;                   // per stage, kNoSet when dp = 1
   std::vector<std::uint32_t> pp_fwd_set_, pp_bwd_set_;  // per stage: sends to the next/previous
+  // Interleaved: device pp-1 -> device 0 (forward) and 0 -> pp-1 (backward) between chunk rounds.
+  std::uint32_t pp_wrap_fwd_set_ = kNoSet, pp_wrap_bwd_set_ = kNoSet;
   // Embedding exchange per phase (forward, backward): (kind, bytes per sample, group set).
   struct Exchange {
     TaskKind kind;
@@ -110,7 +126,7 @@ class IterationBuilder {
     std::uint32_t group_set;
   };
   std::map<TaskPhase, std::vector<Exchange>> exchange_plan_;
-  std::vector<std::vector<TaskId>> sent_fwd_, sent_bwd_;  // [stage][micro] transfer ids
+  std::vector<std::vector<TaskId>> sent_fwd_, sent_bwd_;  // [chunk][micro] transfer ids
   std::vector<TaskId> last_compute_;                      // per stage
   std::vector<TaskId> last_dp_;                           // per stage
   std::vector<TaskId> next_deps_;  // extra dependencies of the next compute-stream task
@@ -171,14 +187,17 @@ double IterationBuilder::embedding_lookup_seconds() const {
 }
 
 void IterationBuilder::make_3d_programs() {
-  const auto stages = partition_stages(m_, s_.pp);
+  const auto stages = partition_stages(m_, chunks());
   const double shard = m_.transformer ? s_.tp : 1;
   const double B = w_.bytes_per_element;
-  for (std::uint32_t p = 0; p < s_.pp; ++p) {
-    StageProgram& prog = programs_[p];
-    const std::uint32_t tp_set = s_.tp > 1 ? g_.add_group_set(ranks_.tp_groups(p)) : kNoSet;
+  std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet);
+  for (std::uint32_t c = 0; c < chunks(); ++c) {
+    const std::uint32_t p = c % s_.pp;  // the device holding chunk c
+    StageProgram& prog = programs_[c];
+    if (s_.tp > 1 && tp_sets[p] == kNoSet) tp_sets[p] = g_.add_group_set(ranks_.tp_groups(p));
+    const std::uint32_t tp_set = tp_sets[p];
     std::vector<Op> backward_reversed;
-    for (std::uint32_t i = stages[p].first; i < stages[p].last; ++i) {
+    for (std::uint32_t i = stages[c].first; i < stages[c].last; ++i) {
       const Layer& l = m_.layers[i];
       auto tp_allreduce = [&](std::uint32_t count) {
         Op c;
@@ -233,7 +252,7 @@ void IterationBuilder::make_3d_programs() {
       for (auto it = layer_bwd.rbegin(); it != layer_bwd.rend(); ++it) backward_reversed.push_back(*it);
     }
     prog.backward.assign(backward_reversed.rbegin(), backward_reversed.rend());
-    prog.output_elements = m_.layers[stages[p].last - 1].output_elements;
+    prog.output_elements = m_.layers[stages[c].last - 1].output_elements;
   }
 }
 
@@ -359,23 +378,49 @@ void IterationBuilder::make_per_layer_program() {
   prog.output_elements = 0;
 }
 
-// The order of (forward?, microbatch) passes on a stage's compute stream.
-std::vector<std::pair<bool, std::uint32_t>> IterationBuilder::stage_order(std::uint32_t stage) const {
+// The order of passes on a device's compute stream.
+std::vector<IterationBuilder::Pass> IterationBuilder::stage_order(std::uint32_t stage) const {
   const std::uint32_t mu = s_.microbatches;
-  std::vector<std::pair<bool, std::uint32_t>> order;
+  std::vector<Pass> order;
+  if (s_.schedule == PipelineSchedule::Interleaved && s_.pp > 1) {
+    // Megatron-LM (forward_backward_pipelining_with_interleaving): mu * v units per direction;
+    // the k-th forward unit is microbatch (k / (pp v)) pp + k % pp through the device's chunk
+    // round (k % (pp v)) / pp; backward units walk the rounds in reverse. Warm-up
+    // 2 (pp - p - 1) + (v - 1) pp forwards (capped at all of them), then one forward and one
+    // backward each step, then the remaining backwards.
+    const std::uint32_t pp = s_.pp, v = virtual_stages_, total = mu * v, group = pp * v;
+    auto unit = [&](std::uint32_t k, bool forward) {
+      const std::uint32_t round = (k % group) / pp;
+      return Pass{forward, (k / group) * pp + k % pp, (forward ? round : v - 1 - round) * pp + stage};
+    };
+    const std::uint32_t warmup = std::min(2 * (pp - stage - 1) + (v - 1) * pp, total);
+    for (std::uint32_t k = 0; k < warmup; ++k) order.push_back(unit(k, true));
+    for (std::uint32_t i = 0; i + warmup < total; ++i) {
+      order.push_back(unit(warmup + i, true));
+      order.push_back(unit(i, false));
+    }
+    for (std::uint32_t k = total - warmup; k < total; ++k) order.push_back(unit(k, false));
+    return order;
+  }
   if (s_.schedule == PipelineSchedule::GPipe || s_.pp == 1) {
-    for (std::uint32_t m = 0; m < mu; ++m) order.push_back({true, m});
-    for (std::uint32_t m = 0; m < mu; ++m) order.push_back({false, m});
+    for (std::uint32_t m = 0; m < mu; ++m) order.push_back({true, m, stage});
+    for (std::uint32_t m = 0; m < mu; ++m) order.push_back({false, m, stage});
     return order;
   }
   const std::uint32_t warmup = std::min(s_.pp - stage - 1, mu);
-  for (std::uint32_t m = 0; m < warmup; ++m) order.push_back({true, m});
+  for (std::uint32_t m = 0; m < warmup; ++m) order.push_back({true, m, stage});
   for (std::uint32_t i = 0; i + warmup < mu; ++i) {
-    order.push_back({true, warmup + i});
-    order.push_back({false, i});
+    order.push_back({true, warmup + i, stage});
+    order.push_back({false, i, stage});
   }
-  for (std::uint32_t m = mu - warmup; m < mu; ++m) order.push_back({false, m});
+  for (std::uint32_t m = mu - warmup; m < mu; ++m) order.push_back({false, m, stage});
   return order;
+}
+
+double IterationBuilder::device_params(std::uint32_t stage) const {
+  double params = 0;
+  for (std::uint32_t c = stage; c < programs_.size(); c += s_.pp) params += programs_[c].local_params;
+  return params;
 }
 
 void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase phase) {
@@ -532,9 +577,10 @@ void IterationBuilder::close_bucket(std::uint32_t stage, std::uint32_t micro) {
   bucket_bytes_ = 0;
 }
 
-void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool forward,
+void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward,
                                  bool final_backward) {
-  const StageProgram& prog = programs_[stage];
+  const StageProgram& prog = programs_[chunk];
+  const std::uint32_t stage = chunk % s_.pp;  // the device
   const TaskPhase phase = forward ? TaskPhase::Forward : TaskPhase::Backward;
   // Gradients are reduced in the final backward pass; ZeRO-2/3 keep only their shard of the
   // gradients, so every backward pass reduce-scatters its own (DeepSpeed's micro-steps). Before
@@ -542,8 +588,8 @@ void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool 
   // the passes that follow instead of the rest of its own.
   const bool reduce = final_backward || (!forward && s_.zero >= 2);
   const double bucket_limit = final_backward ? s_.bucket_bytes : std::numeric_limits<double>::infinity();
-  if (forward && stage > 0) next_deps_.push_back(sent_fwd_[stage - 1][micro]);
-  if (!forward && stage + 1 < s_.pp) next_deps_.push_back(sent_bwd_[stage + 1][micro]);
+  if (forward && chunk > 0) next_deps_.push_back(sent_fwd_[chunk - 1][micro]);
+  if (!forward && chunk + 1 < chunks()) next_deps_.push_back(sent_bwd_[chunk + 1][micro]);
   for (const Op& op : forward ? prog.forward : prog.backward) {
     emit_op(op, stage, micro, phase);
     if (reduce && op.grad_group_set != kNoSet && op.grad_bytes > 0) {
@@ -564,21 +610,24 @@ void IterationBuilder::emit_pass(std::uint32_t stage, std::uint32_t micro, bool 
   flush(stage, micro, phase);
   if (reduce) close_bucket(stage, micro);
 
-  const bool send = forward ? stage + 1 < s_.pp : stage > 0;
+  const bool send = forward ? chunk + 1 < chunks() : chunk > 0;
   if (!send) return;
+  // Between chunk rounds the last device sends to the first (forward) and back (backward).
+  const bool wrap = forward ? stage + 1 == s_.pp : stage == 0;
   Task t;
   t.kind = TaskKind::Transfer;
   t.phase = phase;
   t.purpose = CommPurpose::PipelineParallel;
   // The stage boundary's activations (forward) or their gradients (backward).
-  const double elements = forward ? prog.output_elements : programs_[stage - 1].output_elements;
+  const double elements = forward ? prog.output_elements : programs_[chunk - 1].output_elements;
   t.bytes = mb_ * elements * w_.bytes_per_element;
   t.stage = stage;
   t.microbatch = micro;
   t.label = label(forward ? kPpSendForward : kPpSendBackward);
   t.stream = forward ? send_fwd_stream_[stage] : send_bwd_stream_[stage];
-  t.group_set = forward ? pp_fwd_set_[stage] : pp_bwd_set_[stage];
-  (forward ? sent_fwd_ : sent_bwd_)[stage][micro] = add_task(t, {last_compute_[stage]});
+  t.group_set = wrap ? (forward ? pp_wrap_fwd_set_ : pp_wrap_bwd_set_)
+                     : (forward ? pp_fwd_set_[stage] : pp_bwd_set_[stage]);
+  (forward ? sent_fwd_ : sent_bwd_)[chunk][micro] = add_task(t, {last_compute_[stage]});
 }
 
 void IterationBuilder::add_zero3_gathers() {
@@ -587,8 +636,9 @@ void IterationBuilder::add_zero3_gathers() {
   // One task per pass stands for the per-layer gathers run back to back before each layer's
   // compute, on the compute stream: on the critical path, no prefetch overlap.
   if (s_.zero < 3) return;
-  for (std::uint32_t p = 0; p < s_.pp; ++p) {
-    StageProgram& prog = programs_[p];
+  for (std::uint32_t c = 0; c < programs_.size(); ++c) {
+    StageProgram& prog = programs_[c];
+    const std::uint32_t p = c % s_.pp;
     if (dp_set_[p] == kNoSet || prog.local_params <= 0) continue;
     Op gather;
     gather.kind = Op::Kind::Comm;
@@ -621,7 +671,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
     sync.label = label(kEmbeddingSync);
     last_dp_[0] = add_task(sync, {last_compute_[0], last_dp_[0], last_stage_backward_});
   }
-  const double params = programs_[stage].local_params / (s_.zero >= 1 ? s_.dp : 1);
+  const double params = device_params(stage) / (s_.zero >= 1 ? s_.dp : 1);
   Task t;
   t.kind = TaskKind::Compute;
   t.phase = TaskPhase::WeightUpdate;
@@ -640,7 +690,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
     ag.stream = dp_stream_[stage];
     ag.op = CollectiveOp::AllGather;
     ag.is_mutable = true;
-    ag.bytes = programs_[stage].local_params * w_.bytes_per_element;  // gathered weights
+    ag.bytes = device_params(stage) * w_.bytes_per_element;  // gathered weights
     ag.group_set = dp_set_[stage];
     ag.stage = stage;
     ag.label = label(kDpAllGather);
@@ -651,16 +701,29 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
 TaskGraph IterationBuilder::build() {
   g_.gpus = gpus_;
   const std::uint32_t pp = s_.pp;
-  programs_.resize(pp);
+  programs_.resize(chunks());
   dp_set_.assign(pp, kNoSet);
+  const bool wrap = virtual_stages_ > 1;  // sends from the last device to the first and back
   for (std::uint32_t p = 0; p < pp; ++p) {
     compute_stream_.push_back(g_.add_stream("stage" + std::to_string(p) + ".compute"));
     dp_stream_.push_back(g_.add_stream("stage" + std::to_string(p) + ".dp"));
-    send_fwd_stream_.push_back(p + 1 < pp ? g_.add_stream("stage" + std::to_string(p) + ".send_forward") : 0);
-    send_bwd_stream_.push_back(p > 0 ? g_.add_stream("stage" + std::to_string(p) + ".send_backward") : 0);
+    send_fwd_stream_.push_back(p + 1 < pp || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_forward")
+                                                  : 0);
+    send_bwd_stream_.push_back(p > 0 || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_backward") : 0);
     if (s_.dp > 1 && !s_.per_layer()) dp_set_[p] = g_.add_group_set(ranks_.dp_groups(p));
     pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pp_pairs(p, true)) : kNoSet);
     pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pp_pairs(p - 1, false)) : kNoSet);
+  }
+  if (wrap) {
+    GroupSet fwd, bwd;
+    for (std::uint32_t d = 0; d < s_.dp; ++d)
+      for (std::uint32_t t = 0; t < s_.tp; ++t) {
+        const std::uint32_t last = ranks_.rank(t, d, pp - 1), first = ranks_.rank(t, d, 0);
+        fwd.groups.push_back({last, first});
+        bwd.groups.push_back({first, last});
+      }
+    pp_wrap_fwd_set_ = g_.add_group_set(std::move(fwd));
+    pp_wrap_bwd_set_ = g_.add_group_set(std::move(bwd));
   }
   if (m_.transformer && m_.transformer->tied_embeddings && pp > 1) {
     GroupSet pairs;
@@ -669,7 +732,7 @@ TaskGraph IterationBuilder::build() {
         pairs.groups.push_back({ranks_.rank(t, d, 0), ranks_.rank(t, d, pp - 1)});
     tied_sync_set_ = g_.add_group_set(std::move(pairs));
   }
-  const std::size_t estimate = 8 * std::size_t{pp} * s_.microbatches + 64 * pp + m_.layers.size();
+  const std::size_t estimate = 8 * std::size_t{chunks()} * s_.microbatches + 64 * pp + m_.layers.size();
   g_.tasks.reserve(estimate);
   g_.dep_offsets.reserve(estimate + 1);
   g_.deps.reserve(2 * estimate);
@@ -679,11 +742,11 @@ TaskGraph IterationBuilder::build() {
     make_3d_programs();
   add_zero3_gathers();
 
-  sent_fwd_.assign(pp, std::vector<TaskId>(s_.microbatches, kNone));
-  sent_bwd_.assign(pp, std::vector<TaskId>(s_.microbatches, kNone));
+  sent_fwd_.assign(chunks(), std::vector<TaskId>(s_.microbatches, kNone));
+  sent_bwd_.assign(chunks(), std::vector<TaskId>(s_.microbatches, kNone));
   last_compute_.assign(pp, kNone);
   last_dp_.assign(pp, kNone);
-  std::vector<std::vector<std::pair<bool, std::uint32_t>>> orders(pp);
+  std::vector<std::vector<Pass>> orders(pp);
   std::vector<std::size_t> cursor(pp, 0);
   std::size_t remaining = 0;
   for (std::uint32_t p = 0; p < pp; ++p) {
@@ -696,13 +759,16 @@ TaskGraph IterationBuilder::build() {
     bool progress = false;
     for (std::uint32_t p = 0; p < pp; ++p) {
       while (cursor[p] < orders[p].size()) {
-        const auto [forward, micro] = orders[p][cursor[p]];
-        const bool ready = forward ? (p == 0 || sent_fwd_[p - 1][micro] != kNone)
-                                   : (p + 1 == pp || sent_bwd_[p + 1][micro] != kNone);
+        const auto [forward, micro, chunk] = orders[p][cursor[p]];
+        const bool ready = forward ? (chunk == 0 || sent_fwd_[chunk - 1][micro] != kNone)
+                                   : (chunk + 1 == chunks() || sent_bwd_[chunk + 1][micro] != kNone);
         if (!ready) break;
-        const bool final_backward = !forward && cursor[p] + 1 == orders[p].size();
-        emit_pass(p, micro, forward, final_backward);
-        if (final_backward) emit_optimizer(p);
+        const bool last_pass = cursor[p] + 1 == orders[p].size();
+        // A chunk's gradients are complete after its last backward (microbatch mu - 1; with
+        // one chunk per device that is the device's last pass).
+        const bool final_backward = !forward && (virtual_stages_ == 1 ? last_pass : micro + 1 == s_.microbatches);
+        emit_pass(chunk, micro, forward, final_backward);
+        if (last_pass) emit_optimizer(p);
         ++cursor[p];
         --remaining;
         progress = true;

@@ -43,12 +43,12 @@ std::uint8_t zero_stage_from_config(const Config& config) {
 }  // namespace
 
 const char* schedule_name(PipelineSchedule s) {
-  return s == PipelineSchedule::GPipe ? "gpipe" : "1f1b";
+  return s == PipelineSchedule::GPipe ? "gpipe" : s == PipelineSchedule::Interleaved ? "interleaved" : "1f1b";
 }
 
 bool operator==(const Strategy& a, const Strategy& b) {
   return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.microbatches == b.microbatches &&
-         a.schedule == b.schedule && a.recompute == b.recompute && a.zero == b.zero &&
+         a.schedule == b.schedule && a.virtual_stages == b.virtual_stages && a.recompute == b.recompute && a.zero == b.zero &&
          a.sequence_parallel == b.sequence_parallel && a.bucket_bytes == b.bucket_bytes &&
          a.layer_degree == b.layer_degree && a.table_owner == b.table_owner;
 }
@@ -86,8 +86,11 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
     s.schedule = PipelineSchedule::OneFOneB;
   else if (sched == "gpipe")
     s.schedule = PipelineSchedule::GPipe;
+  else if (sched == "interleaved")
+    s.schedule = PipelineSchedule::Interleaved;
   else
-    throw BadInput("unknown schedule '" + sched + "' (1f1b or gpipe)", config.where("strategy.schedule"));
+    throw BadInput("unknown schedule '" + sched + "' (1f1b, gpipe or interleaved)", config.where("strategy.schedule"));
+  s.virtual_stages = static_cast<std::uint32_t>(config.get_int("strategy.virtual_stages", 1, 1 << 24));
   s.recompute = config.get_bool("strategy.recompute");
   s.zero = zero_stage_from_config(config);
   s.sequence_parallel = config.get_bool("strategy.sequence_parallel");
@@ -158,6 +161,28 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
     throw InvalidDesign("batch per replica " + num(w.global_batch / s.dp) + " is not divisible by " +
                        std::to_string(s.microbatches) + " microbatches",
                    "key strategy.microbatches");
+  if (s.virtual_stages == 0)
+    throw BadInput("virtual stages must be at least 1", "key strategy.virtual_stages");
+  if (s.schedule != PipelineSchedule::Interleaved && s.virtual_stages != 1)
+    throw BadInput("strategy.virtual_stages = " + std::to_string(s.virtual_stages) +
+                       " needs strategy.schedule = interleaved",
+                   "key strategy.virtual_stages");
+  if (s.schedule == PipelineSchedule::Interleaved) {
+    if (s.virtual_stages < 2)
+      throw InvalidDesign("the interleaved schedule needs strategy.virtual_stages >= 2",
+                          "key strategy.virtual_stages");
+    if (s.pp < 2)
+      throw InvalidDesign("the interleaved schedule needs pp >= 2", "key strategy.pp");
+    if (static_cast<std::uint64_t>(s.pp) * s.virtual_stages > m.pipeline_units())
+      throw InvalidDesign("pp * virtual_stages = " + std::to_string(std::uint64_t{s.pp} * s.virtual_stages) +
+                              " model chunks exceed the " + std::to_string(m.pipeline_units()) + " layers of " +
+                              m.name,
+                          "key strategy.virtual_stages");
+    if (s.microbatches % s.pp != 0)
+      throw InvalidDesign("the interleaved schedule needs microbatches (" + std::to_string(s.microbatches) +
+                              ") to be a multiple of pp = " + std::to_string(s.pp),
+                          "key strategy.microbatches");
+  }
   if (s.zero > kMaxZeroStage)
     throw BadInput("ZeRO stage " + std::to_string(s.zero) + " does not exist (0, 1, 2 or 3)",
                    "key strategy.zero");
@@ -218,6 +243,7 @@ nlohmann::json strategy_to_json(const Strategy& s) {
                       {"zero_stage", s.zero},
                       {"sequence_parallel", s.sequence_parallel},
                       {"bucket_bytes", s.bucket_bytes}};
+  if (s.schedule == PipelineSchedule::Interleaved) j["virtual_stages"] = s.virtual_stages;
   if (s.per_layer()) j["layer_degrees"] = s.layer_degree;
   if (!s.table_owner.empty()) j["table_owners"] = s.table_owner;
   return j;

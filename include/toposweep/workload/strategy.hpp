@@ -14,12 +14,17 @@
 
 namespace toposweep {
 
-enum class PipelineSchedule : std::uint8_t { GPipe, OneFOneB };
-const char* schedule_name(PipelineSchedule s);  // "gpipe", "1f1b"
+// Interleaved: Megatron-LM's interleaved 1F1B (Narayanan et al. SC'21), each device holding
+// `virtual_stages` model chunks (chunk c on device c % pp).
+enum class PipelineSchedule : std::uint8_t { GPipe, OneFOneB, Interleaved };
+const char* schedule_name(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved"
 
 struct Strategy {
   std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  // Model chunks per device with the interleaved schedule (>= 2 there; 1 otherwise): the layers
+  // are split into pp * virtual_stages chunks, device p holding chunks p, p + pp, p + 2 pp, ...
+  std::uint32_t virtual_stages = 1;
   bool recompute = false;          // full activation recomputation: keep layer inputs, redo forward
   bool sequence_parallel = false;  // Megatron-SP: TP AllReduces become RS + AG, activations /tp
   // ZeRO stage over the data-parallel group: 0 none, 1 optimizer state sharded, 2 also
