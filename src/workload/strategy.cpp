@@ -118,7 +118,11 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
     std::string key = e.where().starts_with("key ") ? e.where().substr(4) : "";
     if (key == "strategy.zero" && !user_set(config, key) && user_set(config, "strategy.zero1"))
       key = "strategy.zero1";
-    if (!key.empty() && config.has(key)) throw BadInput(e.what(), config.where(key));
+    if (!key.empty() && config.has(key)) {
+      // Keep the kind: an impossible design stays one (sweeps count it infeasible, not failed).
+      if (dynamic_cast<const InvalidDesign*>(&e)) throw InvalidDesign(e.what(), config.where(key));
+      throw BadInput(e.what(), config.where(key));
+    }
     throw;
   }
   return s;
