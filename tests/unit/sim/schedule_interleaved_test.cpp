@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim_test_helpers.hpp"
 #include "toposweep/collective/config_keys.hpp"
 #include "toposweep/sim/config_keys.hpp"
 #include "toposweep/sim/simulate.hpp"
@@ -20,14 +21,7 @@ namespace toposweep::sim {
 namespace {
 
 Config make_config(const std::vector<std::pair<std::string, std::string>>& settings) {
-  Config c;
-  for (const auto& [k, v] : settings) c.set(k, v, "test");
-  for (const auto& keys :
-       {workload::config_keys(), topology::config_keys(), collective::config_keys(), sim::config_keys()})
-    for (const KeySpec& k : keys)
-      if (!k.default_value.empty() && !k.name.ends_with(".*") && !c.has(k.name))
-        c.set(k.name, k.default_value, "default");
-  return c;
+  return test::sim_config(settings);
 }
 
 Config gpt3(const std::string& schedule, const std::string& v, const std::string& bandwidth) {
@@ -57,8 +51,7 @@ TEST(ScheduleInterleaved, FastPathEqualsEngine) {
   const Network net = build_network(c);
   const IterationPlan plan = plan_iteration(c, net.gpu_count());
   const SimOptions o = sim_options_from_config(c);
-  const Job job{"job0", &plan.graph, rank_order_placement(plan.graph.gpus, net.gpus_per_node())};
-  const SimResult general = simulate_jobs(net, std::span<const Job>(&job, 1), o);
+  const SimResult general = test::engine_result(net, plan.graph, o);
   AnalyticalModel model(net, o.comm);
   const SimResult fast = simulate_analytical(model, plan.graph, net.gpus_per_node());
   EXPECT_EQ(fast.engine.makespan_s, general.engine.makespan_s);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "workload_test_helpers.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/config_keys.hpp"
 #include "toposweep/workload/iteration.hpp"
@@ -14,21 +15,6 @@
 
 namespace toposweep {
 namespace {
-
-Model chain(int layers) {
-  nlohmann::json j = {{"name", "chain"}, {"layers", nlohmann::json::array()}};
-  for (int i = 0; i < layers; ++i) {
-    std::string name = "l";
-    name += std::to_string(i);
-    j["layers"].push_back({{"name", name},
-                           {"kind", "other"},
-                           {"forward_flops", 1e12},
-                           {"backward_flops", 2e12},
-                           {"input_elements", 1000},
-                           {"output_elements", 1000}});
-  }
-  return model_from_json(j, "chain");
-}
 
 Strategy interleaved(std::uint32_t dp, std::uint32_t pp, std::uint32_t v, std::uint32_t mu) {
   Strategy s;
@@ -40,24 +26,6 @@ Strategy interleaved(std::uint32_t dp, std::uint32_t pp, std::uint32_t v, std::u
   return s;
 }
 
-// Plays the graph with communication free (tasks in id order, a topological order), optimizer
-// steps left out.
-double makespan_without_comm(const TaskGraph& g) {
-  std::vector<double> end(g.tasks.size(), 0), stream_end(g.stream_count(), 0);
-  double makespan = 0;
-  for (TaskId i = 0; i < g.tasks.size(); ++i) {
-    const Task& t = g.tasks[i];
-    double start = stream_end[t.stream];
-    for (TaskId d : g.deps_of(i)) start = std::max(start, end[d]);
-    const double duration =
-        t.kind == TaskKind::Compute && t.phase != TaskPhase::WeightUpdate ? t.duration_s * t.repeat : 0;
-    end[i] = start + duration;
-    stream_end[t.stream] = end[i];
-    makespan = std::max(makespan, end[i]);
-  }
-  return makespan;
-}
-
 TEST(Interleaved, IterationTimeIsMuPlusBubbleOverV) {
   // Narayanan et al. SC'21 §2.2.2: with v chunks per device the bubble shrinks to
   // (pp - 1)(t_f + t_b)/v, t_f and t_b one microbatch on a whole device's layers, so the
@@ -66,13 +34,13 @@ TEST(Interleaved, IterationTimeIsMuPlusBubbleOverV) {
     for (std::uint32_t pp : {2u, 4u})
       for (std::uint32_t mu : {pp, 2 * pp, 4 * pp}) {
         const int per_chunk = 2;  // two layers per chunk
-        const Workload w = make_workload(chain(static_cast<int>(pp * v) * per_chunk), builtin_device("a100"),
+        const Workload w = make_workload(test::uniform_chain(static_cast<int>(pp * v) * per_chunk), builtin_device("a100"),
                                          "fp16", mu);
         const auto plan = plan_iteration(w, interleaved(1, pp, v, mu));
         const double layers_per_device = per_chunk * v;
         const double tf = layers_per_device * 1e12 / w.flops_per_s, tb = 2 * tf;
         const double expected = (mu + (pp - 1.0) / v) * (tf + tb);
-        EXPECT_NEAR(makespan_without_comm(plan.graph), expected, 1e-9 * expected)
+        EXPECT_NEAR(test::makespan_without_comm(plan.graph), expected, 1e-9 * expected)
             << "pp=" << pp << " v=" << v << " mu=" << mu;
         // Each device runs every microbatch through each of its chunks once each way.
         std::size_t passes = 0;
@@ -86,12 +54,12 @@ TEST(Interleaved, OneChunkPerDeviceIsPlainOneFOneB) {
   // Reference point of the closed form: v = 1 is 1F1B, (mu + pp - 1)(t_f + t_b).
   for (std::uint32_t pp : {2u, 4u})
     for (std::uint32_t mu : {pp, 4 * pp}) {
-      const Workload w = make_workload(chain(static_cast<int>(pp)), builtin_device("a100"), "fp16", mu);
+      const Workload w = make_workload(test::uniform_chain(static_cast<int>(pp)), builtin_device("a100"), "fp16", mu);
       Strategy s = interleaved(1, pp, 2, mu);
       s.schedule = PipelineSchedule::OneFOneB;
       s.virtual_stages = 1;
       const double tf = 1e12 / w.flops_per_s, tb = 2 * tf;
-      EXPECT_NEAR(makespan_without_comm(plan_iteration(w, s).graph), (mu + pp - 1.0) * (tf + tb), 1e-9);
+      EXPECT_NEAR(test::makespan_without_comm(plan_iteration(w, s).graph), (mu + pp - 1.0) * (tf + tb), 1e-9);
     }
 }
 
@@ -143,22 +111,6 @@ TEST(Interleaved, GradientsAreReducedOnceAndEachDeviceStepsOnce) {
   EXPECT_EQ(steps, 4u);
 }
 
-Config config_with(const std::vector<std::string>& sets) {
-  Config c;
-  for (const auto& s : sets) apply_set(c, s);
-  validate_and_default(c, KeyRegistry(workload::config_keys()));
-  return c;
-}
-
-std::string invalid_where(const std::vector<std::string>& sets, std::uint32_t gpus) {
-  try {
-    plan_iteration(config_with(sets), gpus);
-  } catch (const BadInput& e) {
-    return e.where();
-  }
-  return "no error";
-}
-
 // The error class thrown for a strategy given directly: 'd' InvalidDesign, 'b' other BadInput.
 char error_class(const Strategy& s) {
   const Workload w = make_workload(builtin_model("gpt3-1.3b"), builtin_device("a100"), "fp16", 16);
@@ -180,31 +132,31 @@ TEST(Interleaved, ValidationNamesTheKey) {
     return extra;
   };
   // Microbatches must be a multiple of pp (Megatron's requirement).
-  EXPECT_EQ(invalid_where(with({"strategy.virtual_stages=2", "strategy.microbatches=2"}), 8),
+  EXPECT_EQ(test::plan_error_where(with({"strategy.virtual_stages=2", "strategy.microbatches=2"}), 8),
             "key strategy.microbatches at --set");
   EXPECT_EQ(error_class(interleaved(2, 4, 2, 2)), 'd');
   EXPECT_EQ(error_class(interleaved(2, 4, 2, 4)), '-');
   EXPECT_EQ(error_class(interleaved(2, 4, 1, 4)), 'd');
   EXPECT_EQ(error_class(interleaved(8, 1, 2, 2)), 'd');
-  EXPECT_EQ(invalid_where(with({"strategy.virtual_stages=2", "strategy.microbatches=6"}), 8),
+  EXPECT_EQ(test::plan_error_where(with({"strategy.virtual_stages=2", "strategy.microbatches=6"}), 8),
             "key strategy.microbatches at --set");
   // Interleaving needs at least two chunks per device, and no more chunks than blocks (24).
-  EXPECT_EQ(invalid_where(with({"strategy.microbatches=4"}), 8), "key strategy.virtual_stages at default");
-  EXPECT_EQ(invalid_where(with({"strategy.virtual_stages=7", "strategy.microbatches=4"}), 8),
+  EXPECT_EQ(test::plan_error_where(with({"strategy.microbatches=4"}), 8), "key strategy.virtual_stages at default");
+  EXPECT_EQ(test::plan_error_where(with({"strategy.virtual_stages=7", "strategy.microbatches=4"}), 8),
             "key strategy.virtual_stages at --set");
-  EXPECT_EQ(invalid_where(with({"strategy.virtual_stages=6", "strategy.microbatches=4"}), 8), "no error");
-  EXPECT_EQ(invalid_where({"model.name=gpt3-1.3b", "strategy.pp=4", "model.global_batch=16",
+  EXPECT_EQ(test::plan_error_where(with({"strategy.virtual_stages=6", "strategy.microbatches=4"}), 8), "no error");
+  EXPECT_EQ(test::plan_error_where({"model.name=gpt3-1.3b", "strategy.pp=4", "model.global_batch=16",
                            "strategy.microbatches=4", "strategy.virtual_stages=2"},
                           8),
             "key strategy.virtual_stages at --set");  // 1f1b with chunks
-  EXPECT_EQ(invalid_where({"model.name=gpt3-1.3b", "model.global_batch=16", "strategy.microbatches=2",
+  EXPECT_EQ(test::plan_error_where({"model.name=gpt3-1.3b", "model.global_batch=16", "strategy.microbatches=2",
                            "strategy.schedule=interleaved", "strategy.virtual_stages=2"},
                           8),
             "key strategy.pp at default");  // pp = 1
 }
 
 TEST(Interleaved, StrategyJsonCarriesScheduleAndChunks) {
-  const auto plan = plan_iteration(config_with({"model.name=gpt3-1.3b", "strategy.pp=2", "model.global_batch=8",
+  const auto plan = plan_iteration(test::workload_config({"model.name=gpt3-1.3b", "strategy.pp=2", "model.global_batch=8",
                                                 "strategy.microbatches=4", "strategy.schedule=interleaved",
                                                 "strategy.virtual_stages=3"}),
                                    4);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "workload_test_helpers.hpp"
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/config_keys.hpp"
@@ -15,16 +16,9 @@
 namespace toposweep {
 namespace {
 
-Config config_with(const std::vector<std::string>& sets) {
-  Config c;
-  for (const auto& s : sets) apply_set(c, s);
-  validate_and_default(c, KeyRegistry(workload::config_keys()));
-  return c;
-}
-
 // 0: valid, 1: InvalidDesign, 2: other BadInput.
 int kind_of(const std::vector<std::string>& sets, std::uint32_t gpus) {
-  const Config c = config_with(sets);
+  const Config c = test::workload_config(sets);
   try {
     strategy_from_config(c, workload_from_config(c, gpus), gpus);
   } catch (const InvalidDesign& e) {

@@ -1,5 +1,6 @@
 // The iteration task graph: communication volumes against Megatron/DP closed forms, memory of
 // a hand-worked 3-D case, the pipeline bubble from the graph's structure, and bad input.
+#include "workload_test_helpers.hpp"
 #include "toposweep/workload/iteration.hpp"
 
 #include <gtest/gtest.h>
@@ -33,24 +34,6 @@ double volume(const TaskGraph& g, CommPurpose purpose, TaskKind kind) {
   for (const auto& t : g.tasks)
     if (t.kind == kind && t.purpose == purpose) v += t.bytes * t.repeat;
   return v;
-}
-
-// Plays the graph with communication free: tasks in id order (a topological order), each
-// starting after its dependencies and its stream's previous task.
-double makespan_without_comm(const TaskGraph& g, bool skip_optimizer = true) {
-  std::vector<double> end(g.tasks.size(), 0), stream_end(g.stream_count(), 0);
-  double makespan = 0;
-  for (TaskId i = 0; i < g.tasks.size(); ++i) {
-    const Task& t = g.tasks[i];
-    double start = stream_end[t.stream];
-    for (TaskId d : g.deps_of(i)) start = std::max(start, end[d]);
-    double duration = t.kind == TaskKind::Compute ? t.duration_s * t.repeat : 0;
-    if (skip_optimizer && t.phase == TaskPhase::WeightUpdate) duration = 0;
-    end[i] = start + duration;
-    stream_end[t.stream] = end[i];
-    makespan = std::max(makespan, end[i]);
-  }
-  return makespan;
 }
 
 TEST(Iteration, DataParallelAllReduceCarriesEveryGradientOnce) {
@@ -189,21 +172,6 @@ TEST(Iteration, PipelineSendsOneActivationPerBoundaryPerMicrobatchEachWay) {
                    2 * (q - 1) * mu * bsh_bytes);
 }
 
-Model uniform_chain(int layers) {
-  nlohmann::json j = {{"name", "chain"}, {"layers", nlohmann::json::array()}};
-  for (int i = 0; i < layers; ++i) {
-    std::string name = "l";
-    name += std::to_string(i);
-    j["layers"].push_back({{"name", name},
-                           {"kind", "other"},
-                           {"forward_flops", 1e12},
-                           {"backward_flops", 2e12},
-                           {"input_elements", 1000},
-                           {"output_elements", 1000}});
-  }
-  return model_from_json(j, "chain");
-}
-
 TEST(Iteration, PipelineBubbleFollowsFromTheGraph) {
   // q equal stages, mu microbatches, free communication: both schedules take
   // (mu + q - 1)(t_f + t_b), so the idle fraction is (q - 1)/(mu + q - 1).
@@ -211,12 +179,12 @@ TEST(Iteration, PipelineBubbleFollowsFromTheGraph) {
     for (std::uint32_t q : {2u, 4u})
       for (std::uint32_t mu : {1u, 3u, 8u}) {
         const Workload w =
-            make_workload(uniform_chain(static_cast<int>(q)), builtin_device("a100"), "fp16", mu);
+            make_workload(test::uniform_chain(static_cast<int>(q)), builtin_device("a100"), "fp16", mu);
         Strategy s = strategy(1, 1, q, mu);
         s.schedule = schedule;
         const auto plan = plan_iteration(w, s);
         const double tf = 1e12 / w.flops_per_s, tb = 2e12 / w.flops_per_s;
-        const double makespan = makespan_without_comm(plan.graph);
+        const double makespan = test::makespan_without_comm(plan.graph);
         EXPECT_NEAR(makespan, (mu + q - 1) * (tf + tb), 1e-9);
         const double bubble = 1 - mu * (tf + tb) / makespan;
         EXPECT_NEAR(bubble, (q - 1.0) / (mu + q - 1.0), 1e-9)
@@ -229,7 +197,7 @@ TEST(Iteration, ComputeTimeIsFlopsOverAchievableRate) {
   const auto plan = plan_iteration(w, strategy(4, 1, 1, 1));
   const double expected =
       128 * (w.model.forward_flops_per_sample() + w.model.backward_flops_per_sample()) / (312e12 * 0.5);
-  EXPECT_NEAR(makespan_without_comm(plan.graph), expected, 1e-12);
+  EXPECT_NEAR(test::makespan_without_comm(plan.graph), expected, 1e-12);
   EXPECT_DOUBLE_EQ(plan.total_flops,
                    4 * 128 * (w.model.forward_flops_per_sample() + w.model.backward_flops_per_sample()));
 }
@@ -383,40 +351,24 @@ TEST(Iteration, GraphStaysSmallForGpt3OnAThousandGpus) {
   EXPECT_TRUE(plan.feasible);
 }
 
-Config config_with(const std::vector<std::string>& sets) {
-  Config c;
-  for (const auto& s : sets) apply_set(c, s);
-  validate_and_default(c, KeyRegistry(workload::config_keys()));
-  return c;
-}
-
-std::string bad_input_where(const std::vector<std::string>& sets, std::uint32_t gpus) {
-  try {
-    plan_iteration(config_with(sets), gpus);
-  } catch (const BadInput& e) {
-    return e.where();
-  }
-  return "no error";
-}
-
 TEST(Iteration, InconsistentStrategiesAreBadInputNamingTheKey) {
-  EXPECT_EQ(bad_input_where({"strategy.tp=3"}, 16), "key strategy.tp at --set");
-  EXPECT_EQ(bad_input_where({"strategy.dp=3", "strategy.tp=2"}, 16), "key strategy.dp at --set");
-  EXPECT_EQ(bad_input_where({"model.name=gpt3-1.3b", "strategy.tp=32"}, 32), "key strategy.tp at --set");
-  EXPECT_EQ(bad_input_where({"model.name=bert-base", "strategy.tp=8"}, 16),
+  EXPECT_EQ(test::plan_error_where({"strategy.tp=3"}, 16), "key strategy.tp at --set");
+  EXPECT_EQ(test::plan_error_where({"strategy.dp=3", "strategy.tp=2"}, 16), "key strategy.dp at --set");
+  EXPECT_EQ(test::plan_error_where({"model.name=gpt3-1.3b", "strategy.tp=32"}, 32), "key strategy.tp at --set");
+  EXPECT_EQ(test::plan_error_where({"model.name=bert-base", "strategy.tp=8"}, 16),
             "key strategy.tp at --set");  // 12 heads
-  EXPECT_EQ(bad_input_where({"model.name=bert-base", "strategy.pp=16"}, 16), "key strategy.pp at --set");
-  EXPECT_EQ(bad_input_where({"model.global_batch=24", "strategy.microbatches=5"}, 8),
+  EXPECT_EQ(test::plan_error_where({"model.name=bert-base", "strategy.pp=16"}, 16), "key strategy.pp at --set");
+  EXPECT_EQ(test::plan_error_where({"model.global_batch=24", "strategy.microbatches=5"}, 8),
             "key strategy.microbatches at --set");
-  EXPECT_EQ(bad_input_where({"model.name=resnet50", "strategy.tp=2"}, 8), "key strategy.tp at --set");
-  EXPECT_EQ(bad_input_where({"strategy.schedule=zigzag"}, 8), "key strategy.schedule at --set");
-  EXPECT_EQ(bad_input_where({"model.name=resnet50", "strategy.layer_degrees=1,2"}, 8),
+  EXPECT_EQ(test::plan_error_where({"model.name=resnet50", "strategy.tp=2"}, 8), "key strategy.tp at --set");
+  EXPECT_EQ(test::plan_error_where({"strategy.schedule=zigzag"}, 8), "key strategy.schedule at --set");
+  EXPECT_EQ(test::plan_error_where({"model.name=resnet50", "strategy.layer_degrees=1,2"}, 8),
             "key strategy.layer_degrees at --set");
-  EXPECT_EQ(bad_input_where({"model.name=resnet50"}, 8), "no error");
+  EXPECT_EQ(test::plan_error_where({"model.name=resnet50"}, 8), "no error");
 }
 
 TEST(Iteration, FromConfigUsesDefaultsAndDerivesDp) {
-  const auto plan = plan_iteration(config_with({"model.name=gpt3-1.3b", "strategy.tp=2", "strategy.pp=2",
+  const auto plan = plan_iteration(test::workload_config({"model.name=gpt3-1.3b", "strategy.tp=2", "strategy.pp=2",
                                                 "strategy.microbatch_size=1", "model.batch_per_gpu=2"}),
                                    16);
   EXPECT_EQ(plan.dp, 4u);

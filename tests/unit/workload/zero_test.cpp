@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "workload_test_helpers.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/config_keys.hpp"
 #include "toposweep/workload/enumerate.hpp"
@@ -213,15 +214,8 @@ TEST(Zero, EnumeratedMemoryAgreesWithTheFullModelForEveryStage) {
   }
 }
 
-Config config_with(const std::vector<std::string>& sets) {
-  Config c;
-  for (const auto& s : sets) apply_set(c, s);
-  validate_and_default(c, KeyRegistry(workload::config_keys()));
-  return c;
-}
-
 std::uint8_t stage_of(const std::vector<std::string>& sets) {
-  const Config c = config_with(sets);
+  const Config c = test::workload_config(sets);
   return strategy_from_config(c, workload_from_config(c, 8), 8).zero;
 }
 

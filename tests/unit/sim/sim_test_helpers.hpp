@@ -1,0 +1,35 @@
+#pragma once
+// Helpers shared by the simulator tests.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "toposweep/collective/config_keys.hpp"
+#include "toposweep/sim/config_keys.hpp"
+#include "toposweep/sim/simulate.hpp"
+#include "toposweep/topology/config_keys.hpp"
+#include "toposweep/util/config.hpp"
+#include "toposweep/workload/config_keys.hpp"
+
+namespace toposweep::test {
+
+// `settings` (origin "test") over the defaults of every module the simulator reads.
+inline Config sim_config(const std::vector<std::pair<std::string, std::string>>& settings) {
+  Config c;
+  for (const auto& [k, v] : settings) c.set(k, v, "test");
+  for (const auto& keys :
+       {workload::config_keys(), topology::config_keys(), collective::config_keys(), sim::config_keys()})
+    for (const KeySpec& k : keys)
+      if (!k.default_value.empty() && !k.name.ends_with(".*") && !c.has(k.name))
+        c.set(k.name, k.default_value, "default");
+  return c;
+}
+
+// One job on rank order through the event-driven engine (simulate_jobs always runs it, while
+// simulate_iteration takes the analytical fast path): the reference the fast path must equal.
+inline sim::SimResult engine_result(const Network& net, const TaskGraph& graph, const sim::SimOptions& options) {
+  const sim::Job job{"job0", &graph, rank_order_placement(graph.gpus, net.gpus_per_node())};
+  return sim::simulate_jobs(net, std::span<const sim::Job>(&job, 1), options);
+}
+
+}  // namespace toposweep::test
