@@ -16,11 +16,13 @@ sweep() {  # sweep RANKS ARGS...
 # /points and /frontier as h5dump prints them, without the line naming the file.
 dump() { "$H5DUMP" -d /points -d /frontier "$1" | tail -n +2; }
 
-# Start a sweep in the background with a per-point cost, so it can be interrupted mid-run.
+# Start a sweep in the background with a per-point cost, so it can be interrupted mid-run: 1,024
+# points x 8 ms is ~4 s on 2 ranks, more than three kill rounds (each <= ~0.6 s after its journal
+# appears) can finish, so no round completes before its kill.
 start_slow() {  # start_slow RANKS OUT [extra args]
   local n=$1 out=$2; shift 2
   "$MPIRUN" -n "$n" "$TOPOSWEEP" sweep --config "$SPACE" --log-level warn --out "$out" \
-    --set sweep.synthetic_cost=3ms "$@" > /dev/null 2> slow.err &
+    --set sweep.synthetic_cost=8ms "$@" > /dev/null 2> slow.err &
   SLOW_PID=$!
 }
 # The rank processes of the mpirun started last (children of mpirun).
