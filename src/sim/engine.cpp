@@ -43,18 +43,9 @@ JobTimes breakdown(const TaskGraph& g, const std::vector<TaskSpan>& spans) {
     }
   }
   out.iteration_time_s = end;
-  double best_busy = -1;
-  for (std::uint32_t p = 0; p < stages; ++p) {
-    const double c = union_length(compute[p]);
-    const double busy = union_length(all[p]);
-    if (busy > best_busy) {
-      best_busy = busy;
-      out.critical_stage = p;
-      out.compute_time_s = c;
-      out.exposed_comm_time_s = busy - c;
-    }
-  }
-  out.bubble_time_s = std::max(0.0, end - out.compute_time_s - out.exposed_comm_time_s);
+  set_critical_stage(
+      out, stages, [&](std::uint32_t p) { return union_length(compute[p]); },
+      [&](std::uint32_t p) { return union_length(all[p]); });
   for (std::size_t p = 0; p < kPurposeCount; ++p) out.comm_busy_s[p] = union_length(by_purpose[p]);
   return out;
 }

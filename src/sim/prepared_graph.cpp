@@ -169,18 +169,9 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
     if (comm_purpose_[i] != kComputeTask) out.comm_bytes[comm_purpose_[i]] += comm_bytes_[i];
   }
   out.iteration_time_s = end;
-  double best_busy = -1;
-  for (std::uint32_t p = 0; p < stages_; ++p) {
-    const double c = group_union(p);
-    const double busy = group_union(stages_ + p);
-    if (busy > best_busy) {
-      best_busy = busy;
-      out.critical_stage = p;
-      out.compute_time_s = c;
-      out.exposed_comm_time_s = busy - c;
-    }
-  }
-  out.bubble_time_s = std::max(0.0, end - out.compute_time_s - out.exposed_comm_time_s);
+  set_critical_stage(
+      out, stages_, [&](std::uint32_t p) { return group_union(p); },
+      [&](std::uint32_t p) { return group_union(stages_ + p); });
   for (std::size_t q = 0; q < kPurposeCount; ++q)
     out.comm_busy_s[q] = group_union(2 * stages_ + static_cast<std::uint32_t>(q));
   return out;
