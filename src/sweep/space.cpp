@@ -36,6 +36,36 @@ std::vector<std::string> split_alternatives(const std::string& key, const std::s
   return split_list(text, bars ? '|' : ',');
 }
 
+std::vector<std::string> keys_written_by(const Axis& axis) {
+  switch (axis.kind) {
+    case AxisKind::Strategy:
+      return {"strategy.dp", "strategy.tp", "strategy.pp"};
+    case AxisKind::Optimize:
+      return {"point.optimize"};
+    case AxisKind::Plain:
+      break;
+  }
+  return {axis.key};
+}
+
+std::vector<std::pair<std::string, std::string>> axis_assignments(const Axis& axis, std::size_t value,
+                                                                  const std::string& where) {
+  const std::string& v = axis.values.at(value);
+  switch (axis.kind) {
+    case AxisKind::Strategy: {
+      const StrategyTriple t = parse_strategy(v, where);
+      return {{"strategy.dp", std::to_string(t.dp)},
+              {"strategy.tp", std::to_string(t.tp)},
+              {"strategy.pp", std::to_string(t.pp)}};
+    }
+    case AxisKind::Optimize:
+      return {{"point.optimize", v}};
+    case AxisKind::Plain:
+      break;
+  }
+  return {{axis.key, v}};
+}
+
 Space::Space(Config base, std::vector<Axis> axes, std::vector<SubSpace> subspaces)
     : base_(std::move(base)), axes_(std::move(axes)), subspaces_(std::move(subspaces)) {
   std::uint64_t offset = 0;
@@ -53,6 +83,31 @@ Space::Space(Config base, std::vector<Axis> axes, std::vector<SubSpace> subspace
     offset += size;
   }
   size_ = offset;
+
+  assignments_.resize(axes_.size());
+  std::set<std::string> written_anywhere;
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    for (std::size_t v = 0; v < axes_[i].values.size(); ++v)
+      assignments_[i].push_back(axis_assignments(axes_[i], v, "space axis " + axes_[i].key));
+    for (auto& k : keys_written_by(axes_[i])) written_anywhere.insert(std::move(k));
+  }
+  for (const auto& s : subspaces_) {
+    // One key, one writer: two axes of a sub-space setting the same key would make the point
+    // depend on the order they are applied in.
+    std::map<std::string, std::string> writer;
+    for (const auto& a : s.axes)
+      for (const auto& k : keys_written_by(axes_.at(a.axis))) {
+        const auto [it, fresh] = writer.emplace(k, axes_[a.axis].key);
+        if (!fresh)
+          throw BadInput("sub-space '" + s.name + "' sets " + k + " twice: by its '" + it->second +
+                             "' axis and by its '" + axes_[a.axis].key + "' axis; keep one",
+                         "section space." + s.name);
+      }
+    std::vector<std::string> restore;
+    for (const auto& k : written_anywhere)
+      if (!writer.count(k)) restore.push_back(k);
+    restore_.push_back(std::move(restore));
+  }
 }
 
 PointCoordinates Space::decode(std::uint64_t index) const {
@@ -85,71 +140,23 @@ std::uint64_t Space::encode(const PointCoordinates& c) const {
 }
 
 Config Space::point_config(std::uint64_t index) const {
-  const PointCoordinates c = decode(index);
   Config cfg = base_;
-  const std::string origin = "space." + subspaces_[c.subspace].name;
-  for (std::size_t i = 0; i < axes_.size(); ++i) {
-    if (c.axis_value[i] == kAbsentAxis) continue;
-    const Axis& a = axes_[i];
-    const std::string& v = a.values[c.axis_value[i]];
-    switch (a.kind) {
-      case AxisKind::Plain:
-        cfg.set(a.key, v, origin);
-        break;
-      case AxisKind::Strategy: {
-        const StrategyTriple t = parse_strategy(v, origin + ".strategy");
-        cfg.set("strategy.dp", std::to_string(t.dp), origin);
-        cfg.set("strategy.tp", std::to_string(t.tp), origin);
-        cfg.set("strategy.pp", std::to_string(t.pp), origin);
-        break;
-      }
-      case AxisKind::Optimize:
-        cfg.set("point.optimize", v, origin);
-        break;
-    }
-  }
+  apply_point(index, cfg);
   return cfg;
 }
 
 void Space::apply_point(std::uint64_t index, Config& cfg) const {
   const PointCoordinates c = decode(index);
-  const std::string origin = "space." + subspaces_[c.subspace].name;
-  auto restore = [&](const std::string& key) {
+  for (const auto& key : restore_[c.subspace]) {
     auto it = base_.entries().find(key);
     if (it == base_.entries().end())
       cfg.erase(key);
     else
       cfg.set(key, it->second.value, it->second.origin);
-  };
-  for (std::size_t i = 0; i < axes_.size(); ++i) {
-    const Axis& a = axes_[i];
-    const bool absent = c.axis_value[i] == kAbsentAxis;
-    const std::string* v = absent ? nullptr : &a.values[c.axis_value[i]];
-    switch (a.kind) {
-      case AxisKind::Plain:
-        if (absent)
-          restore(a.key);
-        else
-          cfg.set(a.key, *v, origin);
-        break;
-      case AxisKind::Strategy:
-        if (absent) {
-          for (const char* k : {"strategy.dp", "strategy.tp", "strategy.pp"}) restore(k);
-        } else {
-          const StrategyTriple t = parse_strategy(*v, origin + ".strategy");
-          cfg.set("strategy.dp", std::to_string(t.dp), origin);
-          cfg.set("strategy.tp", std::to_string(t.tp), origin);
-          cfg.set("strategy.pp", std::to_string(t.pp), origin);
-        }
-        break;
-      case AxisKind::Optimize:
-        if (absent)
-          restore("point.optimize");
-        else
-          cfg.set("point.optimize", *v, origin);
-        break;
-    }
   }
+  const std::string origin = "space." + subspaces_[c.subspace].name;
+  for (const auto& a : subspaces_[c.subspace].axes)
+    for (const auto& [key, value] : assignments_[a.axis][c.axis_value[a.axis]]) cfg.set(key, value, origin);
 }
 
 std::string Space::describe(std::uint64_t index) const {
