@@ -154,9 +154,11 @@ void Space::apply_point(std::uint64_t index, Config& cfg) const {
     else
       cfg.set(key, it->second.value, it->second.origin);
   }
-  const std::string origin = "space." + subspaces_[c.subspace].name;
-  for (const auto& a : subspaces_[c.subspace].axes)
+  const SubSpace& s = subspaces_[c.subspace];
+  for (const auto& a : s.axes) {
+    const std::string& origin = a.origin.empty() ? "space." + s.name : a.origin;
     for (const auto& [key, value] : assignments_[a.axis][c.axis_value[a.axis]]) cfg.set(key, value, origin);
+  }
 }
 
 std::string Space::describe(std::uint64_t index) const {
@@ -194,7 +196,8 @@ namespace {
 struct RawAxis {
   std::string key;
   std::string value;
-  std::string where;
+  std::string where;   // "key space.a.topology.degree at space.ini:12", for errors about the line
+  std::string origin;  // "space.ini:12, sub-space a", what the values carry into a point
 };
 
 bool is_generator(const std::string& v, const std::string& name) {
@@ -368,7 +371,8 @@ Space parse_space(const Config& config, const KeyRegistry& registry) {
     if (special && inner == "optimize" && !registry.known("point.optimize"))
       throw BadInput("the optimize axis is not wired to an optimizer in this build (no key point.optimize)",
                      where);
-    raw[name].push_back({inner, e.value, where});
+    raw[name].push_back({inner, e.value, where,
+                         (e.origin.empty() ? std::string("space") : e.origin) + ", sub-space " + name});
   }
 
   if (raw.empty()) {
@@ -392,6 +396,19 @@ Space parse_space(const Config& config, const KeyRegistry& registry) {
         if (std::find(a.values.begin(), a.values.end(), v) == a.values.end()) a.values.push_back(v);
     }
   }
+  // Every value of every axis parses as its key's reader will parse it, before any point runs.
+  for (const auto& [name, lists] : built) {
+    for (const auto& r : raw.at(name)) {
+      const auto& [kind, values] = lists.at(r.key);
+      Axis probe{r.key, kind, values};
+      for (std::size_t v = 0; v < values.size(); ++v)
+        for (const auto& [key, value] : axis_assignments(probe, v, r.where)) {
+          Config one;
+          one.set(key, value, r.origin);
+          registry.check(one, key);
+        }
+    }
+  }
   std::vector<Axis> axes;
   std::map<std::string, std::size_t> axis_index;
   for (auto& [key, a] : axes_by_key) {
@@ -409,6 +426,8 @@ Space parse_space(const Config& config, const KeyRegistry& registry) {
       for (const auto& v : kv.second)
         sa.positions.push_back(
             static_cast<std::uint32_t>(std::find(values.begin(), values.end(), v) - values.begin()));
+      for (const auto& r : raw.at(name))
+        if (r.key == key) sa.origin = r.origin;
       s.axes.push_back(std::move(sa));
     }
     subspaces.push_back(std::move(s));

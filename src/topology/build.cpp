@@ -46,20 +46,6 @@ ServerSpec server_spec(const Config& c) {
   return s;
 }
 
-std::vector<std::pair<std::uint32_t, std::uint32_t>> parse_extra_links(const Config& c) {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> links;
-  if (!nonempty(c, "topology.extra_links")) return links;
-  for (const std::string& item : c.get_list("topology.extra_links")) {
-    const auto dash = item.find('-');
-    const auto a = dash == std::string::npos ? std::nullopt : parse_plain_number(trim(item.substr(0, dash)));
-    const auto b = dash == std::string::npos ? std::nullopt : parse_plain_number(trim(item.substr(dash + 1)));
-    if (!a || !b || *a < 0 || *b < 0 || *a != std::floor(*a) || *b != std::floor(*b) || *a > 4e9 || *b > 4e9)
-      throw BadInput("extra link '" + item + "' is not A-B with server ids", c.where("topology.extra_links"));
-    links.emplace_back(static_cast<std::uint32_t>(*a), static_cast<std::uint32_t>(*b));
-  }
-  return links;
-}
-
 Network build_topoopt_from(const Config& c) {
   TopoOptSpec spec;
   spec.servers = get_u32(c, "topology.servers", 1);
@@ -67,7 +53,7 @@ Network build_topoopt_from(const Config& c) {
   spec.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
   spec.link_latency_s = c.get_time("topology.link_latency");
   spec.server = server_spec(c);
-  spec.extra_links = parse_extra_links(c);
+  spec.extra_links = parse_extra_links(nonempty(c, "topology.extra_links") ? c.get_string("topology.extra_links") : "", c.where("topology.extra_links"));
   spec.optical = optical_device(c, "patch_panel");
   const std::uint32_t n = spec.servers;
   if (spec.degree >= n)
@@ -224,6 +210,21 @@ Network build_by_kind(const Config& c) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> parse_extra_links(const std::string& text,
+                                                                       const std::string& where) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> links;
+  if (trim(text).empty()) return links;
+  for (const std::string& item : split_list(text)) {
+    const auto dash = item.find('-');
+    const auto a = dash == std::string::npos ? std::nullopt : parse_plain_number(trim(item.substr(0, dash)));
+    const auto b = dash == std::string::npos ? std::nullopt : parse_plain_number(trim(item.substr(dash + 1)));
+    if (!a || !b || *a < 0 || *b < 0 || *a != std::floor(*a) || *b != std::floor(*b) || *a > 4e9 || *b > 4e9)
+      throw BadInput("extra link '" + item + "' is not A-B with server ids", where);
+    links.emplace_back(static_cast<std::uint32_t>(*a), static_cast<std::uint32_t>(*b));
+  }
+  return links;
+}
 
 Network build_network(const Config& config) {
   Network net = build_by_kind(config);

@@ -38,6 +38,9 @@ inline constexpr std::uint32_t kAbsentAxis = std::numeric_limits<std::uint32_t>:
 struct SubSpaceAxis {
   std::size_t axis = 0;                  // into Space::axes()
   std::vector<std::uint32_t> positions;  // into Axis::values, in this sub-space's order
+  // Where the sub-space set this axis ("space.ini:12, sub-space a"), the origin its values carry
+  // in a point's configuration; empty (a space read back from a results file): "space.NAME".
+  std::string origin;
 };
 
 struct SubSpace {
@@ -96,8 +99,10 @@ class Space {
 };
 
 // Build the space from an effective configuration. Inner keys of [space.NAME] are checked
-// against `registry` (the CLI passes all_config_keys()); bad keys, empty lists, duplicate values,
-// malformed generators and a size beyond 2^64-1 throw BadInput naming the key and where it was set.
+// against `registry` (the CLI passes all_config_keys()), and so is every value of every axis,
+// generated ones included (the key's KeyCheck: units, ranges, names, files); bad keys, malformed
+// values, empty lists, duplicate values, malformed generators and a size beyond 2^64-1 throw
+// BadInput naming the key and where it was set.
 // With no [space.*] section the space is the single base point.
 Space parse_space(const Config& config, const KeyRegistry& registry);
 

@@ -79,7 +79,8 @@ TEST(Space, DecodeHandWorkedPoints) {
   EXPECT_EQ(p.get_string("topology.degree"), "8");
   EXPECT_EQ(p.get_string("topology.link_bandwidth"), "200Gbps");
   EXPECT_EQ(p.get_string("model.name"), "bert-large");
-  EXPECT_EQ(p.entries().at("topology.degree").origin, "space.a");
+  // Values carry the line that set them and their sub-space, so errors can point there.
+  EXPECT_EQ(p.entries().at("topology.degree").origin, "space.ini:5, sub-space a");
   EXPECT_FALSE(p.has("space.a.topology.degree"));
 }
 
