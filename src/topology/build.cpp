@@ -94,7 +94,7 @@ Network build_multidim_from(const Config& c) {
                                              : std::vector<double>{c.get_quantity(fallback, q, positive)};
     if (v.size() == 1) v.assign(D, v[0]);
     if (v.size() != D)
-      throw BadInput(
+      throw InvalidDesign(
           "need one value per dimension (" + std::to_string(D) + "), got " + std::to_string(v.size()),
           c.where(key));
     return v;
@@ -117,7 +117,7 @@ Network build_multidim_from(const Config& c) {
     const std::uint64_t gpus =
         std::uint64_t(get_u32(c, "topology.servers", 1)) * get_u32(c, "server.gpus", 1, 1 << 16);
     if (gpus != npus)
-      throw BadInput("the dimensions hold " + std::to_string(npus) +
+      throw InvalidDesign("the dimensions hold " + std::to_string(npus) +
                          " NPUs but topology.servers x server.gpus = " + std::to_string(gpus),
                      dims_where);
   }
@@ -147,7 +147,7 @@ Network build_torus_from(const Config& c) {
   std::uint64_t n = 1;
   for (auto a : spec.dims) n *= a;
   if (explicitly_set(c, "topology.servers") && n != std::uint64_t(get_u32(c, "topology.servers", 1)))
-    throw BadInput("the torus dimensions hold " + std::to_string(n) +
+    throw InvalidDesign("the torus dimensions hold " + std::to_string(n) +
                        " servers but topology.servers = " + c.get_string("topology.servers"),
                    where);
   return build_torus(spec, where);
