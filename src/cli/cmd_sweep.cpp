@@ -54,6 +54,16 @@ class SignalGuard {
   }, old_int_{};
 };
 
+extern "C" void finalize_mpi() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+// MPI is finalised at exit, not when `run` returns: rank 0 prints the error line after `run`
+// (in run_main), and MPI_Finalize waits for every rank, so no rank can exit before that line is
+// out. Finalising earlier let the other ranks exit 1 first, and mpirun, which ends the job at the
+// first non-zero exit, sometimes killed rank 0 before it had printed.
 class MpiSession {
  public:
   MpiSession() {
@@ -61,19 +71,15 @@ class MpiSession {
     MPI_Initialized(&initialized);
     if (!initialized) {
       MPI_Init(nullptr, nullptr);
-      owner_ = true;
+      std::atexit(finalize_mpi);
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  }
-  ~MpiSession() {
-    if (owner_) MPI_Finalize();
   }
   int rank() const { return rank_; }
   int size() const { return size_; }
 
  private:
-  bool owner_ = false;
   int rank_ = 0, size_ = 1;
 };
 
