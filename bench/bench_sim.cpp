@@ -63,7 +63,7 @@ double peak_rss_bytes() {
 void BM_AnalyticalGpt3_SimulateOnly(benchmark::State& state) {
   const Config c = gpt3_1024("analytical");
   const Network net = build_network(c);
-  const IterationPlan plan = plan_iteration(c, net.gpu_count());
+  const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   const sim::SimOptions o = sim::sim_options_from_config(c);
   for (auto _ : state) {
     const sim::SimResult r = sim::simulate_iteration(net, plan.graph, o);
@@ -78,7 +78,7 @@ BENCHMARK(BM_AnalyticalGpt3_SimulateOnly)->Unit(benchmark::kMicrosecond);
 void BM_AnalyticalGpt3_PreparedReplay(benchmark::State& state) {
   const Config c = gpt3_1024("analytical");
   const Network net = build_network(c);
-  const IterationPlan plan = plan_iteration(c, net.gpu_count());
+  const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   sim::AnalyticalModel model(net, sim::sim_options_from_config(c).comm);
   for (auto _ : state) {
     const sim::SimResult r = sim::simulate_analytical(model, plan.graph, net.gpus_per_node());
@@ -93,7 +93,7 @@ BENCHMARK(BM_AnalyticalGpt3_PreparedReplay)->Unit(benchmark::kMicrosecond);
 void BM_AnalyticalGpt3_PlaybackPass(benchmark::State& state) {
   const Config c = gpt3_1024("analytical");
   const Network net = build_network(c);
-  const IterationPlan plan = plan_iteration(c, net.gpu_count());
+  const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   const sim::SimResult r = sim::simulate_iteration(net, plan.graph, sim::sim_options_from_config(c));
   std::vector<double> durations;
   for (const sim::TaskSpan& s : r.engine.spans[0]) durations.push_back(s.end_s - s.start_s);
@@ -128,7 +128,7 @@ BENCHMARK(BM_AnalyticalGpt3_EvaluateCold)->Unit(benchmark::kMicrosecond);
 
 void run_flow(benchmark::State& state, const Config& c) {
   const Network net = build_network(c);
-  const IterationPlan plan = plan_iteration(c, net.gpu_count());
+  const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   const sim::SimOptions o = sim::sim_options_from_config(c);
   sim::SimResult r;
   for (auto _ : state) {

@@ -148,7 +148,7 @@ OptimizeResult optimize_bandwidth(const Config& config, const std::optional<Sing
       if (dims[k].size > 1) c.dims.push_back({k, dims[k].size});
     p.workload = {c};
   } else {
-    plan = plan_iteration(config, npus);
+    plan = plan_iteration_from_config(config, npus);
     out.strategy = plan.strategy;
     p.workload = iteration_comms(plan.graph, rank_order_placement(npus, net.gpus_per_node()), dims);
   }
@@ -316,7 +316,7 @@ OptimizeResult optimize_placement(const Config& config) {
   out.target = OptimizeTarget::Placement;
   out.baseline = "rank-order placement";
   out.network = build_network(config);
-  const IterationPlan plan = plan_iteration(config, out.network.gpu_count());
+  const IterationPlan plan = plan_iteration_from_config(config, out.network.gpu_count());
   if (plan.graph.gpus > out.network.gpu_count())
     throw BadInput("the strategy needs " + std::to_string(plan.graph.gpus) + " GPUs but the topology holds " +
                        std::to_string(out.network.gpu_count()),

@@ -36,7 +36,7 @@ void check_point_config(const Config& point) {
   step([&] { sim::sim_options_from_config(point); });
   if (point.has("optimize.placement"))
     opt::parse_placement_kind(point.get_string("optimize.placement"), point.where("optimize.placement"));
-  if (net) step([&] { plan_iteration(point, net->gpu_count()); });
+  if (net) step([&] { plan_iteration_from_config(point, net->gpu_count()); });
 }
 
 }  // namespace toposweep

@@ -96,7 +96,7 @@ PointResult PointEvaluator::evaluate(const Config& point) {
   if (!c.plan || c.scratch != c.plan_sig) {
     if (c.analytical) c.analytical->forget_graphs();
     c.plan.reset();
-    c.plan.emplace(plan_iteration(point, net.gpu_count()));
+    c.plan.emplace(plan_iteration_from_config(point, net.gpu_count()));
     c.plan_sig = c.scratch;
   }
   const IterationPlan& plan = *c.plan;

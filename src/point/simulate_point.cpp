@@ -43,7 +43,7 @@ PointSimulation simulate_point(const Config& config, bool record_link_loads) {
   p.options = sim::sim_options_from_config(config);
   p.options.record_link_loads = record_link_loads;
   p.network = std::make_shared<const Network>(build_network(config));
-  p.plan = plan_iteration(config, p.network->gpu_count());
+  p.plan = plan_iteration_from_config(config, p.network->gpu_count());
   if (p.plan.graph.gpus > p.network->gpu_count())
     throw BadInput("the strategy needs " + std::to_string(p.plan.graph.gpus) +
                        " GPUs but the topology holds " + std::to_string(p.network->gpu_count()),
@@ -138,7 +138,7 @@ MultiJobSimulation simulate_multijob(const Config& config, bool record_link_load
     // Jobs of different models keep their own per-GPU batch unless the user set one for all.
     if (!config.has("model.batch_per_gpu") || config.entries().at("model.batch_per_gpu").origin == "default")
       job_config.set("model.batch_per_gpu", "0", "simulate.jobs");
-    MultiJobRun run{s, plan_iteration(job_config, s.servers * g), next_server};
+    MultiJobRun run{s, plan_iteration_from_config(job_config, s.servers * g), next_server};
     if (!run.plan.feasible)
       throw BadInput("job " + s.model + ":" + std::to_string(s.servers) + " does not fit in memory (" +
                          run.plan.infeasible_reason + ")",

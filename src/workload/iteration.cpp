@@ -805,9 +805,5 @@ IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy)
   return plan;
 }
 
-IterationPlan plan_iteration(const Config& config, std::uint32_t gpus) {
-  const Workload w = workload_from_config(config, gpus);
-  return plan_iteration(w, strategy_from_config(config, w, gpus));
-}
 
 }  // namespace toposweep

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/workload/spec.hpp"
 
 namespace toposweep {
 namespace {
@@ -17,27 +18,6 @@ std::string num(double x) {
 
 bool divides(double whole, double part) {
   return part > 0 && std::fmod(whole, part) == 0;
-}
-
-// Set by the user (a file or --set), not filled in from the key's default.
-bool user_set(const Config& config, const std::string& key) {
-  return config.has(key) && config.entries().at(key).origin != "default";
-}
-
-// strategy.zero, or the deprecated strategy.zero1 alias for stage 1; both given must agree.
-std::uint8_t zero_stage_from_config(const Config& config) {
-  const bool stage_given = user_set(config, "strategy.zero");
-  std::int64_t stage = 0;
-  if (config.has("strategy.zero")) stage = config.get_int("strategy.zero", 0, kMaxZeroStage);
-  if (!user_set(config, "strategy.zero1")) return static_cast<std::uint8_t>(stage);
-  const bool zero1 = config.get_bool("strategy.zero1");
-  if (!stage_given) return zero1 ? 1 : 0;
-  if (zero1 != (stage >= 1))
-    throw BadInput(
-        "strategy.zero1 = " + std::string(zero1 ? "true" : "false") +
-            " (deprecated alias for strategy.zero = 1) contradicts strategy.zero = " + std::to_string(stage),
-        config.where("strategy.zero1"));
-  return static_cast<std::uint8_t>(stage);
 }
 
 }  // namespace
@@ -53,79 +33,66 @@ bool operator==(const Strategy& a, const Strategy& b) {
          a.layer_degree == b.layer_degree && a.table_owner == b.table_owner;
 }
 
-Strategy strategy_from_config(const Config& config, const Workload& w, std::uint32_t gpus) {
+Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint32_t gpus) {
   Strategy s;
-  s.tp = static_cast<std::uint32_t>(config.get_int("strategy.tp", 1, 1 << 24));
-  s.pp = static_cast<std::uint32_t>(config.get_int("strategy.pp", 1, 1 << 24));
-  const auto dp = config.get_int("strategy.dp", 0, 1 << 24);
-  if (dp == 0) {
+  s.tp = spec.tp;
+  s.pp = spec.pp;
+  if (spec.dp == 0) {
     if (gpus % (s.tp * s.pp) != 0)
       throw InvalidDesign(
           "tp*pp = " + std::to_string(s.tp * s.pp) + " does not divide the " + std::to_string(gpus) + " GPUs",
-          config.where("strategy.tp"));
+          "key strategy.tp");
     s.dp = gpus / (s.tp * s.pp);
   } else {
-    s.dp = static_cast<std::uint32_t>(dp);
+    s.dp = spec.dp;
   }
-  if (s.dp * s.tp * s.pp != gpus)
+  if (static_cast<std::uint64_t>(s.dp) * s.tp * s.pp != gpus)
     throw InvalidDesign("dp*tp*pp = " + std::to_string(s.dp) + "*" + std::to_string(s.tp) + "*" +
-                       std::to_string(s.pp) + " is not the " + std::to_string(gpus) + " GPUs",
-                   config.where("strategy.dp"));
-  s.microbatches = static_cast<std::uint32_t>(config.get_int("strategy.microbatches", 1, 1 << 24));
-  if (config.has("strategy.microbatch_size")) {
-    const double mbs = static_cast<double>(config.get_int("strategy.microbatch_size", 1));
+                            std::to_string(s.pp) + " is not the " + std::to_string(gpus) + " GPUs",
+                        "key strategy.dp");
+  s.microbatches = spec.microbatches;
+  if (spec.microbatch_size > 0) {
+    const double mbs = spec.microbatch_size;
     const double replica = w.global_batch / s.dp;
     if (!divides(replica, mbs))
       throw InvalidDesign(
           "microbatch size " + num(mbs) + " does not divide the " + num(replica) + " samples per replica",
-          config.where("strategy.microbatch_size"));
+          "key strategy.microbatch_size");
     s.microbatches = static_cast<std::uint32_t>(replica / mbs);
   }
-  const std::string sched = config.get_string("strategy.schedule");
-  if (sched == "1f1b")
-    s.schedule = PipelineSchedule::OneFOneB;
-  else if (sched == "gpipe")
-    s.schedule = PipelineSchedule::GPipe;
-  else if (sched == "interleaved")
-    s.schedule = PipelineSchedule::Interleaved;
-  else
-    throw BadInput("unknown schedule '" + sched + "' (1f1b, gpipe or interleaved)", config.where("strategy.schedule"));
-  s.virtual_stages = static_cast<std::uint32_t>(config.get_int("strategy.virtual_stages", 1, 1 << 24));
-  s.recompute = config.get_bool("strategy.recompute");
-  s.zero = zero_stage_from_config(config);
-  s.sequence_parallel = config.get_bool("strategy.sequence_parallel");
-  s.bucket_bytes = config.get_size("strategy.bucket_size");
-  if (config.has("strategy.layer_degrees")) {
-    for (auto k : config.get_int_list("strategy.layer_degrees", 1, 1 << 24))
-      s.layer_degree.push_back(static_cast<std::uint32_t>(k));
-    if (s.layer_degree.size() != w.model.layers.size())
-      throw BadInput(
-          "expected " + std::to_string(w.model.layers.size()) + " degrees, one per layer of " + w.model.name,
-          config.where("strategy.layer_degrees"));
-  }
-  if (config.has("strategy.table_owners")) {
-    for (auto r : config.get_int_list("strategy.table_owners", 0, static_cast<std::int64_t>(gpus) - 1))
-      s.table_owner.push_back(static_cast<std::uint32_t>(r));
-    if (s.table_owner.size() != w.model.tables.size())
-      throw BadInput(
-          "expected " + std::to_string(w.model.tables.size()) + " ranks, one per table of " + w.model.name,
-          config.where("strategy.table_owners"));
-  }
-  try {
-    validate_strategy(s, w, gpus);
-  } catch (const BadInput& e) {
-    // Point at where the user set the strategy when the check names a strategy key.
-    std::string key = e.where().starts_with("key ") ? e.where().substr(4) : "";
-    if (key == "strategy.zero" && !user_set(config, key) && user_set(config, "strategy.zero1"))
-      key = "strategy.zero1";
-    if (!key.empty() && config.has(key)) {
-      // Keep the kind: an impossible design stays one (sweeps count it infeasible, not failed).
-      if (dynamic_cast<const InvalidDesign*>(&e)) throw InvalidDesign(e.what(), config.where(key));
-      throw BadInput(e.what(), config.where(key));
-    }
-    throw;
-  }
+  s.schedule = spec.schedule;
+  s.virtual_stages = spec.virtual_stages;
+  s.recompute = spec.recompute;
+  s.zero = spec.zero;
+  s.sequence_parallel = spec.sequence_parallel;
+  s.bucket_bytes = spec.bucket_bytes;
+  s.layer_degree = spec.layer_degree;
+  if (!s.layer_degree.empty() && s.layer_degree.size() != w.model.layers.size())
+    throw BadInput("expected " + std::to_string(w.model.layers.size()) + " degrees, one per layer of " + w.model.name,
+                   "key strategy.layer_degrees");
+  s.table_owner = spec.table_owner;
+  if (!s.table_owner.empty() && s.table_owner.size() != w.model.tables.size())
+    throw BadInput("expected " + std::to_string(w.model.tables.size()) + " ranks, one per table of " + w.model.name,
+                   "key strategy.table_owners");
+  validate_strategy(s, w, gpus);
   return s;
+}
+
+StrategySpec spec_of(const Strategy& s) {
+  StrategySpec spec;
+  spec.dp = s.dp;
+  spec.tp = s.tp;
+  spec.pp = s.pp;
+  spec.microbatches = s.microbatches;
+  spec.schedule = s.schedule;
+  spec.virtual_stages = s.virtual_stages;
+  spec.recompute = s.recompute;
+  spec.sequence_parallel = s.sequence_parallel;
+  spec.zero = s.zero;
+  spec.bucket_bytes = s.bucket_bytes;
+  spec.layer_degree = s.layer_degree;
+  spec.table_owner = s.table_owner;
+  return spec;
 }
 
 void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus) {

@@ -4,6 +4,7 @@
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/model_library.hpp"
+#include "toposweep/workload/spec.hpp"
 
 namespace toposweep {
 
@@ -23,29 +24,18 @@ Workload make_workload(Model model, Device device, const std::string& datatype, 
   return w;
 }
 
-Workload workload_from_config(const Config& config, std::uint32_t gpus) {
-  Model model = resolve_model(config.get_string("model.name"), config.where("model.name"));
-  Device device = resolve_device(config.get_string("server.device"), config.where("server.device"));
-  double batch = 0;
-  if (config.has("model.global_batch")) {
-    batch = static_cast<double>(config.get_int("model.global_batch", 1));
-  } else {
-    std::int64_t per_gpu = config.get_int("model.batch_per_gpu", 0);
-    if (per_gpu == 0) per_gpu = model.default_batch_per_gpu;
+Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model, Device device) {
+  double batch = static_cast<double>(spec.global_batch);
+  if (spec.global_batch <= 0) {
+    const std::int64_t per_gpu = spec.batch_per_gpu == 0 ? model.default_batch_per_gpu : spec.batch_per_gpu;
     batch = static_cast<double>(per_gpu) * gpus;
   }
-  double efficiency = 0;
-  if (config.has("server.efficiency")) {
-    efficiency = config.get_double("server.efficiency");
-    if (!(efficiency > 0 && efficiency <= 1))
-      throw BadInput("must be in (0, 1]", config.where("server.efficiency"));
-  }
-  const std::string optimizer = config.get_string("model.optimizer");
-  if (optimizer != "adam" && optimizer != "momentum" && optimizer != "sgd")
-    throw BadInput("unknown optimizer '" + optimizer + "' (adam, momentum or sgd)",
-                   config.where("model.optimizer"));
-  return make_workload(std::move(model), std::move(device), config.get_string("model.datatype"), batch,
-                       efficiency, optimizer);
+  return make_workload(std::move(model), std::move(device), spec.datatype, batch, spec.efficiency, spec.optimizer);
+}
+
+Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus) {
+  return make_workload(spec, gpus, resolve_model(spec.model, "key model.name"),
+                       resolve_device(spec.device, "key server.device"));
 }
 
 }  // namespace toposweep

@@ -1,7 +1,5 @@
 #pragma once
-// Builds the network a configuration describes (topology.* and server.* keys). The one entry
-// point every command and the point evaluator use. Throws BadInput naming the key on an
-// inconsistent design (degree >= servers, bad strides, dims product mismatch, ...).
+// Building the network a topology spec describes (spec.hpp). Errors name the key they concern.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -12,6 +10,7 @@
 
 namespace toposweep {
 
+// Shorthand for build_network(topology_spec_from_config(config)).
 Network build_network(const Config& config);
 
 // topology.extra_links: "A-B,C-D" with server ids -> pairs; BadInput naming `where`.

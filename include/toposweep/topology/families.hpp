@@ -21,6 +21,7 @@ namespace toposweep::topology {
 struct ServerSpec {
   std::uint32_t gpus = 1;
   double intra_bandwidth_Bps = 0;
+  bool operator==(const ServerSpec&) const = default;
 };
 
 // One ideal non-blocking switch; each server has `degree` ports of `link_bandwidth_Bps`,
@@ -31,6 +32,7 @@ struct SwitchSpec {
   double link_bandwidth_Bps = 0;
   double link_latency_s = 0;
   ServerSpec server;
+  bool operator==(const SwitchSpec&) const = default;
 };
 Network build_switch(const SwitchSpec& spec);
 
@@ -48,6 +50,7 @@ struct FatTreeSpec {
   double link_bandwidth_Bps = 0;
   double link_latency_s = 0;
   ServerSpec server;
+  bool operator==(const FatTreeSpec&) const = default;
 };
 Network build_fattree(const FatTreeSpec& spec);
 // The radix build_fattree uses when spec.radix == 0.
@@ -63,9 +66,13 @@ struct TopoOptSpec {
   double link_latency_s = 0;
   std::vector<std::uint32_t> strides;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> extra_links;
-  std::uint32_t ring_group = 0;  // recorded in info() only
+  std::uint32_t ring_group = 0;  // recorded in info(); with no strides, TotientPerms' group (0: servers)
+  // With no strides, build_network(TopologySpec) picks `rings` bidirectional rings (0: degree/2)
+  // by TotientPerms; build_topoopt itself needs the strides.
+  std::uint32_t rings = 0;
   std::string optical = "patch_panel";
   ServerSpec server;
+  bool operator==(const TopoOptSpec&) const = default;
 };
 Network build_topoopt(const TopoOptSpec& spec, const std::string& strides_where = "topology.strides");
 
@@ -80,6 +87,7 @@ Network build_topoopt(const TopoOptSpec& spec, const std::string& strides_where 
 struct MultiDimSpec {
   std::vector<Dimension> dims;
   std::vector<std::string> levels;  // empty: the last D of chiplet, package, node, pod
+  bool operator==(const MultiDimSpec&) const = default;
 };
 Network build_multidim(const MultiDimSpec& spec, const std::string& where = "topology.dims");
 // Default cost levels for D dimensions: the top dimension is always "pod".
@@ -95,6 +103,7 @@ struct TorusSpec {
   double link_latency_s = 0;
   std::string optical = "none";
   ServerSpec server;
+  bool operator==(const TorusSpec&) const = default;
 };
 Network build_torus(const TorusSpec& spec, const std::string& where = "topology.dims");
 
@@ -108,6 +117,7 @@ struct ExpanderSpec {
   std::uint64_t seed = 1;
   std::string optical = "patch_panel";
   ServerSpec server;
+  bool operator==(const ExpanderSpec&) const = default;
 };
 Network build_expander(const ExpanderSpec& spec);
 

@@ -29,6 +29,7 @@ struct Dimension {
   std::uint32_t size = 0;
   double bandwidth_Bps = 0;  // per-NPU bandwidth of this dimension
   double latency_s = 0;
+  bool operator==(const Dimension&) const = default;
 };
 
 // What the builder knew about the family, for algorithms that exploit structure

@@ -33,9 +33,10 @@ struct IterationPlan {
   double total_flops = 0;  // all GPUs, one iteration (including recomputation)
 };
 
-// `gpus` is the number of GPUs the topology offers. Throws BadInput for an inconsistent
-// strategy (degrees that do not divide gpus, tp > heads, pp > layers, ...).
-IterationPlan plan_iteration(const Config& config, std::uint32_t gpus);
+// `gpus` is the number of GPUs the topology offers: workload_from_config, strategy_from_config,
+// then plan_iteration. Throws BadInput for an inconsistent strategy (degrees that do not divide
+// gpus, tp > heads, pp > layers, ...), naming the key and where it was set.
+IterationPlan plan_iteration_from_config(const Config& config, std::uint32_t gpus);
 
 // The same from an already-built workload and strategy (what optimizers call in a loop).
 // Validates the strategy (BadInput) against s.gpus() GPUs.

@@ -47,9 +47,10 @@ bool operator==(const Strategy& a, const Strategy& b);
 
 inline constexpr std::uint8_t kMaxZeroStage = 3;
 
-// strategy.* keys; dp = 0 means gpus / (tp * pp). Validated (see validate_strategy).
-// strategy.zero (0..3) sets the ZeRO stage; the deprecated strategy.zero1 = true means stage 1
-// (false: 0). Both given: BadInput naming strategy.zero1 unless zero1 == (zero >= 1).
+// resolve_strategy(strategy_spec_from_config(config), w, gpus) (spec.hpp), errors re-pointed at
+// the line that set the key. strategy.zero (0..3) sets the ZeRO stage; the deprecated
+// strategy.zero1 = true means stage 1 (false: 0). Both given: BadInput naming strategy.zero1
+// unless zero1 == (zero >= 1).
 Strategy strategy_from_config(const Config& config, const Workload& w, std::uint32_t gpus);
 
 // BadInput (naming the strategy key) when the strategy is inconsistent: degrees whose product

@@ -34,9 +34,9 @@ struct Workload {
   }
 };
 
-// model.name (built-in or JSON path), model.batch_per_gpu (0: the model's default),
-// model.global_batch (overrides batch_per_gpu x gpus), model.datatype, model.optimizer,
-// server.device, server.efficiency (overrides the device's).
+// make_workload(workload_spec_from_config(config), gpus) (spec.hpp): model.name (built-in or
+// JSON path), model.batch_per_gpu (0: the model's default), model.global_batch (overrides
+// batch_per_gpu x gpus), model.datatype, model.optimizer, server.device, server.efficiency.
 Workload workload_from_config(const Config& config, std::uint32_t gpus);
 // Same, reusing an already-resolved model and device (a sweep caches them).
 Workload make_workload(Model model, Device device, const std::string& datatype, double global_batch,

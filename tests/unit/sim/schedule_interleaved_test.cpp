@@ -49,7 +49,7 @@ double pp_bytes(const TaskGraph& g) {
 TEST(ScheduleInterleaved, FastPathEqualsEngine) {
   const Config c = gpt3("interleaved", "2", "100Gbps");
   const Network net = build_network(c);
-  const IterationPlan plan = plan_iteration(c, net.gpu_count());
+  const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   const SimOptions o = sim_options_from_config(c);
   const SimResult general = test::engine_result(net, plan.graph, o);
   AnalyticalModel model(net, o.comm);
@@ -63,7 +63,7 @@ TEST(ScheduleInterleaved, CheapCommunicationShrinksTheBubble) {
   const std::string fast_links = "100000Gbps";
   auto run = [&](const Config& c, double* pp) {
     const Network net = build_network(c);
-    const IterationPlan plan = plan_iteration(c, net.gpu_count());
+    const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
     *pp = pp_bytes(plan.graph);
     return simulate_iteration(net, plan.graph, sim_options_from_config(c)).job();
   };

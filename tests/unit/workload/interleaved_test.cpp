@@ -156,7 +156,7 @@ TEST(Interleaved, ValidationNamesTheKey) {
 }
 
 TEST(Interleaved, StrategyJsonCarriesScheduleAndChunks) {
-  const auto plan = plan_iteration(test::workload_config({"model.name=gpt3-1.3b", "strategy.pp=2", "model.global_batch=8",
+  const auto plan = plan_iteration_from_config(test::workload_config({"model.name=gpt3-1.3b", "strategy.pp=2", "model.global_batch=8",
                                                 "strategy.microbatches=4", "strategy.schedule=interleaved",
                                                 "strategy.virtual_stages=3"}),
                                    4);

@@ -368,7 +368,7 @@ TEST(Iteration, InconsistentStrategiesAreBadInputNamingTheKey) {
 }
 
 TEST(Iteration, FromConfigUsesDefaultsAndDerivesDp) {
-  const auto plan = plan_iteration(test::workload_config({"model.name=gpt3-1.3b", "strategy.tp=2", "strategy.pp=2",
+  const auto plan = plan_iteration_from_config(test::workload_config({"model.name=gpt3-1.3b", "strategy.tp=2", "strategy.pp=2",
                                                 "strategy.microbatch_size=1", "model.batch_per_gpu=2"}),
                                    16);
   EXPECT_EQ(plan.dp, 4u);

@@ -59,7 +59,7 @@ inline double makespan_without_comm(const TaskGraph& g, bool skip_optimizer = tr
 // Where the BadInput planning those settings on `gpus` GPUs throws, or "no error".
 inline std::string plan_error_where(const std::vector<std::string>& sets, std::uint32_t gpus) {
   try {
-    plan_iteration(workload_config(sets), gpus);
+    plan_iteration_from_config(workload_config(sets), gpus);
   } catch (const BadInput& e) {
     return e.where();
   }

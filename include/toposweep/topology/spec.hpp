@@ -1,0 +1,53 @@
+#pragma once
+// A network as a typed value: one family's specification (families.hpp) or an edge-list file,
+// read from the topology.* and server.* keys once, at the edge (topology_spec_from_config), and
+// built by build_network(spec). Specs compare by value, so a cache keyed by a spec cannot return
+// a network built from other settings.
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "toposweep/topology/families.hpp"
+#include "toposweep/topology/network.hpp"
+#include "toposweep/util/config.hpp"
+
+namespace toposweep::topology {
+
+// kind = file: an edge-list file (edge_list.hpp).
+struct FileTopologySpec {
+  std::string path;
+  double default_latency_s = 0;
+  std::string optical = "none";
+  ServerSpec server;
+  bool operator==(const FileTopologySpec&) const = default;
+};
+
+using FamilySpec =
+    std::variant<SwitchSpec, FatTreeSpec, TopoOptSpec, MultiDimSpec, TorusSpec, ExpanderSpec, FileTopologySpec>;
+
+struct TopologySpec {
+  FamilySpec family;
+  bool allow_disconnected = false;
+  bool operator==(const TopologySpec&) const = default;
+};
+
+// The family names topology.kind accepts, in registration order (help texts and checks use it).
+const std::vector<std::string>& topology_family_names();
+// "switch", "fattree", ... for a spec.
+std::string family_name(const TopologySpec& spec);
+
+// Reads topology.kind and the keys that family reads. Malformed or missing values are BadInput
+// naming the key and where it was set; a well-formed combination that cannot exist (degree at or
+// above the servers, dimensions holding another NPU count) is InvalidDesign.
+TopologySpec topology_spec_from_config(const Config& config);
+
+}  // namespace toposweep::topology
+
+namespace toposweep {
+
+// Builds the network (TotientPerms picks a topoopt spec's strides when it has none), checks it is
+// connected unless allowed; BadInput / InvalidDesign name the key they concern ("key K").
+Network build_network(const topology::TopologySpec& spec);
+
+}  // namespace toposweep

@@ -1,0 +1,60 @@
+#pragma once
+// The workload and the strategy of a design point as typed values, read from model.*, server.*
+// and strategy.* keys once, at the edge. The specs are what the user asked for; make_workload and
+// resolve_strategy turn them into the Workload and Strategy of a given GPU count (dp = 0 and a
+// microbatch size become numbers there, and the strategy is checked against the model).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "toposweep/util/config.hpp"
+#include "toposweep/workload/strategy.hpp"
+#include "toposweep/workload/workload.hpp"
+
+namespace toposweep {
+
+struct WorkloadSpec {
+  std::string model = "bert-large";  // a built-in name or a model file (resolved by make_workload)
+  std::string device = "a100";       // a built-in name or a device file
+  std::string datatype = "fp16";
+  std::int64_t batch_per_gpu = 0;    // 0: the model's default
+  std::int64_t global_batch = 0;     // > 0: overrides batch_per_gpu x GPUs
+  double efficiency = 0;             // > 0: overrides the device's
+  std::string optimizer = "adam";
+  bool operator==(const WorkloadSpec&) const = default;
+};
+
+// model.name, model.batch_per_gpu, model.global_batch, model.datatype, model.optimizer,
+// server.device, server.efficiency.
+WorkloadSpec workload_spec_from_config(const Config& config);
+
+// The workload on `gpus` GPUs (the model and device files are read here); errors name the key.
+Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus);
+// The same with the model and device already resolved (a caller that caches them).
+Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model, Device device);
+
+struct StrategySpec {
+  std::uint32_t dp = 0;  // 0: the GPUs tp x pp leaves
+  std::uint32_t tp = 1, pp = 1, microbatches = 1;
+  std::uint32_t microbatch_size = 0;  // > 0: sets the microbatch count from the batch
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  std::uint32_t virtual_stages = 1;
+  bool recompute = false;
+  bool sequence_parallel = false;
+  std::uint8_t zero = 0;
+  double bucket_bytes = 25.0 * 1024 * 1024;
+  std::vector<std::uint32_t> layer_degree;
+  std::vector<std::uint32_t> table_owner;
+  bool operator==(const StrategySpec&) const = default;
+};
+
+// strategy.* keys (strategy.zero1 as the deprecated alias of strategy.zero = 1).
+StrategySpec strategy_spec_from_config(const Config& config);
+// The spec as a strategy on `gpus` GPUs for workload `w`: dp = 0 and microbatch_size resolved,
+// then validate_strategy. InvalidDesign / BadInput name the key ("key strategy.tp").
+Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint32_t gpus);
+// A resolved strategy written back as a spec (what optimizers hand on).
+StrategySpec spec_of(const Strategy& s);
+
+}  // namespace toposweep

@@ -1,0 +1,236 @@
+// topology.* and server.* keys -> TopologySpec: the one place the topology module reads a Config.
+// One parser per family, registered by name in kFamilies.
+#include <cmath>
+#include <iterator>
+#include <optional>
+
+#include "toposweep/topology/build.hpp"
+#include "toposweep/topology/spec.hpp"
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/strings.hpp"
+#include "toposweep/util/units.hpp"
+
+namespace toposweep::topology {
+namespace {
+
+bool explicitly_set(const Config& c, const std::string& key) {
+  return c.has(key) && c.entries().at(key).origin != "default";
+}
+bool nonempty(const Config& c, const std::string& key) { return c.has(key) && !trim(c.get_string(key)).empty(); }
+
+std::uint32_t get_u32(const Config& c, const std::string& key, std::int64_t min, std::int64_t max = 1 << 26) {
+  return static_cast<std::uint32_t>(c.get_int(key, min, max));
+}
+
+// topology.optical, with `fallback` standing in for "auto".
+std::string optical_device(const Config& c, const std::string& fallback) {
+  const std::string v = c.has("topology.optical") ? c.get_string("topology.optical") : "auto";
+  if (v == "auto") return fallback;
+  if (v != "patch_panel" && v != "ocs" && v != "none")
+    throw BadInput("topology.optical must be auto, patch_panel, ocs or none, got '" + v + "'",
+                   c.where("topology.optical"));
+  return v;
+}
+
+ServerSpec server_spec(const Config& c) {
+  ServerSpec s;
+  s.gpus = get_u32(c, "server.gpus", 1, 1 << 16);
+  s.intra_bandwidth_Bps = c.get_bandwidth("server.intra_bandwidth");
+  return s;
+}
+
+FamilySpec switch_from(const Config& c) {
+  SwitchSpec s;
+  s.servers = get_u32(c, "topology.servers", 1);
+  s.degree = get_u32(c, "topology.degree", 1, 1 << 16);
+  s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
+  s.link_latency_s = c.get_time("topology.link_latency");
+  s.server = server_spec(c);
+  return s;
+}
+
+FamilySpec fattree_from(const Config& c) {
+  FatTreeSpec s;
+  s.servers = get_u32(c, "topology.servers", 1);
+  s.degree = get_u32(c, "topology.degree", 1, 1 << 10);
+  s.tiers = get_u32(c, "topology.fattree_tiers", 2, 3);
+  s.radix = get_u32(c, "topology.fattree_radix", 0, 4096);
+  s.oversubscription = c.get_double("topology.oversubscription");
+  if (!(s.oversubscription > 0))
+    throw BadInput("oversubscription must be positive", c.where("topology.oversubscription"));
+  s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
+  s.link_latency_s = c.get_time("topology.link_latency");
+  s.server = server_spec(c);
+  return s;
+}
+
+FamilySpec topoopt_from(const Config& c) {
+  TopoOptSpec spec;
+  spec.servers = get_u32(c, "topology.servers", 1);
+  spec.degree = get_u32(c, "topology.degree", 1);
+  spec.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
+  spec.link_latency_s = c.get_time("topology.link_latency");
+  spec.server = server_spec(c);
+  spec.extra_links = parse_extra_links(nonempty(c, "topology.extra_links") ? c.get_string("topology.extra_links") : "",
+                                       c.where("topology.extra_links"));
+  spec.optical = optical_device(c, "patch_panel");
+  const std::uint32_t n = spec.servers;
+  if (spec.degree >= n)
+    throw InvalidDesign(
+        "degree " + std::to_string(spec.degree) + " must be below the " + std::to_string(n) + " servers",
+        c.where("topology.degree"));
+  if (nonempty(c, "topology.strides")) {
+    for (std::int64_t s : c.get_int_list("topology.strides", 0, UINT32_MAX))
+      spec.strides.push_back(static_cast<std::uint32_t>(s));
+    return spec;
+  }
+  spec.ring_group = get_u32(c, "topology.ring_group", 0);
+  spec.rings = get_u32(c, "topology.rings", 0);
+  if (spec.rings == 0 && spec.degree % 2 != 0 && spec.extra_links.empty())
+    throw InvalidDesign(
+        "odd degree " + std::to_string(spec.degree) +
+            ": TotientPerms rings are bidirectional and use ports in pairs (use an even degree, "
+            "topology.rings, or topology.extra_links for the odd port)",
+        c.where("topology.degree"));
+  return spec;
+}
+
+FamilySpec multidim_from(const Config& c) {
+  if (!nonempty(c, "topology.dims"))
+    throw BadInput("multidim needs topology.dims, e.g. ring:4,fc:8,switch:32", "key topology.dims");
+  const std::string dims_where = c.where("topology.dims");
+  MultiDimSpec spec;
+  spec.dims = parse_dims(c.get_list("topology.dims"), dims_where);
+  const std::size_t D = spec.dims.size();
+  auto per_dim = [&](const std::string& key, Quantity q, const std::string& fallback, bool positive) {
+    std::vector<double> v = nonempty(c, key) ? c.get_quantity_list(key, q, positive)
+                                             : std::vector<double>{c.get_quantity(fallback, q, positive)};
+    if (v.size() == 1) v.assign(D, v[0]);
+    if (v.size() != D)
+      throw InvalidDesign(
+          "need one value per dimension (" + std::to_string(D) + "), got " + std::to_string(v.size()),
+          c.where(key));
+    return v;
+  };
+  const auto bw = per_dim("topology.dim_bandwidth", Quantity::Bandwidth, "topology.link_bandwidth", true);
+  const auto lat = per_dim("topology.dim_latency", Quantity::Time, "topology.link_latency", false);
+  std::uint64_t npus = 1;
+  for (std::size_t k = 0; k < D; ++k) {
+    spec.dims[k].bandwidth_Bps = bw[k];
+    spec.dims[k].latency_s = lat[k];
+    npus *= spec.dims[k].size;
+  }
+  if (nonempty(c, "topology.dim_levels")) spec.levels = c.get_list("topology.dim_levels");
+  for (const std::string& l : spec.levels)
+    if (l != "chiplet" && l != "package" && l != "node" && l != "pod")
+      throw BadInput("dimension level '" + l + "' is not chiplet, package, node or pod",
+                     c.where("topology.dim_levels"));
+  // NPUs are the compute nodes. When the user also gave servers x GPUs, they must agree.
+  if (explicitly_set(c, "topology.servers") || explicitly_set(c, "server.gpus")) {
+    const std::uint64_t gpus =
+        std::uint64_t(get_u32(c, "topology.servers", 1)) * get_u32(c, "server.gpus", 1, 1 << 16);
+    if (gpus != npus)
+      throw InvalidDesign("the dimensions hold " + std::to_string(npus) +
+                              " NPUs but topology.servers x server.gpus = " + std::to_string(gpus),
+                          dims_where);
+  }
+  return spec;
+}
+
+FamilySpec torus_from(const Config& c) {
+  if (!nonempty(c, "topology.dims")) throw BadInput("torus needs topology.dims, e.g. 8,8,8", "key topology.dims");
+  const std::string where = c.where("topology.dims");
+  TorusSpec spec;
+  for (std::string item : c.get_list("topology.dims")) {
+    if (const auto colon = item.find(':'); colon != std::string::npos) {
+      if (to_lower(trim(item.substr(0, colon))) != "ring")
+        throw BadInput("torus dimensions are rings; got '" + item + "'", where);
+      item = std::string(trim(item.substr(colon + 1)));
+    }
+    const auto v = parse_plain_number(item);
+    if (!v || *v != std::floor(*v) || *v < 2 || *v > 1e7)
+      throw BadInput("torus dimension size '" + item + "' must be an integer >= 2", where);
+    spec.dims.push_back(static_cast<std::uint32_t>(*v));
+  }
+  spec.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
+  spec.link_latency_s = c.get_time("topology.link_latency");
+  spec.server = server_spec(c);
+  spec.optical = optical_device(c, "none");
+  std::uint64_t n = 1;
+  for (auto a : spec.dims) n *= a;
+  if (explicitly_set(c, "topology.servers") && n != std::uint64_t(get_u32(c, "topology.servers", 1)))
+    throw InvalidDesign("the torus dimensions hold " + std::to_string(n) +
+                            " servers but topology.servers = " + c.get_string("topology.servers"),
+                        where);
+  return spec;
+}
+
+FamilySpec expander_from(const Config& c) {
+  ExpanderSpec s;
+  s.servers = get_u32(c, "topology.servers", 1);
+  s.degree = get_u32(c, "topology.degree", 1);
+  if (s.degree >= s.servers)
+    throw InvalidDesign(
+        "degree " + std::to_string(s.degree) + " must be below the " + std::to_string(s.servers) + " servers",
+        c.where("topology.degree"));
+  s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
+  s.link_latency_s = c.get_time("topology.link_latency");
+  s.seed = static_cast<std::uint64_t>(c.get_int("topology.seed", 0));
+  s.optical = optical_device(c, "patch_panel");
+  s.server = server_spec(c);
+  return s;
+}
+
+FamilySpec file_from(const Config& c) {
+  if (!nonempty(c, "topology.file")) throw BadInput("kind = file needs topology.file", "key topology.file");
+  FileTopologySpec s;
+  s.path = c.get_string("topology.file");
+  s.default_latency_s = c.get_time("topology.link_latency");
+  s.server = server_spec(c);
+  s.optical = optical_device(c, "none");
+  return s;
+}
+
+struct Family {
+  const char* name;
+  FamilySpec (*from_config)(const Config&);
+};
+
+// The topology families by name. Adding one: its spec in families.hpp (and FamilySpec), its
+// builder, its parser here, one line below.
+constexpr Family kFamilies[] = {
+    {"switch", switch_from},     {"fattree", fattree_from}, {"topoopt", topoopt_from}, {"multidim", multidim_from},
+    {"torus", torus_from},       {"expander", expander_from}, {"file", file_from},
+};
+static_assert(std::size(kFamilies) == std::variant_size_v<FamilySpec>, "one parser per FamilySpec alternative, in its order");
+
+}  // namespace
+
+const std::vector<std::string>& topology_family_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& f : kFamilies) v.push_back(f.name);
+    return v;
+  }();
+  return names;
+}
+
+std::string family_name(const TopologySpec& spec) {
+  return kFamilies[spec.family.index()].name;
+}
+
+TopologySpec topology_spec_from_config(const Config& config) {
+  const std::string kind = config.get_string("topology.kind");
+  for (const auto& f : kFamilies)
+    if (kind == f.name) {
+      TopologySpec spec;
+      spec.family = f.from_config(config);
+      spec.allow_disconnected =
+          config.has("topology.allow_disconnected") && config.get_bool("topology.allow_disconnected");
+      return spec;
+    }
+  throw BadInput("unknown topology kind '" + kind + "' (" + join(topology_family_names(), ", ") + ")",
+                 config.where("topology.kind"));
+}
+
+}  // namespace toposweep::topology

@@ -1,0 +1,30 @@
+#include "toposweep/util/key_origins.hpp"
+
+namespace toposweep {
+
+KeyOrigins KeyOrigins::of(const Config& config) {
+  KeyOrigins o;
+  for (const auto& [key, e] : config.entries())
+    if (!e.origin.empty()) o.origin_.emplace(key, e.origin);
+  return o;
+}
+
+void KeyOrigins::redirect(const std::string& key, const std::string& alias) { alias_[key] = alias; }
+
+std::string KeyOrigins::where(const std::string& name) const {
+  const auto a = alias_.find(name);
+  const std::string& key = a == alias_.end() ? name : a->second;
+  const auto it = origin_.find(key);
+  return it == origin_.end() ? "key " + key : "key " + key + " at " + it->second;
+}
+
+void KeyOrigins::rethrow(const BadInput& e) const {
+  std::string key = e.where();
+  if (key.starts_with("key ")) key = key.substr(4);
+  const bool known = origin_.count(key) != 0 || alias_.count(key) != 0;
+  const std::string at = known ? where(key) : e.where();
+  if (dynamic_cast<const InvalidDesign*>(&e)) throw InvalidDesign(e.what(), at);
+  throw BadInput(e.what(), at);
+}
+
+}  // namespace toposweep

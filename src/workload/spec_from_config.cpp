@@ -1,0 +1,108 @@
+// model.*, server.device/efficiency and strategy.* keys -> WorkloadSpec, StrategySpec: the one
+// place the workload module reads a Config.
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/key_origins.hpp"
+#include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/spec.hpp"
+
+namespace toposweep {
+namespace {
+
+// Set by the user (a file or --set), not filled in from the key's default.
+bool user_set(const Config& config, const std::string& key) {
+  return config.has(key) && config.entries().at(key).origin != "default";
+}
+
+// strategy.zero, or the deprecated strategy.zero1 alias for stage 1; both given must agree.
+std::uint8_t zero_stage_from_config(const Config& config) {
+  const bool stage_given = user_set(config, "strategy.zero");
+  std::int64_t stage = 0;
+  if (config.has("strategy.zero")) stage = config.get_int("strategy.zero", 0, kMaxZeroStage);
+  if (!user_set(config, "strategy.zero1")) return static_cast<std::uint8_t>(stage);
+  const bool zero1 = config.get_bool("strategy.zero1");
+  if (!stage_given) return zero1 ? 1 : 0;
+  if (zero1 != (stage >= 1))
+    throw BadInput(
+        "strategy.zero1 = " + std::string(zero1 ? "true" : "false") +
+            " (deprecated alias for strategy.zero = 1) contradicts strategy.zero = " + std::to_string(stage),
+        config.where("strategy.zero1"));
+  return static_cast<std::uint8_t>(stage);
+}
+
+// The config shorthands re-point errors raised on typed values at the line that set the key;
+// an error about strategy.zero points at strategy.zero1 when that alias was what the user wrote.
+KeyOrigins strategy_origins(const Config& config) {
+  KeyOrigins o = KeyOrigins::of(config);
+  if (user_set(config, "strategy.zero1") && !user_set(config, "strategy.zero"))
+    o.redirect("strategy.zero", "strategy.zero1");
+  return o;
+}
+
+}  // namespace
+
+WorkloadSpec workload_spec_from_config(const Config& config) {
+  WorkloadSpec s;
+  s.model = config.get_string("model.name");
+  s.device = config.get_string("server.device");
+  s.datatype = config.get_string("model.datatype");
+  if (config.has("model.global_batch"))
+    s.global_batch = config.get_int("model.global_batch", 1);
+  else
+    s.batch_per_gpu = config.get_int("model.batch_per_gpu", 0);
+  if (config.has("server.efficiency")) {
+    s.efficiency = config.get_double("server.efficiency");
+    if (!(s.efficiency > 0 && s.efficiency <= 1)) throw BadInput("must be in (0, 1]", config.where("server.efficiency"));
+  }
+  s.optimizer = config.get_string("model.optimizer");
+  if (s.optimizer != "adam" && s.optimizer != "momentum" && s.optimizer != "sgd")
+    throw BadInput("unknown optimizer '" + s.optimizer + "' (adam, momentum or sgd)", config.where("model.optimizer"));
+  return s;
+}
+
+StrategySpec strategy_spec_from_config(const Config& config) {
+  StrategySpec s;
+  s.tp = static_cast<std::uint32_t>(config.get_int("strategy.tp", 1, 1 << 24));
+  s.pp = static_cast<std::uint32_t>(config.get_int("strategy.pp", 1, 1 << 24));
+  s.dp = static_cast<std::uint32_t>(config.get_int("strategy.dp", 0, 1 << 24));
+  s.microbatches = static_cast<std::uint32_t>(config.get_int("strategy.microbatches", 1, 1 << 24));
+  if (config.has("strategy.microbatch_size"))
+    s.microbatch_size = static_cast<std::uint32_t>(config.get_int("strategy.microbatch_size", 1, 1 << 30));
+  const std::string sched = config.get_string("strategy.schedule");
+  if (sched == "1f1b")
+    s.schedule = PipelineSchedule::OneFOneB;
+  else if (sched == "gpipe")
+    s.schedule = PipelineSchedule::GPipe;
+  else if (sched == "interleaved")
+    s.schedule = PipelineSchedule::Interleaved;
+  else
+    throw BadInput("unknown schedule '" + sched + "' (1f1b, gpipe or interleaved)", config.where("strategy.schedule"));
+  s.virtual_stages = static_cast<std::uint32_t>(config.get_int("strategy.virtual_stages", 1, 1 << 24));
+  s.recompute = config.get_bool("strategy.recompute");
+  s.zero = zero_stage_from_config(config);
+  s.sequence_parallel = config.get_bool("strategy.sequence_parallel");
+  s.bucket_bytes = config.get_size("strategy.bucket_size");
+  if (config.has("strategy.layer_degrees"))
+    for (auto k : config.get_int_list("strategy.layer_degrees", 1, 1 << 24))
+      s.layer_degree.push_back(static_cast<std::uint32_t>(k));
+  if (config.has("strategy.table_owners"))
+    for (auto r : config.get_int_list("strategy.table_owners", 0, 1 << 30))
+      s.table_owner.push_back(static_cast<std::uint32_t>(r));
+  return s;
+}
+
+Workload workload_from_config(const Config& config, std::uint32_t gpus) {
+  const WorkloadSpec spec = workload_spec_from_config(config);
+  return KeyOrigins::of(config).run([&] { return make_workload(spec, gpus); });
+}
+
+Strategy strategy_from_config(const Config& config, const Workload& w, std::uint32_t gpus) {
+  const StrategySpec spec = strategy_spec_from_config(config);
+  return strategy_origins(config).run([&] { return resolve_strategy(spec, w, gpus); });
+}
+
+IterationPlan plan_iteration_from_config(const Config& config, std::uint32_t gpus) {
+  const Workload w = workload_from_config(config, gpus);
+  return plan_iteration(w, strategy_from_config(config, w, gpus));
+}
+
+}  // namespace toposweep
