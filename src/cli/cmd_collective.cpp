@@ -66,8 +66,8 @@ int run(CommandContext& ctx) {
   if (!(bytes > 0)) throw BadInput("the collective size must be positive", "--bytes");
   if (vm.count("algorithm"))
     ctx.config.set("collective.algorithm", vm["algorithm"].as<std::string>(), "--algorithm");
-  const std::string algorithm = collective_algorithm(ctx.config);
-  CollectiveOptions options = collective_options(ctx.config);
+  const std::string algorithm = collective_algorithm_from_config(ctx.config);
+  CollectiveOptions options = collective_options_from_config(ctx.config);
   options.with_flows = vm["flows"].as<bool>();
   if (vm.count("topology-file")) {
     ctx.config.set("topology.kind", "file", "--topology-file");

@@ -7,7 +7,7 @@
 
 namespace toposweep {
 
-std::string collective_algorithm(const Config& config) {
+std::string collective_algorithm_from_config(const Config& config) {
   const std::string name = to_lower(trim(config.get_string("collective.algorithm")));
   const auto& names = collective_algorithm_names();
   if (std::find(names.begin(), names.end(), name) == names.end())
@@ -16,7 +16,7 @@ std::string collective_algorithm(const Config& config) {
   return name;
 }
 
-CollectiveOptions collective_options(const Config& config) {
+CollectiveOptions collective_options_from_config(const Config& config) {
   CollectiveOptions o;
   const std::string model = to_lower(trim(config.get_string("collective.model")));
   if (model == "pipelined")
@@ -26,11 +26,11 @@ CollectiveOptions collective_options(const Config& config) {
   else
     throw BadInput("collective.model must be pipelined or sequential, not '" + model + "'",
                    config.where("collective.model"));
-  o.spread_switch_paths = spread_routing(config);
+  o.spread_switch_paths = spread_routing_from_config(config);
   return o;
 }
 
-bool spread_routing(const Config& config) {
+bool spread_routing_from_config(const Config& config) {
   if (!config.has("collective.routing")) return false;
   const std::string routing = to_lower(trim(config.get_string("collective.routing")));
   if (routing == "spread") return true;

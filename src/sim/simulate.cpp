@@ -34,7 +34,7 @@ SimOptions sim_options_from_config(const Config& config) {
     throw BadInput("analytical instances must be first or all, not '" + inst + "'",
                    config.where("simulate.analytical_instances"));
   if (config.has("collective.algorithm")) o.comm.algorithm = config.get_string("collective.algorithm");
-  o.comm.spread_switch_paths = spread_routing(config);
+  o.comm.spread_switch_paths = spread_routing_from_config(config);
   return o;
 }
 

@@ -9,11 +9,11 @@
 namespace toposweep {
 
 // collective.algorithm, checked against collective_algorithm_names().
-std::string collective_algorithm(const Config& config);
+std::string collective_algorithm_from_config(const Config& config);
 // collective.model (pipelined | sequential) into CollectiveOptions (with_flows left false).
-CollectiveOptions collective_options(const Config& config);
+CollectiveOptions collective_options_from_config(const Config& config);
 // collective.routing: true for `spread` (ECMP over switched fabrics), false for `shortest` or
 // when the key is absent; BadInput for anything else.
-bool spread_routing(const Config& config);
+bool spread_routing_from_config(const Config& config);
 
 }  // namespace toposweep

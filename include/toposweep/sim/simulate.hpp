@@ -21,6 +21,7 @@ struct SimOptions {
   NetworkModelKind model = NetworkModelKind::Analytical;
   CommSettings comm;
   bool record_link_loads = false;  // flow model: keep every arc-load change (for --trace)
+  bool operator==(const SimOptions&) const = default;
 };
 
 // simulate.network_model, simulate.hierarchical_model, simulate.analytical_instances and

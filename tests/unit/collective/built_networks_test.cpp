@@ -63,7 +63,7 @@ TEST(BuiltNetworks, MultidimHierarchicalMatchesClosedForm) {
                                             {"server.gpus", "1"}}));
   ASSERT_EQ(net.info().dims.size(), 3u);
   ASSERT_EQ(net.compute_count(), 64u);
-  CollectiveOptions seq = collective_options(config({{"collective.model", "sequential"}}));
+  CollectiveOptions seq = collective_options_from_config(config({{"collective.model", "sequential"}}));
   const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, 64e6), "auto", seq);
   EXPECT_EQ(plan.algorithm, "hierarchical");
   // 2*64e6*3/4 / 200e9 + 2*16e6*3/4 / 100e9 + 2*4e6*3/4 / 50e9 = 480us + 240us + 120us.
@@ -84,14 +84,14 @@ TEST(BuiltNetworks, SwitchTwoLevelAndBadModelKey) {
                                             {"server.gpus", "4"},
                                             {"server.intra_bandwidth", "300GB/s"}}));
   const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, 1e9), "ring",
-                                    collective_options(config({{"collective.model", "sequential"}})));
+                                    collective_options_from_config(config({{"collective.model", "sequential"}})));
   // Ring over 8 servers at 12.5 GB/s plus the intra-node reduce-scatter + all-gather of 4 GPUs.
   EXPECT_NEAR(plan.time_s, 2.0 * 7 / 8 * 1e9 / 12.5e9 + 2.0 * 3 / 4 * 1e9 / 300e9, 1e-12);
-  EXPECT_THROW(collective_options(config({{"collective.model", "overlapped"}})), BadInput);
-  EXPECT_THROW(collective_algorithm(config({{"collective.algorithm", "rings"}})), BadInput);
-  EXPECT_FALSE(collective_options(config({})).spread_switch_paths);
-  EXPECT_TRUE(collective_options(config({{"collective.routing", "spread"}})).spread_switch_paths);
-  EXPECT_THROW(collective_options(config({{"collective.routing", "ecmp"}})), BadInput);
+  EXPECT_THROW(collective_options_from_config(config({{"collective.model", "overlapped"}})), BadInput);
+  EXPECT_THROW(collective_algorithm_from_config(config({{"collective.algorithm", "rings"}})), BadInput);
+  EXPECT_FALSE(collective_options_from_config(config({})).spread_switch_paths);
+  EXPECT_TRUE(collective_options_from_config(config({{"collective.routing", "spread"}})).spread_switch_paths);
+  EXPECT_THROW(collective_options_from_config(config({{"collective.routing", "ecmp"}})), BadInput);
 }
 
 }  // namespace
