@@ -187,7 +187,7 @@ int run(CommandContext& ctx) {
 }  // namespace
 
 Command frontier_command() {
-  return Command{"frontier", "Pareto frontier of a results file", "RESULTS.h5", add_options, run};
+  return Command{"frontier", "Pareto frontier of a results file (one per model)", "RESULTS.h5", add_options, run};
 }
 
 }  // namespace toposweep::cli
