@@ -112,7 +112,8 @@ int run(CommandContext& ctx) {
     }
     groups[it->second].rows.push_back(i);
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.model < b.model; });
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.model < b.model; });
   if (groups.empty() && group_by.empty() && !per_model)
     groups.push_back(Group{});  // no rows: still print the (empty) frontier
 
@@ -187,7 +188,8 @@ int run(CommandContext& ctx) {
 }  // namespace
 
 Command frontier_command() {
-  return Command{"frontier", "Pareto frontier of a results file (one per model)", "RESULTS.h5", add_options, run};
+  return Command{"frontier", "Pareto frontier of a results file (one per model)", "RESULTS.h5", add_options,
+                 run};
 }
 
 }  // namespace toposweep::cli

@@ -186,8 +186,8 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
     if (std::find(fields.begin(), fields.end(), ob.field) == fields.end())
       throw BadInput("objective '" + ob.field + "' is not a field of the results",
                      ctx.config.where("sweep.objectives"));
-  o.frontier_by =
-      sweep::parse_frontier_by(ctx.config.get_string("sweep.frontier_by"), ctx.config.where("sweep.frontier_by"));
+  o.frontier_by = sweep::parse_frontier_by(ctx.config.get_string("sweep.frontier_by"),
+                                           ctx.config.where("sweep.frontier_by"));
   o.chunk_seconds = ctx.config.get_double("sweep.chunk_seconds");
   if (!(o.chunk_seconds > 0)) throw BadInput("must be positive", ctx.config.where("sweep.chunk_seconds"));
   o.max_chunk_points = static_cast<std::uint64_t>(ctx.config.get_int("sweep.max_chunk_points", 1, 1 << 24));

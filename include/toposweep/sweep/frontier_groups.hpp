@@ -45,7 +45,7 @@ class PointGroups {
   const Space* space_;
   std::string key_;
   bool pooled_ = true;
-  std::size_t axis_ = 0;                       // the key's axis, when it is one
+  std::size_t axis_ = 0;  // the key's axis, when it is one
   bool is_axis_ = false;
   std::vector<std::uint32_t> group_of_value_;  // axis position -> group
   std::uint32_t base_group_ = 0;

@@ -23,7 +23,8 @@ struct ResultsMeta {
   std::uint64_t end = 0;
   std::string keep = "all";  // "all" or "frontier"
   std::vector<frontier::Objective> objectives;
-  std::string frontier_by = kFrontierByModel;  // /frontier attribute group_by: "model.name" or "none"
+  // /frontier's attribute group_by: "model.name" (one frontier per model) or "none" (pooled).
+  std::string frontier_by = kFrontierByModel;
   int compression = 1;  // deflate level of /points, 0 = none
   // Status counts (evaluated, infeasible, failed) of the whole range when `rows` does not hold
   // every point (a --keep frontier sweep passes only its frontier rows); empty: count `rows`.

@@ -26,7 +26,8 @@ class MpiEnvironment : public ::testing::Environment {
 const auto* const kMpiEnv = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 KeyRegistry registry() {
-  return KeyRegistry({{"model.name", "", ""}, {"topology.degree", "", ""}, {"sweep.*", "", ""}, {"space.*", "", ""}});
+  return KeyRegistry(
+      {{"model.name", "", ""}, {"topology.degree", "", ""}, {"sweep.*", "", ""}, {"space.*", "", ""}});
 }
 
 // Sub-spaces in name order: base_only (indices 0, 1: degree 5, 6, the base model "small"), then
@@ -116,17 +117,18 @@ TEST(PointGroups, APointTakesItsAxisValueElseTheBaseModel) {
 
 TEST(PointGroups, OneModelIsOneGroup) {
   // The axis names only the base's model; and a space that never mentions model.name.
-  const PointGroups same(space_of("[model]\nname = small\n[space.a]\nmodel.name = small\ntopology.degree = 1, 2\n"
-                                  "[space.b]\ntopology.degree = 3\n"),
-                         "model.name");
+  const PointGroups same(
+      space_of("[model]\nname = small\n[space.a]\nmodel.name = small\ntopology.degree = 1, 2\n"
+               "[space.b]\ntopology.degree = 3\n"),
+      "model.name");
   EXPECT_EQ(same.size(), 1u);
   const Space none = space_of("[space.a]\ntopology.degree = 1, 2\n");
   const PointGroups unset(none, "model.name");
   EXPECT_EQ(unset.size(), 1u);
   EXPECT_EQ(unset.label(0), "");
   // Every sub-space sweeps model.name: the base model is no group.
-  const PointGroups swept(space_of("[model]\nname = small\n[space.a]\nmodel.name = x, y\ntopology.degree = 1\n"),
-                          "model.name");
+  const PointGroups swept(
+      space_of("[model]\nname = small\n[space.a]\nmodel.name = x, y\ntopology.degree = 1\n"), "model.name");
   ASSERT_EQ(swept.size(), 2u);
   EXPECT_EQ(swept.label(0), "x");
   EXPECT_EQ(swept.label(1), "y");
@@ -149,8 +151,9 @@ TEST(GroupedFrontier, KeepsTheModelAPooledFrontierHides) {
 
 TEST(GroupedFrontier, WithOneModelItIsThePooledFrontier) {
   // Random values with ties on a space without model.name: identical to frontier_indices.
-  const Space space = space_of("[space.a]\ntopology.degree = 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
-                               "[space.b]\ntopology.degree = 1,2,3,4,5,6,7,8\n");
+  const Space space = space_of(
+      "[space.a]\ntopology.degree = 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+      "[space.b]\ntopology.degree = 1,2,3,4,5,6,7,8\n");
   std::mt19937_64 rng(20261123);
   std::uniform_int_distribution<int> small(1, 6);
   std::vector<PointRecord> rows(space.size());
@@ -171,7 +174,8 @@ TEST(GroupedFrontier, SweepWritesThePerModelFrontierWithEveryKeepMode) {
     for (const char* by : {"model.name", "none"}) {
       SCOPED_TRACE(std::string(keep) + " " + by);
       const std::string out = temp_path(std::string(keep) + "_" + by + ".h5");
-      const auto s = run_sweep(space, options(space, out, keep, by), two_models, MPI_COMM_SELF, kQuiet, kNever);
+      const auto s =
+          run_sweep(space, options(space, out, keep, by), two_models, MPI_COMM_SELF, kQuiet, kNever);
       const auto& want = std::string(by) == "none" ? kPooled : kPerModel;
       ResultsReader r(out);
       EXPECT_EQ(r.frontier(), want);
