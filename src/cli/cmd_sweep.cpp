@@ -12,12 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include "toposweep/cli/command.hpp"
+#include "toposweep/point/check.hpp"
 #include "toposweep/point/evaluate.hpp"
 #include "toposweep/sweep/columns.hpp"
 #include "toposweep/sweep/engine.hpp"
 #include "toposweep/sweep/frontier_groups.hpp"
 #include "toposweep/sweep/report.hpp"
 #include "toposweep/sweep/results_file.hpp"
+#include "toposweep/sweep/space_check.hpp"
 #include "toposweep/sweep/synthetic.hpp"
 #include "toposweep/util/error.hpp"
 
@@ -53,6 +55,16 @@ class SignalGuard {
   }, old_int_{};
 };
 
+extern "C" void finalize_mpi() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+// MPI is finalised at exit, not when `run` returns: rank 0 prints the error line after `run`
+// (in run_main), and MPI_Finalize waits for every rank, so no rank can exit before that line is
+// out. Finalising earlier let the other ranks exit 1 first, and mpirun, which ends the job at the
+// first non-zero exit, sometimes killed rank 0 before it had printed.
 class MpiSession {
  public:
   MpiSession() {
@@ -60,19 +72,15 @@ class MpiSession {
     MPI_Initialized(&initialized);
     if (!initialized) {
       MPI_Init(nullptr, nullptr);
-      owner_ = true;
+      std::atexit(finalize_mpi);
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  }
-  ~MpiSession() {
-    if (owner_) MPI_Finalize();
   }
   int rank() const { return rank_; }
   int size() const { return size_; }
 
  private:
-  bool owner_ = false;
   int rank_ = 0, size_ = 1;
 };
 
@@ -114,13 +122,24 @@ sweep::Evaluator make_evaluator(const Config& config) {
   const std::string kind = config.get_string("sweep.evaluator");
   if (kind == "synthetic") {
     const double cost = config.get_time("sweep.synthetic_cost");
-    return [cost](const Config& point) { return sweep::synthetic_point(point, cost); };
+    const bool fail_all = config.get_string("sweep.synthetic_fail") == "all";
+    return [cost, fail_all](const Config& point) { return sweep::synthetic_point(point, cost, fail_all); };
   }
   if (kind == "model") {
     auto evaluator = std::make_shared<PointEvaluator>();
     return [evaluator](const Config& point) { return evaluator->evaluate(point); };
   }
   throw BadInput("'" + kind + "' is not an evaluator (model or synthetic)", config.where("sweep.evaluator"));
+}
+
+// What a point of the evaluator reads, checked before the sweep runs (BadInput = exit 2).
+sweep::PointCheck make_point_check(const Config& config) {
+  if (config.get_string("sweep.evaluator") == "synthetic")
+    // The synthetic evaluator hashes every value: it reads every key.
+    return [](const Config& point) {
+      for (const auto& entry : point.entries()) point.has(entry.first);
+    };
+  return [](const Config& point) { check_point_config(point); };
 }
 
 void print_result(CommandContext& ctx, const sweep::Space& space, const sweep::SweepSummary& s,
@@ -175,6 +194,11 @@ void print_result(CommandContext& ctx, const sweep::Space& space, const sweep::S
 int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
   const auto& vm = ctx.options;
   const sweep::Space space = sweep::parse_space(ctx.config, all_config_keys());
+  // Every rank reads every sub-space's configurations before anything runs or is written, so
+  // malformed input is exit 2 on all of them alike; rank 0 reports the keys no point reads.
+  const auto unused = sweep::check_space(space, make_point_check(ctx.config));
+  if (mpi.rank() == 0 && !vm.count("merge"))
+    for (const auto& u : unused) ctx.log.warn(sweep::describe_unused(u));
   sweep::SweepOptions o;
   o.keep = vm["keep"].as<std::string>();
   if (o.keep != "all" && o.keep != "frontier")
@@ -248,6 +272,19 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
   const auto summary =
       sweep::run_sweep(space, o, evaluate, MPI_COMM_WORLD, log, [] { return g_stop_signal != 0; });
   if (mpi.rank() == 0) print_result(ctx, space, summary, o, mpi.size(), false);
+  if (summary.points > 0 && summary.failed == summary.points) {
+    // Nothing was evaluated: a run that "succeeds" with only failed points hides the cause.
+    if (mpi.rank() == 0) {
+      // The messages are in /failures with --keep all; replaying the first points gives them in
+      // every mode.
+      std::string first;
+      for (std::uint64_t i = o.begin; i < std::min(o.end, o.begin + 3); ++i)
+        first += "\n  point " + std::to_string(i) + ": " + sweep::evaluate_point(space, i, evaluate).result.message;
+      std::cerr << "toposweep: failure: every one of the " << summary.points << " points failed; the first:"
+                << first << "\n";
+    }
+    return kExitFailure;
+  }
   return kExitOk;
 }
 
@@ -286,7 +323,7 @@ int run(CommandContext& ctx) {
 
 Command sweep_command() {
   return Command{"sweep", "explore a design space; run under mpirun or srun; writes HDF5 (docs/sweep.md)",
-                 "[--merge SLICE.h5 ...]", add_options, run};
+                 "[--merge SLICE.h5 ...]", add_options, run, false};
 }
 
 }  // namespace toposweep::cli

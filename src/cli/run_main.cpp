@@ -1,5 +1,8 @@
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
+#include <set>
 #include <sstream>
 
 #include "toposweep/cli/command.hpp"
@@ -40,6 +43,27 @@ void list_keys(std::ostream& os) {
     os << k.name;
     if (!k.default_value.empty()) os << " = " << k.default_value;
     os << "\n    " << k.help << "\n";
+  }
+}
+
+// The rank of this process when an MPI launcher (mpirun, srun) started it, else 0; read from the
+// launchers' environment because errors can come before MPI is initialised.
+int launched_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(var)) return std::atoi(v);
+  return 0;
+}
+
+// Keys set in a file or with --set that the command never read, in the sections it did read
+// (a config file shared by several commands keeps, say, model.* keys `topology` has no use for).
+void warn_unused_keys(const std::string& command, const CommandContext& ctx, const std::set<std::string>& reads) {
+  std::set<std::string> sections;
+  for (const auto& k : reads) sections.insert(k.substr(0, k.find('.')));
+  for (const auto& [key, e] : ctx.config.entries()) {
+    if (e.origin == "default" || reads.count(key) || key.starts_with("space.") || key.starts_with("sweep."))
+      continue;
+    if (!sections.count(key.substr(0, key.find('.')))) continue;
+    ctx.log.warn("key " + key + " (set at " + e.origin + ") is not used by this '" + command + "'");
   }
 }
 
@@ -85,7 +109,14 @@ int run_command(const Command& cmd, int argc, char** argv) {
     return kExitOk;
   }
   ctx.options = std::move(vm);
-  return cmd.run(ctx);
+  auto reads = std::make_shared<std::set<std::string>>();
+  if (cmd.warn_unused_keys) ctx.config.record_reads(reads);
+  const int status = cmd.run(ctx);
+  if (status == kExitOk && cmd.warn_unused_keys) {
+    ctx.config.record_reads(nullptr);
+    warn_unused_keys(cmd.name, ctx, *reads);
+  }
+  return status;
 }
 
 }  // namespace
@@ -114,7 +145,8 @@ int run_main(int argc, char** argv) {
     throw BadInput("unknown command '" + first + "' (toposweep --help lists them)", "command line");
   } catch (const BadInput& e) {
     std::cout.flush();
-    std::cerr << "toposweep: error: " << e.what() << " (" << e.where() << ")\n";
+    // Bad input is the same on every rank of an MPI launch: one line, from rank 0.
+    if (launched_rank() == 0) std::cerr << "toposweep: error: " << e.what() << " (" << e.where() << ")\n";
     return kExitBadInput;
   } catch (const Interrupted& e) {
     std::cout.flush();

@@ -1,17 +1,20 @@
 #include "toposweep/collective/config_keys.hpp"
 
+#include "toposweep/collective/plan.hpp"
+#include "toposweep/util/config_checks.hpp"
+
 namespace toposweep::collective {
 
 std::vector<KeySpec> config_keys() {
   return {
       {"collective.algorithm", "auto",
        "auto, ring, multiring, hierarchical, tree, halving_doubling, direct, pairwise, forest "
-       "(auto: multiring on topoopt, hierarchical on multidim, ring otherwise)"},
+       "(auto: multiring on topoopt, hierarchical on multidim, ring otherwise)", checks::one_of(collective_algorithm_names())},
       {"collective.model", "pipelined",
-       "hierarchical and two-level collectives: pipelined (max over dimensions) or sequential (sum)"},
+       "hierarchical and two-level collectives: pipelined (max over dimensions) or sequential (sum)", checks::one_of({"pipelined", "sequential"})},
       {"collective.routing", "shortest",
        "networks with switches: shortest (first shortest path per transfer) or spread (equal-cost "
-       "paths, least busy arc first, like ECMP over a fat-tree's cores)"},
+       "paths, least busy arc first, like ECMP over a fat-tree's cores)", checks::one_of({"shortest", "spread"})},
   };
 }
 

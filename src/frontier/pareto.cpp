@@ -1,6 +1,7 @@
 #include "toposweep/frontier/pareto.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -26,6 +27,9 @@ std::vector<Objective> parse_objectives(const std::string& text, const std::stri
       name = std::string(trim(item.substr(colon + 1)));
     }
     if (name.empty()) throw BadInput("empty objective name in '" + text + "'", where);
+    for (char ch : name)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '.')
+        throw BadInput("objective '" + name + "' is not a field name", where);
     if (!seen.insert(name).second) throw BadInput("objective '" + name + "' is listed twice", where);
     o.field = name;
     out.push_back(o);

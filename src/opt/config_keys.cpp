@@ -1,32 +1,45 @@
 #include "toposweep/opt/config_keys.hpp"
 
+#include "toposweep/opt/design_point.hpp"
+#include "toposweep/opt/strategy_placement.hpp"
+#include "toposweep/util/config.hpp"
+#include "toposweep/util/config_checks.hpp"
+
 namespace toposweep::opt {
+namespace {
+
+void check_target(const Config& c, const std::string& key) { parse_optimize_target(c.get_string(key), c.where(key)); }
+void check_placement(const Config& c, const std::string& key) {
+  parse_placement_kind(c.get_string(key), c.where(key));
+}
+
+}  // namespace
 
 std::vector<KeySpec> config_keys() {
   return {
-      {"optimize.target", "alternating", "what to optimize: bandwidth, topology, strategy or alternating"},
-      {"optimize.objective", "time", "bandwidth target: time or time_x_cost"},
+      {"optimize.target", "alternating", "what to optimize: bandwidth, topology, strategy or alternating", check_target},
+      {"optimize.objective", "time", "bandwidth target: time or time_x_cost", checks::one_of({"time", "time_x_cost"})},
       {"optimize.total_bandwidth", "",
        "bandwidth target: budget on the sum of per-dimension bandwidths, e.g. 400GB/s (default: sum of "
-       "topology.dim_bandwidth)"},
-      {"optimize.cost_budget", "", "bandwidth target: network cost budget in US$ (plain number)"},
-      {"optimize.dim_bandwidth_min", "", "bandwidth target: lower bound per dimension, e.g. 50GB/s,0GB/s"},
-      {"optimize.dim_bandwidth_max", "", "bandwidth target: upper bound per dimension (0 = none)"},
-      {"optimize.dim_order", "none", "bandwidth target: none, or descending (bw_0 >= bw_1 >= ...)"},
-      {"optimize.tolerance", "1e-9", "bandwidth target: certified relative optimality gap"},
-      {"optimize.search", "mcmc", "strategy search: mcmc or exhaustive (global 3-D strategies)"},
-      {"optimize.mcmc_budget", "200", "MCMC proposals per strategy search (>= 1)"},
-      {"optimize.mcmc_seed", "1", "MCMC seed (round r of the alternating loop uses seed + r)"},
-      {"optimize.mcmc_temperature", "0.05", "Metropolis temperature, relative to the current time"},
-      {"optimize.mcmc_restart", "50", "MCMC proposals without a new best before restarting from the best"},
-      {"optimize.rounds", "2", "alternating: stop after this many rounds without improvement (K)"},
-      {"optimize.max_rounds", "10", "alternating: at most this many rounds"},
+       "topology.dim_bandwidth)", checks::optional(checks::quantity(Quantity::Bandwidth, true))},
+      {"optimize.cost_budget", "", "bandwidth target: network cost budget in US$ (plain number)", checks::optional(checks::number_in(1e-9, 1e300))},
+      {"optimize.dim_bandwidth_min", "", "bandwidth target: lower bound per dimension, e.g. 50GB/s,0GB/s", checks::optional(checks::quantity_list(Quantity::Bandwidth, false))},
+      {"optimize.dim_bandwidth_max", "", "bandwidth target: upper bound per dimension (0 = none)", checks::optional(checks::quantity_list(Quantity::Bandwidth, false))},
+      {"optimize.dim_order", "none", "bandwidth target: none, or descending (bw_0 >= bw_1 >= ...)", checks::one_of({"none", "descending"})},
+      {"optimize.tolerance", "1e-9", "bandwidth target: certified relative optimality gap", checks::number_in(0, 1)},
+      {"optimize.search", "mcmc", "strategy search: mcmc or exhaustive (global 3-D strategies)", checks::one_of({"mcmc", "exhaustive"})},
+      {"optimize.mcmc_budget", "200", "MCMC proposals per strategy search (>= 1)", checks::integer(0, 1 << 30)},
+      {"optimize.mcmc_seed", "1", "MCMC seed (round r of the alternating loop uses seed + r)", checks::integer(0)},
+      {"optimize.mcmc_temperature", "0.05", "Metropolis temperature, relative to the current time", checks::number_in(0, 1e9)},
+      {"optimize.mcmc_restart", "50", "MCMC proposals without a new best before restarting from the best", checks::integer(1, 1 << 30)},
+      {"optimize.rounds", "2", "alternating: stop after this many rounds without improvement (K)", checks::integer(1, 1 << 20)},
+      {"optimize.max_rounds", "10", "alternating: at most this many rounds", checks::integer(1, 1 << 20)},
       {"optimize.time_budget", "0s",
-       "alternating: wall-clock budget, checked after each round (0s: none; results then depend on the machine)"},
+       "alternating: wall-clock budget, checked after each round (0s: none; results then depend on the machine)", checks::quantity(Quantity::Time, false)},
       {"optimize.placement", "rank_order",
-       "where GPU ranks run: rank_order, or metis (TP, else PP, groups on well-connected server sets)"},
-      {"optimize.max_microbatches", "0", "strategy search: largest microbatch count tried (0: all)"},
-      {"optimize.zero_stages", "0,1", "strategy search: ZeRO stages tried (any of 0, 1, 2, 3)"},
+       "where GPU ranks run: rank_order, or metis (TP, else PP, groups on well-connected server sets)", check_placement},
+      {"optimize.max_microbatches", "0", "strategy search: largest microbatch count tried (0: all)", checks::integer(0, 1 << 20)},
+      {"optimize.zero_stages", "0,1", "strategy search: ZeRO stages tried (any of 0, 1, 2, 3)", checks::integer_list(0, 3)},
   };
 }
 

@@ -419,6 +419,41 @@ const char* optimize_target_name(OptimizeTarget t) {
   return "?";
 }
 
+void check_optimize_config(const Config& config, OptimizeTarget target) {
+  switch (target) {
+    case OptimizeTarget::Bandwidth:
+      config.get_string("optimize.objective");
+      optional_quantity(config, "optimize.total_bandwidth", Quantity::Bandwidth);
+      if (config.has("optimize.cost_budget") && !config.get_string("optimize.cost_budget").empty())
+        config.get_double("optimize.cost_budget");
+      bound_list(config, "optimize.dim_bandwidth_min");
+      bound_list(config, "optimize.dim_bandwidth_max");
+      config.get_string("optimize.dim_order");
+      config.get_double("optimize.tolerance");
+      return;
+    case OptimizeTarget::Topology:
+      finder_settings(config);
+      return;
+    case OptimizeTarget::Strategy:
+      if (config.has("optimize.placement"))
+        parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"));
+      strategy_space(config);
+      if (search_method(config) == SearchMethod::Mcmc) mcmc_settings(config);
+      return;
+    case OptimizeTarget::Alternating:
+      finder_settings(config);
+      search_method(config);
+      mcmc_settings(config);
+      strategy_space(config);
+      config.get_int("optimize.rounds", 1, 1 << 20);
+      config.get_int("optimize.max_rounds", 1, 1 << 20);
+      config.get_time("optimize.time_budget");
+      return;
+    case OptimizeTarget::Placement:
+      return;
+  }
+}
+
 OptimizeResult optimize_design_point(const Config& config) {
   return optimize_design_point(
       config, parse_optimize_target(config.get_string("optimize.target"), config.where("optimize.target")));

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <utility>
@@ -22,14 +23,36 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Slots of the scheduling window on rank 0.
-enum Slot : int { kNext = 0, kDone = 1, kInfeasible = 2, kFailed = 3, kStop = 4, kSlots = 5 };
+// Slots of the scheduling window on rank 0. kError holds 1 + the rank that failed first (0: none);
+// kStop and kError are adjacent so one fetch per chunk reads both.
+enum Slot : int { kNext = 0, kDone = 1, kInfeasible = 2, kFailed = 3, kStop = 4, kError = 5, kSlots = 6 };
 
-void bcast_string(std::string& s, MPI_Comm comm) {
+void bcast_string(std::string& s, MPI_Comm comm, int root = 0) {
   std::uint64_t n = s.size();
-  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm);
+  MPI_Bcast(&n, 1, MPI_UINT64_T, root, comm);
   s.resize(n);
-  if (n) MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
+  if (n) MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, root, comm);
+}
+
+// Test hook (docs/sweep.md, "Testing hooks"): TOPOSWEEP_TEST_FAIL=RANK:CHUNK makes RANK throw in
+// its CHUNK-th chunk (1-based), after that chunk's first point, so that the failure path can be
+// exercised end to end under mpirun.
+struct InjectedFault {
+  int rank = -1;
+  std::uint64_t chunk = 0;
+};
+
+InjectedFault injected_fault() {
+  const char* v = std::getenv("TOPOSWEEP_TEST_FAIL");
+  if (!v || !*v) return {};
+  InjectedFault f;
+  int used = 0;
+  unsigned long long chunk = 0;
+  if (std::sscanf(v, "%d:%llu%n", &f.rank, &chunk, &used) != 2 || v[used] != '\0' || f.rank < 0 || chunk == 0)
+    throw BadInput(std::string("'") + v + "' is not RANK:CHUNK (CHUNK counts from 1)",
+                   "environment variable TOPOSWEEP_TEST_FAIL");
+  f.chunk = chunk;
+  return f;
 }
 
 // Run `f` on rank 0 and rethrow its exception, by category, on every rank, so that all ranks
@@ -298,6 +321,7 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   if (o.end < o.begin || o.end > space.size()) throw RuntimeFailure("sweep range outside the space");
+  const InjectedFault fault = injected_fault();  // before anything is written
   SweepSummary summary;
   summary.points = o.end - o.begin;
   const std::string dir = journal_dir_for(o.out_path);
@@ -341,7 +365,7 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   });
   MPI_Bcast(&already_complete, 1, MPI_INT, 0, comm);
   if (already_complete) {
-    if (rank == 0) {
+    on_rank0_shared(comm, [&] {
       log.info("sweep: " + o.out_path + " is already complete for this space; nothing to do");
       ResultsReader reader(o.out_path);
       const auto rows = reader.records();
@@ -354,7 +378,7 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
         while (f < front.size() && front[f] < r.index) ++f;
         if (f < front.size() && front[f] == r.index) summary.frontier_rows.push_back(r);
       }
-    }
+    });
     summary.seconds = seconds_since(start_time);
     return summary;
   }
@@ -379,10 +403,15 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   MPI_Barrier(comm);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
 
-  bool stopped_here = false;
+  // From here until the collective exit below, an exception on one rank must not skip the
+  // collectives the others wait in: it is caught, published in kError (which every rank reads
+  // between chunks, so the others stop at their next chunk boundary), and rethrown on every rank
+  // after the exit. The journal stays valid: only whole records were committed.
+  bool stopped_here = false, failed_here = false;
+  std::string failure;  // what failed on this rank
   std::uint64_t local_done = 0, local_chunks = 0;
   double times[3] = {0, 0, 0};  // evaluate, schedule, journal
-  {
+  try {
     JournalWriter journal(dir, run, rank);
     // --keep frontier: this rank's streaming frontier; the journal gets done ranges and the rows
     // that are on the frontier when their chunk commits, never the dominated rest.
@@ -427,13 +456,14 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
         MPI_Win_flush(0, win);
         break;
       }
-      std::int64_t first = 0, stop = 0;
+      std::int64_t first = 0, stop_or_error[2] = {0, 0};
       auto t_sched = Clock::now();
       MPI_Fetch_and_op(&next_chunk, &first, MPI_INT64_T, 0, kNext, MPI_SUM, win);
-      MPI_Fetch_and_op(nullptr, &stop, MPI_INT64_T, 0, kStop, MPI_NO_OP, win);
+      MPI_Get_accumulate(nullptr, 0, MPI_INT64_T, stop_or_error, 2, MPI_INT64_T, 0, kStop, 2, MPI_INT64_T,
+                         MPI_NO_OP, win);
       MPI_Win_flush(0, win);
       times[1] += seconds_since(t_sched);
-      if (stop) break;
+      if (stop_or_error[0] || stop_or_error[1]) break;
       const auto total = static_cast<std::int64_t>(todo.total);
       if (first >= total) break;
       const std::int64_t last = std::min(total, first + next_chunk);
@@ -452,6 +482,9 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
             if (local_front[groups.of(r.index)].offer(r.index, values)) joined.push_back(r);
           }
         }
+        if (rank == fault.rank && local_chunks + 1 == fault.chunk)
+          throw RuntimeFailure("injected fault (TOPOSWEEP_TEST_FAIL) in chunk " +
+                               std::to_string(fault.chunk));
         ++add[0];
         if (r.result.status == PointStatus::Infeasible) ++add[1];
         if (r.result.status == PointStatus::Failed) ++add[2];
@@ -497,12 +530,39 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
         last_progress = Clock::now();
       }
     }
-    if (rank == 0 && log.enabled(LogLevel::Info) && !stopped_here) {
-      // Only after everyone is done is the count final; the barrier below comes first.
-    }
+  } catch (const Interrupted&) {
+    stopped_here = true;  // an evaluator that watches the stop flag itself
+    const std::int64_t one = 1;
+    MPI_Accumulate(&one, 1, MPI_INT64_T, 0, kStop, 1, MPI_INT64_T, MPI_REPLACE, win);
+    MPI_Win_flush(0, win);
+  } catch (const std::exception& e) {
+    failed_here = true;
+    failure = e.what();
+    if (const auto* b = dynamic_cast<const BadInput*>(&e)) failure += " (" + b->where() + ")";
+  } catch (...) {
+    failed_here = true;
+    failure = "an exception of unknown type";
   }
-  int stopped_local = stopped_here ? 1 : 0, stopped_any = 0;
-  MPI_Allreduce(&stopped_local, &stopped_any, 1, MPI_INT, MPI_MAX, comm);
+  if (failed_here) {
+    // The first failure wins the slot, so the message names the cause, not a later consequence.
+    const std::int64_t mine = rank + 1, none = 0;
+    std::int64_t previous = 0;
+    MPI_Compare_and_swap(&mine, &none, &previous, MPI_INT64_T, 0, kError, win);
+    MPI_Win_flush(0, win);
+  }
+  // The collective exit: every rank gets here, whatever happened in its loop.
+  int flags_local[2] = {stopped_here ? 1 : 0, failed_here ? 1 : 0}, flags_any[2] = {0, 0};
+  MPI_Allreduce(flags_local, flags_any, 2, MPI_INT, MPI_MAX, comm);
+  const bool stopped_any = flags_any[0] != 0, failed_any = flags_any[1] != 0;
+  int failed_rank = -1;
+  if (failed_any) {
+    // Every failing rank's compare-and-swap was flushed before the reduction above.
+    std::int64_t first_failed = 0;
+    MPI_Fetch_and_op(nullptr, &first_failed, MPI_INT64_T, 0, kError, MPI_NO_OP, win);
+    MPI_Win_flush(0, win);
+    failed_rank = static_cast<int>(first_failed) - 1;
+    bcast_string(failure, comm, failed_rank);
+  }
   std::uint64_t totals[2] = {local_done, local_chunks}, sums[2] = {0, 0};
   MPI_Allreduce(totals, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
   summary.done_this_run = sums[0];
@@ -514,6 +574,10 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
   summary.journal_seconds = time_sums[2];
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);
+  if (failed_any)
+    throw RuntimeFailure("rank " + std::to_string(failed_rank) + " of " + std::to_string(ranks) +
+                         " failed: " + failure + "; every rank stopped; progress is in " + dir +
+                         ": once the cause is fixed, run the same command with --resume to continue");
   if (stopped_any)
     throw Interrupted("sweep stopped by a signal after " + std::to_string(already + summary.done_this_run) +
                       " of " + std::to_string(summary.points) + " points; progress is in " + dir +

@@ -183,7 +183,9 @@ std::uint32_t next_run_number(const std::string& dir) {
   std::uint32_t next = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
-    if (name.starts_with("run-") && name.size() > 8)
+    // Like the reader, count only regular part files: a test makes a rank's next part a link to
+    // /dev/full (docs/sweep.md, "Testing hooks").
+    if (name.starts_with("run-") && name.size() > 8 && e.is_regular_file())
       next = std::max<std::uint32_t>(next, static_cast<std::uint32_t>(std::stoul(name.substr(4))) + 1);
   }
   return next;
@@ -191,8 +193,10 @@ std::uint32_t next_run_number(const std::string& dir) {
 
 JournalContents read_journal_contents(const std::string& dir, std::uint64_t* dropped_bytes) {
   std::vector<std::string> parts;
+  // A part that is not a regular file (e.g. a link to a device) holds no records; reading a
+  // device such as /dev/full would never end.
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".log") parts.push_back(e.path().string());
+    if (e.path().extension() == ".log" && e.is_regular_file()) parts.push_back(e.path().string());
   std::sort(parts.begin(), parts.end());  // deterministic "first record wins"
   JournalContents c;
   std::uint64_t dropped = 0;

@@ -36,6 +36,36 @@ std::vector<std::string> split_alternatives(const std::string& key, const std::s
   return split_list(text, bars ? '|' : ',');
 }
 
+std::vector<std::string> keys_written_by(const Axis& axis) {
+  switch (axis.kind) {
+    case AxisKind::Strategy:
+      return {"strategy.dp", "strategy.tp", "strategy.pp"};
+    case AxisKind::Optimize:
+      return {"point.optimize"};
+    case AxisKind::Plain:
+      break;
+  }
+  return {axis.key};
+}
+
+std::vector<std::pair<std::string, std::string>> axis_assignments(const Axis& axis, std::size_t value,
+                                                                  const std::string& where) {
+  const std::string& v = axis.values.at(value);
+  switch (axis.kind) {
+    case AxisKind::Strategy: {
+      const StrategyTriple t = parse_strategy(v, where);
+      return {{"strategy.dp", std::to_string(t.dp)},
+              {"strategy.tp", std::to_string(t.tp)},
+              {"strategy.pp", std::to_string(t.pp)}};
+    }
+    case AxisKind::Optimize:
+      return {{"point.optimize", v}};
+    case AxisKind::Plain:
+      break;
+  }
+  return {{axis.key, v}};
+}
+
 Space::Space(Config base, std::vector<Axis> axes, std::vector<SubSpace> subspaces)
     : base_(std::move(base)), axes_(std::move(axes)), subspaces_(std::move(subspaces)) {
   std::uint64_t offset = 0;
@@ -53,6 +83,31 @@ Space::Space(Config base, std::vector<Axis> axes, std::vector<SubSpace> subspace
     offset += size;
   }
   size_ = offset;
+
+  assignments_.resize(axes_.size());
+  std::set<std::string> written_anywhere;
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    for (std::size_t v = 0; v < axes_[i].values.size(); ++v)
+      assignments_[i].push_back(axis_assignments(axes_[i], v, "space axis " + axes_[i].key));
+    for (auto& k : keys_written_by(axes_[i])) written_anywhere.insert(std::move(k));
+  }
+  for (const auto& s : subspaces_) {
+    // One key, one writer: two axes of a sub-space setting the same key would make the point
+    // depend on the order they are applied in.
+    std::map<std::string, std::string> writer;
+    for (const auto& a : s.axes)
+      for (const auto& k : keys_written_by(axes_.at(a.axis))) {
+        const auto [it, fresh] = writer.emplace(k, axes_[a.axis].key);
+        if (!fresh)
+          throw BadInput("sub-space '" + s.name + "' sets " + k + " twice: by its '" + it->second +
+                             "' axis and by its '" + axes_[a.axis].key + "' axis; keep one",
+                         "section space." + s.name);
+      }
+    std::vector<std::string> restore;
+    for (const auto& k : written_anywhere)
+      if (!writer.count(k)) restore.push_back(k);
+    restore_.push_back(std::move(restore));
+  }
 }
 
 PointCoordinates Space::decode(std::uint64_t index) const {
@@ -85,70 +140,24 @@ std::uint64_t Space::encode(const PointCoordinates& c) const {
 }
 
 Config Space::point_config(std::uint64_t index) const {
-  const PointCoordinates c = decode(index);
   Config cfg = base_;
-  const std::string origin = "space." + subspaces_[c.subspace].name;
-  for (std::size_t i = 0; i < axes_.size(); ++i) {
-    if (c.axis_value[i] == kAbsentAxis) continue;
-    const Axis& a = axes_[i];
-    const std::string& v = a.values[c.axis_value[i]];
-    switch (a.kind) {
-      case AxisKind::Plain:
-        cfg.set(a.key, v, origin);
-        break;
-      case AxisKind::Strategy: {
-        const StrategyTriple t = parse_strategy(v, origin + ".strategy");
-        cfg.set("strategy.dp", std::to_string(t.dp), origin);
-        cfg.set("strategy.tp", std::to_string(t.tp), origin);
-        cfg.set("strategy.pp", std::to_string(t.pp), origin);
-        break;
-      }
-      case AxisKind::Optimize:
-        cfg.set("point.optimize", v, origin);
-        break;
-    }
-  }
+  apply_point(index, cfg);
   return cfg;
 }
 
 void Space::apply_point(std::uint64_t index, Config& cfg) const {
   const PointCoordinates c = decode(index);
-  const std::string origin = "space." + subspaces_[c.subspace].name;
-  auto restore = [&](const std::string& key) {
+  for (const auto& key : restore_[c.subspace]) {
     auto it = base_.entries().find(key);
     if (it == base_.entries().end())
       cfg.erase(key);
     else
       cfg.set(key, it->second.value, it->second.origin);
-  };
-  for (std::size_t i = 0; i < axes_.size(); ++i) {
-    const Axis& a = axes_[i];
-    const bool absent = c.axis_value[i] == kAbsentAxis;
-    const std::string* v = absent ? nullptr : &a.values[c.axis_value[i]];
-    switch (a.kind) {
-      case AxisKind::Plain:
-        if (absent)
-          restore(a.key);
-        else
-          cfg.set(a.key, *v, origin);
-        break;
-      case AxisKind::Strategy:
-        if (absent) {
-          for (const char* k : {"strategy.dp", "strategy.tp", "strategy.pp"}) restore(k);
-        } else {
-          const StrategyTriple t = parse_strategy(*v, origin + ".strategy");
-          cfg.set("strategy.dp", std::to_string(t.dp), origin);
-          cfg.set("strategy.tp", std::to_string(t.tp), origin);
-          cfg.set("strategy.pp", std::to_string(t.pp), origin);
-        }
-        break;
-      case AxisKind::Optimize:
-        if (absent)
-          restore("point.optimize");
-        else
-          cfg.set("point.optimize", *v, origin);
-        break;
-    }
+  }
+  const SubSpace& s = subspaces_[c.subspace];
+  for (const auto& a : s.axes) {
+    const std::string& origin = a.origin.empty() ? "space." + s.name : a.origin;
+    for (const auto& [key, value] : assignments_[a.axis][c.axis_value[a.axis]]) cfg.set(key, value, origin);
   }
 }
 
@@ -187,7 +196,8 @@ namespace {
 struct RawAxis {
   std::string key;
   std::string value;
-  std::string where;
+  std::string where;   // "key space.a.topology.degree at space.ini:12", for errors about the line
+  std::string origin;  // "space.ini:12, sub-space a", what the values carry into a point
 };
 
 bool is_generator(const std::string& v, const std::string& name) {
@@ -361,7 +371,8 @@ Space parse_space(const Config& config, const KeyRegistry& registry) {
     if (special && inner == "optimize" && !registry.known("point.optimize"))
       throw BadInput("the optimize axis is not wired to an optimizer in this build (no key point.optimize)",
                      where);
-    raw[name].push_back({inner, e.value, where});
+    raw[name].push_back({inner, e.value, where,
+                         (e.origin.empty() ? std::string("space") : e.origin) + ", sub-space " + name});
   }
 
   if (raw.empty()) {
@@ -385,6 +396,19 @@ Space parse_space(const Config& config, const KeyRegistry& registry) {
         if (std::find(a.values.begin(), a.values.end(), v) == a.values.end()) a.values.push_back(v);
     }
   }
+  // Every value of every axis parses as its key's reader will parse it, before any point runs.
+  for (const auto& [name, lists] : built) {
+    for (const auto& r : raw.at(name)) {
+      const auto& [kind, values] = lists.at(r.key);
+      Axis probe{r.key, kind, values};
+      for (std::size_t v = 0; v < values.size(); ++v)
+        for (const auto& [key, value] : axis_assignments(probe, v, r.where)) {
+          Config one;
+          one.set(key, value, r.origin);
+          registry.check(one, key);
+        }
+    }
+  }
   std::vector<Axis> axes;
   std::map<std::string, std::size_t> axis_index;
   for (auto& [key, a] : axes_by_key) {
@@ -402,6 +426,8 @@ Space parse_space(const Config& config, const KeyRegistry& registry) {
       for (const auto& v : kv.second)
         sa.positions.push_back(
             static_cast<std::uint32_t>(std::find(values.begin(), values.end(), v) - values.begin()));
+      for (const auto& r : raw.at(name))
+        if (r.key == key) sa.origin = r.origin;
       s.axes.push_back(std::move(sa));
     }
     subspaces.push_back(std::move(s));

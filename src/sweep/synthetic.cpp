@@ -7,7 +7,7 @@
 
 namespace toposweep::sweep {
 
-PointResult synthetic_point(const Config& point, double cost_s) {
+PointResult synthetic_point(const Config& point, double cost_s, bool fail_all) {
   std::string text;
   for (const auto& [k, e] : point.entries())
     if (!k.starts_with("sweep.")) text += k + "=" + e.value + "\n";
@@ -17,6 +17,7 @@ PointResult synthetic_point(const Config& point, double cost_s) {
     while (std::chrono::steady_clock::now() < until) {
     }
   }
+  if (fail_all) throw std::runtime_error("synthetic: every point fails (sweep.synthetic_fail = all)");
   PointResult r;
   if (h % 13 == 0) {
     r.status = PointStatus::Infeasible;

@@ -46,20 +46,6 @@ ServerSpec server_spec(const Config& c) {
   return s;
 }
 
-std::vector<std::pair<std::uint32_t, std::uint32_t>> parse_extra_links(const Config& c) {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> links;
-  if (!nonempty(c, "topology.extra_links")) return links;
-  for (const std::string& item : c.get_list("topology.extra_links")) {
-    const auto dash = item.find('-');
-    const auto a = dash == std::string::npos ? std::nullopt : parse_plain_number(trim(item.substr(0, dash)));
-    const auto b = dash == std::string::npos ? std::nullopt : parse_plain_number(trim(item.substr(dash + 1)));
-    if (!a || !b || *a < 0 || *b < 0 || *a != std::floor(*a) || *b != std::floor(*b) || *a > 4e9 || *b > 4e9)
-      throw BadInput("extra link '" + item + "' is not A-B with server ids", c.where("topology.extra_links"));
-    links.emplace_back(static_cast<std::uint32_t>(*a), static_cast<std::uint32_t>(*b));
-  }
-  return links;
-}
-
 Network build_topoopt_from(const Config& c) {
   TopoOptSpec spec;
   spec.servers = get_u32(c, "topology.servers", 1);
@@ -67,7 +53,7 @@ Network build_topoopt_from(const Config& c) {
   spec.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
   spec.link_latency_s = c.get_time("topology.link_latency");
   spec.server = server_spec(c);
-  spec.extra_links = parse_extra_links(c);
+  spec.extra_links = parse_extra_links(nonempty(c, "topology.extra_links") ? c.get_string("topology.extra_links") : "", c.where("topology.extra_links"));
   spec.optical = optical_device(c, "patch_panel");
   const std::uint32_t n = spec.servers;
   if (spec.degree >= n)
@@ -108,7 +94,7 @@ Network build_multidim_from(const Config& c) {
                                              : std::vector<double>{c.get_quantity(fallback, q, positive)};
     if (v.size() == 1) v.assign(D, v[0]);
     if (v.size() != D)
-      throw BadInput(
+      throw InvalidDesign(
           "need one value per dimension (" + std::to_string(D) + "), got " + std::to_string(v.size()),
           c.where(key));
     return v;
@@ -131,7 +117,7 @@ Network build_multidim_from(const Config& c) {
     const std::uint64_t gpus =
         std::uint64_t(get_u32(c, "topology.servers", 1)) * get_u32(c, "server.gpus", 1, 1 << 16);
     if (gpus != npus)
-      throw BadInput("the dimensions hold " + std::to_string(npus) +
+      throw InvalidDesign("the dimensions hold " + std::to_string(npus) +
                          " NPUs but topology.servers x server.gpus = " + std::to_string(gpus),
                      dims_where);
   }
@@ -161,7 +147,7 @@ Network build_torus_from(const Config& c) {
   std::uint64_t n = 1;
   for (auto a : spec.dims) n *= a;
   if (explicitly_set(c, "topology.servers") && n != std::uint64_t(get_u32(c, "topology.servers", 1)))
-    throw BadInput("the torus dimensions hold " + std::to_string(n) +
+    throw InvalidDesign("the torus dimensions hold " + std::to_string(n) +
                        " servers but topology.servers = " + c.get_string("topology.servers"),
                    where);
   return build_torus(spec, where);
@@ -224,6 +210,21 @@ Network build_by_kind(const Config& c) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> parse_extra_links(const std::string& text,
+                                                                       const std::string& where) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> links;
+  if (trim(text).empty()) return links;
+  for (const std::string& item : split_list(text)) {
+    const auto dash = item.find('-');
+    const auto a = dash == std::string::npos ? std::nullopt : parse_plain_number(trim(item.substr(0, dash)));
+    const auto b = dash == std::string::npos ? std::nullopt : parse_plain_number(trim(item.substr(dash + 1)));
+    if (!a || !b || *a < 0 || *b < 0 || *a != std::floor(*a) || *b != std::floor(*b) || *a > 4e9 || *b > 4e9)
+      throw BadInput("extra link '" + item + "' is not A-B with server ids", where);
+    links.emplace_back(static_cast<std::uint32_t>(*a), static_cast<std::uint32_t>(*b));
+  }
+  return links;
+}
 
 Network build_network(const Config& config) {
   Network net = build_by_kind(config);

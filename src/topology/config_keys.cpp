@@ -1,32 +1,60 @@
 #include "toposweep/topology/config_keys.hpp"
 
+#include "toposweep/topology/build.hpp"
+#include "toposweep/topology/cost.hpp"
+#include "toposweep/topology/families.hpp"
+#include "toposweep/util/config.hpp"
+#include "toposweep/util/config_checks.hpp"
+#include "toposweep/util/strings.hpp"
+
 namespace toposweep::topology {
+namespace {
+
+// Torus sizes ("8,8,8") or multidim TYPE:SIZE items ("ring:4,fc:8"), as the kind reads them.
+void check_dims(const Config& c, const std::string& key) {
+  const auto items = c.get_list(key);
+  if (items.empty()) return;
+  bool typed = false;
+  for (const auto& item : items) typed = typed || item.find(':') != std::string::npos;
+  if (typed)
+    parse_dims(items, c.where(key));
+  else
+    c.get_int_list(key, 1, 1 << 26);
+}
+
+void check_extra_links(const Config& c, const std::string& key) { parse_extra_links(c.get_string(key), c.where(key)); }
+
+void check_price_table(const Config& c, const std::string& key) {
+  if (!trim(c.get_string(key)).empty()) price_table_from_config(c);
+}
+
+}  // namespace
 
 std::vector<KeySpec> config_keys() {
   return {
-      {"topology.kind", "switch", "switch, fattree, topoopt, multidim, torus, expander or file"},
-      {"topology.servers", "16", "number of servers (compute nodes); multidim/torus: checked against dims when set"},
-      {"topology.degree", "4", "ports per server (topoopt: 2 per bidirectional ring)"},
-      {"topology.link_bandwidth", "100Gbps", "bandwidth of one port / link, each direction"},
-      {"topology.link_latency", "1us", "latency of one link"},
-      {"topology.strides", "", "topoopt: explicit ring strides, e.g. 1,5,11 (default: TotientPerms)"},
-      {"topology.ring_group", "0", "topoopt TotientPerms: data-parallel group size g dividing servers (0 = servers)"},
-      {"topology.rings", "0", "topoopt TotientPerms: bidirectional rings to pick (0 = degree/2)"},
-      {"topology.extra_links", "", "topoopt: extra bidirectional links on leftover ports, e.g. 0-5,3-9"},
-      {"topology.oversubscription", "1", "fattree: leaf down:up port ratio (1 = full bisection)"},
-      {"topology.fattree_tiers", "3", "fattree: 2 (leaf-spine) or 3 (k-ary fat-tree)"},
-      {"topology.fattree_radix", "0", "fattree: switch ports k, even (0 = smallest that fits)"},
-      {"topology.dims", "", "multidim: type:size list, e.g. ring:4,fc:8,switch:32; torus: sizes, e.g. 8,8,8"},
-      {"topology.dim_bandwidth", "", "multidim: per-NPU bandwidth of each dimension, e.g. 200GB/s,100GB/s (default: link_bandwidth)"},
-      {"topology.dim_latency", "", "multidim: latency of each dimension, e.g. 500ns,1us (default: link_latency)"},
-      {"topology.dim_levels", "", "multidim: cost level of each dimension, chiplet/package/node/pod (default: the top D levels)"},
-      {"topology.optical", "auto", "direct-connect reconfiguration device priced per port: patch_panel, ocs, none (auto: patch_panel for topoopt/expander)"},
-      {"topology.allow_disconnected", "false", "accept a disconnected topology instead of rejecting it"},
-      {"topology.file", "", "file: path of an edge-list topology"},
-      {"topology.seed", "1", "expander: random seed"},
-      {"server.gpus", "4", "GPUs per server"},
-      {"server.intra_bandwidth", "300GB/s", "GPU-to-GPU bandwidth inside a server"},
-      {"costs.table", "", "price table file (INI, see inputs/costs/); default: the built-in LIBRA + component table"},
+      {"topology.kind", "switch", "switch, fattree, topoopt, multidim, torus, expander or file", checks::one_of({"switch", "fattree", "topoopt", "multidim", "torus", "expander", "file"})},
+      {"topology.servers", "16", "number of servers (compute nodes); multidim/torus: checked against dims when set", checks::integer(1, 1 << 26)},
+      {"topology.degree", "4", "ports per server (topoopt: 2 per bidirectional ring)", checks::integer(1, 1 << 26)},
+      {"topology.link_bandwidth", "100Gbps", "bandwidth of one port / link, each direction", checks::quantity(Quantity::Bandwidth, true)},
+      {"topology.link_latency", "1us", "latency of one link", checks::quantity(Quantity::Time, false)},
+      {"topology.strides", "", "topoopt: explicit ring strides, e.g. 1,5,11 (default: TotientPerms)", checks::optional(checks::integer_list(0, UINT32_MAX))},
+      {"topology.ring_group", "0", "topoopt TotientPerms: data-parallel group size g dividing servers (0 = servers)", checks::integer(0, 1 << 26)},
+      {"topology.rings", "0", "topoopt TotientPerms: bidirectional rings to pick (0 = degree/2)", checks::integer(0, 1 << 26)},
+      {"topology.extra_links", "", "topoopt: extra bidirectional links on leftover ports, e.g. 0-5,3-9", check_extra_links},
+      {"topology.oversubscription", "1", "fattree: leaf down:up port ratio (1 = full bisection)", checks::number_in(1e-9, 1e9)},
+      {"topology.fattree_tiers", "3", "fattree: 2 (leaf-spine) or 3 (k-ary fat-tree)", checks::integer(2, 3)},
+      {"topology.fattree_radix", "0", "fattree: switch ports k, even (0 = smallest that fits)", checks::integer(0, 4096)},
+      {"topology.dims", "", "multidim: type:size list, e.g. ring:4,fc:8,switch:32; torus: sizes, e.g. 8,8,8", check_dims},
+      {"topology.dim_bandwidth", "", "multidim: per-NPU bandwidth of each dimension, e.g. 200GB/s,100GB/s (default: link_bandwidth)", checks::optional(checks::quantity_list(Quantity::Bandwidth, true))},
+      {"topology.dim_latency", "", "multidim: latency of each dimension, e.g. 500ns,1us (default: link_latency)", checks::optional(checks::quantity_list(Quantity::Time, false))},
+      {"topology.dim_levels", "", "multidim: cost level of each dimension, chiplet/package/node/pod (default: the top D levels)", checks::optional(checks::list_of({"chiplet", "package", "node", "pod"}))},
+      {"topology.optical", "auto", "direct-connect reconfiguration device priced per port: patch_panel, ocs, none (auto: patch_panel for topoopt/expander)", checks::one_of({"auto", "patch_panel", "ocs", "none"})},
+      {"topology.allow_disconnected", "false", "accept a disconnected topology instead of rejecting it", checks::boolean()},
+      {"topology.file", "", "file: path of an edge-list topology", checks::optional(checks::readable_file())},
+      {"topology.seed", "1", "expander: random seed", checks::integer(0)},
+      {"server.gpus", "4", "GPUs per server", checks::integer(1, 1 << 16)},
+      {"server.intra_bandwidth", "300GB/s", "GPU-to-GPU bandwidth inside a server", checks::quantity(Quantity::Bandwidth, true)},
+      {"costs.table", "", "price table file (INI, see inputs/costs/); default: the built-in LIBRA + component table", check_price_table},
   };
 }
 

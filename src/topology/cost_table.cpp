@@ -102,8 +102,12 @@ PriceTable load_price_table(const std::string& path) {
 }
 
 PriceTable price_table_from_config(const Config& config) {
-  if (config.has("costs.table") && !config.get_string("costs.table").empty())
-    return load_price_table(config.get_string("costs.table"));
+  if (config.has("costs.table") && !config.get_string("costs.table").empty()) {
+    const std::string& path = config.get_string("costs.table");
+    // A missing file is the key's fault; a malformed one is reported at its own file:line.
+    if (!std::ifstream(path)) throw BadInput("cannot read price table '" + path + "'", config.where("costs.table"));
+    return load_price_table(path);
+  }
   return builtin_price_table();
 }
 

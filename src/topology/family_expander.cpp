@@ -75,9 +75,9 @@ bool connected(std::uint32_t n, const std::vector<std::pair<std::uint32_t, std::
 
 Network build_expander(const ExpanderSpec& spec) {
   const std::uint32_t n = spec.servers, d = spec.degree;
-  if (n < 3) throw BadInput("an expander needs at least 3 servers", "topology.servers");
+  if (n < 3) throw InvalidDesign("an expander needs at least 3 servers", "topology.servers");
   if (d < 1 || d >= n)
-    throw BadInput(
+    throw InvalidDesign(
         "degree " + std::to_string(d) + " must be between 1 and servers-1 = " + std::to_string(n - 1),
         "topology.degree");
   if ((std::uint64_t(n) * d) % 2 != 0)

@@ -36,7 +36,7 @@ bool fits(std::uint32_t ports, std::uint32_t tiers, std::uint32_t k, double over
 std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers, double oversubscription) {
   for (std::uint32_t k = 4; k <= 4096; k += 2)
     if (fits(server_ports, tiers, k, oversubscription)) return k;
-  throw BadInput("no switch radix up to 4096 fits " + std::to_string(server_ports) + " server ports in " +
+  throw InvalidDesign("no switch radix up to 4096 fits " + std::to_string(server_ports) + " server ports in " +
                      std::to_string(tiers) + " tiers",
                  "topology.fattree_radix");
 }
@@ -56,7 +56,7 @@ Network build_fattree(const FatTreeSpec& spec) {
   if (k < 4 || k % 2 != 0)
     throw BadInput("fat-tree radix must be an even number >= 4, got " + std::to_string(k), "topology.fattree_radix");
   if (!fits(ports, spec.tiers, k, spec.oversubscription))
-    throw BadInput(std::to_string(ports) + " server ports (" + std::to_string(spec.servers) + " servers x degree " +
+    throw InvalidDesign(std::to_string(ports) + " server ports (" + std::to_string(spec.servers) + " servers x degree " +
                        std::to_string(spec.degree) + ") do not fit a " + std::to_string(spec.tiers) +
                        "-tier fat-tree of radix " + std::to_string(k) + " (radix " +
                        std::to_string(fattree_auto_radix(ports, spec.tiers, spec.oversubscription)) + " would)",

@@ -68,7 +68,7 @@ Network build_multidim(const MultiDimSpec& spec, const std::string& where) {
   const std::vector<std::string> levels =
       spec.levels.empty() ? default_dim_levels(spec.dims.size()) : spec.levels;
   if (levels.size() != spec.dims.size())
-    throw BadInput("need one level per dimension (" + std::to_string(spec.dims.size()) + ")", "topology.dim_levels");
+    throw InvalidDesign("need one level per dimension (" + std::to_string(spec.dims.size()) + ")", "topology.dim_levels");
   const auto N = static_cast<std::uint32_t>(total);
   NetworkBuilder b(N, 1, 0);
   detail::MergedArcs arcs;

@@ -14,7 +14,10 @@ void Config::set(const std::string& key, std::string value, std::string origin) 
 
 void Config::erase(const std::string& key) { entries_.erase(key); }
 
-bool Config::has(const std::string& key) const { return entries_.count(key) != 0; }
+bool Config::has(const std::string& key) const {
+  note_read(key);
+  return entries_.count(key) != 0;
+}
 
 std::string Config::where(const std::string& key) const {
   auto it = entries_.find(key);
@@ -23,6 +26,7 @@ std::string Config::where(const std::string& key) const {
 }
 
 const std::string& Config::get_string(const std::string& key) const {
+  note_read(key);
   auto it = entries_.find(key);
   if (it == entries_.end()) throw BadInput("missing required key '" + key + "'", "key " + key);
   return it->second.value;
@@ -187,6 +191,9 @@ void validate_and_default(Config& config, const KeyRegistry& registry) {
     if (spec.default_value.empty() || spec.name.ends_with(".*") || config.has(spec.name)) continue;
     config.set(spec.name, spec.default_value, "default");
   }
+  // Every value parses, whether or not the command at hand reads it: a malformed value is bad
+  // input wherever it was written.
+  for (const auto& [key, e] : config.entries()) registry.check(config, key);
 }
 
 }  // namespace toposweep

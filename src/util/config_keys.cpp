@@ -1,5 +1,6 @@
 #include "toposweep/util/config_keys.hpp"
 
+#include "toposweep/util/config.hpp"
 #include "toposweep/util/strings.hpp"
 
 namespace toposweep {
@@ -33,6 +34,11 @@ std::optional<std::string> KeyRegistry::suggest(const std::string& key) const {
     }
   }
   return best;
+}
+
+void KeyRegistry::check(const Config& config, const std::string& key) const {
+  const KeySpec* spec = find(key);
+  if (spec && spec->check) spec->check(config, key);
 }
 
 namespace util {

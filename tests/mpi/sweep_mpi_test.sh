@@ -60,6 +60,45 @@ kill9_rounds() {
   [ "$(cat k.h5.journal/*.log | wc -c)" -gt 0 ] || fail "the kills all came before any progress"
 }
 
+# One rank's failure (docs/sweep.md, "Failure"): many small chunks (5 ms a point, at most 8 points
+# a chunk, ~130 chunks on 2 ranks) so that the failure comes early and the other ranks have most
+# of the space still ahead of them.
+FAULT_ARGS=(--set sweep.synthetic_cost=5ms --set sweep.max_chunk_points=8)
+# expect_failure RANKS OUT PATTERN [extra args]: the sweep must exit 1 within 30 s (`timeout`
+# turns a hang into a failed test instead of a blocked CI), with exactly one `toposweep: failure:`
+# line, matching PATTERN, no output file and its journal left in place.
+expect_failure() {
+  local n=$1 out=$2 pattern=$3
+  shift 3
+  local t0 rc ms
+  t0=$(date +%s%N)
+  timeout -k 5 30 "$MPIRUN" -n "$n" "$TOPOSWEEP" sweep --config "$SPACE" --log-level warn --out "$out" \
+    "${FAULT_ARGS[@]}" "$@" > /dev/null 2> fail.err
+  rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  if [ $rc = 124 ] || [ $ms -ge 30000 ]; then fail "the job hung: killed by timeout after $ms ms ($(head -c 600 fail.err))"; fi
+  [ $rc = 1 ] || fail "exit $rc, expected 1: $(cat fail.err)"
+  [ "$(grep -c '^toposweep: failure:' fail.err)" = 1 ] || fail "expected one failure line: $(cat fail.err)"
+  grep -q "^toposweep: failure: $pattern" fail.err || fail "message does not match '$pattern': $(cat fail.err)"
+  grep -q "^toposweep: failure: .*--resume" fail.err || fail "no resume hint: $(cat fail.err)"
+  [ -f "$out" ] && fail "output written by a failed run"
+  [ -d "$out.journal" ] || fail "no journal after the failure"
+  echo "failed as expected in $ms ms: $(grep '^toposweep: failure:' fail.err)"
+}
+# resume_matches_clean RANKS OUT: --resume without the fault finishes, and /points and /frontier
+# equal clean.h5's byte for byte. More than half of the points must have been left for it: the
+# other ranks stopped soon after the failure instead of finishing the space.
+resume_matches_clean() {
+  timeout -k 5 60 "$MPIRUN" -n "$1" "$TOPOSWEEP" sweep --config "$SPACE" --log-level warn --out "$2" --resume \
+    --json "${FAULT_ARGS[@]}" > resume.json 2> resume.err || fail "--resume exited $?: $(cat resume.err)"
+  local left
+  left=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["done_this_run"])' resume.json)
+  [ "$left" -gt $((SIZE / 2)) ] || fail "only $left points were left for --resume: the failure did not stop the others"
+  [ -d "$2.journal" ] && fail "journal left behind"
+  cmp -s <(dump clean.h5) <(dump "$2") || fail "resumed /points differ from a clean run"
+  echo "--resume evaluated the $left points left"
+}
+
 case "$MODE" in
   smoke_n2 | smoke_n4)
     n=${MODE#smoke_n}
@@ -232,6 +271,60 @@ PY
       sweep 2 --out all.h5 > /dev/null || fail "keep all run"
       check_space k.h5 all.h5 || fail "per-model frontier after a --keep frontier resume"
     fi
+    ;;
+  fail_rank1 | fail_rank0)
+    # An exception on one rank (injected at its 3rd chunk) ends every rank with exit 1.
+    rank=${MODE#fail_rank}
+    sweep 2 --out clean.h5 > /dev/null || fail "clean run"
+    TOPOSWEEP_TEST_FAIL=$rank:3 expect_failure 2 f.h5 \
+      "rank $rank of 2 failed: injected fault (TOPOSWEEP_TEST_FAIL) in chunk 3;"
+    resume_matches_clean 2 f.h5
+    ;;
+  fail_n4)
+    sweep 2 --out clean.h5 > /dev/null || fail "clean run"
+    TOPOSWEEP_TEST_FAIL=3:2 expect_failure 4 f.h5 "rank 3 of 4 failed: injected fault"
+    resume_matches_clean 4 f.h5
+    ;;
+  journal_full)
+    # A journal that cannot be written: the first run leaves a journal (injected fault), then rank
+    # 1's part of the next run is a link to /dev/full, so its first commit fails with ENOSPC (as
+    # root, permission bits would not stop the write). Parts that are not regular files are
+    # neither read nor counted as runs, so that link is exactly the part rank 1 opens.
+    sweep 2 --out clean.h5 > /dev/null || fail "clean run"
+    TOPOSWEEP_TEST_FAIL=1:3 expect_failure 2 f.h5 "rank 1 of 2 failed: injected fault"
+    ln -s /dev/full f.h5.journal/run-0001-rank-00001.log
+    expect_failure 2 f.h5 "rank 1 of 2 failed: cannot write the journal file .*run-0001-rank-00001.log: No space left on device;" --resume
+    rm f.h5.journal/run-0001-rank-00001.log
+    resume_matches_clean 2 f.h5
+    ;;
+  dead_peer)
+    # A rank that dies (kill -9 of that rank alone) does not leave the others waiting: mpirun ends
+    # the job. The journal stays valid and --resume finishes the sweep.
+    sweep 2 --out clean.h5 > /dev/null || fail "clean run"
+    timeout -k 5 30 "$MPIRUN" -n 2 "$TOPOSWEEP" sweep --config "$SPACE" --log-level warn --out d.h5 \
+      "${FAULT_ARGS[@]}" > /dev/null 2> dead.err &
+    TIMEOUT_PID=$!
+    for _ in $(seq 100); do
+      [ -n "$(ls d.h5.journal/run-0000-* 2> /dev/null)" ] && break
+      sleep 0.1
+    done
+    sleep 0.3
+    mpirun_pid=$(pgrep -P "$TIMEOUT_PID")
+    victim=$(pgrep -P "$mpirun_pid" | tail -n 1)
+    [ -n "$victim" ] || fail "no rank processes"
+    t0=$(date +%s%N)
+    kill -9 "$victim"
+    wait "$TIMEOUT_PID"
+    rc=$?
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    # (mpirun itself exits 137 when a rank was killed by signal 9: only the time tells a hang.)
+    if [ $rc = 124 ] || [ $ms -ge 30000 ]; then fail "the job hung after a rank died: killed by timeout"; fi
+    [ $rc != 0 ] || fail "exit 0 after a rank died"
+    [ -f d.h5 ] && fail "output written by a run that lost a rank"
+    echo "job ended $ms ms after a rank was killed (exit $rc)"
+    timeout -k 5 60 "$MPIRUN" -n 2 "$TOPOSWEEP" sweep --config "$SPACE" --log-level warn --out d.h5 --resume \
+      > /dev/null || fail "--resume exited $?"
+    cmp -s <(dump clean.h5) <(dump d.h5) || fail "resumed /points differ from a clean run"
     ;;
   *) fail "unknown mode $MODE" ;;
 esac

@@ -29,6 +29,9 @@ struct Command {
   std::string positional_usage;        // e.g. "[NAME]" or "RESULTS.h5"
   void (*add_options)(po::options_description&) = nullptr;
   int (*run)(CommandContext&) = nullptr;
+  // After a successful run, warn about keys set explicitly that the command never read (in the
+  // sections it reads at all). The sweep reports them per sub-space itself.
+  bool warn_unused_keys = true;
 };
 
 const std::vector<Command>& all_commands();

@@ -60,6 +60,9 @@ struct OptimizeResult {
 
 // Reads optimize.* (and the topology/model/strategy keys); throws BadInput on bad input.
 OptimizeResult optimize_design_point(const Config& config);
+// Reads every setting the optimizer for `target` reads, without optimizing: BadInput for a
+// malformed value, so a sweep can reject it before any point runs.
+void check_optimize_config(const Config& config, OptimizeTarget target);
 OptimizeResult optimize_design_point(const Config& config, OptimizeTarget target,
                                      const std::optional<SingleCollective>& single = std::nullopt);
 

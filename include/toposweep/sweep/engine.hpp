@@ -68,6 +68,9 @@ PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evalua
 // point (a SIGTERM/SIGINT flag); when it fires on any rank, all ranks stop after their current
 // point, commit their journals and throw Interrupted. Bad input (a journal of another space,
 // an existing journal without `resume`) throws BadInput on every rank before anything is written.
+// An exception on one rank while it evaluates or journals (e.g. a journal write failing with
+// ENOSPC) stops the other ranks at their next chunk and throws RuntimeFailure, naming that rank
+// and its error, on every rank; the journal keeps every committed chunk for `resume`.
 SweepSummary run_sweep(const Space& space, const SweepOptions& options, const Evaluator& evaluate,
                        MPI_Comm comm, const Logger& log, const std::function<bool()>& stop_requested);
 

@@ -26,11 +26,21 @@ struct Axis {
   std::vector<std::string> values;  // as written in the space file or generated
 };
 
+// The configuration keys an axis writes: its own key for a plain axis, strategy.dp/tp/pp for the
+// strategy axis, point.optimize for the optimize axis.
+std::vector<std::string> keys_written_by(const Axis& axis);
+// The (key, value) pairs value `value` of `axis` sets, in keys_written_by order.
+std::vector<std::pair<std::string, std::string>> axis_assignments(const Axis& axis, std::size_t value,
+                                                                  const std::string& where);
+
 inline constexpr std::uint32_t kAbsentAxis = std::numeric_limits<std::uint32_t>::max();
 
 struct SubSpaceAxis {
   std::size_t axis = 0;                  // into Space::axes()
   std::vector<std::uint32_t> positions;  // into Axis::values, in this sub-space's order
+  // Where the sub-space set this axis ("space.ini:12, sub-space a"), the origin its values carry
+  // in a point's configuration; empty (a space read back from a results file): "space.NAME".
+  std::string origin;
 };
 
 struct SubSpace {
@@ -58,11 +68,15 @@ class Space {
 
   PointCoordinates decode(std::uint64_t index) const;  // index < size()
   std::uint64_t encode(const PointCoordinates& c) const;
-  // The point's configuration: base plus the axis values (origin "space.NAME").
+  // The point's configuration: the base plus what its own sub-space's axes set (origin
+  // "space.NAME"), nothing else: a key its sub-space does not set keeps the base value, whatever
+  // other sub-spaces sweep, and the keys a generator sets (strategy.dp/tp/pp by `strategy`)
+  // belong to that generator.
   Config point_config(std::uint64_t index) const;
   // Turn `cfg` (the base, or the result of an earlier apply_point) into point `index`'s
-  // configuration in place: sets the point's axis keys and restores the base value of every
-  // other axis key. Same result as point_config, without copying the whole base per point.
+  // configuration in place: restores the base value of every key some axis writes but the
+  // point's sub-space does not, then applies the sub-space's axes. Same result as point_config,
+  // without copying the whole base per point.
   void apply_point(std::uint64_t index, Config& cfg) const;
   // "subspace topoopt: topology.degree=4 topology.link_bandwidth=25Gbps ..."
   std::string describe(std::uint64_t index) const;
@@ -78,11 +92,17 @@ class Space {
   std::vector<Axis> axes_;
   std::vector<SubSpace> subspaces_;
   std::uint64_t size_ = 0;
+  // assignments_[axis][value]: the (key, value) pairs it sets; restore_[subspace]: the keys
+  // other sub-spaces' axes write and this one does not (reset to the base per point).
+  std::vector<std::vector<std::vector<std::pair<std::string, std::string>>>> assignments_;
+  std::vector<std::vector<std::string>> restore_;
 };
 
 // Build the space from an effective configuration. Inner keys of [space.NAME] are checked
-// against `registry` (the CLI passes all_config_keys()); bad keys, empty lists, duplicate values,
-// malformed generators and a size beyond 2^64-1 throw BadInput naming the key and where it was set.
+// against `registry` (the CLI passes all_config_keys()), and so is every value of every axis,
+// generated ones included (the key's KeyCheck: units, ranges, names, files); bad keys, malformed
+// values, empty lists, duplicate values, malformed generators and a size beyond 2^64-1 throw
+// BadInput naming the key and where it was set.
 // With no [space.*] section the space is the single base point.
 Space parse_space(const Config& config, const KeyRegistry& registry);
 

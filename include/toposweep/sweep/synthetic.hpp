@@ -9,7 +9,8 @@ namespace toposweep::sweep {
 
 // The values depend only on the point's key/value pairs (sweep.* keys excluded). A point whose
 // hash is 0 mod 13 is infeasible, 0 mod 97 (and not infeasible) throws. `cost_s` > 0 busy-waits
-// that long to emulate an expensive point.
-PointResult synthetic_point(const Config& point, double cost_s = 0);
+// that long to emulate an expensive point; `fail_all` makes every point throw (to test what a
+// sweep whose points all fail reports).
+PointResult synthetic_point(const Config& point, double cost_s = 0, bool fail_all = false);
 
 }  // namespace toposweep::sweep

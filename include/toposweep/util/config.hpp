@@ -5,6 +5,8 @@
 // Units are converted here, at the edge, into SI doubles.
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,8 +55,17 @@ class Config {
   // each value annotated with its origin in a comment when `with_origins`.
   std::string to_ini(bool with_origins = false) const;
 
+  // From now on, record in `log` every key asked for by has() or a typed getter, so a caller can
+  // tell which keys a command or a point actually used (copies of this Config share the log;
+  // null stops recording). Off by default: the hot paths pay one null test per read.
+  void record_reads(std::shared_ptr<std::set<std::string>> log) { reads_ = std::move(log); }
+
  private:
+  void note_read(const std::string& key) const {
+    if (reads_) reads_->insert(key);
+  }
   std::map<std::string, ConfigEntry> entries_;
+  std::shared_ptr<std::set<std::string>> reads_;
 };
 
 // Read an INI file into `config` (later files and later lines win). Throws BadInput with
@@ -65,8 +76,8 @@ void load_ini_text(Config& config, const std::string& text, const std::string& n
 // Apply one "KEY=VALUE" assignment from --set.
 void apply_set(Config& config, const std::string& assignment);
 
-// Reject keys the registry does not know (BadInput naming key, origin and a suggestion), then
-// fill in registry defaults for unset keys with origin "default".
+// Reject keys the registry does not know (BadInput naming key, origin and a suggestion), fill
+// in registry defaults for unset keys with origin "default", then run every key's check.
 void validate_and_default(Config& config, const KeyRegistry& registry);
 
 }  // namespace toposweep

@@ -121,10 +121,10 @@ TEST(PointEvaluator, InconsistentStrategyIsBadInput) {
 }
 
 TEST(PointEvaluator, BadNetworkModelNamesTheKey) {
-  const Config c = small_bert("packet");
   PointEvaluator ev;
   try {
-    ev.evaluate(c);
+    // Rejected as the configuration is read, before any evaluation.
+    ev.evaluate(small_bert("packet"));
     FAIL() << "expected BadInput";
   } catch (const BadInput& e) {
     EXPECT_NE(e.where().find("simulate.network_model"), std::string::npos);

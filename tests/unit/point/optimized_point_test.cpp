@@ -108,9 +108,8 @@ TEST(OptimizedPoint, StrategySearchWithMetisPlacementIsReplayedWithItsPlacement)
 }
 
 TEST(OptimizedPoint, UnknownOptimizerIsBadInput) {
-  Config c = testing::make_point_config({{"point.optimize", "gradient-descent"}});
   PointEvaluator evaluator;
-  EXPECT_THROW(evaluator.evaluate(c), BadInput);
+  EXPECT_THROW(evaluator.evaluate(testing::make_point_config({{"point.optimize", "gradient-descent"}})), BadInput);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -158,7 +159,7 @@ TEST(Engine, FileHoldsEveryPointWithKnownValuesFailuresAndFrontier) {
     } else if (degree9) {
       EXPECT_EQ(r.result.status, PointStatus::Failed);
       EXPECT_NE(r.result.message.find("bad input: degree 9 is inconsistent"), std::string::npos);
-      EXPECT_NE(r.result.message.find("space.grid"), std::string::npos);  // names where it was set
+      EXPECT_NE(r.result.message.find("sub-space grid"), std::string::npos);  // names where it was set
       ++failed;
     } else {
       EXPECT_EQ(r.result.status, PointStatus::Evaluated);
@@ -263,6 +264,89 @@ TEST(Engine, RefusesJournalWithoutResumeOrOfAnotherSpaceAndTouchesNothing) {
   o.resume = true;
   run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   EXPECT_EQ(ResultsReader(out).rows(), 67u);
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+std::string failure_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const RuntimeFailure& e) {
+    return e.what();
+  }
+  return "(no RuntimeFailure)";
+}
+
+// A rank's exception inside the evaluation loop (here: the injected fault, then a journal part
+// that cannot be written) ends the sweep with RuntimeFailure naming the rank, writes no output,
+// and leaves a journal holding exactly the points evaluated before it, so that --resume evaluates
+// only the rest and produces the uninterrupted run's records. (The multi-rank exit is in tests/mpi.)
+TEST(Engine, AFailingRankLeavesAJournalThatResumesToTheUninterruptedResult) {
+  const Space space = make_space();
+  const std::string clean = temp_path("fail_clean.h5"), out = temp_path("fail.h5");
+  const std::string dir = out + ".journal";
+  run_sweep(space, options_for(space, clean), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
+
+  std::atomic<int> calls{0};
+  std::string what;
+  {
+    const ScopedEnv fault("TOPOSWEEP_TEST_FAIL", "0:3");
+    what = failure_of([&] {
+      run_sweep(space, options_for(space, out), evaluator_for(space, &calls), MPI_COMM_SELF, kQuiet, kNever);
+    });
+  }
+  EXPECT_EQ(what.rfind("rank 0 of 1 failed: injected fault (TOPOSWEEP_TEST_FAIL) in chunk 3;", 0), 0u)
+      << what;
+  EXPECT_NE(what.find("--resume"), std::string::npos) << what;
+  EXPECT_FALSE(fs::exists(out));
+  // Chunks 1 and 2 and the first point of chunk 3 were evaluated; all of them were journaled.
+  EXPECT_GE(calls.load(), 3);
+  EXPECT_EQ(read_journal(dir).size(), static_cast<std::size_t>(calls.load()));
+
+  // The next run's part for rank 0 cannot be written: that run fails at its first commit and
+  // adds nothing to the journal.
+  auto o = options_for(space, out);
+  o.resume = true;
+  const std::size_t before = read_journal(dir).size();
+  fs::create_symlink("/dev/full", dir + "/run-0001-rank-00000.log");
+  what = failure_of([&] { run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever); });
+  EXPECT_EQ(what.rfind("rank 0 of 1 failed: cannot write the journal file", 0), 0u) << what;
+  EXPECT_NE(what.find(std::strerror(ENOSPC)), std::string::npos) << what;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(read_journal(dir).size(), before);
+
+  fs::remove(dir + "/run-0001-rank-00000.log");
+  std::atomic<int> rest{0};
+  const auto s = run_sweep(space, o, evaluator_for(space, &rest), MPI_COMM_SELF, kQuiet, kNever);
+  EXPECT_EQ(static_cast<std::size_t>(rest.load()), 67 - before);
+  EXPECT_EQ(s.done_this_run, 67 - before);
+  ResultsReader a(clean), b(out);
+  expect_same_records(a.records(), b.records());
+  EXPECT_EQ(a.frontier(), b.frontier());
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+TEST(Engine, AMalformedFaultHookIsBadInputBeforeAnythingIsWritten) {
+  const Space space = make_space();
+  const std::string out = temp_path("badhook.h5");
+  for (const char* v : {"1", "x:2", "0:0", "-1:2", "0:2x"}) {
+    const ScopedEnv fault("TOPOSWEEP_TEST_FAIL", v);
+    EXPECT_THROW(
+        run_sweep(space, options_for(space, out), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever),
+        BadInput)
+        << v;
+    EXPECT_FALSE(fs::exists(out + ".journal")) << v;
+  }
 }
 
 TEST(Engine, SlicesMergeIntoTheSingleJobFile) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -128,6 +129,38 @@ TEST(JournalDirectory, PartsFromSeveralRunsAndRanksMerge) {
   EXPECT_EQ(next_run_number(dir), 2u);
   remove_journal(dir);
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// A rank's part that cannot be written (a link to /dev/full: writes fail with ENOSPC even for
+// root) makes commit() throw with the file and the reason; such a part is neither read (it would
+// never end) nor counted as a run, and the records already in the journal stay readable.
+TEST(JournalDirectory, AnUnwritablePartFailsItsCommitAndIsSkippedByTheReader) {
+  const std::string dir = ::testing::TempDir() + "journal_full_" + std::to_string(::getpid()) + ".journal";
+  remove_journal(dir);
+  create_journal(dir, JournalHeader{1, 10, 0, 10}, "space text");
+  {
+    JournalWriter w(dir, 0, 0);
+    w.add(sample(3, PointStatus::Evaluated));
+    w.commit();
+  }
+  std::filesystem::create_symlink("/dev/full", dir + "/run-0001-rank-00001.log");
+  EXPECT_EQ(next_run_number(dir), 1u);
+  {
+    JournalWriter w(dir, 1, 1);
+    w.add(sample(4, PointStatus::Evaluated));
+    try {
+      w.commit();
+      ADD_FAILURE() << "a write to /dev/full succeeded";
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("run-0001-rank-00001.log"), std::string::npos) << what;
+      EXPECT_NE(what.find(std::strerror(ENOSPC)), std::string::npos) << what;
+    }
+  }  // the destructor's retry fails silently
+  const auto all = read_journal(dir);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].index, 3u);
+  remove_journal(dir);
 }
 
 }  // namespace

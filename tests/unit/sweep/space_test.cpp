@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <random>
 
+#include "toposweep/sweep/generators.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep::sweep {
@@ -22,8 +25,16 @@ KeyRegistry test_registry() {
                       {"strategy.tp", "1", ""},
                       {"strategy.pp", "1", ""},
                       {"model.name", "bert-large", ""},
+                      {"strategy.microbatches", "1", ""},
                       {"sweep.objectives", "cost_usd,iteration_time_s", ""},
                       {"space.*", "", ""}});
+}
+
+// With the optimize axis wired (the CLI registers point.optimize).
+KeyRegistry registry_with_optimize() {
+  KeyRegistry r = test_registry();
+  r.add({{"point.optimize", "none", ""}});
+  return r;
 }
 
 Space space_from(const std::string& ini) {
@@ -68,7 +79,8 @@ TEST(Space, DecodeHandWorkedPoints) {
   EXPECT_EQ(p.get_string("topology.degree"), "8");
   EXPECT_EQ(p.get_string("topology.link_bandwidth"), "200Gbps");
   EXPECT_EQ(p.get_string("model.name"), "bert-large");
-  EXPECT_EQ(p.entries().at("topology.degree").origin, "space.a");
+  // Values carry the line that set them and their sub-space, so errors can point there.
+  EXPECT_EQ(p.entries().at("topology.degree").origin, "space.ini:5, sub-space a");
   EXPECT_FALSE(p.has("space.a.topology.degree"));
 }
 
@@ -191,6 +203,117 @@ TEST(Space, FingerprintChangesWithTheSpaceNotWithSweepKeys) {
   const auto r = test_registry();
   EXPECT_EQ(parse_space(a, r).fingerprint(), parse_space(b, r).fingerprint());
   EXPECT_NE(parse_space(a, r).fingerprint(), parse_space(c, r).fingerprint());
+}
+
+// Every generator, each next to a sub-space that sweeps the keys it sets directly: the bug this
+// guards against let one sub-space's axis keys overwrite what another's generator set.
+const char* kMixedGenerators = R"(
+[topology]
+servers = 8
+[server]
+gpus = 4
+[strategy]
+dp = 32
+[space.gen_strategy]
+strategy = all(max_tp=4, max_pp=4)
+strategy.microbatches = 1, 2
+[space.explicit_strategy]
+strategy.tp = 2, 4
+strategy.pp = 2
+strategy.dp = 4, 8
+[space.gen_strides]
+topology.strides = permutations(4)
+[space.explicit_strides]
+topology.strides = 1,2 | 3,4
+[space.gen_simplex]
+topology.dims = ring:2,fc:4
+topology.dim_bandwidth = simplex(200GB/s, 50GB/s)
+[space.explicit_dim_bw]
+topology.dims = ring:2,fc:4
+topology.dim_bandwidth = 100GB/s,100GB/s
+[space.gen_optimize]
+optimize = strategy, none
+[space.explicit_optimize]
+point.optimize = topology
+)";
+
+std::map<std::string, std::string> values_of(const Config& c) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, e] : c.entries()) out[k] = e.value + " @ " + e.origin;
+  return out;
+}
+
+TEST(Space, PointIsTheBasePlusItsOwnSubspaceAxesOnly) {
+  // The minimal case of the quickstart bug: a strategy generator next to a sub-space that
+  // sweeps strategy.tp. The generator's points must simulate what they name.
+  const Space s = space_from(R"(
+[topology]
+servers = 8
+[server]
+gpus = 4
+[space.a]
+strategy = all(max_tp=4, max_pp=4)
+[space.b]
+strategy.tp = 2
+)");
+  ASSERT_EQ(s.size(), 10u);  // 32 GPUs, tp and pp in {1,2,4}: 9 triples, plus b's one point
+  for (std::uint64_t i = 0; i < 9; ++i) {
+    const Config p = s.point_config(i);
+    const auto named = parse_strategy(s.axes()[0].values[s.decode(i).axis_value[0]], "test");
+    EXPECT_EQ(p.get_int("strategy.dp") * p.get_int("strategy.tp") * p.get_int("strategy.pp"), 32);
+    EXPECT_EQ(p.get_int("strategy.dp"), named.dp) << s.describe(i);
+    EXPECT_EQ(p.get_int("strategy.tp"), named.tp) << s.describe(i);
+    EXPECT_EQ(p.get_int("strategy.pp"), named.pp) << s.describe(i);
+  }
+  const Config b = s.point_config(9);
+  EXPECT_EQ(b.get_string("strategy.tp"), "2");
+  EXPECT_FALSE(b.has("strategy.dp"));  // not in the base: b's point leaves it unset
+}
+
+TEST(Space, UnionEqualsItsSubspacesAloneForEveryGenerator) {
+  Config whole;
+  load_ini_text(whole, kMixedGenerators, "space.ini");
+  const Space u = parse_space(whole, registry_with_optimize());
+  std::uint64_t covered = 0;
+  for (const auto& sub : u.subspaces()) {
+    // The same file with only this sub-space's section.
+    Config alone;
+    for (const auto& [k, e] : whole.entries())
+      if (!k.starts_with("space.") || k.starts_with("space." + sub.name + "."))
+        alone.set(k, e.value, e.origin);
+    const Space one = parse_space(alone, registry_with_optimize());
+    ASSERT_EQ(one.size(), sub.size) << sub.name;
+    for (std::uint64_t i = 0; i < one.size(); ++i)
+      EXPECT_EQ(values_of(one.point_config(i)), values_of(u.point_config(sub.offset + i)))
+          << sub.name << " point " << i;
+    covered += one.size();
+  }
+  EXPECT_EQ(covered, u.size());
+}
+
+TEST(Space, ApplyPointInAnyOrderEqualsPointConfig) {
+  Config whole;
+  load_ini_text(whole, kMixedGenerators, "space.ini");
+  const Space u = parse_space(whole, registry_with_optimize());
+  std::vector<std::uint64_t> order(u.size());
+  for (std::uint64_t i = 0; i < u.size(); ++i) order[i] = i;
+  std::mt19937_64 rng(7);
+  std::shuffle(order.begin(), order.end(), rng);
+  Config scratch = u.base();
+  for (auto i : order) {
+    u.apply_point(i, scratch);
+    EXPECT_EQ(values_of(scratch), values_of(u.point_config(i))) << u.describe(i);
+  }
+}
+
+TEST(Space, TwoAxesOfOneSubspaceMayNotSetTheSameKey) {
+  try {
+    space_from("[topology]\nservers = 2\n[server]\ngpus = 4\n[space.a]\nstrategy = all\nstrategy.tp = 2\n");
+    ADD_FAILURE() << "no error";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("sets strategy.tp twice"), std::string::npos) << e.what();
+    EXPECT_NE(e.where().find("space.a"), std::string::npos) << e.where();
+  }
 }
 
 }  // namespace

@@ -18,8 +18,9 @@ namespace {
 
 // 0: valid, 1: InvalidDesign, 2: other BadInput.
 int kind_of(const std::vector<std::string>& sets, std::uint32_t gpus) {
-  const Config c = test::workload_config(sets);
   try {
+    // Malformed values (no such ZeRO stage) are rejected as the configuration is read.
+    const Config c = test::workload_config(sets);
     strategy_from_config(c, workload_from_config(c, gpus), gpus);
   } catch (const InvalidDesign& e) {
     // Re-pointed at where the user set the key, e.g. "key strategy.tp at --set".

@@ -1,0 +1,12 @@
+#pragma once
+// Checking a design point's configuration without simulating it: every key its evaluation reads
+// is read and parsed, so malformed or missing values surface as BadInput before a sweep runs any
+// point. Design-level impossibilities (InvalidDesign: degrees that do not divide, degree >=
+// servers, ...) are not errors here: a sweep records such points as infeasible.
+#include "toposweep/util/config.hpp"
+
+namespace toposweep {
+
+void check_point_config(const Config& point);
+
+}  // namespace toposweep
