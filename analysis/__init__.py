@@ -3,7 +3,7 @@ frontiers (independently of the C++ code), draw figures and write a report.
 
     import analysis
     results = analysis.load_results("results.h5")
-    front = analysis.frontier(results.points, ["cost_usd", "iteration_time_s"], group_by="family")
+    front = analysis.frontier(results.points, ["cost_usd", "iteration_time_s"], group_by="model")
 
 Command line: ``/usr/bin/python3 -m analysis.report results.h5 --out report/`` (docs/analysis.md).
 """

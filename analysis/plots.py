@@ -28,6 +28,12 @@ def _save(fig, path):
     plt.close(fig)
 
 
+def _titled(title, model):
+    """Figures of one model say which: points of different models are never drawn together unless
+    the caller pools them."""
+    return f"{model}: {title}" if model else title
+
+
 def _unit_label(name, unit):
     return f"{name} [{unit}]" if unit else name
 
@@ -44,9 +50,10 @@ def _log_if_wide(axis_setter, values):
         axis_setter("log")
 
 
-def cost_vs_time(frame, path, family="family", cost="cost_usd", time="iteration_time_s"):
+def cost_vs_time(frame, path, family="family", cost="cost_usd", time="iteration_time_s", model=None):
     """Scatter of every evaluated point, cost against iteration time, one colour per topology
-    family, with each family's Pareto frontier drawn as a staircase. Returns {family: frontier}."""
+    family, with each family's Pareto frontier drawn as a staircase. `model` names the model in the
+    title. Returns {family: frontier}."""
     fig = _figure()
     ax = fig.add_subplot(1, 1, 1)
     evaluated = frame[(frame["status"] == 0) & np.isfinite(frame[cost]) & np.isfinite(frame[time])]
@@ -63,7 +70,7 @@ def cost_vs_time(frame, path, family="family", cost="cost_usd", time="iteration_
     ax.set_ylabel(_unit_label("iteration time", "s"))
     _log_if_wide(ax.set_xscale, evaluated[cost])
     _log_if_wide(ax.set_yscale, evaluated[time])
-    ax.set_title("Cost vs iteration time; lines: Pareto frontier per topology family")
+    ax.set_title(_titled("Cost vs iteration time; lines: Pareto frontier per topology family", model))
     ax.grid(True, which="both", alpha=0.3)
     if frontiers:
         ax.legend(loc="best", fontsize=9)
@@ -73,7 +80,8 @@ def cost_vs_time(frame, path, family="family", cost="cost_usd", time="iteration_
     return frontiers
 
 
-def speedup_at_equal_cost(frame, path, baseline, family="family", cost="cost_usd", time="iteration_time_s"):
+def speedup_at_equal_cost(frame, path, baseline, family="family", cost="cost_usd", time="iteration_time_s",
+                          model=None):
     """Speedup of each family over the baseline family at equal cost budget: for a budget c, the
     best baseline time among baseline points costing at most c, divided by the family's best time
     at the same budget. Both are staircases that step at frontier costs, so the ratio is evaluated at
@@ -102,7 +110,7 @@ def speedup_at_equal_cost(frame, path, baseline, family="family", cost="cost_usd
     ax.set_xlabel(_unit_label("network cost", "US$"))
     ax.set_ylabel(f"speedup over best {baseline} at equal cost")
     _log_if_wide(ax.set_xscale, shown[cost])
-    ax.set_title(f"Speedup over {baseline} at equal cost budget")
+    ax.set_title(_titled(f"Speedup over {baseline} at equal cost budget", model))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="best", fontsize=9)
     if shown.empty:
@@ -112,10 +120,13 @@ def speedup_at_equal_cost(frame, path, baseline, family="family", cost="cost_usd
     return table
 
 
-def time_heatmap(frame, path, x, y, value="iteration_time_s", x_labels=None, y_labels=None):
+def time_heatmap(frame, path, x, y, value="iteration_time_s", x_labels=None, y_labels=None, model=None,
+                 unit=None):
     """Heatmap of the best (smallest) `value` over every other axis, for each (x, y) pair of axis
     values among evaluated points. `x`/`y` are column names; their categories (or sorted values)
-    give the order. Returns the table (rows: y values, columns: x values)."""
+    give the order. `unit` is `value`'s unit (default: from its name). Returns the table (rows: y
+    values, columns: x values)."""
+    unit = u.unit_of_field(value) if unit is None else unit
     evaluated = frame[(frame["status"] == 0) & np.isfinite(frame[value])]
     evaluated = evaluated[evaluated[x].notna() & evaluated[y].notna()]
     table = evaluated.groupby([y, x], observed=True)[value].min().unstack(x)
@@ -129,7 +140,7 @@ def time_heatmap(frame, path, x, y, value="iteration_time_s", x_labels=None, y_l
         data = table.to_numpy(dtype=float)
         image = ax.imshow(data, origin="lower", aspect="auto", cmap="viridis_r")
         colourbar = fig.colorbar(image, ax=ax)
-        colourbar.set_label(_unit_label(f"best {value}", u.unit_of_field(value)))
+        colourbar.set_label(_unit_label(f"best {value}", unit))
         ax.set_xticks(range(len(table.columns)), [str(c) for c in table.columns], rotation=45, ha="right")
         ax.set_yticks(range(len(table.index)), [str(i) for i in table.index])
         if data.size <= 120:
@@ -137,13 +148,13 @@ def time_heatmap(frame, path, x, y, value="iteration_time_s", x_labels=None, y_l
             middle = (finite.min() + finite.max()) / 2 if finite.size else 0
             for (r, c), v in np.ndenumerate(data):
                 if math.isfinite(v):
-                    ax.text(c, r, u.format_quantity(v, u.unit_of_field(value), 4), ha="center", va="center",
+                    ax.text(c, r, u.format_quantity(v, unit, 4), ha="center", va="center",
                             fontsize=8, color="white" if v > middle else "black")
     else:
         ax.text(0.5, 0.5, "no evaluated points", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel(x)
     ax.set_ylabel(y)
-    ax.set_title(f"Best {value} over all other axes")
+    ax.set_title(_titled(f"Best {value} over all other axes", model))
     fig.subplots_adjust(bottom=0.2)
     _save(fig, path)
     return table

@@ -2,18 +2,22 @@
 
     /usr/bin/python3 -m analysis.report results.h5 --out report/ \\
         [--baseline FAMILY] [--heatmap X,Y] [--optimize optimize.json] [--objectives A,B]
-        [--where KEY=VALUE ...]
+        [--where KEY=VALUE ...] [--pool-models]
 
 Writes into --out: summary.md, summary.csv, frontier.csv, frontier_by_family.csv, cost_vs_time.png,
 speedup.png (when there are at least two topology families), heatmap.png (when two axes are swept),
-convergence.png (with --optimize). Exit status: 0 done, 2 bad input (unreadable file, unknown axis,
-family or objective).
+convergence.png (with --optimize). When the points span several models, every figure is drawn per
+model (cost_vs_time_<model>.png, ...), frontiers and summary rows are per model (a `model` column)
+and summary_by_model.csv has one row per model; --pool-models puts the models together instead.
+Exit status: 0 done, 2 bad input (unreadable file, unknown axis, family or objective).
 """
 
 import argparse
+import dataclasses
 import json
 import math
 import os
+import re
 import sys
 
 import numpy as np
@@ -88,17 +92,22 @@ def choose_heatmap_axes(results, requested=None):
     return None
 
 
-def frontier_agreement(results, objectives):
-    """Compare the Python frontier with the file's /frontier when they are for the same objectives.
-    Returns (python_indices, message)."""
-    python = fr.frontier(results.points, objectives)
+def frontier_agreement(results, objectives, per_model):
+    """Compare the Python frontier (each model's own when `per_model`, else pooled) with the file's
+    /frontier when both are for the same objectives and grouping. Returns (python_indices, message)."""
+    python = fr.frontier(results.points, objectives, group_by="model" if per_model else None)
     indices = np.sort(python["index"].to_numpy(dtype=np.uint64))
     if [o.strip() for o in objectives] != results.objectives:
         return indices, (f"/frontier is for {','.join(results.objectives) or 'no objectives'}; "
                          f"not compared with the {','.join(objectives)} frontier")
+    mine = "model.name" if per_model else "none"
+    if len(results.models) > 1 and results.frontier_group_by != mine:
+        return indices, (f"/frontier is grouped by {results.frontier_group_by}, this report by {mine}: "
+                         "not compared")
     stored = np.sort(results.frontier)
+    what = "the union of the per-model frontiers" if per_model else "the frontier"
     if np.array_equal(indices, stored):
-        return indices, f"the file's /frontier ({len(stored)} points) equals the frontier computed here"
+        return indices, f"the file's /frontier ({len(stored)} points) equals {what} computed here"
     only_here = sorted(set(indices.tolist()) - set(stored.tolist()))
     only_file = sorted(set(stored.tolist()) - set(indices.tolist()))
     return indices, (f"MISMATCH: /frontier has {len(stored)} points, this analysis {len(indices)}; "
@@ -107,15 +116,16 @@ def frontier_agreement(results, objectives):
 
 def select_points(results, where):
     """Keep only the points whose column KEY shows VALUE, for each "KEY=VALUE" in `where` (an axis
-    value as written in the space file, a family, a sub-space, or a strategy field). Where a point's
-    sub-space does not sweep KEY, the base configuration's value counts."""
+    value as written in the space file, a family, a model, a sub-space, or a strategy field). Where
+    a point's sub-space does not sweep KEY, the base configuration's value counts."""
     frame = results.points
     for condition in where or []:
         key, sep, value = condition.partition("=")
         key, value = key.strip(), value.strip()
         if not sep or (key not in frame and key not in results.config):
             raise BadInput(f"--where {condition}: expected KEY=VALUE with KEY a column or configuration key "
-                           f"(axes: {', '.join(a.key for a in results.axes)}, family, subspace, dp, tp, pp, ...)")
+                           f"(axes: {', '.join(a.key for a in results.axes)}, family, model, subspace, dp, tp, "
+                           "pp, ...)")
         shown = frame[key].astype(object) if key in frame else pd.Series(None, index=frame.index, dtype=object)
         if key in results.config:  # a point whose sub-space does not sweep KEY has the base value
             shown = shown.where(shown.notna(), results.config[key])
@@ -126,11 +136,63 @@ def select_points(results, where):
     return results
 
 
+def model_slugs(models):
+    """{model: file-name part}: the name with anything but letters, digits, '.', '-' and '_' made
+    '_' (model.name may be a path to a model file), made unique."""
+    slugs, taken = {}, set()
+    for model in models:
+        base = re.sub(r"[^A-Za-z0-9._-]+", "_", str(model)).strip("_") or "model"
+        slug, n = base, 2
+        while slug in taken:
+            slug, n = f"{base}_{n}", n + 1
+        taken.add(slug)
+        slugs[model] = slug
+    return slugs
+
+
+def _figures_of(results, out, suffix, model, baseline, heatmap):
+    """The cost/time, speedup and heatmap figures of the points in `results` (one model, or every
+    point when pooled), files named NAME{suffix}.png. Returns (figures, speedups, heatmap table,
+    notes)."""
+    frame = results.points
+    figures, notes = {}, []
+    prefix = f"{model}: " if model is not None else ""
+    figures["cost_vs_time" + suffix] = os.path.join(out, f"cost_vs_time{suffix}.png")
+    plots.cost_vs_time(frame, figures["cost_vs_time" + suffix], model=model)
+
+    speedups = heatmap_table = None
+    if baseline is not None and baseline not in set(frame["family"]):
+        notes.append(f"{prefix}no {baseline} point: no speedup figure")
+        base = None
+    else:
+        base = choose_baseline(frame["family"], baseline)
+        if base is None:
+            notes.append(f"{prefix}one topology family only: no speedup figure")
+    if base is not None:
+        figures["speedup" + suffix] = os.path.join(out, f"speedup{suffix}.png")
+        speedups = plots.speedup_at_equal_cost(frame, figures["speedup" + suffix], base, model=model)
+        notes.append(f"{prefix}speedups are over the best {base} point of equal or lower cost")
+
+    pair = choose_heatmap_axes(results, heatmap)
+    if pair is None:
+        notes.append(f"{prefix}fewer than two swept axes: no heatmap")
+    else:
+        figures["heatmap" + suffix] = os.path.join(out, f"heatmap{suffix}.png")
+        heatmap_table = plots.time_heatmap(results.points, figures["heatmap" + suffix], pair[0], pair[1],
+                                           model=model, unit=results.units.get("iteration_time_s"))
+        notes.append(f"{prefix}heatmap: best iteration time over {pair[0]} x {pair[1]}")
+    return figures, speedups, heatmap_table, notes
+
+
 def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectives="cost_usd,iteration_time_s",
-                 where=None):
+                 where=None, pool_models=False):
     """Write the report of results file `path` into directory `out`, over the points that pass the
-    `where` conditions ("KEY=VALUE"). Returns a dict: figures (name -> path), summary, frontier,
-    speedups and heatmap (DataFrames; None when not drawn) and notes (list of strings)."""
+    `where` conditions ("KEY=VALUE"). When the points span several models and `pool_models` is
+    false, every figure, frontier and summary row is per model (figure files NAME_<model>.png).
+    Returns a dict: figures (name -> path), summary and frontier (DataFrames, with a `model` column
+    when per model), speedups and heatmap (DataFrames of a single-model or pooled report, else
+    None), models ({model: {"points", "figures", "summary", "speedups", "heatmap"}} when per model,
+    else None), summary_by_model (per model, else None) and notes (list of strings)."""
     try:
         results = load_results(path)
     except (OSError, ValueError, KeyError) as error:
@@ -143,32 +205,44 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
     select_points(results, where)
     os.makedirs(out, exist_ok=True)
     frame = results.points
+    models = results.models
+    per_model = len(models) > 1 and not pool_models
+    if baseline is not None and baseline not in set(frame["family"]):
+        families = sorted(set(frame["family"]))
+        raise BadInput(f"--baseline {baseline}: no such topology family (families: {', '.join(families)})")
     figures, notes = {}, []
     if where:
         notes.append(f"only the {len(frame)} of {stored} points with {' and '.join(where)}")
     if not results.complete:
         notes.append(f"/points holds {len(frame)} of {results.space_size} points (--keep frontier): "
                      "counts cover the stored points only")
+    if len(models) > 1 and pool_models:
+        notes.append(f"--pool-models: the {len(models)} models share every frontier, speedup curve, heatmap "
+                     "and summary row, so a point may be compared with a point of another model")
 
-    figures["cost_vs_time"] = os.path.join(out, "cost_vs_time.png")
-    plots.cost_vs_time(frame, figures["cost_vs_time"])
-
-    speedups = heatmap_table = None
-    base = choose_baseline(frame["family"], baseline)
-    if base is None:
-        notes.append("one topology family only: no speedup figure")
+    by_model = model_table = None
+    if per_model:
+        by_model = {}
+        slugs = model_slugs(models)
+        for model in models:
+            part = dataclasses.replace(results, points=frame[frame["model"] == model].reset_index(drop=True))
+            own_figures, speedups, heatmap_table, own_notes = _figures_of(part, out, "_" + slugs[model], model,
+                                                                          baseline, heatmap)
+            figures.update(own_figures)
+            notes += own_notes
+            by_model[model] = {"points": part.points, "figures": own_figures, "speedups": speedups,
+                               "heatmap": heatmap_table, "summary": sm.summary_table(part.points, speedups)}
+        speedups = heatmap_table = None
+        table = pd.concat([t["summary"].assign(model=m) for m, t in by_model.items()], ignore_index=True)
+        table = table[["model"] + sm.COLUMNS]
+        model_table = pd.concat([t["summary"][t["summary"]["family"] == sm.ALL].assign(family=m)
+                                 for m, t in by_model.items()], ignore_index=True).rename(columns={"family": "model"})
+        model_table.to_csv(os.path.join(out, "summary_by_model.csv"), index=False)
     else:
-        figures["speedup"] = os.path.join(out, "speedup.png")
-        speedups = plots.speedup_at_equal_cost(frame, figures["speedup"], base)
-        notes.append(f"speedups are over the best {base} point of equal or lower cost")
-
-    pair = choose_heatmap_axes(results, heatmap)
-    if pair is None:
-        notes.append("fewer than two swept axes: no heatmap")
-    else:
-        figures["heatmap"] = os.path.join(out, "heatmap.png")
-        heatmap_table = plots.time_heatmap(frame, figures["heatmap"], pair[0], pair[1])
-        notes.append(f"heatmap: best iteration time over {pair[0]} x {pair[1]}")
+        own_figures, speedups, heatmap_table, own_notes = _figures_of(results, out, "", None, baseline, heatmap)
+        figures.update(own_figures)
+        notes += own_notes
+        table = sm.summary_table(frame, speedups)
 
     if optimize is not None:
         try:
@@ -182,63 +256,82 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
         figures["convergence"] = os.path.join(out, "convergence.png")
         plots.convergence(optimize_output, figures["convergence"])
 
-    table = sm.summary_table(frame, speedups)
     table.to_csv(os.path.join(out, "summary.csv"), index=False)
-    # A space that sweeps several models pools them in the per-family rows; summarise each apart.
-    model_table = None
-    if "model.name" in frame:
-        models = frame["model.name"].astype(object)
-        if "model.name" in results.config:
-            models = models.where(models.notna(), results.config["model.name"])
-        names = sorted(str(m) for m in models.dropna().unique())
-        if len(names) > 1:
-            model_table = sm.summary_table(frame.assign(model_group=models.astype(str)), None,
-                                           family="model_group")
-            model_table.rename(columns={"family": "model"}).to_csv(
-                os.path.join(out, "summary_by_model.csv"), index=False)
-            notes.append(f"the points span {len(names)} models ({', '.join(names)}): the per-family rows pool "
-                         "them; see the per-model summary, or report on one with --where model.name=NAME")
+    group = "model" if per_model else None
+    front = fr.frontier(frame, objective_list, group_by=group)
     if where:
-        front_indices = fr.frontier(frame, objective_list)["index"].to_numpy()
         notes.append("/frontier covers every point, so it is not compared with this selection's frontier")
     else:
-        front_indices, agreement = frontier_agreement(results, objective_list)
+        _, agreement = frontier_agreement(results, objective_list, per_model)
         notes.append(agreement)
-    front = fr.frontier(frame, objective_list)
-    columns = ["index", "family", "subspace"] + [a.key for a in results.axes] + \
+    columns = ([group] if group else []) + ["index", "family", "subspace"] + [a.key for a in results.axes] + \
         [c for c in ["iteration_time_s", "cost_usd", "dp", "tp", "pp", "microbatches"] if c in frame]
     columns = list(dict.fromkeys(c for c in columns + [n for n, _ in fr.parse_objectives(objective_list)]
                                  if c in front))
     front[columns].to_csv(os.path.join(out, "frontier.csv"), index=False)
-    fr.frontier(frame, objective_list, group_by="family")[columns].to_csv(
-        os.path.join(out, "frontier_by_family.csv"), index=False)
+    if per_model:
+        by_family = pd.concat([fr.frontier(frame[frame["model"] == m], objective_list, group_by="family")
+                               for m in models])
+    else:
+        by_family = fr.frontier(frame, objective_list, group_by="family")
+    by_family[columns].to_csv(os.path.join(out, "frontier_by_family.csv"), index=False)
 
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
-        f.write(_markdown(results, table, figures, notes, objective_list, len(front_indices), out, model_table))
+        f.write(_markdown(results, table, figures, notes, objective_list, len(front), out, by_model, pool_models))
     return {"figures": figures, "summary": table, "frontier": front, "notes": notes, "speedups": speedups,
-            "heatmap": heatmap_table, "summary_by_model": model_table}
+            "heatmap": heatmap_table, "models": by_model, "summary_by_model": model_table}
 
 
-def _markdown(results, table, figures, notes, objectives, frontier_size, out, model_table=None):
+def _figure_lines(figures, out):
+    lines = []
+    for name, path in figures.items():
+        lines += [f"### {name}", "", f"![{name}]({os.path.relpath(path, out)})", ""]
+    return lines
+
+
+def _markdown(results, table, figures, notes, objectives, frontier_size, out, by_model, pool_models):
     attrs = results.attrs
+    counts = results.points["model"].value_counts()
+    models = results.models
+    listed = ", ".join(f"{m or '(unknown)'} ({int(counts[m])} points)" for m in models)
+    if len(models) > 1:
+        listed += " — pooled on request (--pool-models)" if pool_models else " — each reported on its own"
+    if by_model is not None:
+        frontier_line = (f"- Pareto frontier of {', '.join(objectives)}: one per model, {frontier_size} points in "
+                         "all (frontier.csv, column `model`; each model's topology families' own in "
+                         "frontier_by_family.csv)")
+    else:
+        frontier_line = (f"- Pareto frontier of {', '.join(objectives)}: {frontier_size} points (frontier.csv; "
+                         "each topology family's own in frontier_by_family.csv)")
     lines = [f"# Sweep report: {os.path.basename(results.path)}", "",
              f"- file: `{results.path}`",
              f"- toposweep {attrs.get('toposweep_version', '?')} (git {attrs.get('git_revision', '?')}), "
              f"created {attrs.get('created_utc', '?')}",
              f"- space: {results.space_size} points in {len(results.subspaces)} sub-space(s) "
              f"({', '.join(results.subspaces)}); axes: {', '.join(a.key for a in results.axes)}",
-             f"- Pareto frontier of {', '.join(objectives)}: {frontier_size} points (frontier.csv; "
-             "each topology family's own in frontier_by_family.csv)", "",
-             "## Summary per topology family", "", sm.to_markdown(table),
-             "Full-precision values (SI units: s, US$) are in summary.csv.", ""]
-    if model_table is not None:
-        lines += ["## Summary per model", "", sm.to_markdown(model_table, "model"),
-                  "Full-precision values are in summary_by_model.csv.", ""]
+             f"- {'models' if len(models) > 1 else 'model'}: {listed}",
+             frontier_line, ""]
+    if by_model is None:
+        lines += ["## Summary per topology family", "", sm.to_markdown(table),
+                  "Full-precision values (SI units: s, US$) are in summary.csv.", ""]
+    else:
+        lines += ["Iteration times of different models are not alternatives to each other, so each model has "
+                  "its own summary, frontiers and figures below (summary_by_model.csv: one row per model).", ""]
     lines += ["## Notes", ""]
     lines += [f"- {n}" for n in notes]
-    lines += ["", "## Figures", ""]
-    for name, path in figures.items():
-        lines += [f"### {name}", "", f"![{name}]({os.path.relpath(path, out)})", ""]
+    lines += [""]
+    if by_model is None:
+        lines += ["## Figures", ""] + _figure_lines(figures, out)
+        return "\n".join(lines)
+    for model, part in by_model.items():
+        lines += [f"## Model {model}", "", f"{len(part['points'])} points.", "",
+                  sm.to_markdown(part["summary"]),
+                  "Full-precision values (SI units: s, US$) are in summary.csv (column `model`).", ""]
+        lines += _figure_lines(part["figures"], out)
+    shown = {name for part in by_model.values() for name in part["figures"]}
+    rest = {name: path for name, path in figures.items() if name not in shown}
+    if rest:
+        lines += ["## Other figures", ""] + _figure_lines(rest, out)
     return "\n".join(lines)
 
 
@@ -257,10 +350,13 @@ def main(argv=None):
     parser.add_argument("--where", action="append", metavar="KEY=VALUE",
                         help="report only on the points whose KEY shows VALUE, e.g. model.name=bert-large "
                         "(repeatable: all must hold)")
+    parser.add_argument("--pool-models", action="store_true",
+                        help="when the points span several models, put them on the same frontiers, speedup "
+                        "curves and heatmaps (default: every figure and frontier per model)")
     args = parser.parse_args(argv)
     try:
         report = write_report(args.results, args.out, args.baseline, args.heatmap, args.optimize, args.objectives,
-                              args.where)
+                              args.where, args.pool_models)
     except BadInput as error:
         print(f"analysis.report: error: {error}", file=sys.stderr)
         return 2

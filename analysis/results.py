@@ -9,7 +9,9 @@ Columns of ``Results.points``:
     missing where the point's sub-space does not sweep that axis);
   * ``<key>_si``: the axis value in SI units (float) when every value is a number or a quantity;
   * ``<key>[i]_si``: element i of a list-valued axis (``topology.dim_bandwidth = 100GB/s,50GB/s``);
-  * ``family``: the topology family (``topology.kind`` of the point, else its sub-space name).
+  * ``family``: the topology family (``topology.kind`` of the point, else its sub-space name);
+  * ``model``: the model the point trains (its ``model.name`` axis value, else the base
+    configuration's ``model.name``; "" when neither is known).
 ``Results.units`` maps every numeric column to its unit (``s``, ``B``, ``B/s``, ``USD`` or ``""``).
 """
 
@@ -45,6 +47,7 @@ class Results:
     subspaces: list
     frontier: np.ndarray  # point indices of /frontier (the C++ frontier), ascending
     objectives: list      # objectives of /frontier, e.g. ["cost_usd", "iteration_time_s"]
+    frontier_group_by: str  # how /frontier was grouped: "model.name" (one frontier per model) or "none"
     attrs: dict           # root attributes
     config: dict          # the effective configuration, flat "section.key" -> value text
 
@@ -56,6 +59,11 @@ class Results:
     def complete(self):
         """True when /points holds every point of the space (not a --keep frontier file)."""
         return len(self.points) == self.space_size
+
+    @property
+    def models(self):
+        """The models of the stored points, sorted by name."""
+        return sorted(str(m) for m in self.points["model"].unique())
 
     def axis(self, key):
         for axis in self.axes:
@@ -152,8 +160,10 @@ def load_results(path):
         if "frontier" in f:
             frontier = np.asarray(f["frontier"][()], dtype=np.uint64)
             objectives = [o for o in str(_text(f["frontier"].attrs.get("objectives", ""))).split(",") if o]
+            # Files written before the attribute existed hold one pooled frontier.
+            frontier_group_by = str(_text(f["frontier"].attrs.get("group_by", "none")))
         else:
-            frontier, objectives = np.array([], dtype=np.uint64), []
+            frontier, objectives, frontier_group_by = np.array([], dtype=np.uint64), [], "none"
 
     data = {}
     unit_of = {}
@@ -195,8 +205,20 @@ def load_results(path):
     frame = pd.DataFrame(data)
     config = parse_config_text(attrs.get("config", ""))
     frame["family"] = _families(frame, subspaces, config)
+    frame["model"] = _models(frame, config)
     return Results(path=str(path), points=frame, units=unit_of, axes=axes, subspaces=subspaces,
-                   frontier=frontier, objectives=objectives, attrs=attrs, config=config)
+                   frontier=frontier, objectives=objectives, frontier_group_by=frontier_group_by, attrs=attrs,
+                   config=config)
+
+
+def _models(frame, config):
+    """Model of each point: its swept `model.name`, else the base configuration's (a sub-space that
+    does not sweep model.name trains the base model)."""
+    base = config.get("model.name", "")
+    if "model.name" in frame:
+        swept = frame["model.name"].astype(object)
+        return swept.where(swept.notna(), base).astype(str)
+    return pd.Series([base] * len(frame), index=frame.index, dtype=object)
 
 
 def _families(frame, subspaces, config):

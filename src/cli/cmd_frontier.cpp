@@ -6,6 +6,7 @@
 
 #include "toposweep/cli/command.hpp"
 #include "toposweep/sweep/columns.hpp"
+#include "toposweep/sweep/frontier_groups.hpp"
 #include "toposweep/sweep/report.hpp"
 #include "toposweep/sweep/results_file.hpp"
 #include "toposweep/util/error.hpp"
@@ -18,9 +19,38 @@ void add_options(po::options_description& o) {
   o.add_options()(
       "objectives", po::value<std::string>(),
       "comma list of /points fields, max:FIELD to maximise (default: the file's /frontier objectives)")(
-      "group-by", po::value<std::string>(), "one frontier per value of this axis (or 'subspace')")(
+      "group-by", po::value<std::string>(),
+      "one frontier per value of this axis (or 'subspace'), within each model")(
+      "pool-models", po::bool_switch(),
+      "put every model's points on one frontier (default: one frontier per model.name)")(
       "csv", po::bool_switch(), "print CSV instead of a table")(
       "write", po::bool_switch(), "store the frontier as /frontier in the file");
+}
+
+// One frontier to print: a model (when the file holds several and they are not pooled) and a
+// value of the --group-by axis.
+struct Group {
+  std::uint32_t model = 0;
+  std::string value;
+  std::vector<std::size_t> rows;  // positions into the file's rows
+};
+
+// Prefix every line of a CSV table but the header with `prefix`; the header gets `header_prefix`
+// or is dropped when `keep_header` is false.
+std::string prefix_csv(const std::string& text, const std::string& header_prefix, const std::string& prefix,
+                       bool keep_header) {
+  std::string out, line;
+  std::istringstream in(text);
+  bool first = true;
+  while (std::getline(in, line)) {
+    if (first) {
+      if (keep_header) out += header_prefix + line + "\n";
+      first = false;
+    } else {
+      out += prefix + line + "\n";
+    }
+  }
+  return out;
 }
 
 int run(CommandContext& ctx) {
@@ -47,78 +77,92 @@ int run(CommandContext& ctx) {
                      "--objectives");
 
   const auto rows = reader.records();
-  // Groups: value of the group-by axis -> row positions (one group "" without --group-by).
+  // Models are never compared unless --pool-models asks for it, whatever the file's /frontier did.
+  const bool pool = vm["pool-models"].as<bool>();
+  const sweep::PointGroups models(space, pool ? sweep::kFrontierPooled : sweep::kFrontierByModel);
+  const std::size_t model_count = sweep::PointGroups(space, sweep::kFrontierByModel).size();
+  const bool per_model = models.size() > 1;
+
   std::string group_by;
-  std::map<std::string, std::vector<std::size_t>> groups;
-  std::vector<std::string> group_order;
+  std::size_t axis = space.axes().size();
   if (vm.count("group-by")) {
     group_by = vm["group-by"].as<std::string>();
     if (write) throw BadInput("--write stores one frontier; drop --group-by", "--write");
-    std::size_t axis = space.axes().size();
     for (std::size_t a = 0; a < space.axes().size(); ++a)
       if (space.axes()[a].key == group_by) axis = a;
     if (axis == space.axes().size() && group_by != "subspace")
       throw BadInput("'" + group_by + "' is not an axis of this sweep", "--group-by");
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto c = space.decode(rows[i].index);
-      std::string v = group_by == "subspace" ? space.subspaces()[c.subspace].name
-                      : c.axis_value[axis] == sweep::kAbsentAxis
-                          ? "-"
-                          : space.axes()[axis].values[c.axis_value[axis]];
-      if (!groups.count(v)) group_order.push_back(v);
-      groups[v].push_back(i);
-    }
-  } else {
-    group_order.push_back("");
-    auto& all = groups[""];
-    for (std::size_t i = 0; i < rows.size(); ++i) all.push_back(i);
   }
+  // Groups: (model, value of the group-by axis), models in label order, values in the order the
+  // rows first show them.
+  std::vector<Group> groups;
+  std::map<std::pair<std::uint32_t, std::string>, std::size_t> group_of;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto c = space.decode(rows[i].index);
+    std::string v;
+    if (!group_by.empty())
+      v = group_by == "subspace"                     ? space.subspaces()[c.subspace].name
+          : c.axis_value[axis] == sweep::kAbsentAxis ? "-"
+                                                     : space.axes()[axis].values[c.axis_value[axis]];
+    const std::pair<std::uint32_t, std::string> key{models.of(c), v};
+    auto it = group_of.find(key);
+    if (it == group_of.end()) {
+      it = group_of.emplace(key, groups.size()).first;
+      groups.push_back(Group{key.first, v, {}});
+    }
+    groups[it->second].rows.push_back(i);
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.model < b.model; });
+  if (groups.empty() && group_by.empty() && !per_model)
+    groups.push_back(Group{});  // no rows: still print the (empty) frontier
 
   std::map<std::uint64_t, std::size_t> row_of;
   for (std::size_t i = 0; i < rows.size(); ++i) row_of[rows[i].index] = i;
   nlohmann::json jgroups = nlohmann::json::array();
   const bool csv = vm["csv"].as<bool>();
   bool header_done = false;
-  for (const auto& g : group_order) {
-    const auto front = sweep::frontier_indices(space, rows, groups[g], objectives);
+  std::vector<std::uint64_t> written;
+  for (const auto& g : groups) {
+    const auto front = sweep::frontier_indices(space, rows, g.rows, objectives);
+    written.insert(written.end(), front.begin(), front.end());
     std::vector<sweep::PointRecord> front_rows;
     for (auto idx : front) front_rows.push_back(rows[row_of.at(idx)]);
-    if (write) reader.write_frontier(front, frontier::spell_objectives(objectives));
+    const std::string model = models.label(g.model);
     if (ctx.json) {
       nlohmann::json jg;
-      if (!group_by.empty()) jg["value"] = g;
+      if (per_model) jg["model"] = model;
+      if (!group_by.empty())
+        jg["value"] = g.value;
+      else if (per_model)
+        jg["value"] = model;
       jg["frontier"] = sweep::points_json(space, front_rows, objectives);
       jgroups.push_back(jg);
     } else if (csv) {
       std::ostringstream table;
       sweep::print_points_table(table, space, front_rows, objectives, true);
-      std::string text = table.str();
-      const auto nl = text.find('\n');
-      if (!group_by.empty()) {
-        // Prefix each line with the group value so one CSV holds every group.
-        std::string out, line;
-        std::istringstream in(text);
-        bool first = true;
-        while (std::getline(in, line)) {
-          if (first) {
-            if (!header_done) out += "group," + line + "\n";
-            first = false;
-          } else {
-            out += g + "," + line + "\n";
-          }
-        }
-        text = out;
-      } else if (header_done && nl != std::string::npos) {
-        text = text.substr(nl + 1);
-      }
+      // Leading columns name the group, so one CSV holds every group.
+      std::string header_prefix, prefix;
+      if (per_model) header_prefix += "model,", prefix += sweep::csv_quote(model) + ",";
+      if (!group_by.empty()) header_prefix += "group,", prefix += sweep::csv_quote(g.value) + ",";
+      *ctx.out << prefix_csv(table.str(), header_prefix, prefix, !header_done);
       header_done = true;
-      *ctx.out << text;
     } else {
-      *ctx.out << (group_by.empty() ? std::string("frontier") : "frontier for " + group_by + " = " + g)
-               << " (" << frontier::spell_objectives(objectives) << "): " << front_rows.size() << " of "
-               << groups[g].size() << " point(s)\n";
+      std::vector<std::string> names;
+      if (per_model) names.push_back("model.name = " + model);
+      if (!group_by.empty()) names.push_back(group_by + " = " + g.value);
+      std::string pooled;
+      if (!per_model && model_count > 1)
+        pooled = "; " + std::to_string(model_count) + " models pooled by --pool-models";
+      *ctx.out << (names.empty() ? std::string("frontier") : "frontier for " + join(names, ", ")) << " ("
+               << frontier::spell_objectives(objectives) << pooled << "): " << front_rows.size() << " of "
+               << g.rows.size() << " point(s)\n";
       sweep::print_points_table(*ctx.out, space, front_rows, objectives, false);
     }
+  }
+  if (write) {
+    std::sort(written.begin(), written.end());
+    reader.write_frontier(written, frontier::spell_objectives(objectives), models.key());
   }
   if (ctx.json) {
     nlohmann::json j;
@@ -126,10 +170,11 @@ int run(CommandContext& ctx) {
     j["objectives"] = nlohmann::json::array();
     for (const auto& o : objectives) j["objectives"].push_back(o.spelled());
     j["points"] = rows.size();
-    if (group_by.empty()) {
+    if (model_count > 1) j["frontier_by"] = models.key();
+    if (group_by.empty() && !per_model) {
       j["frontier"] = jgroups.front()["frontier"];
     } else {
-      j["group_by"] = group_by;
+      j["group_by"] = group_by.empty() ? std::string(sweep::kFrontierByModel) : group_by;
       j["groups"] = jgroups;
     }
     j["written"] = write;
@@ -143,7 +188,8 @@ int run(CommandContext& ctx) {
 }  // namespace
 
 Command frontier_command() {
-  return Command{"frontier", "Pareto frontier of a results file", "RESULTS.h5", add_options, run};
+  return Command{"frontier", "Pareto frontier of a results file (one per model)", "RESULTS.h5", add_options,
+                 run};
 }
 
 }  // namespace toposweep::cli

@@ -16,6 +16,7 @@
 #include "toposweep/point/evaluate.hpp"
 #include "toposweep/sweep/columns.hpp"
 #include "toposweep/sweep/engine.hpp"
+#include "toposweep/sweep/frontier_groups.hpp"
 #include "toposweep/sweep/report.hpp"
 #include "toposweep/sweep/results_file.hpp"
 #include "toposweep/sweep/space_check.hpp"
@@ -143,6 +144,7 @@ sweep::PointCheck make_point_check(const Config& config) {
 
 void print_result(CommandContext& ctx, const sweep::Space& space, const sweep::SweepSummary& s,
                   const sweep::SweepOptions& o, int ranks, bool merged) {
+  const sweep::PointGroups models(space, o.frontier_by);
   if (ctx.json) {
     nlohmann::json j;
     j["out"] = o.out_path;
@@ -161,15 +163,32 @@ void print_result(CommandContext& ctx, const sweep::Space& space, const sweep::S
     if (!o.slice.empty()) j["slice"] = o.slice;
     j["objectives"] = nlohmann::json::array();
     for (const auto& ob : o.objectives) j["objectives"].push_back(ob.spelled());
+    j["frontier_by"] = o.frontier_by;
     j["frontier"] = sweep::points_json(space, s.frontier_rows, o.objectives);
+    if (models.size() > 1)  // name each point's model: /frontier is one frontier per model
+      for (std::size_t i = 0; i < s.frontier_rows.size(); ++i)
+        j["frontier"][i]["model"] = models.label(models.of(s.frontier_rows[i].index));
     *ctx.out << j.dump() << "\n";
     return;
   }
   *ctx.out << (merged ? "merged into " : "results in ") << o.out_path << ": " << s.points << " points ("
-           << s.evaluated << " evaluated, " << s.infeasible << " infeasible, " << s.failed << " failed)\n"
-           << "frontier (" << frontier::spell_objectives(o.objectives) << "): " << s.frontier_rows.size()
-           << " point(s)\n";
-  sweep::print_points_table(*ctx.out, space, s.frontier_rows, o.objectives, false);
+           << s.evaluated << " evaluated, " << s.infeasible << " infeasible, " << s.failed << " failed)\n";
+  if (models.size() <= 1) {
+    const std::size_t pooled = sweep::PointGroups(space, sweep::kFrontierByModel).size();
+    *ctx.out << "frontier (" << frontier::spell_objectives(o.objectives)
+             << (pooled > 1 ? "; " + std::to_string(pooled) + " models pooled, sweep.frontier_by = none" : "")
+             << "): " << s.frontier_rows.size() << " point(s)\n";
+    sweep::print_points_table(*ctx.out, space, s.frontier_rows, o.objectives, false);
+    return;
+  }
+  // Several models: each one's own frontier under its own heading, never one table mixing them.
+  std::vector<std::vector<sweep::PointRecord>> by_model(models.size());
+  for (const auto& r : s.frontier_rows) by_model[models.of(r.index)].push_back(r);
+  for (std::uint32_t g = 0; g < by_model.size(); ++g) {
+    *ctx.out << "frontier for model.name = " << models.label(g) << " ("
+             << frontier::spell_objectives(o.objectives) << "): " << by_model[g].size() << " point(s)\n";
+    if (!by_model[g].empty()) sweep::print_points_table(*ctx.out, space, by_model[g], o.objectives, false);
+  }
 }
 
 int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
@@ -191,6 +210,8 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
     if (std::find(fields.begin(), fields.end(), ob.field) == fields.end())
       throw BadInput("objective '" + ob.field + "' is not a field of the results",
                      ctx.config.where("sweep.objectives"));
+  o.frontier_by = sweep::parse_frontier_by(ctx.config.get_string("sweep.frontier_by"),
+                                           ctx.config.where("sweep.frontier_by"));
   o.chunk_seconds = ctx.config.get_double("sweep.chunk_seconds");
   if (!(o.chunk_seconds > 0)) throw BadInput("must be positive", ctx.config.where("sweep.chunk_seconds"));
   o.max_chunk_points = static_cast<std::uint64_t>(ctx.config.get_int("sweep.max_chunk_points", 1, 1 << 24));

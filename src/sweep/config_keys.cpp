@@ -17,6 +17,10 @@ std::vector<KeySpec> config_keys() {
   return {
       {"sweep.objectives", "cost_usd,iteration_time_s",
        "objectives of /frontier, comma separated; max:FIELD for a maximised one", check_objectives},
+      {"sweep.frontier_by", "model.name",
+       "model.name: /frontier is the union of each model's own frontier (models are never compared); "
+       "none: one frontier pooling every point",
+       checks::one_of({"model.name", "none"})},
       {"sweep.chunk_seconds", "0.5", "target wall time of one scheduling chunk per rank (plain number, s)", checks::number_in(1e-9, 1e9)},
       {"sweep.max_chunk_points", "4096", "upper bound of the points in one chunk", checks::integer(1, 1 << 24)},
       {"sweep.progress_interval", "2s", "time between progress lines on stderr (time)", checks::quantity(Quantity::Time, false)},

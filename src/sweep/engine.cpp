@@ -218,10 +218,10 @@ void write_output(const Space& space, const SweepOptions& o, const std::string& 
   summary.evaluated = done.counts[0];
   summary.infeasible = done.counts[1];
   summary.failed = done.counts[2];
-  // With --keep frontier the rows are the union of the ranks' frontier rows (some since dominated):
-  // the exact frontier of that union is the frontier of the whole range, because a globally
-  // non-dominated point was never dominated on its own rank either.
-  const auto front = frontier_indices(space, rows, o.objectives);
+  // With --keep frontier the rows are the union of the ranks' per-model frontier rows (some since
+  // dominated): the exact frontier of that union is the frontier of the whole range, because a
+  // point no point of its model dominates was never dominated on its own rank either.
+  const auto front = grouped_frontier_indices(space, rows, o.objectives, PointGroups(space, o.frontier_by));
   const bool keep_frontier = o.keep == "frontier";
   if (keep_frontier) {
     std::vector<PointRecord> on_front;
@@ -244,6 +244,7 @@ void write_output(const Space& space, const SweepOptions& o, const std::string& 
   meta.end = o.end;
   meta.keep = o.keep;
   meta.objectives = o.objectives;
+  meta.frontier_by = o.frontier_by;
   meta.compression = o.compression;
   const auto t0 = Clock::now();
   write_results_file(o.out_path, space, rows, front, meta);
@@ -265,7 +266,8 @@ bool output_is_complete(const Space& space, const SweepOptions& o) {
     std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(space.fingerprint()));
     return r.root_string("space_fingerprint") == fp && r.root_u64("slice_begin") == o.begin &&
            r.root_u64("slice_end") == o.end && r.root_string("keep") == o.keep &&
-           r.frontier_objectives() == frontier::spell_objectives(o.objectives);
+           r.frontier_objectives() == frontier::spell_objectives(o.objectives) &&
+           r.frontier_group_by() == o.frontier_by;
   } catch (const std::exception&) {
     return false;  // not ours or unreadable: redo the sweep and replace it
   }
@@ -414,7 +416,10 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
     // --keep frontier: this rank's streaming frontier; the journal gets done ranges and the rows
     // that are on the frontier when their chunk commits, never the dominated rest.
     const bool keep_frontier = o.keep == "frontier";
-    frontier::StreamingFrontier local_front(o.objectives.size());
+    // One streaming frontier per model (per group of sweep.frontier_by).
+    const PointGroups groups(space, o.frontier_by);
+    std::vector<frontier::StreamingFrontier> local_front(groups.size(),
+                                                         frontier::StreamingFrontier(o.objectives.size()));
     std::vector<PointRecord> joined, one_row;  // rows that joined the frontier in this chunk
     std::vector<double> values;
     RangeAccumulator done_ranges;
@@ -474,7 +479,7 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
           done_ranges.add(r.index, r.result.status);
           if (r.result.status == PointStatus::Evaluated) {
             objective_values(space, r, o.objectives, one_row, values);
-            if (local_front.offer(r.index, values)) joined.push_back(r);
+            if (local_front[groups.of(r.index)].offer(r.index, values)) joined.push_back(r);
           }
         }
         if (rank == fault.rank && local_chunks + 1 == fault.chunk)
@@ -495,7 +500,8 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
         // Rows first, ranges after: a torn tail can lose a range (its points are redone) but a
         // range that survived always has its frontier rows before it in the same file.
         if (!joined.empty()) {
-          std::vector<std::uint64_t> on(local_front.ids());
+          std::vector<std::uint64_t> on;
+          for (const auto& f : local_front) on.insert(on.end(), f.ids().begin(), f.ids().end());
           std::sort(on.begin(), on.end());
           for (const auto& r : joined)
             if (std::binary_search(on.begin(), on.end(), r.index)) journal.add(r);
@@ -639,6 +645,12 @@ SweepSummary merge_slices(const Space& space, const std::vector<std::string>& in
         throw BadInput("this slice's frontier is over '" + r.frontier_objectives() + "', not '" + objectives +
                            "'; merge with the same frontier objectives",
                        path);
+      // A pooled frontier dropped points that are on their own model's frontier; the converse is
+      // fine (a per-model frontier holds the pooled one).
+      if (r.frontier_group_by() != o.frontier_by && o.frontier_by != kFrontierPooled)
+        throw BadInput("this slice's frontier is grouped by '" + r.frontier_group_by() + "', not '" +
+                           o.frontier_by + "'; merge with sweep.frontier_by = " + r.frontier_group_by(),
+                       path);
       any_frontier_slice = true;
     }
     ranges.push_back({r.root_u64("slice_begin"), r.root_u64("slice_end"), path});
@@ -674,14 +686,14 @@ SweepSummary merge_slices(const Space& space, const std::vector<std::string>& in
     throw BadInput("the slice files hold " + std::to_string(rows.size()) + " rows for " +
                        std::to_string(space.size()) + " points",
                    "--merge");
-  // A point off its slice's frontier is dominated by a point of that slice, so the frontier of
-  // the union of the slices' rows is the frontier of the whole space.
+  // A point off its slice's frontier is dominated by a point of that slice and of its model, so
+  // the per-model frontiers of the union of the slices' rows are those of the whole space.
   SweepSummary summary;
   summary.points = space.size();
   summary.evaluated = counts[0];
   summary.infeasible = counts[1];
   summary.failed = counts[2];
-  const auto front = frontier_indices(space, rows, o.objectives);
+  const auto front = grouped_frontier_indices(space, rows, o.objectives, PointGroups(space, o.frontier_by));
   ResultsMeta meta;
   meta.status_counts = counts;
   meta.config_text = o.config_text;
@@ -689,6 +701,7 @@ SweepSummary merge_slices(const Space& space, const std::vector<std::string>& in
   meta.end = space.size();
   meta.keep = o.keep;
   meta.objectives = o.objectives;
+  meta.frontier_by = o.frontier_by;
   meta.compression = o.compression;
   write_results_file(o.out_path, space, rows, front, meta);
   std::size_t f = 0;

@@ -16,14 +16,14 @@ std::string number(double v, bool exact) {
   return buf;
 }
 
+}  // namespace
+
 std::string csv_quote(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
-
-}  // namespace
 
 std::vector<std::uint64_t> sample_indices(std::uint64_t size, std::size_t sample) {
   std::vector<std::uint64_t> out;

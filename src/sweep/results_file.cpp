@@ -315,6 +315,7 @@ void write_results_file(const std::string& path, const Space& space, const std::
       check(H5Dwrite(fr, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, frontier_indices.data()),
             "write /frontier");
     write_string_attribute(fr, "objectives", frontier::spell_objectives(meta.objectives));
+    write_string_attribute(fr, "group_by", meta.frontier_by);
 
     std::vector<FailureRow> failures;
     for (const auto& r : all_rows)
@@ -550,13 +551,22 @@ std::string ResultsReader::frontier_objectives() const {
   return out;
 }
 
-void ResultsReader::write_frontier(const std::vector<std::uint64_t>& indices, const std::string& objectives) {
+std::string ResultsReader::frontier_group_by() const {
+  if (H5Lexists(file_, "frontier", H5P_DEFAULT) <= 0) return "none";
+  H5Handle d(H5Dopen2(file_, "frontier", H5P_DEFAULT), H5Dclose, "open /frontier");
+  if (H5Aexists(d, "group_by") <= 0) return "none";
+  return read_string_attribute(d, "group_by");
+}
+
+void ResultsReader::write_frontier(const std::vector<std::uint64_t>& indices, const std::string& objectives,
+                                   const std::string& group_by) {
   if (H5Lexists(file_, "frontier", H5P_DEFAULT) > 0)
     check(H5Ldelete(file_, "frontier", H5P_DEFAULT), "delete /frontier");
   H5Handle fr = create_1d(file_, "frontier", H5T_STD_U64LE, indices.size());
   if (!indices.empty())
     check(H5Dwrite(fr, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, indices.data()), "write /frontier");
   write_string_attribute(fr, "objectives", objectives);
+  write_string_attribute(fr, "group_by", group_by);
 }
 
 }  // namespace toposweep::sweep

@@ -1,6 +1,7 @@
-"""Writes a small results file that follows docs/hdf5-schema.md with h5py, with values the tests
-know: three sub-spaces (fattree, multidim, topoopt), infeasible and failed points, and ties in
-the objectives. The /frontier it stores is computed here by the O(n^2) definition."""
+"""Writes small results files that follow docs/hdf5-schema.md with h5py, with values the tests
+know. write(): three sub-spaces (fattree, multidim, topoopt), infeasible and failed points, and ties
+in the objectives. write_models(): two models, one of which dominates the other entirely. The
+/frontier they store is computed here by the O(n^2) definition."""
 
 import math
 import random
@@ -52,25 +53,28 @@ topology.link_bandwidth = 100Gbps, 400Gbps
 """
 
 
-def points_of_space():
+def points_of_space(subspaces=None, axis_values=None):
     """[(subspace position, {axis: value position})] in index order."""
+    subspaces = SUBSPACES if subspaces is None else subspaces
+    axis_values = AXIS_VALUES if axis_values is None else axis_values
     out = []
-    for s, (name, axes) in enumerate(SUBSPACES.items()):
+    for s, (name, axes) in enumerate(subspaces.items()):
         keys = sorted(axes)
         sizes = [len(axes[k]) for k in keys]
         total = math.prod(sizes)
         for i in range(total):
             positions, rest = {}, i
             for key, size in reversed(list(zip(keys, sizes))):
-                positions[key] = AXIS_VALUES[key].index(axes[key][rest % size])
+                positions[key] = axis_values[key].index(axes[key][rest % size])
                 rest //= size
             out.append((s, positions))
     return out
 
 
-def brute_force_frontier(rows):
-    """Indices of status-0 rows not dominated in (cost_usd, iteration_time_s)."""
-    ok = [r for r in rows if r["status"] == 0]
+def brute_force_frontier(rows, model=None):
+    """Indices of status-0 rows not dominated in (cost_usd, iteration_time_s); with `model`, of
+    that model's rows only (rows carry a "model" key)."""
+    ok = [r for r in rows if r["status"] == 0 and (model is None or r["model"] == model)]
     front = []
     for p in ok:
         dominated = any(q["cost_usd"] <= p["cost_usd"] and q["iteration_time_s"] <= p["iteration_time_s"]
@@ -115,7 +119,74 @@ def make_rows(seed=7):
 
 def write(path, seed=7, frontier_objectives="cost_usd,iteration_time_s"):
     rows = make_rows(seed)
-    dtype = np.dtype([("index", "<u8"), ("subspace", "<u4")] + [(k, "<u4") for k in AXES] + [("status", "u1")]
+    _write_file(path, rows, AXES, AXIS_VALUES, AXIS_SI, SUBSPACES, CONFIG, brute_force_frontier(rows),
+                frontier_objectives, None)
+    return rows
+
+
+# Two models: sub-space `base` does not sweep model.name, so its points train the base
+# configuration's "small"; sub-space `large` names model "large". Every large point costs more and
+# is slower than every small point, so a pooled frontier holds small points only.
+MODELS_SUBSPACES = {
+    "base": {"topology.degree": ["4", "8"], "topology.kind": ["fattree", "topoopt"],
+             "topology.link_bandwidth": ["100Gbps", "200Gbps"]},
+    "large": {"model.name": ["large"], "topology.degree": ["4", "8"], "topology.kind": ["fattree", "topoopt"],
+              "topology.link_bandwidth": ["100Gbps", "200Gbps"]},
+}
+MODELS_AXES = sorted({key for axes in MODELS_SUBSPACES.values() for key in axes})
+MODELS_AXIS_VALUES = {"model.name": ["large"], "topology.degree": ["4", "8"],
+                      "topology.kind": ["fattree", "topoopt"], "topology.link_bandwidth": ["100Gbps", "200Gbps"]}
+MODELS_AXIS_SI = {"topology.degree": [4.0, 8.0], "topology.link_bandwidth": [12.5e9, 25e9]}
+MODELS_CONFIG = """[model]
+name = small
+
+[topology]
+servers = 16
+"""
+
+
+def make_model_rows(seed=11):
+    """Rows of the two-model space; each carries its "model" (for the tests, not the file)."""
+    rng = random.Random(seed)
+    rows = []
+    for index, (subspace, positions) in enumerate(points_of_space(MODELS_SUBSPACES, MODELS_AXIS_VALUES)):
+        large = subspace == 1
+        row = {"index": index, "subspace": subspace, "model": "large" if large else "small"}
+        for key in MODELS_AXES:
+            row[key] = positions.get(key, MISSING)
+        row["status"] = 0
+        # small: cost 1000..6000 US$, time 10..60 ms; large: 11000..16000 US$, 100..600 ms.
+        row["cost_usd"] = 1000.0 * rng.randint(1, 6) + (10000.0 if large else 0.0)
+        row["iteration_time_s"] = 0.01 * rng.randint(1, 6) * (10 if large else 1)
+        row["compute_time_s"] = row["iteration_time_s"] / 2
+        row["exposed_comm_time_s"] = row["iteration_time_s"] / 4
+        row["bubble_time_s"] = row["iteration_time_s"] / 4
+        row["memory_per_gpu_bytes"] = 1e9 * rng.randint(1, 40)
+        row["samples_per_s"] = 1024 / row["iteration_time_s"]
+        row["network_bisection_Bps"] = 1e9 * rng.randint(1, 100)
+        for field in STRATEGY_FIELDS:
+            row[field] = rng.randint(1, 4)
+        rows.append(row)
+    for index in (2, 13):  # one infeasible point per model
+        rows[index]["status"] = 1
+        for field in RESULT_FIELDS:
+            if field != "cost_usd":
+                rows[index][field] = math.nan
+    return rows
+
+
+def write_models(path, seed=11):
+    """The two-model file, its /frontier the union of the per-model frontiers (group_by model.name)."""
+    rows = make_model_rows(seed)
+    front = sorted(brute_force_frontier(rows, "small") + brute_force_frontier(rows, "large"))
+    _write_file(path, rows, MODELS_AXES, MODELS_AXIS_VALUES, MODELS_AXIS_SI, MODELS_SUBSPACES, MODELS_CONFIG, front,
+                "cost_usd,iteration_time_s", "model.name")
+    return rows
+
+
+def _write_file(path, rows, axes, axis_values, axis_si, subspaces, config, frontier, frontier_objectives,
+                group_by):
+    dtype = np.dtype([("index", "<u8"), ("subspace", "<u4")] + [(k, "<u4") for k in axes] + [("status", "u1")]
                      + [(f, "<f8") for f in RESULT_FIELDS] + [(f, "<u4") for f in STRATEGY_FIELDS])
     table = np.zeros(len(rows), dtype=dtype)
     for i, row in enumerate(rows):
@@ -125,19 +196,20 @@ def write(path, seed=7, frontier_objectives="cost_usd,iteration_time_s"):
     with h5py.File(path, "w") as f:
         f.attrs["toposweep_version"] = "0.1.0"
         f.attrs["git_revision"] = "fixture"
-        f.attrs["config"] = CONFIG
+        f.attrs["config"] = config
         f.attrs["space_size"] = np.uint64(len(rows))
         f.attrs["created_utc"] = "2026-01-01T00:00:00Z"
         points = f.create_dataset("points", data=table, chunks=True)
         points.attrs["units"] = UNITS
         space = f.create_group("space")
-        space.attrs["axes"] = ",".join(AXES)
-        space.create_dataset("subspaces", data=np.array(list(SUBSPACES), dtype=strings))
-        for key in AXES:
+        space.attrs["axes"] = ",".join(axes)
+        space.create_dataset("subspaces", data=np.array(list(subspaces), dtype=strings))
+        for key in axes:
             group = space.create_group(f"axes/{key}")
-            group.create_dataset("values", data=np.array(AXIS_VALUES[key], dtype=strings))
-            if key in AXIS_SI:
-                group.create_dataset("values_si", data=np.array(AXIS_SI[key]))
-        front = f.create_dataset("frontier", data=np.array(brute_force_frontier(rows), dtype="<u8"))
+            group.create_dataset("values", data=np.array(axis_values[key], dtype=strings))
+            if key in axis_si:
+                group.create_dataset("values_si", data=np.array(axis_si[key]))
+        front = f.create_dataset("frontier", data=np.array(frontier, dtype="<u8"))
         front.attrs["objectives"] = frontier_objectives
-    return rows
+        if group_by is not None:  # the fixture of the one-model file predates the attribute
+            front.attrs["group_by"] = group_by

@@ -340,7 +340,7 @@ strategy = all(max_tp=1, max_pp=2)
 """
 
 
-def test_a_space_of_several_models_gets_a_summary_per_model(tmp_path):
+def test_a_space_of_several_models_gets_a_summary_and_figures_per_model(tmp_path):
     space = tmp_path / "two_models.ini"
     space.write_text(TWO_MODELS)
     from conftest import run_sweep
@@ -349,7 +349,7 @@ def test_a_space_of_several_models_gets_a_summary_per_model(tmp_path):
     rows = direct_rows(path)
     with open(tmp_path / "r" / "summary_by_model.csv", newline="") as f:
         got = {r["model"]: r for r in csv.DictReader(f)}
-    assert set(got) == {"ncf", "resnet50", "(all)"}
+    assert set(got) == {"ncf", "resnet50"}  # no row pooling the two models
     for model in ("ncf", "resnet50"):
         mine = [r for r in rows if r["model.name"] == model]
         evaluated = [r for r in mine if r["status"] == 0]
@@ -357,6 +357,133 @@ def test_a_space_of_several_models_gets_a_summary_per_model(tmp_path):
         assert int(got[model]["evaluated"]) == len(evaluated)
         assert float(got[model]["best_iteration_time_s"]) == min(r["time"] for r in evaluated)
         assert float(got[model]["min_cost_usd"]) == min(r["cost"] for r in evaluated)
-    assert any("span 2 models (ncf, resnet50)" in n for n in done["notes"])
-    with open(tmp_path / "r" / "summary.md", encoding="utf-8") as f:
-        assert "## Summary per model" in f.read()
+        assert os.path.isfile(tmp_path / "r" / f"cost_vs_time_{model}.png")
+    assert not (tmp_path / "r" / "cost_vs_time.png").exists()
+    text_md = (tmp_path / "r" / "summary.md").read_text()
+    assert "## Model ncf" in text_md and "## Model resnet50" in text_md
+    assert "ncf (4 points), resnet50 (4 points)" in text_md
+    assert any("equals the union of the per-model frontiers" in n for n in done["notes"])
+
+
+# ---- a file of two models where one dominates the other (schema_helpers.write_models)
+
+def model_rows(path):
+    """direct_rows with each row's model: its model.name axis value, else the base's (read with h5py)."""
+    with h5py.File(path, "r") as f:
+        base = [line.split("=", 1)[1].strip() for line in text(f.attrs["config"]).splitlines()
+                if line.startswith("name")][0]
+    rows = direct_rows(path)
+    for r in rows:
+        r["model"] = r.get("model.name") or base
+    return rows
+
+
+@pytest.fixture(scope="module")
+def models_path(tmp_path_factory):
+    import schema_helpers
+    path = tmp_path_factory.mktemp("models") / "models.h5"
+    schema_helpers.write_models(str(path))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def models_report(models_path, tmp_path_factory):
+    out = tmp_path_factory.mktemp("models_report") / "r"
+    return out, report.write_report(models_path, str(out))
+
+
+def test_the_fixture_pooled_frontier_hides_a_model_entirely(models_path):
+    rows = [r for r in model_rows(models_path) if ok(r)]
+    pooled = [p for p in rows if not dominated(p, rows)]
+    assert pooled and {p["model"] for p in pooled} == {"small"}
+    assert {r["model"] for r in rows} == {"small", "large"}
+
+
+def test_every_figure_is_per_model_and_none_pools_the_models(models_report):
+    out, done = models_report
+    names = {f"{figure}_{model}" for figure in ("cost_vs_time", "speedup", "heatmap") for model in ("large", "small")}
+    assert set(done["figures"]) == names
+    assert sorted(os.listdir(out)) == sorted([f"{n}.png" for n in names] + [
+        "summary.md", "summary.csv", "summary_by_model.csv", "frontier.csv", "frontier_by_family.csv"])
+    for name, path in done["figures"].items():
+        assert path == str(out / f"{name}.png")
+        assert png_size(path) == FIGURE_SIZE
+        assert float(np.std(matplotlib.image.imread(path)[..., :3])) > 0.05, f"{name} looks blank"
+    assert set(done["models"]) == {"large", "small"}
+    assert done["speedups"] is None and done["heatmap"] is None
+
+
+def test_frontier_csv_is_each_models_own_frontier(models_report, models_path):
+    out, done = models_report
+    rows = [r for r in model_rows(models_path) if ok(r)]
+    expected = {(r["model"], r["index"]) for r in rows
+                if not dominated(r, [q for q in rows if q["model"] == r["model"]])}
+    assert {m for m, _ in expected} == {"small", "large"}
+    with open(out / "frontier.csv", newline="") as f:
+        got = {(r["model"], int(r["index"])) for r in csv.DictReader(f)}
+    assert got == expected
+    with open(out / "frontier_by_family.csv", newline="") as f:
+        got = {(r["model"], r["family"], int(r["index"])) for r in csv.DictReader(f)}
+    assert got == {(r["model"], r["family"], r["index"]) for r in rows
+                   if not dominated(r, [q for q in rows if (q["model"], q["family"]) == (r["model"], r["family"])])}
+    assert any("the file's /frontier" in n and "equals the union of the per-model frontiers" in n
+               for n in done["notes"])
+
+
+def test_summary_rows_speedups_and_heatmaps_use_one_models_points_only(models_report, models_path):
+    out, done = models_report
+    rows = model_rows(models_path)
+    with open(out / "summary.csv", newline="") as f:
+        got = {(r["model"], r["family"]): r for r in csv.DictReader(f)}
+    assert set(got) == {(m, fam) for m in ("large", "small") for fam in ("fattree", "topoopt", "(all)")}
+    for model in ("large", "small"):
+        mine = [r for r in rows if r["model"] == model]
+        for family, values in expected_summary(mine, "fattree").items():
+            for column, value in values.items():
+                cell = got[(model, family)][column]
+                if isinstance(value, int):
+                    assert int(cell) == value, (model, family, column)
+                elif math.isnan(value):
+                    assert cell == "", (model, family, column)
+                else:
+                    assert float(cell) == pytest.approx(value, rel=1e-12), (model, family, column)
+        # Heatmap cells: the best time of this model's points at each (degree, bandwidth).
+        cells = {}
+        for r in mine:
+            if ok(r):
+                key = (r["topology.degree"], r["topology.link_bandwidth"])
+                cells[key] = min(cells.get(key, math.inf), r["time"])
+        table = done["models"][model]["heatmap"]
+        assert table.notna().sum().sum() == len(cells)
+        for (degree, bandwidth), best in cells.items():
+            assert table.loc[degree, bandwidth] == pytest.approx(best, rel=1e-12)
+    with open(out / "summary_by_model.csv", newline="") as f:
+        by_model = {r["model"]: r for r in csv.DictReader(f)}
+    assert set(by_model) == {"large", "small"}
+    assert int(by_model["large"]["points"]) == 8 and int(by_model["small"]["points"]) == 8
+    md = (out / "summary.md").read_text()
+    assert "- models: large (8 points), small (8 points)" in md
+    assert "## Model large" in md and "## Model small" in md
+    assert "(heatmap_large.png)" in md and "(cost_vs_time_small.png)" in md
+
+
+def test_pool_models_draws_pooled_figures_on_request(models_path, tmp_path):
+    assert report.main([models_path, "--out", str(tmp_path / "r"), "--pool-models"]) == 0
+    files = set(os.listdir(tmp_path / "r"))
+    assert {"cost_vs_time.png", "speedup.png", "heatmap.png"} <= files
+    assert not any(name.endswith(("_large.png", "_small.png")) for name in files)
+    md = (tmp_path / "r" / "summary.md").read_text()
+    assert "pooled on request (--pool-models)" in md
+    # The file's /frontier is per model, the report's pooled: not compared, and said so.
+    assert "/frontier is grouped by model.name, this report by none: not compared" in md
+    with open(tmp_path / "r" / "frontier.csv", newline="") as f:
+        indices = {r["index"] for r in csv.DictReader(f)}
+    rows = [r for r in model_rows(models_path) if ok(r)]
+    assert indices == {str(p["index"]) for p in rows if not dominated(p, rows)}
+
+
+def test_one_model_reports_keep_their_file_names_and_say_which_model(written_report):
+    _, out, done = written_report
+    assert done["models"] is None
+    assert not (out / "summary_by_model.csv").exists()
+    assert "- model: bert-large (" in (out / "summary.md").read_text()

@@ -2,8 +2,16 @@
 # MPI tests of `toposweep sweep`. One mode per CTest test; see CMakeLists.txt for the environment.
 set -u
 MODE=$1
-SPACE=$TEST_DIR/space.ini
-SIZE=1024
+# Second argument: the space, space (one model, 1,024 points) or models (four models, 1,000 points).
+SPACE_NAME=${2:-space}
+SPACE=$TEST_DIR/$SPACE_NAME.ini
+case "$SPACE_NAME" in
+  space) SIZE=1024 ;;
+  models) SIZE=1000 ;;
+  *) echo "FAIL: unknown space $SPACE_NAME" >&2; exit 1 ;;
+esac
+# check_space FILE [REFERENCE]: the per-model frontier check of the four-model space.
+check_space() { [ "$SPACE_NAME" != models ] || "$PYTHON" "$TEST_DIR/check_models.py" "$@"; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/toposweep-mpi-$MODE.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -18,7 +26,7 @@ dump() { "$H5DUMP" -d /points -d /frontier "$1" | tail -n +2; }
 
 # Start a sweep in the background with a per-point cost, so it can be interrupted mid-run: 1,024
 # points x 8 ms is ~4 s on 2 ranks, more than three kill rounds (each <= ~0.6 s after its journal
-# appears) can finish, so no round completes before its kill.
+# appears) can finish, so no round completes before its kill (models.ini: 1,000 points, the same).
 start_slow() {  # start_slow RANKS OUT [extra args]
   local n=$1 out=$2; shift 2
   "$MPIRUN" -n "$n" "$TOPOSWEEP" sweep --config "$SPACE" --log-level warn --out "$out" \
@@ -106,12 +114,19 @@ case "$MODE" in
     [ -s d1.txt ] || fail "empty dump"
     cmp -s d1.txt d2.txt || fail "/points differ between 1 and 2 ranks"
     cmp -s d1.txt d4.txt || fail "/points differ between 1 and 4 ranks"
-    # The frontier printed by `frontier` matches the stored one.
+    check_space r4.h5 || fail "per-model frontier"
+    # The frontier printed by `frontier` matches the stored one (one group per model with several).
     "$TOPOSWEEP" frontier r4.h5 --json > f.json || fail "frontier command"
-    "$PYTHON" - r4.h5 f.json << 'PY' || fail "frontier --json vs /frontier"
+    "$PYTHON" - r4.h5 f.json "$SPACE_NAME" << 'PY' || fail "frontier --json vs /frontier"
 import h5py, json, sys
 stored = list(h5py.File(sys.argv[1])["/frontier"][:])
-printed = [p["index"] for p in json.load(open(sys.argv[2]))["frontier"]]
+out = json.load(open(sys.argv[2]))
+if sys.argv[3] == "models":
+    assert out["group_by"] == "model.name" and "frontier" not in out, out.keys()
+    assert [g["model"] for g in out["groups"]] == ["bert-large", "gpt3-175b", "resnet50", "vgg16"]
+    printed = sorted(p["index"] for g in out["groups"] for p in g["frontier"])
+else:
+    printed = [p["index"] for p in out["frontier"]]
 assert stored == printed, (stored, printed)
 PY
     ;;
@@ -121,6 +136,7 @@ PY
     sweep 2 --out k.h5 --resume > /dev/null || fail "final resume exited $?"
     [ -d k.h5.journal ] && fail "journal left behind"
     cmp -s <(dump clean.h5) <(dump k.h5) || fail "resumed /points differ from a clean run"
+    check_space k.h5 || fail "per-model frontier after resume"
     ;;
   sigterm_resume)
     sweep 1 --out clean.h5 > /dev/null || fail "clean run"
@@ -174,6 +190,7 @@ PY
     "$TOPOSWEEP" sweep --config "$SPACE" --merge slice_2.h5 slice_0.h5 slice_1.h5 --out all.h5 --log-level warn \
       > /dev/null || fail "merge"
     cmp -s <(dump whole.h5) <(dump all.h5) || fail "merged /points or /frontier differ from a single job"
+    check_space all.h5 || fail "per-model frontier of the merge"
     # Without --config the space comes from the slices themselves.
     "$TOPOSWEEP" sweep --merge slice_1.h5 slice_0.h5 slice_2.h5 --out all2.h5 --log-level warn \
       > /dev/null || fail "merge without --config"
@@ -190,6 +207,7 @@ PY
     "$TOPOSWEEP" sweep --merge fslice_1.h5 fslice_2.h5 fslice_0.h5 --keep frontier --out allf.h5 \
       --log-level warn > /dev/null || fail "merge of frontier slices"
     cmp -s <(dump wholef.h5) <(dump allf.h5) || fail "merged frontier slices differ from one --keep frontier run"
+    check_space allf.h5 whole.h5 || fail "per-model frontier of the merged frontier slices"
     "$PYTHON" - wholef.h5 allf.h5 << 'PY' || fail "status counts of merged frontier slices"
 import h5py, sys
 a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
@@ -222,6 +240,7 @@ PY
     done
     [ -s d1.txt ] || fail "empty dump"
     cmp -s d1.txt d2.txt || fail "--keep frontier /points differ between 1 and 2 ranks"
+    check_space f2.h5 all.h5 || fail "per-model frontier of --keep frontier"
     "$PYTHON" - all.h5 f2.h5 << 'PY' || fail "--keep frontier vs the frontier rows of --keep all"
 import h5py, sys
 a, f = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
@@ -241,13 +260,17 @@ PY
     sweep 2 --out k.h5 --keep frontier --resume > /dev/null || fail "final resume exited $?"
     [ -d k.h5.journal ] && fail "journal left behind"
     cmp -s <(dump clean.h5) <(dump k.h5) || fail "resumed /points differ from a clean run"
-    "$PYTHON" - clean.h5 k.h5 << 'PY' || fail "status counts differ after resume"
+    "$PYTHON" - clean.h5 k.h5 $SIZE << 'PY' || fail "status counts differ after resume"
 import h5py, sys
 a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
 for k in ("points_evaluated", "points_infeasible", "points_failed"):
     assert int(a.attrs[k]) == int(b.attrs[k]), (k, a.attrs[k], b.attrs[k])
-assert sum(int(a.attrs[k]) for k in ("points_evaluated", "points_infeasible", "points_failed")) == 1024
+assert sum(int(a.attrs[k]) for k in ("points_evaluated", "points_infeasible", "points_failed")) == int(sys.argv[3])
 PY
+    if [ "$SPACE_NAME" = models ]; then
+      sweep 2 --out all.h5 > /dev/null || fail "keep all run"
+      check_space k.h5 all.h5 || fail "per-model frontier after a --keep frontier resume"
+    fi
     ;;
   fail_rank1 | fail_rank0)
     # An exception on one rank (injected at its 3rd chunk) ends every rank with exit 1.
@@ -305,4 +328,4 @@ PY
     ;;
   *) fail "unknown mode $MODE" ;;
 esac
-echo "ok: $MODE"
+echo "ok: $MODE ($SPACE_NAME)"

@@ -19,6 +19,7 @@
 
 #include "toposweep/frontier/pareto.hpp"
 #include "toposweep/point/point_result.hpp"
+#include "toposweep/sweep/frontier_groups.hpp"
 #include "toposweep/sweep/journal.hpp"
 #include "toposweep/sweep/space.hpp"
 #include "toposweep/util/log.hpp"
@@ -35,6 +36,8 @@ struct SweepOptions {
   std::uint64_t end = 0;
   std::string slice;  // "K/N" when a job-array slice, else ""
   std::vector<frontier::Objective> objectives;
+  // "model.name": /frontier is the union of the per-model frontiers; "none": one pooled frontier.
+  std::string frontier_by = kFrontierByModel;
   double chunk_seconds = 0.5;  // target wall time of a chunk
   std::uint64_t max_chunk_points = 4096;
   double progress_interval_s = 2;

@@ -11,6 +11,9 @@
 
 namespace toposweep::sweep {
 
+// A CSV field: quoted (with doubled quotes) when it holds a comma, a quote or a newline.
+std::string csv_quote(const std::string& s);
+
 // One row per point: index, sub-space, each axis value the point has, then the objectives.
 void print_points_table(std::ostream& os, const Space& space, const std::vector<PointRecord>& rows,
                         const std::vector<frontier::Objective>& objectives, bool csv);

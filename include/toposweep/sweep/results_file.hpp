@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "toposweep/frontier/pareto.hpp"
+#include "toposweep/sweep/frontier_groups.hpp"
 #include "toposweep/sweep/journal.hpp"
 #include "toposweep/sweep/space.hpp"
 
@@ -22,6 +23,8 @@ struct ResultsMeta {
   std::uint64_t end = 0;
   std::string keep = "all";  // "all" or "frontier"
   std::vector<frontier::Objective> objectives;
+  // /frontier's attribute group_by: "model.name" (one frontier per model) or "none" (pooled).
+  std::string frontier_by = kFrontierByModel;
   int compression = 1;  // deflate level of /points, 0 = none
   // Status counts (evaluated, infeasible, failed) of the whole range when `rows` does not hold
   // every point (a --keep frontier sweep passes only its frontier rows); empty: count `rows`.
@@ -58,8 +61,12 @@ class ResultsReader {
   Space space() const;
   std::vector<std::uint64_t> frontier() const;
   std::string frontier_objectives() const;
+  // How /frontier was grouped: its group_by attribute ("model.name" or "none"); files written
+  // before the attribute existed hold one pooled frontier: "none".
+  std::string frontier_group_by() const;
   // Replace /frontier (file opened writable).
-  void write_frontier(const std::vector<std::uint64_t>& indices, const std::string& objectives);
+  void write_frontier(const std::vector<std::uint64_t>& indices, const std::string& objectives,
+                      const std::string& group_by);
 
  private:
   std::string path_;
