@@ -22,7 +22,7 @@ echo "== sweep: inputs/sweeps/quickstart.ini on $ranks ranks"
 mpirun -n "$ranks" build/toposweep sweep --config inputs/sweeps/quickstart.ini --out "$out_dir/quickstart.h5"
 echo "== results: $out_dir/quickstart.h5"
 echo "== Pareto frontier (cost vs iteration time)"
-build/toposweep frontier "$out_dir/quickstart.h5" --objectives cost_usd,iteration_time_s --group-by model.name
+build/toposweep frontier "$out_dir/quickstart.h5" --objectives cost_usd,iteration_time_s --group-by topology.kind
 echo "== analysis report"
 /usr/bin/python3 -m analysis.report "$out_dir/quickstart.h5" --out "$out_dir/report"
 echo "== report: $out_dir/report/summary.md"
