@@ -10,7 +10,6 @@
 
 #include "toposweep/cli/command.hpp"
 #include "toposweep/point/evaluate.hpp"
-#include "toposweep/point/simulate_point.hpp"
 #include "toposweep/sim/simulate.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/workload/iteration.hpp"
@@ -62,7 +61,7 @@ double peak_rss_bytes() {
 // the network model's inputs change.
 void BM_AnalyticalGpt3_SimulateOnly(benchmark::State& state) {
   const Config c = gpt3_1024("analytical");
-  const Network net = build_network(c);
+  const Network net = network_from_config(c);
   const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   const sim::SimOptions o = sim::sim_options_from_config(c);
   for (auto _ : state) {
@@ -74,10 +73,10 @@ void BM_AnalyticalGpt3_SimulateOnly(benchmark::State& state) {
 BENCHMARK(BM_AnalyticalGpt3_SimulateOnly)->Unit(benchmark::kMicrosecond);
 
 // The analytical fast path alone with a warm model (plan times, prepared graph and the replay
-// itself memoised): the simulator's share of a warm PointEvaluator point.
+// itself memoised): the simulator's share of a warm sweep-row evaluation.
 void BM_AnalyticalGpt3_PreparedReplay(benchmark::State& state) {
   const Config c = gpt3_1024("analytical");
-  const Network net = build_network(c);
+  const Network net = network_from_config(c);
   const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   sim::AnalyticalModel model(net, sim::sim_options_from_config(c).comm);
   for (auto _ : state) {
@@ -92,7 +91,7 @@ BENCHMARK(BM_AnalyticalGpt3_PreparedReplay)->Unit(benchmark::kMicrosecond);
 // PreparedGraph::run over the graph with the task durations of one simulated iteration.
 void BM_AnalyticalGpt3_PlaybackPass(benchmark::State& state) {
   const Config c = gpt3_1024("analytical");
-  const Network net = build_network(c);
+  const Network net = network_from_config(c);
   const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   const sim::SimResult r = sim::simulate_iteration(net, plan.graph, sim::sim_options_from_config(c));
   std::vector<double> durations;
@@ -103,31 +102,31 @@ void BM_AnalyticalGpt3_PlaybackPass(benchmark::State& state) {
 }
 BENCHMARK(BM_AnalyticalGpt3_PlaybackPass)->Unit(benchmark::kMicrosecond);
 
-// PointEvaluator with its caches warm (same network and plan as the last point).
+// The sweep row evaluation with its caches warm (same network and plan as the last point).
 void BM_AnalyticalGpt3_EvaluateCached(benchmark::State& state) {
   const Config c = gpt3_1024("analytical");
-  PointEvaluator ev;
-  ev.evaluate(c);
-  for (auto _ : state) benchmark::DoNotOptimize(ev.evaluate(c).iteration_time_s);
+  PointCache cache;
+  evaluate_config(c, cache, Detail::Row);
+  for (auto _ : state) benchmark::DoNotOptimize(evaluate_config(c, cache, Detail::Row).row.iteration_time_s);
 }
 BENCHMARK(BM_AnalyticalGpt3_EvaluateCached)->Unit(benchmark::kMicrosecond);
 
-// PointEvaluator building network and plan afresh every time (two configs alternate).
+// The sweep row evaluation building network and plan afresh every time (two configs alternate).
 void BM_AnalyticalGpt3_EvaluateCold(benchmark::State& state) {
   const Config a = gpt3_1024("analytical");
   Config b = a;
   b.set("topology.link_bandwidth", "400Gbps", "bench");
-  PointEvaluator ev;
+  PointCache cache;
   bool flip = false;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(ev.evaluate(flip ? a : b).iteration_time_s);
+    benchmark::DoNotOptimize(evaluate_config(flip ? a : b, cache, Detail::Row).row.iteration_time_s);
     flip = !flip;
   }
 }
 BENCHMARK(BM_AnalyticalGpt3_EvaluateCold)->Unit(benchmark::kMicrosecond);
 
 void run_flow(benchmark::State& state, const Config& c) {
-  const Network net = build_network(c);
+  const Network net = network_from_config(c);
   const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   const sim::SimOptions o = sim::sim_options_from_config(c);
   sim::SimResult r;

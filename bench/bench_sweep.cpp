@@ -40,8 +40,8 @@ std::uint64_t nth_point(std::uint64_t i, std::uint64_t size) {
 
 void BM_EvaluatePoint_AnalyticalModel(benchmark::State& state) {
   const auto& space = reference_space();
-  PointEvaluator evaluator;
-  const sweep::Evaluator eval = [&](const Config& p) { return evaluator.evaluate(p); };
+  PointCache cache;
+  const sweep::Evaluator eval = [&](const Config& p) { return evaluate_config(p, cache, Detail::Row).row; };
   std::uint64_t i = 0, failed = 0;
   Config scratch = space.base();
   for (auto _ : state) {

@@ -32,7 +32,7 @@ double peak_rss_MiB() {
 void build_and_measure(benchmark::State& state, const Config& c) {
   const topology::PriceTable table = topology::builtin_price_table();
   for (auto _ : state) {
-    const Network net = build_network(c);
+    const Network net = network_from_config(c);
     const topology::TopologyReport r = topology::describe_topology(net, table);
     benchmark::DoNotOptimize(r.hops.mean_hops);
     state.counters["arcs"] = net.arc_count();
@@ -68,7 +68,7 @@ BENCHMARK(BM_FatTree8192)->Unit(benchmark::kMillisecond);
 // back from its edge list (same arcs, no family knowledge), 64 sources per BFS sweep.
 void BM_AllPairsHops_TopoOpt4096_d8(benchmark::State& state) {
   const Network original =
-      build_network(config({{"topology.kind", "topoopt"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
+      network_from_config(config({{"topology.kind", "topoopt"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
   std::stringstream ss;
   topology::write_edge_list(ss, original);
   const Network net = topology::read_edge_list(ss, "bench", {});

@@ -73,7 +73,7 @@ int run(CommandContext& ctx) {
     ctx.config.set("topology.kind", "file", "--topology-file");
     ctx.config.set("topology.file", vm["topology-file"].as<std::string>(), "--topology-file");
   }
-  const Network net = build_network(ctx.config);
+  const Network net = network_from_config(ctx.config);
 
   CollectiveRequest req;
   req.op = *op;

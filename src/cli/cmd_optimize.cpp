@@ -5,6 +5,7 @@
 
 #include "toposweep/cli/command.hpp"
 #include "toposweep/opt/design_point.hpp"
+#include "toposweep/point/evaluate.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/units.hpp"
 
@@ -86,7 +87,11 @@ int run(CommandContext& ctx) {
     single = opt::SingleCollective{*op, parse_size(ctx.options["bytes"].as<std::string>(), "--bytes")};
     if (!(single->bytes > 0)) throw BadInput("bytes must be positive", "--bytes");
   }
-  const auto result = opt::optimize_design_point(ctx.config, target, single);
+  DesignPoint point = design_point_from_config(ctx.config, target);
+  point.single_collective = single;
+  PointCache cache;
+  const opt::OptimizeResult result =
+      *key_origins(ctx.config).run([&] { return evaluate(point, cache, Detail::Full); }).optimized;
   if (ctx.json) {
     *ctx.out << opt::optimize_result_to_json(result).dump() << "\n";
   } else {

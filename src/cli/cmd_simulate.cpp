@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "toposweep/cli/command.hpp"
-#include "toposweep/point/simulate_point.hpp"
+#include "toposweep/point/evaluate.hpp"
 #include "toposweep/sim/trace.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/units.hpp"
@@ -135,8 +135,13 @@ int run(CommandContext& ctx) {
   const unsigned top = ctx.options["links"].as<unsigned>();
   std::ostream& out = *ctx.out;
 
-  if (!parse_job_list(ctx.config).empty()) {
-    MultiJobSimulation m = simulate_multijob(ctx.config, trace_file);
+  DesignPoint point = design_point_from_config(ctx.config);
+  point.sim.record_link_loads = trace_file;
+  PointCache cache;
+  const Evaluation ev = key_origins(ctx.config).run([&] { return evaluate(point, cache, Detail::Full); });
+
+  if (!point.jobs.empty()) {
+    const Evaluation& m = ev;
     const sim::SimResult& r = m.sim;
     std::vector<sim::Job> jobs;
     if (ctx.json) {
@@ -166,15 +171,15 @@ int run(CommandContext& ctx) {
                 {"feasible", true},
                 {"strategy", {{"kind", "data_parallel_per_job"}}},
                 {"topology", topology_json(*m.network)},
-                {"network_model", std::string(sim::network_model_name(m.options.model))},
-                {"collective_algorithm", m.options.comm.algorithm},
+                {"network_model", std::string(sim::network_model_name(point.sim.model))},
+                {"collective_algorithm", point.sim.comm.algorithm},
                 {"jobs", std::move(list)}};
       if (!r.links.empty()) o["links"] = links_json(*m.network, r, top);
       out << o.dump(2) << "\n";
     } else {
       out << "toposweep simulate: " << m.jobs.size() << " jobs on " << m.network->info().kind << " ("
           << m.network->compute_count() << " servers x " << m.network->gpus_per_node() << " GPUs), "
-          << sim::network_model_name(m.options.model) << " network model\n";
+          << sim::network_model_name(point.sim.model) << " network model\n";
       for (std::size_t j = 0; j < m.jobs.size(); ++j) {
         out << "job " << j << ": " << m.jobs[j].spec.model << " on servers " << m.jobs[j].first_server << ".."
             << m.jobs[j].first_server + m.jobs[j].spec.servers - 1 << " (dp " << m.jobs[j].plan.dp << ", tp "
@@ -195,8 +200,8 @@ int run(CommandContext& ctx) {
     return kExitOk;
   }
 
-  PointSimulation p = simulate_point(ctx.config, trace_file);
-  const PointResult& res = p.result;
+  const Evaluation& p = ev;
+  const PointResult& res = p.row;
   const Network& net = *p.network;
   if (ctx.json) {
     // The strategy as planned (typed: defaults filled in, the ZeRO stage resolved from its alias).
@@ -216,12 +221,12 @@ int run(CommandContext& ctx) {
               {"samples_per_s", res.samples_per_s},
               {"global_batch", p.plan.global_batch},
               {"network_bisection_Bps", res.network_bisection_Bps},
-              {"model", ctx.config.get_string("model.name")},
+              {"model", point.workload.model},
               {"strategy", std::move(strategy)},
               {"topology", topology_json(net)},
-              {"network_model", std::string(sim::network_model_name(p.options.model))},
-              {"collective_algorithm", p.options.comm.algorithm},
-              {"hierarchical_model", p.options.comm.hierarchical_pipelined ? "pipelined" : "sequential"}};
+              {"network_model", std::string(sim::network_model_name(point.sim.model))},
+              {"collective_algorithm", point.sim.comm.algorithm},
+              {"hierarchical_model", point.sim.comm.hierarchical_pipelined ? "pipelined" : "sequential"}};
     o["placement"] = p.placement_method;
     o["placement_requested"] = p.placement_requested;
     o["placement_groups"] = p.placement_groups;
@@ -233,9 +238,9 @@ int run(CommandContext& ctx) {
     }
     out << o.dump(2) << "\n";
   } else {
-    out << "toposweep simulate: " << ctx.config.get_string("model.name") << " on " << net.info().kind << " ("
+    out << "toposweep simulate: " << point.workload.model << " on " << net.info().kind << " ("
         << net.compute_count() << " servers x " << net.gpus_per_node() << " GPUs), "
-        << sim::network_model_name(p.options.model) << " network model\n";
+        << sim::network_model_name(point.sim.model) << " network model\n";
     out << "  strategy      dp=" << p.plan.dp << " tp=" << p.plan.tp << " pp=" << p.plan.pp
         << " microbatches=" << p.plan.microbatches << "\n";
     out << "  memory/GPU    " << human_quantity(Quantity::Size, res.memory_per_gpu_bytes) << "\n";

@@ -126,8 +126,8 @@ sweep::Evaluator make_evaluator(const Config& config) {
     return [cost, fail_all](const Config& point) { return sweep::synthetic_point(point, cost, fail_all); };
   }
   if (kind == "model") {
-    auto evaluator = std::make_shared<PointEvaluator>();
-    return [evaluator](const Config& point) { return evaluator->evaluate(point); };
+    auto cache = std::make_shared<PointCache>();
+    return [cache](const Config& point) { return evaluate_config(point, *cache, Detail::Row).row; };
   }
   throw BadInput("'" + kind + "' is not an evaluator (model or synthetic)", config.where("sweep.evaluator"));
 }

@@ -43,7 +43,7 @@ void write_edge_list_file(const std::string& path, const Network& net) {
 int run(CommandContext& ctx) {
   if (!ctx.positional.empty()) throw BadInput("unexpected argument '" + ctx.positional[0] + "'", "command line of 'topology'");
   const Config& c = ctx.config;
-  const Network net = build_network(c);
+  const Network net = network_from_config(c);
   const topology::PriceTable table = topology::price_table_from_config(c);
   const topology::TopologyReport report = topology::describe_topology(net, table);
   const bool edges = ctx.options["edges"].as<bool>();

@@ -8,10 +8,8 @@
 namespace toposweep::opt {
 namespace {
 
-void check_target(const Config& c, const std::string& key) { parse_optimize_target(c.get_string(key), c.where(key)); }
-void check_placement(const Config& c, const std::string& key) {
-  parse_placement_kind(c.get_string(key), c.where(key));
-}
+void check_target(const std::string& value, const std::string& where) { parse_optimize_target(value, where); }
+void check_placement(const std::string& value, const std::string& where) { parse_placement_kind(value, where); }
 
 }  // namespace
 

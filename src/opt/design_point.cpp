@@ -8,17 +8,19 @@
 
 #include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/topology/build.hpp"
+#include "toposweep/topology/spec.hpp"
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/strings.hpp"
 #include "toposweep/util/units.hpp"
 #include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/spec.hpp"
 
 namespace toposweep::opt {
 namespace {
 
-double network_cost_usd(const Network& net, const Config& config) {
-  return topology::network_cost(net, topology::price_table_from_config(config)).total_usd;
+double network_cost_usd(const Network& net, const topology::CostSpec& costs) {
+  return topology::network_cost(net, topology::price_table(costs)).total_usd;
 }
 
 // Dimensions a group of NPUs spans, with the number of distinct coordinates along each.
@@ -56,46 +58,36 @@ std::vector<HierarchicalComm> iteration_comms(const TaskGraph& g, const Placemen
   return out;
 }
 
-std::optional<double> optional_quantity(const Config& c, const std::string& key, Quantity q) {
-  if (!c.has(key) || c.get_string(key).empty()) return std::nullopt;
-  return c.get_quantity(key, q);
+// The problem's multidim spec with per-dimension bandwidths `bw`.
+topology::TopologySpec with_dim_bandwidth(const topology::TopologySpec& spec, const std::vector<double>& bw) {
+  topology::TopologySpec out = spec;
+  auto& dims = std::get<topology::MultiDimSpec>(out.family).dims;
+  for (std::size_t k = 0; k < dims.size() && k < bw.size(); ++k) dims[k].bandwidth_Bps = bw[k];
+  return out;
 }
 
-std::vector<double> bound_list(const Config& c, const std::string& key) {
-  if (!c.has(key) || c.get_string(key).empty()) return {};
-  return c.get_quantity_list(key, Quantity::Bandwidth, false);
+double simulate_with_dim_bandwidth(const OptimizeProblem& p, const std::vector<double>& bw, const TaskGraph& graph,
+                                   double* cost) {
+  const Network net = build_network(with_dim_bandwidth(p.topology, bw));
+  *cost = network_cost_usd(net, p.costs);
+  return sim::simulate_iteration(net, graph, p.sim).job(0).iteration_time_s;
 }
 
-std::string bandwidth_list(const std::vector<double>& bw) {
-  std::vector<std::string> parts;
-  for (double b : bw) parts.push_back(format_bandwidth(b));
-  return join(parts, ",");
-}
-
-double simulate_with_dim_bandwidth(const Config& config, const std::vector<double>& bw,
-                                   const TaskGraph& graph, const sim::SimOptions& options, double* cost) {
-  Config c = config;
-  c.set("topology.dim_bandwidth", bandwidth_list(bw), "optimize");
-  const Network net = build_network(c);
-  *cost = network_cost_usd(net, c);
-  return sim::simulate_iteration(net, graph, options).job(0).iteration_time_s;
-}
-
-OptimizeResult optimize_bandwidth(const Config& config, const std::optional<SingleCollective>& single) {
+OptimizeResult optimize_bandwidth(const OptimizeProblem& prob, const std::optional<SingleCollective>& single) {
   OptimizeResult out;
   out.target = OptimizeTarget::Bandwidth;
-  const Network net = build_network(config);
+  if (!std::holds_alternative<topology::MultiDimSpec>(prob.topology.family))
+    throw BadInput("bandwidth allocation needs a multidim network (topology.kind = multidim)", "key topology.kind");
+  const Network net = build_network(prob.topology);
   const auto& dims = net.info().dims;
-  if (dims.empty())
-    throw BadInput("bandwidth allocation needs a multidim network (topology.kind = multidim)",
-                   config.where("topology.kind"));
-  const auto options = sim::sim_options_from_config(config);
+  const auto& options = prob.sim;
+  const OptimizeSettings& set = prob.settings;
   const std::uint32_t npus = net.compute_count();
 
   BandwidthProblem p;
   p.dim_count = dims.size();
   p.npus = npus;
-  const auto table = topology::price_table_from_config(config);
+  const auto table = topology::price_table(prob.costs);
   std::vector<std::string> levels = net.info().dim_levels;
   if (levels.size() != dims.size()) levels = topology::default_dim_levels(dims.size());
   for (std::size_t k = 0; k < dims.size(); ++k) {
@@ -105,38 +97,21 @@ OptimizeResult optimize_bandwidth(const Config& config, const std::optional<Sing
   }
   p.model = options.comm.hierarchical_pipelined ? CommTimeModel::Pipelined : CommTimeModel::Sequential;
   out.comm_model = comm_time_model_name(p.model);
-  const std::string objective = config.get_string("optimize.objective");
-  if (objective == "time")
-    p.objective = AllocationObjective::Time;
-  else if (objective == "time_x_cost")
-    p.objective = AllocationObjective::TimeTimesCost;
-  else
-    throw BadInput("objective must be time or time_x_cost, not '" + objective + "'",
-                   config.where("optimize.objective"));
-  p.total_bandwidth_Bps = optional_quantity(config, "optimize.total_bandwidth", Quantity::Bandwidth);
-  if (config.has("optimize.cost_budget") && !config.get_string("optimize.cost_budget").empty()) {
-    p.cost_budget_usd = config.get_double("optimize.cost_budget");
-    if (!(*p.cost_budget_usd > 0))
-      throw BadInput("cost budget must be positive", config.where("optimize.cost_budget"));
-  }
+  p.objective = set.objective;
+  p.total_bandwidth_Bps = set.total_bandwidth_Bps;
+  p.cost_budget_usd = set.cost_budget_usd;
   if (!p.total_bandwidth_Bps && !p.cost_budget_usd) {
     double total = 0;
     for (const auto& d : dims) total += d.bandwidth_Bps;
     if (!(total > 0))
       throw BadInput("set optimize.total_bandwidth or optimize.cost_budget (or topology.dim_bandwidth)",
-                     config.where("optimize.total_bandwidth"));
+                     "key optimize.total_bandwidth");
     p.total_bandwidth_Bps = total;
   }
-  p.lower_Bps = bound_list(config, "optimize.dim_bandwidth_min");
-  p.upper_Bps = bound_list(config, "optimize.dim_bandwidth_max");
-  const std::string order = config.get_string("optimize.dim_order");
-  if (order == "descending")
-    p.descending = true;
-  else if (order != "none")
-    throw BadInput("dim_order must be none or descending", config.where("optimize.dim_order"));
-  p.relative_tolerance = config.get_double("optimize.tolerance");
-  if (!(p.relative_tolerance > 0))
-    throw BadInput("tolerance must be positive", config.where("optimize.tolerance"));
+  p.lower_Bps = set.dim_bandwidth_min_Bps;
+  p.upper_Bps = set.dim_bandwidth_max_Bps;
+  p.descending = set.descending;
+  p.relative_tolerance = set.tolerance;
 
   IterationPlan plan;
   if (single) {
@@ -148,7 +123,8 @@ OptimizeResult optimize_bandwidth(const Config& config, const std::optional<Sing
       if (dims[k].size > 1) c.dims.push_back({k, dims[k].size});
     p.workload = {c};
   } else {
-    plan = plan_iteration_from_config(config, npus);
+    const Workload w = make_workload(prob.workload, npus);
+    plan = plan_iteration(w, resolve_strategy(prob.strategy, w, npus));
     out.strategy = plan.strategy;
     p.workload = iteration_comms(plan.graph, rank_order_placement(npus, net.gpus_per_node()), dims);
   }
@@ -162,13 +138,10 @@ OptimizeResult optimize_bandwidth(const Config& config, const std::optional<Sing
     out.cost_usd = a.cost_usd;
   } else {
     double base_cost = 0;
-    out.time_s = simulate_with_dim_bandwidth(config, a.dim_bandwidth_Bps, plan.graph, options, &out.cost_usd);
-    out.baseline_time_s =
-        simulate_with_dim_bandwidth(config, a.baseline_bandwidth_Bps, plan.graph, options, &base_cost);
+    out.time_s = simulate_with_dim_bandwidth(prob, a.dim_bandwidth_Bps, plan.graph, &out.cost_usd);
+    out.baseline_time_s = simulate_with_dim_bandwidth(prob, a.baseline_bandwidth_Bps, plan.graph, &base_cost);
   }
-  Config c = config;
-  c.set("topology.dim_bandwidth", bandwidth_list(a.dim_bandwidth_Bps), "optimize");
-  out.network = build_network(c);
+  out.network = build_network(with_dim_bandwidth(prob.topology, a.dim_bandwidth_Bps));
   return out;
 }
 
@@ -179,73 +152,26 @@ struct FixedPoint {
   sim::SimOptions options;
 };
 
-FixedPoint fixed_point(const Config& config) {
+FixedPoint fixed_point(const OptimizeProblem& p) {
   FixedPoint f;
-  f.network = build_network(config);
-  f.workload = workload_from_config(config, f.network.gpu_count());
-  f.strategy = strategy_from_config(config, f.workload, f.network.gpu_count());
-  f.options = sim::sim_options_from_config(config);
+  f.network = build_network(p.topology);
+  f.workload = make_workload(p.workload, f.network.gpu_count());
+  f.strategy = resolve_strategy(p.strategy, f.workload, f.network.gpu_count());
+  f.options = p.sim;
   return f;
 }
 
-FinderSettings finder_settings(const Config& config) {
-  FinderSettings s;
-  s.degree = static_cast<std::uint32_t>(config.get_int("topology.degree", 1, 1 << 20));
-  s.link_bandwidth_Bps = config.get_bandwidth("topology.link_bandwidth");
-  s.link_latency_s = config.get_time("topology.link_latency");
-  s.server.gpus = static_cast<std::uint32_t>(config.get_int("server.gpus", 1, 1 << 20));
-  s.server.intra_bandwidth_Bps = config.get_bandwidth("server.intra_bandwidth");
-  return s;
-}
-
-McmcStrategySettings mcmc_settings(const Config& config) {
-  McmcStrategySettings m;
-  m.metropolis.budget = static_cast<std::uint32_t>(config.get_int("optimize.mcmc_budget", 0, 1 << 30));
-  if (m.metropolis.budget == 0)
-    throw BadInput("the MCMC budget must be at least 1", config.where("optimize.mcmc_budget"));
-  m.metropolis.seed = static_cast<std::uint64_t>(config.get_int("optimize.mcmc_seed", 0));
-  m.metropolis.temperature = config.get_double("optimize.mcmc_temperature");
-  if (!(m.metropolis.temperature > 0))
-    throw BadInput("temperature must be positive", config.where("optimize.mcmc_temperature"));
-  m.metropolis.restart_after =
-      static_cast<std::uint32_t>(config.get_int("optimize.mcmc_restart", 1, 1 << 30));
-  return m;
-}
-
-SearchMethod search_method(const Config& config) {
-  const std::string s = config.get_string("optimize.search");
-  if (s == "mcmc") return SearchMethod::Mcmc;
-  if (s == "exhaustive") return SearchMethod::Exhaustive;
-  throw BadInput("search must be mcmc or exhaustive, not '" + s + "'", config.where("optimize.search"));
-}
-
-StrategySpace strategy_space(const Config& config) {
-  StrategySpace space;
-  space.max_microbatches =
-      static_cast<std::uint32_t>(config.get_int("optimize.max_microbatches", 0, 1 << 20));
-  if (config.has("optimize.zero_stages")) {
-    space.zero.clear();
-    for (std::int64_t z : config.get_int_list("optimize.zero_stages", 0, 3))
-      if (std::find(space.zero.begin(), space.zero.end(), z) == space.zero.end())
-        space.zero.push_back(static_cast<std::uint8_t>(z));
-    if (space.zero.empty())
-      throw BadInput("name at least one ZeRO stage", config.where("optimize.zero_stages"));
-  }
-  return space;
-}
-
-OptimizeResult optimize_topology(const Config& config) {
+OptimizeResult optimize_topology(const OptimizeProblem& p) {
   OptimizeResult out;
   out.target = OptimizeTarget::Topology;
-  const FixedPoint f = fixed_point(config);
+  const FixedPoint f = fixed_point(p);
   out.strategy = f.strategy;
   out.baseline = "the configured topology (" + f.network.info().kind + ")";
   StrategyScorer base(f.workload, f.network, f.options);
   const auto t0 = base.iteration_time(f.strategy);
-  if (!t0)
-    throw BadInput("the configured strategy does not fit in device memory", config.where("strategy.dp"));
+  if (!t0) throw BadInput("the configured strategy does not fit in device memory", "key strategy.dp");
   out.baseline_time_s = *t0;
-  const auto settings = finder_settings(config);
+  const FinderSettings& settings = p.settings.finder;
   const std::uint32_t servers = f.network.compute_count();
   TopologyDesign d =
       find_topology(strategy_traffic(f.workload, f.strategy, servers, f.network.gpus_per_node()), settings);
@@ -255,24 +181,21 @@ OptimizeResult optimize_topology(const Config& config) {
   out.mp_links = d.mp_links;
   out.position_of_node = d.position_of_node;
   out.network = d.network;
-  out.cost_usd = network_cost_usd(d.network, config);
+  out.cost_usd = network_cost_usd(d.network, p.costs);
   out.simulations = base.simulations() + scorer.simulations();
   return out;
 }
 
-OptimizeResult optimize_strategy(const Config& config) {
+OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   OptimizeResult out;
   out.target = OptimizeTarget::Strategy;
-  const FixedPoint f = fixed_point(config);
+  const FixedPoint f = fixed_point(p);
   StrategyScorer scorer(f.workload, f.network, f.options);
   // Placement and strategy are searched together: every candidate runs where `simulate` with
-  // the same optimize.placement would put it (TAG's joint deployment, DOMAIN.md 2.4).
-  const PlacementKind placement =
-      config.has("optimize.placement")
-          ? parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"))
-          : PlacementKind::RankOrder;
+  // the same optimize.placement would put it (TAG's joint deployment, docs/optimizers.md).
+  const PlacementKind placement = p.settings.placement;
   scorer.use_placement(placement);
-  const auto space = strategy_space(config);
+  const auto& space = p.settings.space;
   auto t0 = scorer.iteration_time(f.strategy);
   Strategy start = f.strategy;
   out.baseline = "the configured strategy";
@@ -282,12 +205,12 @@ OptimizeResult optimize_strategy(const Config& config) {
     t0 = scorer.iteration_time(start);
   }
   out.baseline_time_s = t0 ? *t0 : std::numeric_limits<double>::quiet_NaN();
-  const SearchMethod method = search_method(config);
+  const SearchMethod method = p.settings.search;
   StrategySearchResult r;
   if (method == SearchMethod::Exhaustive || !t0) {
     r = exhaustive_strategy_search(scorer, f.workload, space);
   } else {
-    r = mcmc_strategy_search(scorer, f.workload, start, mcmc_settings(config), space);
+    r = mcmc_strategy_search(scorer, f.workload, start, p.settings.mcmc, space);
   }
   out.search_method = r.method;
   out.strategy = r.best;
@@ -306,26 +229,28 @@ OptimizeResult optimize_strategy(const Config& config) {
         out.position_of_node[gpu / g] = where.node_of_gpu[gpu];
     }
   }
-  out.cost_usd = network_cost_usd(f.network, config);
+  out.cost_usd = network_cost_usd(f.network, p.costs);
   out.simulations = scorer.simulations();
   return out;
 }
 
-OptimizeResult optimize_placement(const Config& config) {
+OptimizeResult optimize_placement(const OptimizeProblem& p) {
   OptimizeResult out;
   out.target = OptimizeTarget::Placement;
   out.baseline = "rank-order placement";
-  out.network = build_network(config);
-  const IterationPlan plan = plan_iteration_from_config(config, out.network.gpu_count());
+  out.network = build_network(p.topology);
+  const std::uint32_t gpus = out.network.gpu_count();
+  const Workload w = make_workload(p.workload, gpus);
+  const IterationPlan plan = plan_iteration(w, resolve_strategy(p.strategy, w, gpus));
   if (plan.graph.gpus > out.network.gpu_count())
     throw BadInput("the strategy needs " + std::to_string(plan.graph.gpus) + " GPUs but the topology holds " +
                        std::to_string(out.network.gpu_count()),
                    "topology.servers x server.gpus");
   if (!plan.feasible)
     throw BadInput("the configured strategy does not fit in device memory (" + plan.infeasible_reason + ")",
-                   config.where("strategy.dp"));
+                   "key strategy.dp");
   out.strategy = plan.strategy;
-  const auto options = sim::sim_options_from_config(config);
+  const auto& options = p.sim;
   const StrategyPlacement rank =
       place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::RankOrder);
   const StrategyPlacement metis =
@@ -348,26 +273,26 @@ OptimizeResult optimize_placement(const Config& config) {
   out.placement_groups = metis.node_groups;
   out.placement_internal_bandwidth_Bps = metis.internal_bandwidth_Bps;
   out.rank_order_internal_bandwidth_Bps = metis.rank_order_internal_bandwidth_Bps;
-  out.cost_usd = network_cost_usd(out.network, config);
+  out.cost_usd = network_cost_usd(out.network, p.costs);
   return out;
 }
 
-OptimizeResult optimize_alternating(const Config& config) {
+OptimizeResult optimize_alternating(const OptimizeProblem& p) {
   OptimizeResult out;
   out.target = OptimizeTarget::Alternating;
+  const OptimizeSettings& set = p.settings;
   AlternatingSettings s;
-  s.servers = static_cast<std::uint32_t>(config.get_int("topology.servers", 2, 1 << 24));
-  s.finder = finder_settings(config);
-  s.sim = sim::sim_options_from_config(config);
-  s.search = search_method(config);
-  s.mcmc = mcmc_settings(config);
-  s.space = strategy_space(config);
-  s.patience = static_cast<std::uint32_t>(config.get_int("optimize.rounds", 1, 1 << 20));
-  s.max_rounds = static_cast<std::uint32_t>(config.get_int("optimize.max_rounds", 1, 1 << 20));
-  s.time_budget_s = config.get_time("optimize.time_budget");
-  if (s.time_budget_s < 0)
-    throw BadInput("the time budget must not be negative", config.where("optimize.time_budget"));
-  const Workload w = workload_from_config(config, s.servers * s.finder.server.gpus);
+  s.servers = set.servers;
+  s.finder = set.finder;
+  s.sim = p.sim;
+  s.search = set.search;
+  s.mcmc = set.mcmc;
+  s.space = set.space;
+  s.patience = set.patience;
+  s.max_rounds = set.max_rounds;
+  s.time_budget_s = set.time_budget_s;
+  if (s.time_budget_s < 0) throw BadInput("the time budget must not be negative", "key optimize.time_budget");
+  const Workload w = make_workload(p.workload, s.servers * s.finder.server.gpus);
   const auto r = alternating_optimize(w, s);
   out.baseline = "pure data parallelism on its TopologyFinder network (round 0)";
   out.baseline_time_s = r.baseline_time_s;
@@ -380,7 +305,7 @@ OptimizeResult optimize_alternating(const Config& config) {
   out.rounds = r.rounds;
   out.stop_reason = r.stop_reason;
   out.search_method = s.search == SearchMethod::Mcmc ? "mcmc" : "exhaustive";
-  out.cost_usd = network_cost_usd(out.network, config);
+  out.cost_usd = network_cost_usd(out.network, p.costs);
   for (const auto& round : r.rounds) out.simulations += round.simulations;
   return out;
 }
@@ -393,87 +318,21 @@ nlohmann::json links_json(const std::vector<std::pair<std::uint32_t, std::uint32
 
 }  // namespace
 
-OptimizeTarget parse_optimize_target(const std::string& text, const std::string& where) {
-  if (text == "bandwidth") return OptimizeTarget::Bandwidth;
-  if (text == "topology") return OptimizeTarget::Topology;
-  if (text == "strategy") return OptimizeTarget::Strategy;
-  if (text == "alternating") return OptimizeTarget::Alternating;
-  if (text == "placement") return OptimizeTarget::Placement;
-  throw BadInput("target must be bandwidth, topology, strategy, alternating or placement, not '" + text + "'",
-                 where);
-}
-
-const char* optimize_target_name(OptimizeTarget t) {
-  switch (t) {
-    case OptimizeTarget::Bandwidth:
-      return "bandwidth";
-    case OptimizeTarget::Topology:
-      return "topology";
-    case OptimizeTarget::Strategy:
-      return "strategy";
-    case OptimizeTarget::Alternating:
-      return "alternating";
-    case OptimizeTarget::Placement:
-      return "placement";
-  }
-  return "?";
-}
-
-void check_optimize_config(const Config& config, OptimizeTarget target) {
-  switch (target) {
-    case OptimizeTarget::Bandwidth:
-      config.get_string("optimize.objective");
-      optional_quantity(config, "optimize.total_bandwidth", Quantity::Bandwidth);
-      if (config.has("optimize.cost_budget") && !config.get_string("optimize.cost_budget").empty())
-        config.get_double("optimize.cost_budget");
-      bound_list(config, "optimize.dim_bandwidth_min");
-      bound_list(config, "optimize.dim_bandwidth_max");
-      config.get_string("optimize.dim_order");
-      config.get_double("optimize.tolerance");
-      return;
-    case OptimizeTarget::Topology:
-      finder_settings(config);
-      return;
-    case OptimizeTarget::Strategy:
-      if (config.has("optimize.placement"))
-        parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"));
-      strategy_space(config);
-      if (search_method(config) == SearchMethod::Mcmc) mcmc_settings(config);
-      return;
-    case OptimizeTarget::Alternating:
-      finder_settings(config);
-      search_method(config);
-      mcmc_settings(config);
-      strategy_space(config);
-      config.get_int("optimize.rounds", 1, 1 << 20);
-      config.get_int("optimize.max_rounds", 1, 1 << 20);
-      config.get_time("optimize.time_budget");
-      return;
-    case OptimizeTarget::Placement:
-      return;
-  }
-}
-
-OptimizeResult optimize_design_point(const Config& config) {
-  return optimize_design_point(
-      config, parse_optimize_target(config.get_string("optimize.target"), config.where("optimize.target")));
-}
-
-OptimizeResult optimize_design_point(const Config& config, OptimizeTarget target,
+OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTarget target,
                                      const std::optional<SingleCollective>& single) {
   if (single && target != OptimizeTarget::Bandwidth)
     throw BadInput("--op/--bytes (a single collective) only apply to --target bandwidth", "command line");
   switch (target) {
     case OptimizeTarget::Bandwidth:
-      return optimize_bandwidth(config, single);
+      return optimize_bandwidth(problem, single);
     case OptimizeTarget::Topology:
-      return optimize_topology(config);
+      return optimize_topology(problem);
     case OptimizeTarget::Strategy:
-      return optimize_strategy(config);
+      return optimize_strategy(problem);
     case OptimizeTarget::Alternating:
-      return optimize_alternating(config);
+      return optimize_alternating(problem);
     case OptimizeTarget::Placement:
-      return optimize_placement(config);
+      return optimize_placement(problem);
   }
   throw RuntimeFailure("unknown optimize target");
 }

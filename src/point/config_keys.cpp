@@ -7,9 +7,9 @@
 namespace toposweep::point {
 namespace {
 
-void check_optimize(const Config& c, const std::string& key) {
-  const std::string v = to_lower(trim(c.get_string(key)));
-  if (v != "none") opt::parse_optimize_target(v, c.where(key));
+void check_optimize(const std::string& value, const std::string& where) {
+  const std::string v = to_lower(trim(value));
+  if (v != "none") opt::parse_optimize_target(v, where);
 }
 
 }  // namespace

@@ -7,9 +7,7 @@
 namespace toposweep::sweep {
 namespace {
 
-void check_objectives(const Config& c, const std::string& key) {
-  frontier::parse_objectives(c.get_string(key), c.where(key));
-}
+void check_objectives(const std::string& value, const std::string& where) { frontier::parse_objectives(value, where); }
 
 }  // namespace
 

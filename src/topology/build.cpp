@@ -69,6 +69,6 @@ Network build_network(const TopologySpec& spec) {
   return net;
 }
 
-Network build_network(const Config& config) { return build_network(topology_spec_from_config(config)); }
+Network network_from_config(const Config& config) { return build_network(topology_spec_from_config(config)); }
 
 }  // namespace toposweep

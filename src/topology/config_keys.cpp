@@ -3,7 +3,9 @@
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/families.hpp"
-#include "toposweep/util/config.hpp"
+#include <fstream>
+
+#include "toposweep/util/error.hpp"
 #include "toposweep/util/config_checks.hpp"
 #include "toposweep/util/strings.hpp"
 
@@ -11,21 +13,24 @@ namespace toposweep::topology {
 namespace {
 
 // Torus sizes ("8,8,8") or multidim TYPE:SIZE items ("ring:4,fc:8"), as the kind reads them.
-void check_dims(const Config& c, const std::string& key) {
-  const auto items = c.get_list(key);
+void check_dims(const std::string& value, const std::string& where) {
+  const auto items = split_list(value);
   if (items.empty()) return;
   bool typed = false;
   for (const auto& item : items) typed = typed || item.find(':') != std::string::npos;
-  if (typed)
-    parse_dims(items, c.where(key));
-  else
-    c.get_int_list(key, 1, 1 << 26);
+  if (typed) {
+    parse_dims(items, where);
+    return;
+  }
+  checks::integer_list(1, 1 << 26)(value, where);
 }
 
-void check_extra_links(const Config& c, const std::string& key) { parse_extra_links(c.get_string(key), c.where(key)); }
+void check_extra_links(const std::string& value, const std::string& where) { parse_extra_links(value, where); }
 
-void check_price_table(const Config& c, const std::string& key) {
-  if (!trim(c.get_string(key)).empty()) price_table_from_config(c);
+void check_price_table(const std::string& value, const std::string& where) {
+  if (trim(value).empty()) return;
+  if (!std::ifstream(value)) throw BadInput("cannot read price table '" + value + "'", where);
+  load_price_table(value);
 }
 
 }  // namespace

@@ -101,14 +101,27 @@ PriceTable load_price_table(const std::string& path) {
   return parse_price_table(buf.str(), path);
 }
 
+CostSpec cost_spec_from_config(const Config& config) {
+  CostSpec s;
+  if (config.has("costs.table")) s.table = config.get_string("costs.table");
+  return s;
+}
+
+PriceTable price_table(const CostSpec& spec) {
+  if (spec.table.empty()) return builtin_price_table();
+  // A missing file is the key's fault; a malformed one is reported at its own file:line.
+  if (!std::ifstream(spec.table)) throw BadInput("cannot read price table '" + spec.table + "'", "key costs.table");
+  return load_price_table(spec.table);
+}
+
 PriceTable price_table_from_config(const Config& config) {
-  if (config.has("costs.table") && !config.get_string("costs.table").empty()) {
-    const std::string& path = config.get_string("costs.table");
-    // A missing file is the key's fault; a malformed one is reported at its own file:line.
-    if (!std::ifstream(path)) throw BadInput("cannot read price table '" + path + "'", config.where("costs.table"));
-    return load_price_table(path);
+  const CostSpec spec = cost_spec_from_config(config);
+  try {
+    return price_table(spec);
+  } catch (const BadInput& e) {
+    if (e.where() != "key costs.table") throw;
+    throw BadInput(e.what(), config.where("costs.table"));
   }
-  return builtin_price_table();
 }
 
 double price_at_speed(const std::map<double, double>& by_speed, double bits_per_s, const std::string& what,

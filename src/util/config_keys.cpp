@@ -38,7 +38,7 @@ std::optional<std::string> KeyRegistry::suggest(const std::string& key) const {
 
 void KeyRegistry::check(const Config& config, const std::string& key) const {
   const KeySpec* spec = find(key);
-  if (spec && spec->check) spec->check(config, key);
+  if (spec && spec->check) spec->check(config.get_string(key), config.where(key));
 }
 
 namespace util {

@@ -8,9 +8,9 @@
 namespace toposweep::workload {
 namespace {
 
-void check_model(const Config& c, const std::string& key) { resolve_model(c.get_string(key), c.where(key)); }
-void check_device(const Config& c, const std::string& key) { resolve_device(c.get_string(key), c.where(key)); }
-void check_datatype(const Config& c, const std::string& key) { datatype_bytes(c.get_string(key), c.where(key)); }
+void check_model(const std::string& value, const std::string& where) { resolve_model(value, where); }
+void check_device(const std::string& value, const std::string& where) { resolve_device(value, where); }
+void check_datatype(const std::string& value, const std::string& where) { datatype_bytes(value, where); }
 
 }  // namespace
 

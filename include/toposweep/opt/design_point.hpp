@@ -1,6 +1,6 @@
 #pragma once
-// One design point optimized from its configuration: what `toposweep optimize` runs and what
-// the point evaluator calls for sweep points that ask for optimization. The target chooses
+// One design point optimized from its typed specs (settings.hpp): what `toposweep optimize` runs
+// and what the point evaluator calls for sweep points that ask for optimization. The target chooses
 // the optimizer: per-dimension bandwidth allocation (multidim), TopologyFinder for the
 // configured strategy, strategy search on the configured network, the alternating loop, or the
 // METIS placement of the configured strategy compared with rank order.
@@ -13,21 +13,18 @@
 
 #include "toposweep/opt/alternating.hpp"
 #include "toposweep/opt/bandwidth_allocation.hpp"
+#include "toposweep/opt/settings.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/util/collective_op.hpp"
-#include "toposweep/util/config.hpp"
 #include "toposweep/workload/strategy.hpp"
 
 namespace toposweep::opt {
-
-enum class OptimizeTarget { Bandwidth, Topology, Strategy, Alternating, Placement };
-OptimizeTarget parse_optimize_target(const std::string& text, const std::string& where);
-const char* optimize_target_name(OptimizeTarget t);
 
 // `--op allreduce --bytes 1GB`: optimize bandwidth for one collective over every dimension.
 struct SingleCollective {
   CollectiveOp op = CollectiveOp::AllReduce;
   double bytes = 0;
+  bool operator==(const SingleCollective&) const = default;
 };
 
 struct OptimizeResult {
@@ -58,12 +55,8 @@ struct OptimizeResult {
   double rank_order_internal_bandwidth_Bps = 0;
 };
 
-// Reads optimize.* (and the topology/model/strategy keys); throws BadInput on bad input.
-OptimizeResult optimize_design_point(const Config& config);
-// Reads every setting the optimizer for `target` reads, without optimizing: BadInput for a
-// malformed value, so a sweep can reject it before any point runs.
-void check_optimize_config(const Config& config, OptimizeTarget target);
-OptimizeResult optimize_design_point(const Config& config, OptimizeTarget target,
+// Throws BadInput / InvalidDesign naming the key concerned ("key strategy.dp").
+OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTarget target,
                                      const std::optional<SingleCollective>& single = std::nullopt);
 
 // The JSON object of `toposweep optimize --json` (INTERFACE.md names).

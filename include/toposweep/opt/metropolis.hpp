@@ -16,6 +16,7 @@ struct MetropolisSettings {
   std::uint32_t budget = 500;         // proposals scored
   double temperature = 0.05;          // relative: a 5 % worse state is accepted with p = 1/e
   std::uint32_t restart_after = 100;  // proposals without a new best before returning to it
+  bool operator==(const MetropolisSettings&) const = default;
 };
 
 template <class State>

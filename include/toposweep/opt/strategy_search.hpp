@@ -64,6 +64,7 @@ struct McmcStrategySettings {
   bool global_moves = true;  // jump to another feasible global strategy
   bool layer_moves = true;   // change one layer's degree (non-transformer, tp = pp = 1)
   bool table_moves = true;   // move one embedding table to another GPU
+  bool operator==(const McmcStrategySettings&) const = default;
 };
 
 // Metropolis from `start` (which must fit). BadInput when the budget is 0.

@@ -27,6 +27,7 @@ struct FinderSettings {
   double link_latency_s = 0;
   topology::ServerSpec server;
   bool relabel = true;  // renumber servers so AllReduce groups become strided
+  bool operator==(const FinderSettings&) const = default;
 };
 
 struct TopologyDesign {

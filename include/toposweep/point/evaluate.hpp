@@ -1,29 +1,85 @@
 #pragma once
-// One DesignPoint -> PointResult function: the unit the sweep, the optimizers' drivers and the
-// CLI all call. A design point is a validated, defaulted Config. The evaluator caches what does
-// not change between points (parsed model files, device and price tables), holds no global
-// state, and is cheap to create, so each MPI rank owns one.
+// One DesignPoint -> Evaluation function: the unit the sweep rows, `simulate`, `optimize` and the
+// multi-job mode all call. What is shared between consecutive points (the network, resolved
+// models and devices, the iteration plan, the analytical model's collective plans) lives in a
+// PointCache keyed by spec equality, so a cached value is reused only for equal specs.
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "toposweep/opt/design_point.hpp"
+#include "toposweep/point/design_point.hpp"
 #include "toposweep/point/point_result.hpp"
+#include "toposweep/sim/simulate.hpp"
+#include "toposweep/topology/cost.hpp"
+#include "toposweep/topology/network.hpp"
 #include "toposweep/util/config.hpp"
+#include "toposweep/workload/iteration.hpp"
 
 namespace toposweep {
 
-class PointEvaluator {
- public:
-  PointEvaluator();
-  ~PointEvaluator();
-  PointEvaluator(PointEvaluator&&) noexcept;
-  PointEvaluator& operator=(PointEvaluator&&) noexcept;
+enum class Detail {
+  Check,  // read and build what the evaluation needs, simulate nothing (a sweep's up-front check)
+  Row,    // the PointResult a sweep stores
+  Full,   // everything `simulate` and `optimize` print
+};
 
-  // Bad input (an inconsistent design) throws BadInput; a memory-infeasible strategy returns
-  // status Infeasible; the sweep turns other exceptions into status Failed.
-  PointResult evaluate(const Config& point);
+struct MultiJobRun {
+  JobSpec spec;
+  IterationPlan plan;
+  std::uint32_t first_server = 0;
+};
+
+struct Evaluation {
+  PointResult row;
+  // Detail::Full only.
+  std::shared_ptr<const Network> network;
+  IterationPlan plan;  // one job
+  Placement placement;
+  // optimize.placement as asked (rank_order / metis) and what was used: "metis" only when METIS
+  // found server sets better connected than rank order's; placement_groups are those sets.
+  std::string placement_requested = "rank_order";
+  std::string placement_method = "rank_order";
+  std::vector<std::vector<std::uint32_t>> placement_groups;
+  topology::CostBreakdown cost;
+  bool simulated = false;  // false when the plan does not fit in memory
+  sim::SimResult sim;      // one job, or every job of the multi-job mode (sim.engine.jobs[j])
+  std::optional<opt::OptimizeResult> optimized;  // when an optimizer ran
+  std::vector<MultiJobRun> jobs;                 // multi-job mode
+};
+
+class PointCache {
+ public:
+  PointCache();
+  ~PointCache();
+  PointCache(PointCache&&) noexcept;
+  PointCache& operator=(PointCache&&) noexcept;
+  struct Impl;
+  Impl& impl() { return *impl_; }
 
  private:
-  struct Cache;
-  std::unique_ptr<Cache> cache_;
+  std::unique_ptr<Impl> impl_;
 };
+
+// Throws BadInput for input that cannot be evaluated (a strategy needing more GPUs than the
+// network holds, a multi-job point in a sweep, ...), InvalidDesign for a design that cannot exist;
+// a memory-infeasible design is a row with status Infeasible. With Detail::Check, InvalidDesign
+// is not thrown (a sweep counts such points infeasible when it evaluates them).
+Evaluation evaluate(const DesignPoint& point, PointCache& cache, Detail detail);
+
+// design_point_from_config, then evaluate; an error names the line that set the key.
+Evaluation evaluate_config(const Config& config, PointCache& cache, Detail detail,
+                           std::optional<opt::OptimizeTarget> optimize = std::nullopt);
+
+// Bisection bandwidth when the family knows it in closed form, else NaN (exact bisection is
+// too slow to compute per sweep point; `toposweep topology` reports it).
+double network_bisection_Bps(const Network& network);
+
+// Fills the row from a plan and (when feasible) its simulation.
+PointResult make_point_result(const IterationPlan& plan, const sim::SimResult* sim, double cost_usd,
+                              double bisection_Bps);
 
 }  // namespace toposweep

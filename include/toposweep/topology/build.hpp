@@ -10,8 +10,8 @@
 
 namespace toposweep {
 
-// Shorthand for build_network(topology_spec_from_config(config)).
-Network build_network(const Config& config);
+// build_network(topology_spec_from_config(config)) (spec.hpp).
+Network network_from_config(const Config& config);
 
 // topology.extra_links: "A-B,C-D" with server ids -> pairs; BadInput naming `where`.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> parse_extra_links(const std::string& text,

@@ -22,6 +22,14 @@ struct PriceTable {
   double patch_panel_port = 0, ocs_port = 0, fibre = 0;  // US$ each
 };
 
+// Which price table a design point uses: a file, or the built-in table when `table` is empty.
+struct CostSpec {
+  std::string table;
+  bool operator==(const CostSpec&) const = default;
+};
+CostSpec cost_spec_from_config(const Config& config);  // costs.table
+PriceTable price_table(const CostSpec& spec);          // BadInput naming costs.table or the file's line
+
 // The built-in table, identical to inputs/costs/libra.ini.
 PriceTable builtin_price_table();
 // Parse the INI text of a price table; errors name `name:line`.

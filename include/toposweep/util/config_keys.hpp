@@ -13,10 +13,10 @@ namespace toposweep {
 
 class Config;
 
-// Parses config.get_string(key) the way its reader will and throws BadInput naming the key (and
-// where it was set) when it is malformed. Context-free: checks that need other keys (degrees
-// that must divide, lists whose length follows another key) belong to the reader.
-using KeyCheck = std::function<void(const Config& config, const std::string& key)>;
+// Parses a key's value the way its reader will and throws BadInput naming `where` ("key K at
+// FILE:LINE") when it is malformed. Context-free: checks that need other keys (degrees that must
+// divide, lists whose length follows another key) belong to the reader.
+using KeyCheck = std::function<void(const std::string& value, const std::string& where)>;
 
 struct KeySpec {
   std::string name;           // "topology.degree"; a name ending in ".*" accepts any suffix

@@ -21,6 +21,7 @@ struct StrategySpace {
   std::uint32_t max_microbatches = 0;          // 0: every divisor of the per-replica batch
   std::uint32_t max_tp = 0;                    // 0: up to the head count (transformers), 1 otherwise
   double bucket_bytes = 25.0 * 1024 * 1024;
+  bool operator==(const StrategySpace&) const = default;
 };
 
 struct StrategyCount {

@@ -38,7 +38,7 @@ CollectiveRequest all_nodes(const Network& net, CollectiveOp op, double bytes) {
 TEST(BuiltNetworks, TopoOptMultiRingUsesEveryStride) {
   // 16 servers, degree 4, explicit strides 1 and 3 (both coprime with 16): two bidirectional
   // rings, four directed rings at 100 Gbps each.
-  const Network net = build_network(config({{"topology.kind", "topoopt"},
+  const Network net = network_from_config(config({{"topology.kind", "topoopt"},
                                             {"topology.servers", "16"},
                                             {"topology.degree", "4"},
                                             {"topology.strides", "1,3"},
@@ -55,7 +55,7 @@ TEST(BuiltNetworks, TopoOptMultiRingUsesEveryStride) {
 }
 
 TEST(BuiltNetworks, MultidimHierarchicalMatchesClosedForm) {
-  const Network net = build_network(config({{"topology.kind", "multidim"},
+  const Network net = network_from_config(config({{"topology.kind", "multidim"},
                                             {"topology.dims", "ring:4,fc:4,switch:4"},
                                             {"topology.dim_bandwidth", "200GB/s,100GB/s,50GB/s"},
                                             {"topology.dim_latency", "0s,0s,0s"},
@@ -76,7 +76,7 @@ TEST(BuiltNetworks, MultidimHierarchicalMatchesClosedForm) {
 }
 
 TEST(BuiltNetworks, SwitchTwoLevelAndBadModelKey) {
-  const Network net = build_network(config({{"topology.kind", "switch"},
+  const Network net = network_from_config(config({{"topology.kind", "switch"},
                                             {"topology.servers", "8"},
                                             {"topology.degree", "1"},
                                             {"topology.link_bandwidth", "100Gbps"},

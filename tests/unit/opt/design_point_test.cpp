@@ -10,12 +10,19 @@
 namespace toposweep::opt {
 namespace {
 
+// The optimizer on a configuration's specs (what the point module does for a DesignPoint).
+OptimizeResult optimize_config(const Config& c, OptimizeTarget t,
+                               const std::optional<SingleCollective>& single = std::nullopt) {
+  return optimize_design_point(optimize_problem_from_config(c, t), t, single);
+}
+
+
 TEST(DesignPoint, SingleAllReduceBandwidthMatchesTheClosedForm) {
   const Config c = testing::make_config({{"topology.kind", "multidim"},
                                          {"topology.dims", "ring:4,fc:8,switch:4"},
                                          {"topology.dim_bandwidth", "100GB/s,100GB/s,100GB/s"}});
   const auto r =
-      optimize_design_point(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9});
+      optimize_config(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9});
   // Budget = sum of the configured bandwidths = 300 GB/s; sizes 1.5e9, 4.375e8, 4.6875e7.
   const double total = 1.5e9 + 4.375e8 + 4.6875e7;
   EXPECT_NEAR(r.time_s, total / 300e9, 1e-9 * r.time_s);
@@ -34,7 +41,7 @@ TEST(DesignPoint, TopologyTargetRecordsStridesAndKeepsTheStrategy) {
                                          {"topology.degree", "4"},
                                          {"server.gpus", "2"},
                                          {"strategy.tp", "2"}});
-  const auto r = optimize_design_point(c, OptimizeTarget::Topology);
+  const auto r = optimize_config(c, OptimizeTarget::Topology);
   EXPECT_EQ(r.strategy.tp, 2u);
   EXPECT_FALSE(r.strides.empty());
   const auto j = optimize_result_to_json(r);
@@ -54,28 +61,28 @@ TEST(DesignPoint, ZeroStagesWidenTheExhaustiveSearch) {
                                  {"optimize.max_microbatches", "4"},
                                  {"optimize.zero_stages", stages}});
   };
-  const auto none = optimize_design_point(config("0"), OptimizeTarget::Strategy);
-  const auto all = optimize_design_point(config("0,1,2,3"), OptimizeTarget::Strategy);
-  const auto three = optimize_design_point(config("3"), OptimizeTarget::Strategy);
+  const auto none = optimize_config(config("0"), OptimizeTarget::Strategy);
+  const auto all = optimize_config(config("0,1,2,3"), OptimizeTarget::Strategy);
+  const auto three = optimize_config(config("3"), OptimizeTarget::Strategy);
   EXPECT_EQ(none.strategy.zero, 0u);
   EXPECT_EQ(three.strategy.zero, 3u);
   EXPECT_LE(all.time_s, none.time_s);
   EXPECT_LE(all.time_s, three.time_s);
-  EXPECT_THROW(optimize_design_point(config("4"), OptimizeTarget::Strategy), BadInput);
+  EXPECT_THROW(optimize_config(config("4"), OptimizeTarget::Strategy), BadInput);
 }
 
 TEST(DesignPoint, BadInputs) {
   Config c = testing::make_config({{"model.name", "bert-large"}, {"optimize.mcmc_budget", "0"}});
-  EXPECT_THROW(optimize_design_point(c, OptimizeTarget::Strategy), BadInput);
+  EXPECT_THROW(optimize_config(c, OptimizeTarget::Strategy), BadInput);
   c = testing::make_config({{"topology.kind", "switch"}});
-  EXPECT_THROW(optimize_design_point(c, OptimizeTarget::Bandwidth), BadInput);  // not multidim
+  EXPECT_THROW(optimize_config(c, OptimizeTarget::Bandwidth), BadInput);  // not multidim
   c = testing::make_config({{"topology.kind", "multidim"},
                             {"topology.dims", "ring:4,fc:8"},
                             {"topology.dim_bandwidth", "100GB/s,100GB/s"},
                             {"optimize.dim_bandwidth_min", "50GB/s,50GB/s"},
                             {"optimize.cost_budget", "10"}});
   EXPECT_THROW(
-      optimize_design_point(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9}),
+      optimize_config(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9}),
       BadInput);  // cost budget below the cheapest network the bounds allow
   EXPECT_THROW(parse_optimize_target("fastest", "--target"), BadInput);
 }

@@ -13,6 +13,13 @@
 namespace toposweep::opt {
 namespace {
 
+// The optimizer on a configuration's specs (what the point module does for a DesignPoint).
+OptimizeResult optimize_config(const Config& c, OptimizeTarget t,
+                               const std::optional<SingleCollective>& single = std::nullopt) {
+  return optimize_design_point(optimize_problem_from_config(c, t), t, single);
+}
+
+
 // Two fast (100 GB/s) 4-cliques {0,2,4,6}, {1,3,5,7} joined by slow (1 GB/s) links 0-1, 2-3, 4-5, 6-7.
 std::string cliques_file() {
   const auto path = std::filesystem::temp_directory_path() / "toposweep_opt_placement_cliques.txt";
@@ -35,7 +42,7 @@ TEST(PlacementTarget, ComparesMetisWithRankOrder) {
                                          {"strategy.tp", "4"},
                                          {"strategy.dp", "2"},
                                          {"simulate.network_model", "analytical"}});
-  const OptimizeResult r = optimize_design_point(c, parse_optimize_target("placement", "test"));
+  const OptimizeResult r = optimize_config(c, parse_optimize_target("placement", "test"));
   EXPECT_EQ(r.placement_method, "metis");
   EXPECT_EQ(r.placement_grouped, "tp");
   auto groups = r.placement_groups;

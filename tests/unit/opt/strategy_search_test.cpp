@@ -87,7 +87,7 @@ SmallSetup small_setup(const std::string& model) {
                                    {"topology.servers", "4"},
                                    {"server.gpus", "2"},
                                    {"topology.link_bandwidth", "25Gbps"}});
-  s.net = build_network(s.config);
+  s.net = network_from_config(s.config);
   s.workload = workload_from_config(s.config, s.net.gpu_count());
   s.options = sim::sim_options_from_config(s.config);
   return s;

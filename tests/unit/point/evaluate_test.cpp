@@ -12,7 +12,7 @@
 #include "toposweep/collective/config_keys.hpp"
 #include "toposweep/opt/config_keys.hpp"
 #include "toposweep/point/config_keys.hpp"
-#include "toposweep/point/simulate_point.hpp"
+#include "evaluation_helpers.hpp"
 #include "toposweep/sim/config_keys.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/util/error.hpp"
@@ -46,11 +46,11 @@ void expect_same(const PointResult& a, const PointResult& b) {
 
 TEST(PointEvaluator, MatchesTheFullSimulationAndItsBreakdownAddsUp) {
   const Config c = small_bert();
-  PointEvaluator ev;
+  testing::RowEvaluator ev;
   const PointResult r = ev.evaluate(c);
   ASSERT_EQ(r.status, PointStatus::Evaluated) << r.message;
-  const PointSimulation full = simulate_point(c);
-  expect_same(r, full.result);
+  const Evaluation full = testing::full_evaluation(c);
+  expect_same(r, full.row);
   EXPECT_NEAR(r.compute_time_s + r.exposed_comm_time_s + r.bubble_time_s, r.iteration_time_s,
               1e-12 * r.iteration_time_s);
   EXPECT_NEAR(r.samples_per_s, full.plan.global_batch / r.iteration_time_s, 1e-9 * r.samples_per_s);
@@ -61,10 +61,10 @@ TEST(PointEvaluator, CachedNetworkAndPlanGiveTheSameAnswers) {
   const Config a = small_bert("analytical"), b = small_bert("flow");
   Config c = small_bert();
   c.set("topology.link_bandwidth", "25Gbps", "test");
-  PointEvaluator ev;
+  testing::RowEvaluator ev;
   const PointResult ra = ev.evaluate(a), rb = ev.evaluate(b), rc = ev.evaluate(c), ra2 = ev.evaluate(a);
   expect_same(ra, ra2);
-  PointEvaluator fresh_b, fresh_c;
+  testing::RowEvaluator fresh_b, fresh_c;
   expect_same(rb, fresh_b.evaluate(b));
   expect_same(rc, fresh_c.evaluate(c));
   // A slower network cannot make the iteration faster.
@@ -83,16 +83,16 @@ TEST(PointEvaluator, OneGpuIsComputeOnly) {
                                 {"topology.file", file.c_str()},
                                 {"server.gpus", "1"},
                                 {"model.name", "resnet50"}});
-  const PointSimulation p = simulate_point(c);
-  ASSERT_TRUE(p.simulated) << p.result.message;
+  const Evaluation p = testing::full_evaluation(c);
+  ASSERT_TRUE(p.simulated) << p.row.message;
   double sum = 0;
   for (const Task& t : p.plan.graph.tasks) {
     EXPECT_EQ(t.kind, TaskKind::Compute);
     sum += t.duration_s * t.repeat;
   }
-  EXPECT_NEAR(p.result.iteration_time_s, sum, 1e-12 * sum);
-  EXPECT_NEAR(p.result.compute_time_s, sum, 1e-12 * sum);
-  EXPECT_DOUBLE_EQ(p.result.exposed_comm_time_s, 0.0);
+  EXPECT_NEAR(p.row.iteration_time_s, sum, 1e-12 * sum);
+  EXPECT_NEAR(p.row.compute_time_s, sum, 1e-12 * sum);
+  EXPECT_DOUBLE_EQ(p.row.exposed_comm_time_s, 0.0);
 }
 
 TEST(PointEvaluator, MemoryInfeasibleIsAResultNotAnError) {
@@ -102,7 +102,7 @@ TEST(PointEvaluator, MemoryInfeasibleIsAResultNotAnError) {
                                 {"server.gpus", "1"},
                                 {"model.name", "gpt3-175b"},
                                 {"model.batch_per_gpu", "1"}});
-  PointEvaluator ev;
+  testing::RowEvaluator ev;
   const PointResult r = ev.evaluate(c);
   EXPECT_EQ(r.status, PointStatus::Infeasible);
   EXPECT_FALSE(r.message.empty());
@@ -116,12 +116,12 @@ TEST(PointEvaluator, InconsistentStrategyIsBadInput) {
                                 {"server.gpus", "4"},
                                 {"model.name", "bert-large"},
                                 {"strategy.tp", "3"}});
-  PointEvaluator ev;
+  testing::RowEvaluator ev;
   EXPECT_THROW(ev.evaluate(c), BadInput);
 }
 
 TEST(PointEvaluator, BadNetworkModelNamesTheKey) {
-  PointEvaluator ev;
+  testing::RowEvaluator ev;
   try {
     // Rejected as the configuration is read, before any evaluation.
     ev.evaluate(small_bert("packet"));
@@ -138,11 +138,11 @@ TEST(MultiJob, JobsOnDisjointServersOfAFullBisectionSwitchDoNotSlowEachOtherDown
                             {"server.gpus", "2"},
                             {"simulate.network_model", "flow"},
                             {"simulate.jobs", "bert-large:4,bert-large:4"}});
-  const MultiJobSimulation m = simulate_multijob(two);
+  const Evaluation m = testing::full_evaluation(two);
   ASSERT_EQ(m.sim.engine.jobs.size(), 2u);
   Config one = two;
   one.set("simulate.jobs", "bert-large:4", "test");
-  const MultiJobSimulation alone = simulate_multijob(one);
+  const Evaluation alone = testing::full_evaluation(one);
   const double t = alone.sim.engine.jobs[0].iteration_time_s;
   EXPECT_NEAR(m.sim.engine.jobs[0].iteration_time_s, t, 1e-9 * t);
   EXPECT_NEAR(m.sim.engine.jobs[1].iteration_time_s, t, 1e-9 * t);
@@ -151,7 +151,7 @@ TEST(MultiJob, JobsOnDisjointServersOfAFullBisectionSwitchDoNotSlowEachOtherDown
 
 TEST(MultiJob, JobStrategiesParse) {
   const Config c = make_config({{"simulate.jobs", "gpt3-1.3b:4:tp2:pp2:mb4,dlrm:8,models/m:v1.json:2:mb2"}});
-  const auto jobs = parse_job_list(c);
+  const auto jobs = parse_job_list(c.get_string("simulate.jobs"), c.where("simulate.jobs"));
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs[0].model, "gpt3-1.3b");
   EXPECT_EQ(jobs[0].servers, 4u);
@@ -172,7 +172,7 @@ TEST(MultiJob, AJobsStrategyIsSimulatedAsAlone) {
                                     {"topology.servers", "8"},
                                     {"server.gpus", "2"},
                                     {"simulate.jobs", "gpt3-1.3b:4:tp2:pp2:mb4,bert-large:4"}});
-  const MultiJobSimulation m = simulate_multijob(multi);
+  const Evaluation m = testing::full_evaluation(multi);
   ASSERT_EQ(m.jobs.size(), 2u);
   EXPECT_EQ(m.jobs[0].plan.tp, 2u);
   EXPECT_EQ(m.jobs[0].plan.pp, 2u);
@@ -188,20 +188,20 @@ TEST(MultiJob, AJobsStrategyIsSimulatedAsAlone) {
                                      {"strategy.pp", "2"},
                                      {"strategy.microbatches", "4"}});
   Config alone = single;
-  const PointSimulation p = simulate_point(alone, false);
+  const Evaluation p = testing::full_evaluation(alone, false);
   ASSERT_TRUE(p.simulated);
-  EXPECT_DOUBLE_EQ(m.sim.engine.jobs[0].iteration_time_s, p.result.iteration_time_s);
+  EXPECT_DOUBLE_EQ(m.sim.engine.jobs[0].iteration_time_s, p.row.iteration_time_s);
   // tp x pp must divide the job's GPUs.
   Config bad = multi;
   bad.set("simulate.jobs", "gpt3-1.3b:1:tp4", "test");
-  EXPECT_THROW(simulate_multijob(bad), InvalidDesign);
+  EXPECT_THROW(testing::full_evaluation(bad), InvalidDesign);
 }
 
 TEST(MultiJob, BadJobListsAreBadInput) {
   for (const char* jobs : {"bert-large", "bert-large:0", ":4", "bert-large:x", "bert-large:9", "bert-large:4:tp0",
                            "bert-large:tp2", "bert-large:4:tpx"}) {
     const Config c = make_config({{"topology.kind", "switch"}, {"topology.servers", "8"}, {"simulate.jobs", jobs}});
-    EXPECT_THROW(simulate_multijob(c), BadInput) << jobs;
+    EXPECT_THROW(testing::full_evaluation(c), BadInput) << jobs;
   }
 }
 

@@ -12,7 +12,7 @@
 #include "toposweep/opt/config_keys.hpp"
 #include "toposweep/opt/design_point.hpp"
 #include "toposweep/point/config_keys.hpp"
-#include "toposweep/point/evaluate.hpp"
+#include "evaluation_helpers.hpp"
 #include "toposweep/sim/config_keys.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/util/error.hpp"
@@ -22,6 +22,12 @@
 namespace toposweep {
 namespace {
 
+// The optimizer on a configuration's design point, as `toposweep optimize` runs it.
+opt::OptimizeResult run_optimizer(const Config& c, opt::OptimizeTarget target) {
+  PointCache cache;
+  return *evaluate_config(c, cache, Detail::Full, target).optimized;
+}
+
 // A switch network where the configured strategy (pure data parallelism on slow links) is not
 // the best one: the strategy search must find one at least as fast, and the row must be that
 // strategy's own time.
@@ -29,7 +35,7 @@ TEST(OptimizedPoint, StrategySearchRowMatchesReplayOfChosenStrategy) {
   const std::initializer_list<std::pair<const char*, const char*>> base = {
       {"model.name", "gpt3-1.3b"}, {"topology.kind", "switch"}, {"topology.servers", "4"},
       {"topology.link_bandwidth", "10Gbps"}, {"server.gpus", "4"}};
-  PointEvaluator evaluator;
+  testing::RowEvaluator evaluator;
   Config given = testing::make_point_config(base);
   const PointResult as_given = evaluator.evaluate(given);
   ASSERT_EQ(as_given.status, PointStatus::Evaluated) << as_given.message;
@@ -46,7 +52,7 @@ TEST(OptimizedPoint, StrategySearchRowMatchesReplayOfChosenStrategy) {
 
   // The optimizer's full choice (schedule, ZeRO-1, ... as well as the degrees), replayed as a
   // plain point.
-  const opt::OptimizeResult chosen = opt::optimize_design_point(given, opt::OptimizeTarget::Strategy);
+  const opt::OptimizeResult chosen = run_optimizer(given, opt::OptimizeTarget::Strategy);
   const Strategy& s = chosen.strategy;
   EXPECT_EQ(s.dp, best.dp);
   EXPECT_EQ(s.tp, best.tp);
@@ -88,8 +94,8 @@ TEST(OptimizedPoint, StrategySearchWithMetisPlacementIsReplayedWithItsPlacement)
   const Config rank = testing::make_point_config(base);
   Config metis = rank;
   metis.set("optimize.placement", "metis", "test");
-  const opt::OptimizeResult by_rank = opt::optimize_design_point(rank, opt::OptimizeTarget::Strategy);
-  const opt::OptimizeResult by_metis = opt::optimize_design_point(metis, opt::OptimizeTarget::Strategy);
+  const opt::OptimizeResult by_rank = run_optimizer(rank, opt::OptimizeTarget::Strategy);
+  const opt::OptimizeResult by_metis = run_optimizer(metis, opt::OptimizeTarget::Strategy);
   EXPECT_LT(by_metis.time_s, by_rank.time_s);
   EXPECT_EQ(by_metis.strategy.tp, 8u);
   EXPECT_TRUE(by_rank.placement_method.empty());
@@ -101,14 +107,14 @@ TEST(OptimizedPoint, StrategySearchWithMetisPlacementIsReplayedWithItsPlacement)
   EXPECT_EQ(opt::optimize_result_to_json(by_metis)["placement"], by_metis.placement_method);
   Config row_config = metis;
   row_config.set("point.optimize", "strategy", "test");
-  PointEvaluator evaluator;
+  testing::RowEvaluator evaluator;
   const PointResult row = evaluator.evaluate(row_config);
   ASSERT_EQ(row.status, PointStatus::Evaluated) << row.message;
   EXPECT_NEAR(row.iteration_time_s, by_metis.time_s, 1e-12 * by_metis.time_s);
 }
 
 TEST(OptimizedPoint, UnknownOptimizerIsBadInput) {
-  PointEvaluator evaluator;
+  testing::RowEvaluator evaluator;
   EXPECT_THROW(evaluator.evaluate(testing::make_point_config({{"point.optimize", "gradient-descent"}})), BadInput);
 }
 

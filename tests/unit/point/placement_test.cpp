@@ -1,4 +1,4 @@
-// optimize.placement in simulate_point: METIS placement against rank order on a topology where
+// optimize.placement in a full evaluation (what simulate prints): METIS placement against rank order on a topology where
 // the answer is known.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "point_config.hpp"
 #include "toposweep/point/evaluate.hpp"
-#include "toposweep/point/simulate_point.hpp"
+#include "evaluation_helpers.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep {
@@ -33,8 +33,8 @@ std::string write_interleaved_cliques() {
   return path.string();
 }
 
-PointSimulation run(const std::string& file, const char* placement) {
-  return simulate_point(testing::make_point_config({{"topology.kind", "file"},
+Evaluation run(const std::string& file, const char* placement) {
+  return testing::full_evaluation(testing::make_point_config({{"topology.kind", "file"},
                                                     {"topology.file", file.c_str()},
                                                     {"server.gpus", "1"},
                                                     {"model.name", "bert-large"},
@@ -46,8 +46,8 @@ PointSimulation run(const std::string& file, const char* placement) {
 
 TEST(Placement, MetisPutsTensorGroupsInsideTheCliquesAndIsFaster) {
   const std::string file = write_interleaved_cliques();
-  const PointSimulation rank = run(file, "rank_order");
-  const PointSimulation metis = run(file, "metis");
+  const Evaluation rank = run(file, "rank_order");
+  const Evaluation metis = run(file, "metis");
   EXPECT_EQ(rank.placement_method, "rank_order");
   EXPECT_EQ(metis.placement_requested, "metis");
   ASSERT_EQ(metis.placement_method, "metis");
@@ -61,23 +61,23 @@ TEST(Placement, MetisPutsTensorGroupsInsideTheCliquesAndIsFaster) {
   }
   ASSERT_TRUE(rank.simulated && metis.simulated);
   // Placement moves communication only.
-  EXPECT_NEAR(metis.result.compute_time_s, rank.result.compute_time_s, 1e-9 * rank.result.compute_time_s);
+  EXPECT_NEAR(metis.row.compute_time_s, rank.row.compute_time_s, 1e-9 * rank.row.compute_time_s);
   // Hand estimate: any ring over rank order's {0,1,2,3} crosses between the cliques at least
   // twice, so its TP AllReduces (4 per layer per microbatch, the bulk of bert-large's traffic)
   // run at 1 GB/s instead of 100 GB/s; METIS pays instead for the once-per-iteration DP gradient
   // AllReduce of 2 ranks over a 1 GB/s link. Rank order's communication must therefore exceed
   // METIS's by far more than 10x, and the iteration time by at least 10x (compute is 0.11 s).
-  EXPECT_LT(metis.result.iteration_time_s, rank.result.iteration_time_s);
-  EXPECT_GT(rank.result.exposed_comm_time_s, 10 * metis.result.exposed_comm_time_s);
-  EXPECT_GT(rank.result.iteration_time_s, 10 * metis.result.iteration_time_s);
+  EXPECT_LT(metis.row.iteration_time_s, rank.row.iteration_time_s);
+  EXPECT_GT(rank.row.exposed_comm_time_s, 10 * metis.row.exposed_comm_time_s);
+  EXPECT_GT(rank.row.iteration_time_s, 10 * metis.row.iteration_time_s);
 }
 
-// Sweep rows follow optimize.placement too: the evaluator's row is simulate_point's.
+// Sweep rows follow optimize.placement too: the row equals the full evaluation's.
 TEST(Placement, PointEvaluatorHonoursMetisPlacement) {
   const std::string file = write_interleaved_cliques();
-  const PointSimulation metis = run(file, "metis");
-  const PointSimulation rank = run(file, "rank_order");
-  PointEvaluator evaluator;
+  const Evaluation metis = run(file, "metis");
+  const Evaluation rank = run(file, "rank_order");
+  testing::RowEvaluator evaluator;
   const auto cfg = [&](const char* placement) {
     return testing::make_point_config({{"topology.kind", "file"},
                                        {"topology.file", file.c_str()},
@@ -88,13 +88,13 @@ TEST(Placement, PointEvaluatorHonoursMetisPlacement) {
                                        {"simulate.network_model", "analytical"},
                                        {"optimize.placement", placement}});
   };
-  EXPECT_DOUBLE_EQ(evaluator.evaluate(cfg("metis")).iteration_time_s, metis.result.iteration_time_s);
-  EXPECT_DOUBLE_EQ(evaluator.evaluate(cfg("rank_order")).iteration_time_s, rank.result.iteration_time_s);
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(cfg("metis")).iteration_time_s, metis.row.iteration_time_s);
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(cfg("rank_order")).iteration_time_s, rank.row.iteration_time_s);
 }
 
 TEST(Placement, PureDataParallelismKeepsRankOrder) {
   const std::string file = write_interleaved_cliques();
-  const PointSimulation p = simulate_point(testing::make_point_config({{"topology.kind", "file"},
+  const Evaluation p = testing::full_evaluation(testing::make_point_config({{"topology.kind", "file"},
                                                                        {"topology.file", file.c_str()},
                                                                        {"server.gpus", "1"},
                                                                        {"model.name", "bert-large"},

@@ -68,7 +68,7 @@ Config dlrm_small(const std::string& model) {
 }
 
 SimResult simulate(const Config& c) {
-  const Network net = build_network(c);
+  const Network net = network_from_config(c);
   const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   return simulate_iteration(net, plan.graph, sim_options_from_config(c));
 }
@@ -104,7 +104,7 @@ void expect_same_job_times(const JobTimes& a, const JobTimes& b) {
 // run replays the prepared state).
 TEST(PinnedResults, AnalyticalFastPathEqualsEngine) {
   for (const Config& c : {gpt3_small("analytical"), dlrm_small("analytical"), gpt3_eight_stages()}) {
-    const Network net = build_network(c);
+    const Network net = network_from_config(c);
     const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
     const SimOptions o = sim_options_from_config(c);
     const SimResult general = test::engine_result(net, plan.graph, o);

@@ -48,7 +48,7 @@ double pp_bytes(const TaskGraph& g) {
 
 TEST(ScheduleInterleaved, FastPathEqualsEngine) {
   const Config c = gpt3("interleaved", "2", "100Gbps");
-  const Network net = build_network(c);
+  const Network net = network_from_config(c);
   const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   const SimOptions o = sim_options_from_config(c);
   const SimResult general = test::engine_result(net, plan.graph, o);
@@ -62,7 +62,7 @@ TEST(ScheduleInterleaved, FastPathEqualsEngine) {
 TEST(ScheduleInterleaved, CheapCommunicationShrinksTheBubble) {
   const std::string fast_links = "100000Gbps";
   auto run = [&](const Config& c, double* pp) {
-    const Network net = build_network(c);
+    const Network net = network_from_config(c);
     const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
     *pp = pp_bytes(plan.graph);
     return simulate_iteration(net, plan.graph, sim_options_from_config(c)).job();

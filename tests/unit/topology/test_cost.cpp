@@ -18,7 +18,7 @@ TEST(Cost, LibraHandWorked3D) {
   // ring:4 (package) x fc:8 (node) x switch:32 (pod) = 1024 NPUs at 100, 50, 25 GB/s.
   // link: 1024 * (100*4.0 + 50*4.0 + 25*7.8) = 1024 * 795 = 814,080
   // switch: 1024 * 25 * 18.0 = 460,800; nic: 1024 * 25 * 31.6 = 808,960; total 2,083,840.
-  const Network n = build_network(test::topology_config({{"topology.kind", "multidim"},
+  const Network n = network_from_config(test::topology_config({{"topology.kind", "multidim"},
                                                          {"topology.dims", "ring:4,fc:8,switch:32"},
                                                          {"topology.dim_bandwidth", "100GB/s,50GB/s,25GB/s"}}));
   const CostBreakdown c = network_cost(n, builtin_price_table());
@@ -125,7 +125,7 @@ TEST(Cost, TableErrorsNameFileAndLine) {
   EXPECT_THAT(test::bad_input_text([] { parse_price_table("[passive]\nfibre = -1\n", "p.ini"); }), HasSubstr("p.ini:2"));
   EXPECT_THAT(test::bad_input_text([] { parse_price_table("[gpu]\na100 = 1\n", "p.ini"); }), HasSubstr("p.ini:2"));
   // A switch at the chiplet level has no LIBRA price.
-  const Network n = build_network(test::topology_config({{"topology.kind", "multidim"}, {"topology.dims", "switch:4,ring:4"},
+  const Network n = network_from_config(test::topology_config({{"topology.kind", "multidim"}, {"topology.dims", "switch:4,ring:4"},
                                                          {"topology.dim_levels", "chiplet,pod"}}));
   EXPECT_THAT(test::bad_input_text([&] { network_cost(n, builtin_price_table()); }), HasSubstr("switch.chiplet"));
 }

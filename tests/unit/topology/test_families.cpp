@@ -93,17 +93,17 @@ TEST(Torus, ShapeAndClosedForms) {
   const double sum = 6 * test::ring_distance_sum(4) + 8 * test::ring_distance_sum(3) + 12 * test::ring_distance_sum(2);
   EXPECT_NEAR(hs.mean_hops, sum / 23, 1e-12);
   EXPECT_THAT(bad_input_text([] {
-                build_network(topology_config({{"topology.kind", "torus"}, {"topology.dims", "4,1"}}));
+                network_from_config(topology_config({{"topology.kind", "torus"}, {"topology.dims", "4,1"}}));
               }),
               HasSubstr("topology.dims"));
   EXPECT_THAT(bad_input_text([] {
-                build_network(topology_config({{"topology.kind", "torus"}, {"topology.dims", "4,4"}, {"topology.servers", "15"}}));
+                network_from_config(topology_config({{"topology.kind", "torus"}, {"topology.dims", "4,4"}, {"topology.servers", "15"}}));
               }),
               HasSubstr("16 servers but topology.servers = 15"));
 }
 
 TEST(MultiDim, ArcsCarryTheDimensionBandwidth) {
-  const Network n = build_network(topology_config({{"topology.kind", "multidim"},
+  const Network n = network_from_config(topology_config({{"topology.kind", "multidim"},
                                                    {"topology.dims", "ring:4,fc:4,switch:4"},
                                                    {"topology.dim_bandwidth", "400GB/s,300GB/s,100GB/s"},
                                                    {"topology.dim_latency", "100ns,200ns,1us"}}));
@@ -132,7 +132,7 @@ TEST(MultiDim, ArcsCarryTheDimensionBandwidth) {
 }
 
 TEST(MultiDim, RingOfTwoIsOneArc) {
-  const Network n = build_network(topology_config({{"topology.kind", "multidim"}, {"topology.dims", "ring:2,ring:3"},
+  const Network n = network_from_config(topology_config({{"topology.kind", "multidim"}, {"topology.dims", "ring:2,ring:3"},
                                                    {"topology.dim_bandwidth", "10GB/s"}}));
   ASSERT_EQ(n.out_arcs(0).size(), 3u);
   EXPECT_DOUBLE_EQ(n.arc(n.out_arcs(0)[0]).bandwidth_Bps, 10e9);  // to 1: the whole bw_0
@@ -141,7 +141,7 @@ TEST(MultiDim, RingOfTwoIsOneArc) {
 
 TEST(MultiDim, BadInput) {
   auto text = [](std::initializer_list<std::pair<const char*, const char*>> kv) {
-    return bad_input_text([&] { build_network(topology_config(kv)); });
+    return bad_input_text([&] { network_from_config(topology_config(kv)); });
   };
   EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:1"}}), HasSubstr("topology.dims"));
   EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,mesh:4"}}), HasSubstr("mesh"));

@@ -161,7 +161,7 @@ TEST(EdgeList, RoundTripEveryFamily) {
     Config c;
     for (const auto& [k, v] : kv) c.set(k, v, "test");
     validate_and_default(c, KeyRegistry(config_keys()));
-    const Network original = build_network(c);
+    const Network original = network_from_config(c);
     const std::string path = ::testing::TempDir() + "/topo_roundtrip.txt";
     {
       std::ofstream out(path);
@@ -169,7 +169,7 @@ TEST(EdgeList, RoundTripEveryFamily) {
     }
     c.set("topology.kind", "file", "test");
     c.set("topology.file", path, "test");
-    const Network back = build_network(c);
+    const Network back = network_from_config(c);
     SCOPED_TRACE(original.info().kind);
     expect_same_graph(original, back);
     EXPECT_EQ(back.info().kind, "file");

@@ -1,0 +1,161 @@
+// optimize.* keys -> OptimizeSettings: the one place the optimizers read a Config.
+#include <algorithm>
+
+#include "toposweep/opt/settings.hpp"
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/units.hpp"
+
+namespace toposweep::opt {
+namespace {
+
+std::optional<double> optional_quantity(const Config& c, const std::string& key, Quantity q) {
+  if (!c.has(key) || c.get_string(key).empty()) return std::nullopt;
+  return c.get_quantity(key, q);
+}
+
+std::vector<double> bound_list(const Config& c, const std::string& key) {
+  if (!c.has(key) || c.get_string(key).empty()) return {};
+  return c.get_quantity_list(key, Quantity::Bandwidth, false);
+}
+
+void read_bandwidth(const Config& config, OptimizeSettings& s) {
+  const std::string objective = config.get_string("optimize.objective");
+  if (objective == "time")
+    s.objective = AllocationObjective::Time;
+  else if (objective == "time_x_cost")
+    s.objective = AllocationObjective::TimeTimesCost;
+  else
+    throw BadInput("objective must be time or time_x_cost, not '" + objective + "'",
+                   config.where("optimize.objective"));
+  s.total_bandwidth_Bps = optional_quantity(config, "optimize.total_bandwidth", Quantity::Bandwidth);
+  if (config.has("optimize.cost_budget") && !config.get_string("optimize.cost_budget").empty()) {
+    s.cost_budget_usd = config.get_double("optimize.cost_budget");
+    if (!(*s.cost_budget_usd > 0)) throw BadInput("cost budget must be positive", config.where("optimize.cost_budget"));
+  }
+  s.dim_bandwidth_min_Bps = bound_list(config, "optimize.dim_bandwidth_min");
+  s.dim_bandwidth_max_Bps = bound_list(config, "optimize.dim_bandwidth_max");
+  const std::string order = config.get_string("optimize.dim_order");
+  if (order == "descending")
+    s.descending = true;
+  else if (order != "none")
+    throw BadInput("dim_order must be none or descending", config.where("optimize.dim_order"));
+  s.tolerance = config.get_double("optimize.tolerance");
+  if (!(s.tolerance > 0)) throw BadInput("tolerance must be positive", config.where("optimize.tolerance"));
+}
+
+FinderSettings finder_settings(const Config& config) {
+  FinderSettings s;
+  s.degree = static_cast<std::uint32_t>(config.get_int("topology.degree", 1, 1 << 20));
+  s.link_bandwidth_Bps = config.get_bandwidth("topology.link_bandwidth");
+  s.link_latency_s = config.get_time("topology.link_latency");
+  s.server.gpus = static_cast<std::uint32_t>(config.get_int("server.gpus", 1, 1 << 20));
+  s.server.intra_bandwidth_Bps = config.get_bandwidth("server.intra_bandwidth");
+  return s;
+}
+
+McmcStrategySettings mcmc_settings(const Config& config) {
+  McmcStrategySettings m;
+  m.metropolis.budget = static_cast<std::uint32_t>(config.get_int("optimize.mcmc_budget", 0, 1 << 30));
+  if (m.metropolis.budget == 0)
+    throw BadInput("the MCMC budget must be at least 1", config.where("optimize.mcmc_budget"));
+  m.metropolis.seed = static_cast<std::uint64_t>(config.get_int("optimize.mcmc_seed", 0));
+  m.metropolis.temperature = config.get_double("optimize.mcmc_temperature");
+  if (!(m.metropolis.temperature > 0))
+    throw BadInput("temperature must be positive", config.where("optimize.mcmc_temperature"));
+  m.metropolis.restart_after = static_cast<std::uint32_t>(config.get_int("optimize.mcmc_restart", 1, 1 << 30));
+  return m;
+}
+
+SearchMethod search_method(const Config& config) {
+  const std::string s = config.get_string("optimize.search");
+  if (s == "mcmc") return SearchMethod::Mcmc;
+  if (s == "exhaustive") return SearchMethod::Exhaustive;
+  throw BadInput("search must be mcmc or exhaustive, not '" + s + "'", config.where("optimize.search"));
+}
+
+StrategySpace strategy_space(const Config& config) {
+  StrategySpace space;
+  space.max_microbatches = static_cast<std::uint32_t>(config.get_int("optimize.max_microbatches", 0, 1 << 20));
+  if (config.has("optimize.zero_stages")) {
+    space.zero.clear();
+    for (std::int64_t z : config.get_int_list("optimize.zero_stages", 0, 3))
+      if (std::find(space.zero.begin(), space.zero.end(), z) == space.zero.end())
+        space.zero.push_back(static_cast<std::uint8_t>(z));
+    if (space.zero.empty()) throw BadInput("name at least one ZeRO stage", config.where("optimize.zero_stages"));
+  }
+  return space;
+}
+
+}  // namespace
+
+OptimizeTarget parse_optimize_target(const std::string& text, const std::string& where) {
+  if (text == "bandwidth") return OptimizeTarget::Bandwidth;
+  if (text == "topology") return OptimizeTarget::Topology;
+  if (text == "strategy") return OptimizeTarget::Strategy;
+  if (text == "alternating") return OptimizeTarget::Alternating;
+  if (text == "placement") return OptimizeTarget::Placement;
+  throw BadInput("target must be bandwidth, topology, strategy, alternating or placement, not '" + text + "'",
+                 where);
+}
+
+const char* optimize_target_name(OptimizeTarget t) {
+  switch (t) {
+    case OptimizeTarget::Bandwidth:
+      return "bandwidth";
+    case OptimizeTarget::Topology:
+      return "topology";
+    case OptimizeTarget::Strategy:
+      return "strategy";
+    case OptimizeTarget::Alternating:
+      return "alternating";
+    case OptimizeTarget::Placement:
+      return "placement";
+  }
+  return "?";
+}
+
+OptimizeSettings optimize_settings_from_config(const Config& config, OptimizeTarget target) {
+  OptimizeSettings s;
+  switch (target) {
+    case OptimizeTarget::Bandwidth:
+      read_bandwidth(config, s);
+      break;
+    case OptimizeTarget::Topology:
+      s.finder = finder_settings(config);
+      break;
+    case OptimizeTarget::Strategy:
+      if (config.has("optimize.placement"))
+        s.placement = parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"));
+      s.space = strategy_space(config);
+      s.search = search_method(config);
+      // The MCMC settings are read only when MCMC runs (an exhaustive search ignores them).
+      if (s.search == SearchMethod::Mcmc) s.mcmc = mcmc_settings(config);
+      break;
+    case OptimizeTarget::Alternating:
+      s.servers = static_cast<std::uint32_t>(config.get_int("topology.servers", 2, 1 << 24));
+      s.finder = finder_settings(config);
+      s.search = search_method(config);
+      s.mcmc = mcmc_settings(config);
+      s.space = strategy_space(config);
+      s.patience = static_cast<std::uint32_t>(config.get_int("optimize.rounds", 1, 1 << 20));
+      s.max_rounds = static_cast<std::uint32_t>(config.get_int("optimize.max_rounds", 1, 1 << 20));
+      s.time_budget_s = config.get_time("optimize.time_budget");
+      break;
+    case OptimizeTarget::Placement:
+      break;
+  }
+  return s;
+}
+
+OptimizeProblem optimize_problem_from_config(const Config& config, OptimizeTarget target) {
+  OptimizeProblem p;
+  p.topology = topology::topology_spec_from_config(config);
+  p.workload = workload_spec_from_config(config);
+  p.strategy = strategy_spec_from_config(config);
+  p.sim = sim::sim_options_from_config(config);
+  p.costs = topology::cost_spec_from_config(config);
+  p.settings = optimize_settings_from_config(config, target);
+  return p;
+}
+
+}  // namespace toposweep::opt

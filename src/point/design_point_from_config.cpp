@@ -1,0 +1,98 @@
+// Config -> DesignPoint: the one place a design point is read. Each module's *_from_config reads
+// its own keys; this file only decides which of them a point needs.
+#include <charconv>
+
+#include "toposweep/collective/options.hpp"
+#include "toposweep/point/design_point.hpp"
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/strings.hpp"
+
+namespace toposweep {
+namespace {
+
+bool user_set(const Config& c, const std::string& key) { return c.has(key) && c.entries().at(key).origin != "default"; }
+
+}  // namespace
+
+std::vector<JobSpec> parse_job_list(const std::string& text, const std::string& where) {
+  std::vector<JobSpec> jobs;
+  auto number = [](std::string_view t, unsigned& out) {
+    const char* end = t.data() + t.size();
+    return !t.empty() && std::from_chars(t.data(), end, out).ptr == end && out > 0;
+  };
+  for (const std::string& item : split_list(text)) {
+    const auto bad = [&] {
+      return BadInput("job '" + item + "' is not MODEL:SERVERS[:tpT][:ppP][:mbM] with SERVERS, T, P, M >= 1", where);
+    };
+    // Peel the strategy options off the right, then SERVERS; what is left is the model (a name or
+    // a file path, which may itself hold colons).
+    JobSpec j;
+    std::string rest = item;
+    for (;;) {
+      const auto colon = rest.rfind(':');
+      if (colon == std::string::npos) throw bad();
+      const std::string_view token = std::string_view(rest).substr(colon + 1);
+      std::uint32_t* field = token.starts_with("tp")   ? &j.tp
+                             : token.starts_with("pp") ? &j.pp
+                             : token.starts_with("mb") ? &j.microbatches
+                                                       : nullptr;
+      if (!field) break;
+      unsigned value = 0;
+      if (!number(token.substr(2), value)) throw bad();
+      *field = value;
+      rest.resize(colon);
+    }
+    const auto colon = rest.rfind(':');
+    unsigned servers = 0;
+    if (colon == 0 || !number(std::string_view(rest).substr(colon + 1), servers)) throw bad();
+    j.model = rest.substr(0, colon);
+    j.servers = servers;
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
+DesignPoint design_point_from_config(const Config& config, std::optional<opt::OptimizeTarget> optimize) {
+  DesignPoint p;
+  if (!optimize && config.has("point.optimize")) {
+    const std::string v = to_lower(trim(config.get_string("point.optimize")));
+    if (v != "none") optimize = opt::parse_optimize_target(v, config.where("point.optimize"));
+  }
+  p.optimize = optimize;
+  if (optimize) p.optimize_settings = opt::optimize_settings_from_config(config, *optimize);
+  p.workload = workload_spec_from_config(config);
+  p.strategy = strategy_spec_from_config(config);
+  p.sim = sim::sim_options_from_config(config);
+  p.costs = topology::cost_spec_from_config(config);
+  if (config.has("optimize.placement"))
+    p.placement = opt::parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"));
+  if (config.has("simulate.jobs") && !trim(config.get_string("simulate.jobs")).empty()) {
+    p.jobs = parse_job_list(config.get_string("simulate.jobs"), config.where("simulate.jobs"));
+    if (p.jobs.empty()) throw BadInput("multi-job mode needs at least one job", config.where("simulate.jobs"));
+    p.jobs_share_batch = user_set(config, "model.batch_per_gpu");
+  }
+  // Last: an impossible topology (InvalidDesign) leaves every other key read, so a check that
+  // tolerates impossible designs still sees which keys the point uses.
+  p.topology = topology::topology_spec_from_config(config);
+  return p;
+}
+
+KeyOrigins key_origins(const Config& config) {
+  KeyOrigins o = KeyOrigins::of(config);
+  if (user_set(config, "strategy.zero1") && !user_set(config, "strategy.zero"))
+    o.redirect("strategy.zero", "strategy.zero1");
+  return o;
+}
+
+opt::OptimizeProblem optimize_problem(const DesignPoint& point) {
+  opt::OptimizeProblem p;
+  p.topology = point.topology;
+  p.workload = point.workload;
+  p.strategy = point.strategy;
+  p.sim = point.sim;
+  p.costs = point.costs;
+  p.settings = point.optimize_settings;
+  return p;
+}
+
+}  // namespace toposweep
