@@ -10,7 +10,7 @@
 namespace toposweep {
 namespace {
 
-bool user_set(const Config& c, const std::string& key) { return c.has(key) && c.entries().at(key).origin != "default"; }
+bool user_set(const Config& c, std::string_view key) { return c.user_set(key); }
 
 }  // namespace
 
@@ -91,7 +91,7 @@ opt::OptimizeProblem optimize_problem(const DesignPoint& point) {
   p.strategy = point.strategy;
   p.sim = point.sim;
   p.costs = point.costs;
-  p.settings = point.optimize_settings;
+  if (point.optimize_settings) p.settings = *point.optimize_settings;
   return p;
 }
 

@@ -16,6 +16,8 @@ struct PointCache::Impl {
   // consecutive points usually share it).
   std::optional<topology::TopologySpec> topo_key;
   std::optional<topology::CostSpec> cost_key;
+  std::optional<topology::CostSpec> table_key;  // of `prices`
+  std::optional<topology::PriceTable> prices;
   std::shared_ptr<const Network> network;
   topology::CostBreakdown cost;
   double bisection_Bps = PointResult::nan;
@@ -42,7 +44,12 @@ struct PointCache::Impl {
       bisection_Bps = network_bisection_Bps(*network);
     }
     if (!cost_key || costs != *cost_key) {
-      cost = topology::network_cost(*network, topology::price_table(costs));
+      if (!table_key || costs != *table_key) {
+        prices.reset();
+        prices.emplace(topology::price_table(costs));
+        table_key = costs;
+      }
+      cost = topology::network_cost(*network, *prices);
       cost_key = costs;
     }
     return *network;
@@ -139,7 +146,7 @@ Evaluation check_only(const DesignPoint& p, PointCache::Impl& c) {
   if (p.optimize && *p.optimize == opt::OptimizeTarget::Bandwidth &&
       !std::holds_alternative<topology::MultiDimSpec>(p.topology.family))
     return {};  // the optimizer reports it as an impossible design
-  const std::uint32_t gpus = own_network ? p.optimize_settings.servers * p.optimize_settings.finder.server.gpus
+  const std::uint32_t gpus = own_network ? p.optimize_settings->servers * p.optimize_settings->finder.server.gpus
                                          : net ? net->gpu_count() : 0;
   if (gpus == 0) return {};
   check_step([&] {

@@ -13,10 +13,11 @@
 namespace toposweep::topology {
 namespace {
 
-bool explicitly_set(const Config& c, const std::string& key) {
-  return c.has(key) && c.entries().at(key).origin != "default";
+bool explicitly_set(const Config& c, std::string_view key) { return c.user_set(key); }
+bool nonempty(const Config& c, std::string_view key) {
+  const ConfigEntry* e = c.entry(key);
+  return e && !trim(e->value).empty();
 }
-bool nonempty(const Config& c, const std::string& key) { return c.has(key) && !trim(c.get_string(key)).empty(); }
 
 std::uint32_t get_u32(const Config& c, const std::string& key, std::int64_t min, std::int64_t max = 1 << 26) {
   return static_cast<std::uint32_t>(c.get_int(key, min, max));
@@ -24,7 +25,8 @@ std::uint32_t get_u32(const Config& c, const std::string& key, std::int64_t min,
 
 // topology.optical, with `fallback` standing in for "auto".
 std::string optical_device(const Config& c, const std::string& fallback) {
-  const std::string v = c.has("topology.optical") ? c.get_string("topology.optical") : "auto";
+  const ConfigEntry* e = c.entry("topology.optical");
+  const std::string v = e ? e->value : "auto";
   if (v == "auto") return fallback;
   if (v != "patch_panel" && v != "ocs" && v != "none")
     throw BadInput("topology.optical must be auto, patch_panel, ocs or none, got '" + v + "'",
@@ -225,8 +227,7 @@ TopologySpec topology_spec_from_config(const Config& config) {
     if (kind == f.name) {
       TopologySpec spec;
       spec.family = f.from_config(config);
-      spec.allow_disconnected =
-          config.has("topology.allow_disconnected") && config.get_bool("topology.allow_disconnected");
+      spec.allow_disconnected = config.entry("topology.allow_disconnected") && config.get_bool("topology.allow_disconnected");
       return spec;
     }
   throw BadInput("unknown topology kind '" + kind + "' (" + join(topology_family_names(), ", ") + ")",

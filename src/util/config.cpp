@@ -8,31 +8,67 @@
 
 namespace toposweep {
 
+Config::Config(const Config& other) : entries_(other.entries_), reads_(other.reads_) { rebuild_index(); }
+
+Config& Config::operator=(const Config& other) {
+  if (this != &other) {
+    entries_ = other.entries_;
+    reads_ = other.reads_;
+    rebuild_index();
+  }
+  return *this;
+}
+
+void Config::rebuild_index() {
+  index_.clear();
+  index_.reserve(entries_.size());
+  for (const auto& [k, e] : entries_) index_.emplace(std::string_view(k), &e);
+}
+
+const ConfigEntry* Config::find(std::string_view key) const {
+  const auto it = index_.find(key);
+  return it == index_.end() ? nullptr : it->second;
+}
+
 void Config::set(const std::string& key, std::string value, std::string origin) {
-  entries_[key] = ConfigEntry{std::move(value), std::move(origin)};
+  auto [it, fresh] = entries_.insert_or_assign(key, ConfigEntry{std::move(value), std::move(origin)});
+  if (fresh) index_.emplace(std::string_view(it->first), &it->second);
 }
 
-void Config::erase(const std::string& key) { entries_.erase(key); }
+void Config::erase(const std::string& key) {
+  index_.erase(std::string_view(key));
+  entries_.erase(key);
+}
 
-bool Config::has(const std::string& key) const {
+const ConfigEntry* Config::entry(std::string_view key) const {
   note_read(key);
-  return entries_.count(key) != 0;
+  return find(key);
 }
 
-std::string Config::where(const std::string& key) const {
-  auto it = entries_.find(key);
-  if (it == entries_.end() || it->second.origin.empty()) return "key " + key;
-  return "key " + key + " at " + it->second.origin;
+bool Config::user_set(std::string_view key) const {
+  const ConfigEntry* e = entry(key);
+  return e && e->origin != "default";
 }
 
-const std::string& Config::get_string(const std::string& key) const {
+bool Config::has(std::string_view key) const {
   note_read(key);
-  auto it = entries_.find(key);
-  if (it == entries_.end()) throw BadInput("missing required key '" + key + "'", "key " + key);
-  return it->second.value;
+  return find(key) != nullptr;
 }
 
-std::int64_t Config::get_int(const std::string& key, std::int64_t min, std::int64_t max) const {
+std::string Config::where(std::string_view key) const {
+  const ConfigEntry* e = find(key);
+  if (!e || e->origin.empty()) return "key " + std::string(key);
+  return "key " + std::string(key) + " at " + e->origin;
+}
+
+const std::string& Config::get_string(std::string_view key) const {
+  note_read(key);
+  const ConfigEntry* e = find(key);
+  if (!e) throw BadInput("missing required key '" + std::string(key) + "'", "key " + std::string(key));
+  return e->value;
+}
+
+std::int64_t Config::get_int(std::string_view key, std::int64_t min, std::int64_t max) const {
   const std::string& text = get_string(key);
   std::int64_t v = 0;
   std::size_t used = 0;
@@ -52,44 +88,43 @@ std::int64_t Config::get_int(const std::string& key, std::int64_t min, std::int6
   return v;
 }
 
-double Config::get_double(const std::string& key) const {
+double Config::get_double(std::string_view key) const {
   const std::string& text = get_string(key);
   auto v = parse_plain_number(text);
   if (!v) throw BadInput("'" + text + "' is not a number", where(key));
   return *v;
 }
 
-bool Config::get_bool(const std::string& key) const {
+bool Config::get_bool(std::string_view key) const {
   const std::string t = to_lower(get_string(key));
   if (t == "true" || t == "yes" || t == "on" || t == "1") return true;
   if (t == "false" || t == "no" || t == "off" || t == "0") return false;
   throw BadInput("'" + get_string(key) + "' is not a boolean (true/false)", where(key));
 }
 
-double Config::get_quantity(const std::string& key, Quantity q, bool positive) const {
+double Config::get_quantity(std::string_view key, Quantity q, bool positive) const {
   double v = parse_quantity(q, get_string(key), where(key));
   if (positive && v <= 0)
     throw BadInput(std::string(quantity_name(q)) + " must be positive", where(key));
   return v;
 }
 
-std::vector<std::string> Config::get_list(const std::string& key) const {
+std::vector<std::string> Config::get_list(std::string_view key) const {
   return split_list(get_string(key));
 }
 
-std::vector<std::int64_t> Config::get_int_list(const std::string& key, std::int64_t min,
+std::vector<std::int64_t> Config::get_int_list(std::string_view key, std::int64_t min,
                                                std::int64_t max) const {
   std::vector<std::int64_t> out;
   for (const auto& item : get_list(key)) {
     Config one;
-    auto it = entries_.find(key);
-    one.set(key, item, it->second.origin);
+    one.set(std::string(key), item, find(key)->origin);
     out.push_back(one.get_int(key, min, max));
   }
   return out;
 }
 
-std::vector<double> Config::get_quantity_list(const std::string& key, Quantity q, bool positive) const {
+std::vector<double> Config::get_quantity_list(std::string_view key, Quantity q, bool positive) const {
   std::vector<double> out;
   for (const auto& item : get_list(key)) {
     double v = parse_quantity(q, item, where(key));

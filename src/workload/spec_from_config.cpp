@@ -9,9 +9,7 @@ namespace toposweep {
 namespace {
 
 // Set by the user (a file or --set), not filled in from the key's default.
-bool user_set(const Config& config, const std::string& key) {
-  return config.has(key) && config.entries().at(key).origin != "default";
-}
+bool user_set(const Config& config, std::string_view key) { return config.user_set(key); }
 
 // strategy.zero, or the deprecated strategy.zero1 alias for stage 1; both given must agree.
 std::uint8_t zero_stage_from_config(const Config& config) {

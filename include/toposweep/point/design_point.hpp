@@ -40,7 +40,7 @@ struct DesignPoint {
   // point.optimize (a sweep point) or the optimize command's target: the optimizer that runs
   // first, with the settings it reads; nullopt: the design is evaluated as given.
   std::optional<opt::OptimizeTarget> optimize;
-  opt::OptimizeSettings optimize_settings;
+  std::optional<opt::OptimizeSettings> optimize_settings;  // set with `optimize`
   std::optional<opt::SingleCollective> single_collective;  // optimize --op/--bytes
   // Multi-job mode (simulate.jobs): several jobs share the network; every other model.* and
   // strategy.* setting applies to all of them. Jobs keep their own model's batch per GPU unless

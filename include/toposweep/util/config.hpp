@@ -8,6 +8,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "toposweep/util/config_keys.hpp"
@@ -22,31 +24,41 @@ struct ConfigEntry {
 
 class Config {
  public:
+  Config() = default;
+  Config(const Config& other);
+  Config& operator=(const Config& other);
+  Config(Config&&) noexcept = default;
+  Config& operator=(Config&&) noexcept = default;
+
   void set(const std::string& key, std::string value, std::string origin);
   void erase(const std::string& key);
-  bool has(const std::string& key) const;
-  const std::map<std::string, ConfigEntry>& entries() const { return entries_; }
+  bool has(std::string_view key) const;
+  // The entry of `key` (a read), or nullptr when unset.
+  const ConfigEntry* entry(std::string_view key) const;
+  // Set in a file, with --set or by a sweep axis; not a registry default.
+  bool user_set(std::string_view key) const;
+  const std::map<std::string, ConfigEntry, std::less<>>& entries() const { return entries_; }
 
   // "key topology.degree (set at file.ini:4)"-style location for error messages.
-  std::string where(const std::string& key) const;
+  std::string where(std::string_view key) const;
 
   // Typed getters. A missing key is BadInput ("missing required key"); a malformed or
   // out-of-range value is BadInput naming the key and where it was set.
-  const std::string& get_string(const std::string& key) const;
-  std::int64_t get_int(const std::string& key, std::int64_t min = INT64_MIN,
+  const std::string& get_string(std::string_view key) const;
+  std::int64_t get_int(std::string_view key, std::int64_t min = INT64_MIN,
                        std::int64_t max = INT64_MAX) const;
-  double get_double(const std::string& key) const;  // plain number, finite
-  bool get_bool(const std::string& key) const;      // true/false/yes/no/on/off/1/0
+  double get_double(std::string_view key) const;  // plain number, finite
+  bool get_bool(std::string_view key) const;      // true/false/yes/no/on/off/1/0
   // Quantity with a unit; `positive` rejects zero.
-  double get_quantity(const std::string& key, Quantity q, bool positive = true) const;
-  double get_bandwidth(const std::string& key) const { return get_quantity(key, Quantity::Bandwidth); }
-  double get_size(const std::string& key) const { return get_quantity(key, Quantity::Size); }
+  double get_quantity(std::string_view key, Quantity q, bool positive = true) const;
+  double get_bandwidth(std::string_view key) const { return get_quantity(key, Quantity::Bandwidth); }
+  double get_size(std::string_view key) const { return get_quantity(key, Quantity::Size); }
   // Times may be zero (e.g. zero latency).
-  double get_time(const std::string& key) const { return get_quantity(key, Quantity::Time, false); }
-  std::vector<std::string> get_list(const std::string& key) const;  // comma separated
-  std::vector<std::int64_t> get_int_list(const std::string& key, std::int64_t min = INT64_MIN,
+  double get_time(std::string_view key) const { return get_quantity(key, Quantity::Time, false); }
+  std::vector<std::string> get_list(std::string_view key) const;  // comma separated
+  std::vector<std::int64_t> get_int_list(std::string_view key, std::int64_t min = INT64_MIN,
                                          std::int64_t max = INT64_MAX) const;
-  std::vector<double> get_quantity_list(const std::string& key, Quantity q, bool positive = true) const;
+  std::vector<double> get_quantity_list(std::string_view key, Quantity q, bool positive = true) const;
 
   // All keys with a given prefix ("space.big."), prefix stripped.
   std::map<std::string, ConfigEntry> with_prefix(const std::string& prefix) const;
@@ -61,10 +73,15 @@ class Config {
   void record_reads(std::shared_ptr<std::set<std::string>> log) { reads_ = std::move(log); }
 
  private:
-  void note_read(const std::string& key) const {
-    if (reads_) reads_->insert(key);
+  void note_read(std::string_view key) const {
+    if (reads_) reads_->emplace(key);
   }
-  std::map<std::string, ConfigEntry> entries_;
+  const ConfigEntry* find(std::string_view key) const;
+  void rebuild_index();
+  // Sorted for printing and prefix scans; the hash index (views of the map's own keys, which
+  // stay put) makes the per-point reads of a sweep one hash each instead of a tree walk.
+  std::map<std::string, ConfigEntry, std::less<>> entries_;
+  std::unordered_map<std::string_view, const ConfigEntry*> index_;
   std::shared_ptr<std::set<std::string>> reads_;
 };
 
