@@ -174,10 +174,6 @@ struct TreeGrower {
   }
 };
 
-// Work budget of the exact packing (trees x vertices^2 max-flows on graphs this small: ms).
-constexpr std::uint32_t kExactPackingMaxVertices = 16;
-constexpr std::uint64_t kExactPackingMaxTrees = 96;
-
 double packing_time(const ArcGraph& g, const std::vector<Arborescence>& trees) {
   std::vector<double> load(g.arcs.size(), 0);
   for (const auto& t : trees)
@@ -242,18 +238,6 @@ ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& w
       if (best.complete) break;
     }
   }
-  // The greedy packing can fall short of the bound; on small networks the exact packing
-  // (splitting off relays, then Edmonds' branching theorem) attains it.
-  std::uint64_t W = 0;
-  for (std::uint32_t w : weight) W += w;
-  if (x > 0 && !best.complete && g.vertex_count <= kExactPackingMaxVertices) {
-    for (std::uint32_t k = 1; k * W <= kExactPackingMaxTrees; ++k) {
-      if (auto exact = pack_forest_exact(g, weight, receivers, opt, unit_bytes, k)) {
-        best = std::move(*exact);
-        break;
-      }
-    }
-  }
   if (best.trees.empty()) attempt(1, false);  // one uncapacitated tree per source
   if (best.trees.empty())
     throw BadInput("forest: a member cannot be reached from a source", "collective members");
@@ -279,7 +263,7 @@ double deepest_latency(const ArcGraph& g, const std::vector<Arborescence>& trees
 }  // namespace
 
 ForestSchedule forest_schedule(const Network& net, CollectiveOp op, const std::vector<VertexId>& members,
-                               double bytes, VertexId root, bool with_flows) {
+                               double bytes, VertexId root, bool with_flows, ForestAlgorithm algorithm) {
   if (op == CollectiveOp::AllToAll)
     throw BadInput("algorithm forest does not apply to alltoall", "collective.algorithm");
   ForestSchedule out;
@@ -313,7 +297,13 @@ ForestSchedule forest_schedule(const Network& net, CollectiveOp op, const std::v
   for (bool reversed : reversed_phases) {
     const ArcGraph g = arc_graph(net, reversed);
     const ForestOptimum opt = forest_optimum(g, weight, members);
-    const ForestPacking pack = pack_forest(g, weight, members, opt, unit);
+    ForestPacking pack = pack_forest(g, weight, members, opt, unit);
+    if (algorithm == ForestAlgorithm::Exact && !pack.complete) {
+      // Max-flows on this network cost about its size; ~2e8 arc visits is about a second.
+      const std::uint64_t budget = 200'000'000 / (g.arcs.size() + g.vertex_count + 1) + 1;
+      if (auto exact = pack_forest_exact(g, weight, members, opt, unit, nullptr, budget))
+        pack = std::move(*exact);
+    }
     out.optimal_time_s += unit / opt.rate_Bps();
     out.built_time_s += pack.time_s;
     out.last_optimum = opt;

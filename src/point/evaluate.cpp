@@ -110,7 +110,8 @@ PointResult PointEvaluator::evaluate(const Config& point) {
     if (c.analytical && (c.analytical->settings().algorithm != s.algorithm ||
                          c.analytical->settings().hierarchical_pipelined != s.hierarchical_pipelined ||
                          c.analytical->settings().analytical_all_instances != s.analytical_all_instances ||
-                         c.analytical->settings().spread_switch_paths != s.spread_switch_paths))
+                         c.analytical->settings().spread_switch_paths != s.spread_switch_paths ||
+                         c.analytical->settings().greedy_forest != s.greedy_forest))
       c.analytical.reset();
     if (!c.analytical) c.analytical.emplace(net, s);
     const sim::SimResult sim = sim::simulate_analytical(*c.analytical, plan.graph, net.gpus_per_node());

@@ -15,5 +15,7 @@ CollectiveOptions collective_options(const Config& config);
 // collective.routing: true for `spread` (ECMP over switched fabrics), false for `shortest` or
 // when the key is absent; BadInput for anything else.
 bool spread_routing(const Config& config);
+// collective.forest: true for `greedy`, false for `exact` or when the key is absent.
+bool greedy_forest(const Config& config);
 
 }  // namespace toposweep
