@@ -36,8 +36,8 @@ bool holds(const std::vector<std::uint64_t>& set, std::uint32_t v) {
 class Packer {
  public:
   Packer(std::uint32_t n, const std::vector<PackArc>& arcs, double tol, BranchingStats* stats,
-         std::uint64_t max_flows)
-      : n_(n), arcs_(arcs), out_(n), tol_(tol), stats_(stats), max_flows_(max_flows) {
+         std::uint64_t max_work)
+      : n_(n), arcs_(arcs), out_(n), tol_(tol), stats_(stats), max_work_(max_work) {
     mf_.set_tolerance(tol_ / 100);
     for (std::uint32_t a = 0; a < arcs_.size(); ++a)
       if (arcs_[a].src != arcs_[a].dst) out_[arcs_[a].src].push_back(a);
@@ -105,11 +105,13 @@ class Packer {
   }
 
   double flow(std::uint32_t v) {
-    ++flows_;
-    if (stats_) ++stats_->max_flows;
-    return mf_.run(n_, v, D_);
+    const std::uint64_t before = mf_.scans();
+    const double f = mf_.run(n_, v, D_);
+    work_ += mf_.scans() - before;
+    if (stats_) ++stats_->max_flows, stats_->work += mf_.scans() - before;
+    return f;
   }
-  bool over_budget() const { return max_flows_ > 0 && flows_ > max_flows_; }
+  bool over_budget() const { return max_work_ > 0 && work_ > max_work_; }
 
   // Largest mu <= mu0 for which tree j may take arc a (0: none). A cut to y falling short at mu
   // lost exactly mu (it held y but not x, and met the tree), so its slack at zero is known and
@@ -192,8 +194,8 @@ class Packer {
   std::vector<std::vector<std::uint32_t>> out_;
   double tol_;
   BranchingStats* stats_;
-  std::uint64_t max_flows_;
-  std::uint64_t flows_ = 0;
+  std::uint64_t max_work_;
+  std::uint64_t work_ = 0;
   std::vector<Partial> trees_;
   std::vector<std::uint32_t> active_;  // unfinished trees, the one being grown first
   double D_ = 0;                       // copies still to build
@@ -207,8 +209,8 @@ class Packer {
 
 std::optional<std::vector<PackedTree>> pack_arborescences(std::uint32_t n, const std::vector<PackArc>& arcs,
                                                           const std::vector<double>& demand, double tol,
-                                                          BranchingStats* stats, std::uint64_t max_flows) {
-  Packer packer(n, arcs, tol, stats, max_flows);
+                                                          BranchingStats* stats, std::uint64_t max_work) {
+  Packer packer(n, arcs, tol, stats, max_work);
   return packer.run(demand);
 }
 

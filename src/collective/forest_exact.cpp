@@ -89,16 +89,16 @@ struct PathArc {
 // every source u with its demand; each terminal must receive D.
 class Reducer {
  public:
-  Reducer(const ArcGraph& g, const Scaled& s, double tol, std::uint64_t* flows, std::uint64_t max_flows)
-      : V_(g.vertex_count), demand_(s.demand), D_(s.total), tol_(tol), flows_(flows), max_flows_(max_flows) {
+  Reducer(const ArcGraph& g, const Scaled& s, double tol, ExactForestStats* stats, std::uint64_t max_work)
+      : V_(g.vertex_count), demand_(s.demand), D_(s.total), tol_(tol), stats_(stats), max_work_(max_work) {
     mf_.set_tolerance(tol_ / 100);
     for (ArcId e = 0; e < g.arcs.size(); ++e)
       if (s.cap[e] > tol_) arcs_.push_back(PathArc{g.arcs[e].src, g.arcs[e].dst, s.cap[e], {e}});
   }
 
   const std::vector<PathArc>& arcs() const { return arcs_; }
-  // The max-flow budget ran out: every later check fails.
-  bool aborted() const { return max_flows_ > 0 && *flows_ > max_flows_; }
+  // The work budget ran out: every later check fails.
+  bool aborted() const { return max_work_ > 0 && stats_->work > max_work_; }
 
   double in_cap(VertexId z) const {
     double c = 0;
@@ -117,7 +117,6 @@ class Reducer {
   // `lowered1`, `lowered2` reduced by `by` (a split being tried). 0 once the budget is spent.
   double connectivity(VertexId v, double limit, const PathArc* extra = nullptr, std::size_t lowered1 = kNone,
                       std::size_t lowered2 = kNone, double by = 0) {
-    ++*flows_;
     if (aborted()) return 0;
     mf_.reset(V_ + 1);
     for (std::size_t i = 0; i < arcs_.size(); ++i) {
@@ -130,7 +129,11 @@ class Reducer {
       mf_.add_edge(extra->src, extra->dst, extra->cap);
     for (VertexId u = 0; u < V_; ++u)
       if (demand_[u] > 0) mf_.add_edge(V_, u, demand_[u]);
-    return mf_.run(V_, v, limit);
+    const std::uint64_t before = mf_.scans();
+    const double f = mf_.run(V_, v, limit);
+    ++stats_->max_flows;
+    stats_->work += mf_.scans() - before;
+    return f;
   }
 
   bool all_reach(const std::vector<VertexId>& terminals) {
@@ -250,8 +253,8 @@ class Reducer {
   std::vector<double> demand_;
   double D_;
   double tol_;
-  std::uint64_t* flows_;
-  std::uint64_t max_flows_;
+  ExactForestStats* stats_;
+  std::uint64_t max_work_;
   MaxFlow mf_;
   std::vector<char> last_cut_;
 };
@@ -261,7 +264,7 @@ class Reducer {
 std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
                                                const std::vector<VertexId>& receivers,
                                                const ForestOptimum& opt, double unit_bytes,
-                                               ExactForestStats* stats, std::uint64_t max_flows) {
+                                               ExactForestStats* stats, std::uint64_t max_work) {
   const std::uint32_t V = g.vertex_count;
   if (!(opt.rate_Bps() > 0)) return std::nullopt;
   std::vector<char> terminal(V, 0);
@@ -284,7 +287,7 @@ std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vec
   std::optional<Reducer> net;
   std::vector<VertexId> terminals;
   for (int attempt = 0;; ++attempt) {
-    net.emplace(g, s, tol, &st.max_flows, max_flows);
+    net.emplace(g, s, tol, &st, max_work);
     terminals.clear();
     for (VertexId v = 0; v < V; ++v)
       if (terminal[v]) terminals.push_back(v);
@@ -319,10 +322,11 @@ std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vec
   std::vector<double> demand(terminals.size(), 0);
   for (std::size_t i = 0; i < terminals.size(); ++i) demand[i] = s.demand[terminals[i]];
   BranchingStats bstats;
-  const std::uint64_t left = max_flows == 0 ? 0 : max_flows - std::min(max_flows, st.max_flows) + 1;
+  const std::uint64_t left = max_work == 0 ? 0 : max_work - std::min(max_work, st.work) + 1;
   const auto trees =
       pack_arborescences(static_cast<std::uint32_t>(terminals.size()), arcs, demand, tol, &bstats, left);
   st.max_flows += bstats.max_flows;
+  st.work += bstats.work;
   if (!trees) return std::nullopt;
 
   // Back to the original arcs. Paths through relays may meet at a relay within one tree: it

@@ -37,6 +37,7 @@ bool MaxFlow::bfs(std::uint32_t s, std::uint32_t t) {
   level_[s] = 0;
   for (std::size_t head = 0; head < queue_.size(); ++head) {
     const std::uint32_t u = queue_[head];
+    scans_ += adj_[u].size();
     for (std::uint32_t id : adj_[u]) {
       const Edge& e = edges_[id];
       if (level_[e.to] < 0 && residual(e) > eps_) {
@@ -52,6 +53,7 @@ bool MaxFlow::bfs(std::uint32_t s, std::uint32_t t) {
 double MaxFlow::dfs(std::uint32_t v, std::uint32_t t, double pushed) {
   if (v == t) return pushed;
   for (std::uint32_t& i = next_[v]; i < adj_[v].size(); ++i) {
+    ++scans_;
     const std::uint32_t id = adj_[v][i];
     Edge& e = edges_[id];
     if (level_[e.to] != level_[v] + 1 || residual(e) <= eps_) continue;

@@ -26,7 +26,8 @@ struct PackedTree {
 };
 
 struct BranchingStats {
-  std::uint64_t max_flows = 0;  // max-flow runs, the packing's cost
+  std::uint64_t max_flows = 0;  // max-flow runs
+  std::uint64_t work = 0;       // edges they scanned (MaxFlow::scans): the packing's cost
   std::uint64_t rejected = 0;   // candidate arcs that no copy of a tree could take
 };
 
@@ -37,10 +38,10 @@ struct BranchingStats {
 // later without y. Capacities and demands may be real; `tol` is the rounding tolerance (absolute,
 // in capacity units): a root's multiplicities may sum to up to a few tol less than its demand
 // (remainders are dropped, never forced over a tight cut). nullopt when the condition fails, or
-// when the max-flows counted in `stats` would exceed `max_flows` (0: no limit).
+// when the work would exceed `max_work` (0: no limit).
 std::optional<std::vector<PackedTree>> pack_arborescences(std::uint32_t n, const std::vector<PackArc>& arcs,
                                                           const std::vector<double>& demand, double tol,
                                                           BranchingStats* stats = nullptr,
-                                                          std::uint64_t max_flows = 0);
+                                                          std::uint64_t max_work = 0);
 
 }  // namespace toposweep

@@ -58,16 +58,18 @@ struct ForestPacking {
 };
 
 // Greedy packing at the optimum: arc e may carry floor(k * b_e / x*) trees; trees are grown
-// widest-residual-first (ties: nearer the root), pruned to the receivers; the best of a few k.
-// `unit_bytes` is the data of one unit of weight. Fast, but may fall short of the bound.
+// widest-residual-first (ties: nearer the root), pruned to the receivers; the best of k in
+// {1, 2, 3, 4, 6, 8, 12, 16} up to max_k. `unit_bytes` is the data of one unit of weight. Fast,
+// but may fall short of the bound.
 ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
                           const std::vector<VertexId>& receivers, const ForestOptimum& opt,
-                          double unit_bytes);
+                          double unit_bytes, std::uint32_t max_k = 16);
 
 struct ExactForestStats {
   std::uint64_t trees_per_unit = 0;  // k
   std::uint64_t distinct_trees = 0;
   std::uint64_t max_flows = 0;
+  std::uint64_t work = 0;          // edges scanned by the max-flows (MaxFlow::scans)
   std::uint32_t relays_split = 0;  // relays removed by splitting off
   std::uint32_t relays_kept = 0;   // relays that send more than they take in, kept as tree vertices
 };
@@ -82,13 +84,12 @@ struct ExactForestStats {
 // out- than in-capacity stays as a tree vertex when every tree can reach it. Then Edmonds' theorem
 // on the receivers (pack_arborescences), and split arcs expand back into their paths. The trees'
 // time equals the optimum unit / x* (up to rounding). nullopt when a relay can neither be split
-// off nor kept, a cut was lost to rounding, or more than `max_flows` max-flows (0: no limit)
-// would be needed.
+// off nor kept, a cut was lost to rounding, or the work would exceed `max_work` (0: no limit).
 std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
                                                const std::vector<VertexId>& receivers,
                                                const ForestOptimum& opt, double unit_bytes,
                                                ExactForestStats* stats = nullptr,
-                                               std::uint64_t max_flows = 0);
+                                               std::uint64_t max_work = 0);
 
 enum class ForestAlgorithm { Exact, Greedy };
 

@@ -17,6 +17,8 @@ class MaxFlow {
   std::uint32_t add_edge(std::uint32_t u, std::uint32_t v, double capacity);
   void set_capacity(std::uint32_t edge, double capacity);
   double capacity(std::uint32_t edge) const { return edges_[2 * edge].cap; }
+  // Edges scanned by all runs so far (a machine-independent measure of their cost).
+  std::uint64_t scans() const { return scans_; }
   // Residual capacities at or below `eps` count as zero. Default (0): 1e-13 of the largest
   // capacity of the run, for sums of bandwidths; callers whose values span a known range set it.
   void set_tolerance(double eps) { fixed_eps_ = eps; }
@@ -45,6 +47,7 @@ class MaxFlow {
   std::vector<std::uint32_t> queue_;
   double eps_ = 0;
   double fixed_eps_ = 0;
+  std::uint64_t scans_ = 0;
 };
 
 }  // namespace toposweep
