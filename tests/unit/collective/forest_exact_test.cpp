@@ -253,10 +253,13 @@ TEST(ExactForest, Mi250FabricAttainsItsCriticalCut) {
     const ForestOptimum opt = forest_optimum(g, w, members);
     const double cut = testnet::cut_rate(g, w, opt.critical_set);
     EXPECT_NEAR(cut, opt.rate_Bps(), 1e-3);
-    const auto pack = pack_forest_exact(g, w, members, opt, kM);
+    ExactForestStats stats;
+    const auto pack = pack_forest_exact(g, w, members, opt, kM, &stats);
     ASSERT_TRUE(pack.has_value());
     check_packing(g, w, members, cut, *pack, kM);
     EXPECT_NEAR(pack->time_s, kM / cut, kM / cut * 1e-9);
+    // Given less work than it needs, it gives up instead of returning a partial packing.
+    EXPECT_FALSE(pack_forest_exact(g, w, members, opt, kM, nullptr, stats.work / 2).has_value());
   }
 }
 
