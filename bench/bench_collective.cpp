@@ -74,9 +74,13 @@ void forest_allgather64(benchmark::State& state, ForestAlgorithm algorithm) {
   state.counters["trees"] = fs.trees;
   state.counters["arcs"] = net.arc_count();
 }
-void BM_ForestAllGather64(benchmark::State& state) { forest_allgather64(state, ForestAlgorithm::Exact); }
+void BM_ForestAllGather64(benchmark::State& state) {
+  forest_allgather64(state, ForestAlgorithm::Exact);
+}
 BENCHMARK(BM_ForestAllGather64)->Unit(benchmark::kMillisecond);
-void BM_ForestAllGather64Greedy(benchmark::State& state) { forest_allgather64(state, ForestAlgorithm::Greedy); }
+void BM_ForestAllGather64Greedy(benchmark::State& state) {
+  forest_allgather64(state, ForestAlgorithm::Greedy);
+}
 BENCHMARK(BM_ForestAllGather64Greedy)->Unit(benchmark::kMillisecond);
 
 // The exact packing alone (splitting off + Edmonds' branchings) on the 64-node graph and on
@@ -100,7 +104,8 @@ void BM_ForestExactPacking(benchmark::State& state) {
     gap = pack ? pack->time_s / (unit / opt.rate_Bps()) : 0;
     benchmark::DoNotOptimize(pack);
   }
-  state.SetLabel(which == 0 ? "64 nodes / 500 links" : net.info().kind + " " + std::to_string(members.size()));
+  state.SetLabel(which == 0 ? "64 nodes / 500 links"
+                            : net.info().kind + " " + std::to_string(members.size()));
   state.counters["built_over_optimal"] = gap;
   state.counters["k"] = static_cast<double>(stats.trees_per_unit);
   state.counters["trees"] = static_cast<double>(stats.distinct_trees);

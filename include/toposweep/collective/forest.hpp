@@ -62,8 +62,8 @@ struct ForestPacking {
 // {1, 2, 3, 4, 6, 8, 12, 16} up to max_k. `unit_bytes` is the data of one unit of weight. Fast,
 // but may fall short of the bound.
 ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
-                          const std::vector<VertexId>& receivers, const ForestOptimum& opt,
-                          double unit_bytes, std::uint32_t max_k = 16);
+                          const std::vector<VertexId>& receivers, const ForestOptimum& opt, double unit_bytes,
+                          std::uint32_t max_k = 16);
 
 struct ExactForestStats {
   std::uint64_t trees_per_unit = 0;  // k
@@ -88,8 +88,7 @@ struct ExactForestStats {
 std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
                                                const std::vector<VertexId>& receivers,
                                                const ForestOptimum& opt, double unit_bytes,
-                                               ExactForestStats* stats = nullptr,
-                                               std::uint64_t max_work = 0);
+                                               ExactForestStats* stats = nullptr, std::uint64_t max_work = 0);
 
 enum class ForestAlgorithm { Exact, Greedy };
 
