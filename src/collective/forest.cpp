@@ -187,8 +187,8 @@ double packing_time(const ArcGraph& g, const std::vector<Arborescence>& trees) {
 }  // namespace
 
 ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
-                          const std::vector<VertexId>& receivers, const ForestOptimum& opt, double unit_bytes,
-                          std::uint32_t max_k) {
+                          const std::vector<VertexId>& receivers, const ForestOptimum& opt,
+                          double unit_bytes) {
   const TreeGrower grower(g, receivers);
   std::vector<VertexId> sources;
   for (VertexId u = 0; u < g.vertex_count; ++u)
@@ -234,7 +234,6 @@ ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& w
   };
   if (x > 0) {
     for (std::uint32_t k : {1u, 2u, 3u, 4u, 6u, 8u, 12u, 16u}) {
-      if (k > max_k) break;
       attempt(k, true);
       if (best.complete) break;
     }

@@ -59,11 +59,11 @@ struct ForestPacking {
 
 // Greedy packing at the optimum: arc e may carry floor(k * b_e / x*) trees; trees are grown
 // widest-residual-first (ties: nearer the root), pruned to the receivers; the best of k in
-// {1, 2, 3, 4, 6, 8, 12, 16} up to max_k. `unit_bytes` is the data of one unit of weight. Fast,
-// but may fall short of the bound.
+// {1, 2, 3, 4, 6, 8, 12, 16}. `unit_bytes` is the data of one unit of weight. Fast, but may fall
+// short of the bound.
 ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
-                          const std::vector<VertexId>& receivers, const ForestOptimum& opt, double unit_bytes,
-                          std::uint32_t max_k = 16);
+                          const std::vector<VertexId>& receivers, const ForestOptimum& opt,
+                          double unit_bytes);
 
 struct ExactForestStats {
   std::uint64_t trees_per_unit = 0;  // k
