@@ -1,9 +1,11 @@
-// Collective planning speed: the forest optimum + packing on a 64-node heterogeneous graph, and
-// time-only ring / hierarchical plans for 16,384 NPUs (the simulator calls these per point).
+// Collective planning speed: the forest optimum + packing on a 64-node heterogeneous graph and on
+// DGX/MI250-like fabrics, and time-only ring / hierarchical plans for 16,384 NPUs (the simulator
+// calls these per point).
 #include <benchmark/benchmark.h>
 
 #include <random>
 
+#include "../tests/unit/collective/test_networks.hpp"
 #include "toposweep/collective/forest.hpp"
 #include "toposweep/collective/plan.hpp"
 
@@ -57,27 +59,61 @@ CollectiveRequest all_nodes(CollectiveOp op, std::uint32_t n, double bytes) {
   return r;
 }
 
-void BM_ForestAllGather64(benchmark::State& state) {
+// The forest AllGather as plans use it: optimum, greedy packing, and (the greedy falls short
+// here) the exact packing. collective.forest = greedy: optimum and greedy only.
+void forest_allgather64(benchmark::State& state, ForestAlgorithm algorithm) {
   const Network net = heterogeneous64();
-  const ArcGraph g = arc_graph(net);
-  std::vector<std::uint32_t> w(64, 1);
   std::vector<VertexId> members(64);
   for (VertexId v = 0; v < 64; ++v) members[v] = v;
-  double gap = 0, trees = 0, flows = 0;
+  ForestSchedule fs;
   for (auto _ : state) {
-    const ForestOptimum opt = forest_optimum(g, w, members);
-    const ForestPacking pack = pack_forest(g, w, members, opt, 1e9 / 64);
-    gap = pack.time_s / (1e9 / 64 / opt.rate_Bps());
-    trees = static_cast<double>(pack.trees.size());
-    flows = opt.max_flow_calls;
-    benchmark::DoNotOptimize(pack);
+    fs = forest_schedule(net, CollectiveOp::AllGather, members, 1e9, 0, false, algorithm);
+    benchmark::DoNotOptimize(fs);
   }
-  state.counters["built_over_optimal"] = gap;
-  state.counters["trees"] = trees;
-  state.counters["max_flows"] = flows;
+  state.counters["built_over_optimal"] = fs.built_time_s / fs.optimal_time_s;
+  state.counters["trees"] = fs.trees;
   state.counters["arcs"] = net.arc_count();
 }
+void BM_ForestAllGather64(benchmark::State& state) {
+  forest_allgather64(state, ForestAlgorithm::Exact);
+}
 BENCHMARK(BM_ForestAllGather64)->Unit(benchmark::kMillisecond);
+void BM_ForestAllGather64Greedy(benchmark::State& state) {
+  forest_allgather64(state, ForestAlgorithm::Greedy);
+}
+BENCHMARK(BM_ForestAllGather64Greedy)->Unit(benchmark::kMillisecond);
+
+// The exact packing alone (splitting off + Edmonds' branchings) on the 64-node graph and on
+// ForestColl's fabrics: DGX-A100-like 2 and 4 boxes, MI250-like 2 and 4 boxes.
+void BM_ForestExactPacking(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  const Network net = which == 0   ? heterogeneous64()
+                      : which <= 2 ? testnet::dgx_a100(which == 1 ? 2 : 4)
+                                   : testnet::mi250(which == 3 ? 2 : 4);
+  const ArcGraph g = arc_graph(net);
+  std::vector<VertexId> members(net.compute_count());
+  for (VertexId v = 0; v < members.size(); ++v) members[v] = v;
+  std::vector<std::uint32_t> w(net.vertex_count(), 0);
+  for (VertexId v : members) w[v] = 1;
+  const ForestOptimum opt = forest_optimum(g, w, members);
+  const double unit = 1e9 / static_cast<double>(members.size());
+  ExactForestStats stats;
+  double gap = 0;
+  for (auto _ : state) {
+    const auto pack = pack_forest_exact(g, w, members, opt, unit, &stats);
+    gap = pack ? pack->time_s / (unit / opt.rate_Bps()) : 0;
+    benchmark::DoNotOptimize(pack);
+  }
+  state.SetLabel(which == 0 ? "64 nodes / 500 links"
+                            : net.info().kind + " " + std::to_string(members.size()));
+  state.counters["built_over_optimal"] = gap;
+  state.counters["k"] = static_cast<double>(stats.trees_per_unit);
+  state.counters["trees"] = static_cast<double>(stats.distinct_trees);
+  state.counters["max_flows"] = static_cast<double>(stats.max_flows);
+  state.counters["work"] = static_cast<double>(stats.work);
+  state.counters["relays_split"] = stats.relays_split;
+}
+BENCHMARK(BM_ForestExactPacking)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
 
 void BM_ForestAllReducePlan64(benchmark::State& state) {
   const Network net = heterogeneous64();

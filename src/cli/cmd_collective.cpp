@@ -109,6 +109,7 @@ int run(CommandContext& ctx) {
     j["stages"] = plan.stages;
     if (options.with_flows) j["flows"] = plan.flows.size();
     if (forest) {
+      j["forest"] = options.greedy_forest ? "greedy" : "exact";
       j["trees"] = plan.trees;
       j["optimal_time_s"] = plan.optimal_time_s;
       j["built_time_s"] = plan.built_time_s;
@@ -134,7 +135,8 @@ int run(CommandContext& ctx) {
   out << "  algbw      " << human_quantity(Quantity::Bandwidth, algbw) << "\n";
   out << "  busbw      " << human_quantity(Quantity::Bandwidth, busbw) << "\n";
   if (forest) {
-    out << "  trees      " << plan.trees << "\n";
+    out << "  trees      " << plan.trees << " (" << (options.greedy_forest ? "greedy" : "exact")
+        << " packing)\n";
     out << "  cut        " << human_quantity(Quantity::Bandwidth, plan.cut_bandwidth_Bps) << " leaving "
         << plan.cut_weight << " member(s) (x* = "
         << human_quantity(Quantity::Bandwidth, plan.cut_weight ? plan.cut_bandwidth_Bps / plan.cut_weight : 0)

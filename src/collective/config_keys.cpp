@@ -15,6 +15,10 @@ std::vector<KeySpec> config_keys() {
       {"collective.routing", "shortest",
        "networks with switches: shortest (first shortest path per transfer) or spread (equal-cost "
        "paths, least busy arc first, like ECMP over a fat-tree's cores)", checks::one_of({"shortest", "spread"})},
+      {"collective.forest", "exact",
+       "forest packing: exact (attains the cut bound; greedy first, then splitting off and Edmonds' "
+       "branchings) or greedy (fast, may fall short of the bound: built vs optimal time reported)",
+       checks::one_of({"exact", "greedy"})},
   };
 }
 

@@ -174,10 +174,6 @@ struct TreeGrower {
   }
 };
 
-// Work budget of the exact packing (trees x vertices^2 max-flows on graphs this small: ms).
-constexpr std::uint32_t kExactPackingMaxVertices = 16;
-constexpr std::uint64_t kExactPackingMaxTrees = 96;
-
 double packing_time(const ArcGraph& g, const std::vector<Arborescence>& trees) {
   std::vector<double> load(g.arcs.size(), 0);
   for (const auto& t : trees)
@@ -242,18 +238,6 @@ ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& w
       if (best.complete) break;
     }
   }
-  // The greedy packing can fall short of the bound; on small networks the exact packing
-  // (splitting off relays, then Edmonds' branching theorem) attains it.
-  std::uint64_t W = 0;
-  for (std::uint32_t w : weight) W += w;
-  if (x > 0 && !best.complete && g.vertex_count <= kExactPackingMaxVertices) {
-    for (std::uint32_t k = 1; k * W <= kExactPackingMaxTrees; ++k) {
-      if (auto exact = pack_forest_exact(g, weight, receivers, opt, unit_bytes, k)) {
-        best = std::move(*exact);
-        break;
-      }
-    }
-  }
   if (best.trees.empty()) attempt(1, false);  // one uncapacitated tree per source
   if (best.trees.empty())
     throw BadInput("forest: a member cannot be reached from a source", "collective members");
@@ -261,6 +245,10 @@ ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& w
 }
 
 namespace {
+
+// Work budget of the exact packing in forest_schedule (edges scanned by its max-flows, about
+// 4e8 per second here): past it the greedy packing stands, its gap reported.
+constexpr std::uint64_t kExactForestWork = 400'000'000;
 
 double deepest_latency(const ArcGraph& g, const std::vector<Arborescence>& trees) {
   double worst = 0;
@@ -279,7 +267,7 @@ double deepest_latency(const ArcGraph& g, const std::vector<Arborescence>& trees
 }  // namespace
 
 ForestSchedule forest_schedule(const Network& net, CollectiveOp op, const std::vector<VertexId>& members,
-                               double bytes, VertexId root, bool with_flows) {
+                               double bytes, VertexId root, bool with_flows, ForestAlgorithm algorithm) {
   if (op == CollectiveOp::AllToAll)
     throw BadInput("algorithm forest does not apply to alltoall", "collective.algorithm");
   ForestSchedule out;
@@ -313,7 +301,12 @@ ForestSchedule forest_schedule(const Network& net, CollectiveOp op, const std::v
   for (bool reversed : reversed_phases) {
     const ArcGraph g = arc_graph(net, reversed);
     const ForestOptimum opt = forest_optimum(g, weight, members);
-    const ForestPacking pack = pack_forest(g, weight, members, opt, unit);
+    // Exact: the greedy packing first, which meets the bound on regular fabrics in milliseconds;
+    // the exact packing when it does not, within about a second of work.
+    ForestPacking pack = pack_forest(g, weight, members, opt, unit);
+    if (algorithm == ForestAlgorithm::Exact && !pack.complete)
+      if (auto exact = pack_forest_exact(g, weight, members, opt, unit, nullptr, kExactForestWork))
+        pack = std::move(*exact);
     out.optimal_time_s += unit / opt.rate_Bps();
     out.built_time_s += pack.time_s;
     out.last_optimum = opt;

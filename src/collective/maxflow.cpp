@@ -1,11 +1,21 @@
 #include "toposweep/collective/maxflow.hpp"
 
 #include <algorithm>
-#include <limits>
 
 namespace toposweep {
 
-MaxFlow::MaxFlow(std::uint32_t vertices) : n_(vertices), adj_(vertices), level_(vertices), next_(vertices) {}
+MaxFlow::MaxFlow(std::uint32_t vertices) {
+  reset(vertices);
+}
+
+void MaxFlow::reset(std::uint32_t vertices) {
+  n_ = vertices;
+  edges_.clear();
+  if (adj_.size() < vertices) adj_.resize(vertices);
+  for (std::uint32_t v = 0; v < vertices; ++v) adj_[v].clear();
+  level_.resize(vertices);
+  next_.resize(vertices);
+}
 
 std::uint32_t MaxFlow::add_edge(std::uint32_t u, std::uint32_t v, double capacity) {
   const auto id = static_cast<std::uint32_t>(edges_.size());
@@ -21,16 +31,19 @@ void MaxFlow::set_capacity(std::uint32_t edge, double capacity) {
 }
 
 bool MaxFlow::bfs(std::uint32_t s, std::uint32_t t) {
-  std::fill(level_.begin(), level_.end(), -1);
-  std::vector<std::uint32_t> queue{s};
+  std::fill(level_.begin(), level_.begin() + n_, -1);
+  queue_.clear();
+  queue_.push_back(s);
   level_[s] = 0;
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const std::uint32_t u = queue[head];
+  for (std::size_t head = 0; head < queue_.size(); ++head) {
+    const std::uint32_t u = queue_[head];
+    scans_ += adj_[u].size();
     for (std::uint32_t id : adj_[u]) {
       const Edge& e = edges_[id];
       if (level_[e.to] < 0 && residual(e) > eps_) {
         level_[e.to] = level_[u] + 1;
-        queue.push_back(e.to);
+        if (e.to == t) return true;  // later levels cannot lie on a shortest path to t
+        queue_.push_back(e.to);
       }
     }
   }
@@ -40,6 +53,7 @@ bool MaxFlow::bfs(std::uint32_t s, std::uint32_t t) {
 double MaxFlow::dfs(std::uint32_t v, std::uint32_t t, double pushed) {
   if (v == t) return pushed;
   for (std::uint32_t& i = next_[v]; i < adj_[v].size(); ++i) {
+    ++scans_;
     const std::uint32_t id = adj_[v][i];
     Edge& e = edges_[id];
     if (level_[e.to] != level_[v] + 1 || residual(e) <= eps_) continue;
@@ -53,18 +67,22 @@ double MaxFlow::dfs(std::uint32_t v, std::uint32_t t, double pushed) {
   return 0;
 }
 
-double MaxFlow::run(std::uint32_t s, std::uint32_t t) {
+double MaxFlow::run(std::uint32_t s, std::uint32_t t, double limit) {
   double max_cap = 0;
   for (std::size_t i = 0; i < edges_.size(); ++i) {
     edges_[i].flow = 0;
     if (i % 2 == 0) max_cap = std::max(max_cap, edges_[i].cap);
   }
   // Residuals below this are rounding noise of sums of large capacities.
-  eps_ = max_cap * 1e-13;
+  eps_ = fixed_eps_ > 0 ? fixed_eps_ : max_cap * 1e-13;
   double total = 0;
-  while (bfs(s, t)) {
-    std::fill(next_.begin(), next_.end(), 0);
-    while (double f = dfs(s, t, std::numeric_limits<double>::infinity())) total += f;
+  while (total < limit && bfs(s, t)) {
+    std::fill(next_.begin(), next_.begin() + n_, 0);
+    while (total < limit) {
+      const double f = dfs(s, t, limit - total);
+      if (f <= 0) break;
+      total += f;
+    }
   }
   return total;
 }

@@ -27,6 +27,7 @@ CollectiveOptions collective_options_from_config(const Config& config) {
     throw BadInput("collective.model must be pipelined or sequential, not '" + model + "'",
                    config.where("collective.model"));
   o.spread_switch_paths = spread_routing_from_config(config);
+  o.greedy_forest = greedy_forest_from_config(config);
   return o;
 }
 
@@ -37,6 +38,16 @@ bool spread_routing_from_config(const Config& config) {
   if (routing != "shortest")
     throw BadInput("collective.routing must be shortest or spread, not '" + routing + "'",
                    config.where("collective.routing"));
+  return false;
+}
+
+bool greedy_forest_from_config(const Config& config) {
+  if (!config.has("collective.forest")) return false;
+  const std::string forest = to_lower(trim(config.get_string("collective.forest")));
+  if (forest == "greedy") return true;
+  if (forest != "exact")
+    throw BadInput("collective.forest must be exact or greedy, not '" + forest + "'",
+                   config.where("collective.forest"));
   return false;
 }
 

@@ -89,7 +89,9 @@ CollectivePlan plan_hierarchical(const Network& net, RouteCache& routes, const C
 }
 
 CollectivePlan plan_forest(const Network& net, const CollectiveRequest& req, const CollectiveOptions& opt) {
-  const ForestSchedule fs = forest_schedule(net, req.op, req.nodes, req.bytes, req.root, opt.with_flows);
+  const ForestSchedule fs =
+      forest_schedule(net, req.op, req.nodes, req.bytes, req.root, opt.with_flows,
+                      opt.greedy_forest ? ForestAlgorithm::Greedy : ForestAlgorithm::Exact);
   CollectivePlan plan;
   plan.algorithm = "forest";
   plan.time_s = fs.built_time_s + fs.latency_s;

@@ -69,6 +69,7 @@ CollectiveOptions collective_plan_options(const CommSettings& settings, bool wit
   opts.with_flows = with_flows;
   opts.hierarchical_pipelined = settings.hierarchical_pipelined;
   opts.spread_switch_paths = settings.spread_switch_paths;
+  opts.greedy_forest = settings.greedy_forest;
   return opts;
 }
 

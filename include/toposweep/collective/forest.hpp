@@ -58,25 +58,39 @@ struct ForestPacking {
 };
 
 // Greedy packing at the optimum: arc e may carry floor(k * b_e / x*) trees; trees are grown
-// widest-residual-first (ties: nearer the root), pruned to the receivers; the best of a few k.
-// `unit_bytes` is the data of one unit of weight.
+// widest-residual-first (ties: nearer the root), pruned to the receivers; the best of k in
+// {1, 2, 3, 4, 6, 8, 12, 16}. `unit_bytes` is the data of one unit of weight. Fast, but may fall
+// short of the bound.
 ForestPacking pack_forest(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
                           const std::vector<VertexId>& receivers, const ForestOptimum& opt,
                           double unit_bytes);
 
-// Exact packing with capacities floor(k b_e / x*), which a complete packing of k w_u trees per
-// source uses in exactly the optimal time. Relays (vertices that are not receivers, e.g.
-// switches) are first removed by splitting off arc pairs u->z, z->w into u->w while the cut
-// condition holds (complete splitting exists when each relay's in- and out-capacity are equal:
-// Frank's theorem for rooted connectivity); then Edmonds' branching theorem (arc-disjoint
-// spanning arborescences with root sets R_i exist iff every nonempty S has in-degree >=
-// #{i : R_i misses S}) grows the trees one arc at a time, keeping an arc only if the condition
-// still holds (Lovasz's proof). Split arcs expand back into their paths. nullopt when rounding
-// to whole trees violates the condition for this k, or a relay is not Eulerian. Costs about
-// trees x vertices^2 max-flows: meant for small networks.
+struct ExactForestStats {
+  std::uint64_t trees_per_unit = 0;  // k
+  std::uint64_t distinct_trees = 0;
+  std::uint64_t max_flows = 0;
+  std::uint64_t work = 0;          // edges scanned by the max-flows (MaxFlow::scans)
+  std::uint32_t relays_split = 0;  // relays removed by splitting off
+  std::uint32_t relays_kept = 0;   // relays that send more than they take in, kept as tree vertices
+};
+
+// Exact packing at the optimum (ForestColl's construction). k trees per unit of weight, with k
+// and integer capacities c_e = k b_e / x* chosen so that the critical cut is filled exactly (k = 1
+// and real capacities when the bandwidths are not whole numbers of B/s). Relays (vertices that are
+// not receivers: switches, non-member servers) are removed by splitting off arc pairs u -> z,
+// z -> t into u -> t, each by the largest amount that keeps every receiver's rooted connectivity
+// (Bang-Jensen, Frank and Jackson: a relay with in-capacity = out-capacity splits off completely;
+// in-capacity beyond the out-capacity is dropped, as no tree can use it); a relay with more
+// out- than in-capacity stays as a tree vertex when every tree can reach it. Then Edmonds' theorem
+// on the receivers (pack_arborescences), and split arcs expand back into their paths. The trees'
+// time equals the optimum unit / x* (up to rounding). nullopt when a relay can neither be split
+// off nor kept, a cut was lost to rounding, or the work would exceed `max_work` (0: no limit).
 std::optional<ForestPacking> pack_forest_exact(const ArcGraph& g, const std::vector<std::uint32_t>& weight,
                                                const std::vector<VertexId>& receivers,
-                                               const ForestOptimum& opt, double unit_bytes, std::uint32_t k);
+                                               const ForestOptimum& opt, double unit_bytes,
+                                               ExactForestStats* stats = nullptr, std::uint64_t max_work = 0);
+
+enum class ForestAlgorithm { Exact, Greedy };
 
 struct ForestSchedule {
   double optimal_time_s = 0;   // bandwidth time of the exact optimum (all phases)
@@ -90,7 +104,11 @@ struct ForestSchedule {
 
 // AllGather, ReduceScatter (AllGather on the reversed network, trees reversed), AllReduce
 // (ReduceScatter then AllGather), Broadcast / Reduce (one source). AllToAll does not apply.
+// Exact takes the greedy packing when that attains the bound (cheap on regular fabrics), else the
+// exact one within a work budget of about a second, else (budget spent, or a relay that can
+// neither be split off nor kept) the greedy packing with its gap.
 ForestSchedule forest_schedule(const Network& net, CollectiveOp op, const std::vector<VertexId>& members,
-                               double bytes, VertexId root, bool with_flows);
+                               double bytes, VertexId root, bool with_flows,
+                               ForestAlgorithm algorithm = ForestAlgorithm::Exact);
 
 }  // namespace toposweep

@@ -15,5 +15,7 @@ CollectiveOptions collective_options_from_config(const Config& config);
 // collective.routing: true for `spread` (ECMP over switched fabrics), false for `shortest` or
 // when the key is absent; BadInput for anything else.
 bool spread_routing_from_config(const Config& config);
+// collective.forest: true for `greedy`, false for `exact` or when the key is absent.
+bool greedy_forest_from_config(const Config& config);
 
 }  // namespace toposweep

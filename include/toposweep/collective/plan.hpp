@@ -60,6 +60,8 @@ struct CollectiveOptions {
   // Off by default until the simulator's pinned fat-tree times are re-recorded
   // (collective.routing = spread turns it on from the config).
   bool spread_switch_paths = false;
+  // forest: greedy tree packing only (collective.forest = greedy) instead of the exact one.
+  bool greedy_forest = false;
 };
 
 // `algorithm`: "auto" (multiring on topoopt, hierarchical on multidim, ring otherwise), "ring",

@@ -26,6 +26,7 @@ struct CommSettings {
   bool hierarchical_pipelined = true;   // multidim: max over dimensions (true) or sum (false)
   bool analytical_all_instances = false; // analytical: time every instance (slowest wins), not the first
   bool spread_switch_paths = false;      // collective.routing = spread: ECMP over switched fabrics
+  bool greedy_forest = false;            // collective.forest = greedy
   bool operator==(const CommSettings&) const = default;
 };
 

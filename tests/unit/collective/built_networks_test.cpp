@@ -92,6 +92,10 @@ TEST(BuiltNetworks, SwitchTwoLevelAndBadModelKey) {
   EXPECT_FALSE(collective_options_from_config(config({})).spread_switch_paths);
   EXPECT_TRUE(collective_options_from_config(config({{"collective.routing", "spread"}})).spread_switch_paths);
   EXPECT_THROW(collective_options_from_config(config({{"collective.routing", "ecmp"}})), BadInput);
+  EXPECT_FALSE(collective_options_from_config(config({})).greedy_forest);  // exact by default
+  EXPECT_TRUE(collective_options_from_config(config({{"collective.forest", "greedy"}})).greedy_forest);
+  EXPECT_FALSE(collective_options_from_config(config({{"collective.forest", "Exact"}})).greedy_forest);
+  EXPECT_THROW(collective_options_from_config(config({{"collective.forest", "optimal"}})), BadInput);
 }
 
 }  // namespace

@@ -101,6 +101,45 @@ inline Network fat_tree(std::uint32_t k, double bw, double lat) {
   return std::move(b).build();
 }
 
+// DGX-A100-like boxes (the fabric of ForestColl's A100 evaluation): 8 GPUs per box on one
+// NVSwitch at 300 GB/s each way; every GPU's 25 GB/s NIC on one of two InfiniBand switches shared
+// by all boxes, even GPUs on the first, odd GPUs on the second. Vertex ids: GPUs box by box, then
+// the NVSwitches, then the two IB switches.
+inline Network dgx_a100(std::uint32_t boxes, double lat = 0) {
+  NetworkBuilder b(8 * boxes);
+  const VertexId nvswitch0 = b.add_switches(boxes);
+  const VertexId ib0 = b.add_switches(2);
+  for (std::uint32_t g = 0; g < 8 * boxes; ++g) {
+    b.add_link(g, nvswitch0 + g / 8, 300e9, lat);
+    b.add_link(g, ib0 + g % 2, 25e9, lat);
+  }
+  b.info().kind = "dgx_a100";
+  return std::move(b).build();
+}
+
+// MI250-like boxes: 16 GCDs per box joined by xGMI links of 50 GB/s each way (the hybrid mesh of
+// an 8 x MI250 node: two GCDs of a package share 4 links, the rest 1 or 2, 7 links per GCD, as
+// modelled in ForestColl's evaluation), and every GCD's 16 GB/s NIC on one switch shared by all
+// boxes. Vertex ids: GCDs box by box, then the switch.
+inline Network mi250(std::uint32_t boxes, double lat = 0) {
+  struct XgmiLink {
+    std::uint32_t a, b, links;
+  };
+  static constexpr XgmiLink kMesh[] = {
+      {0, 1, 4},   {0, 4, 2},   {0, 8, 1},   {1, 5, 1},   {1, 9, 1},   {1, 10, 1},  {2, 3, 4},
+      {2, 6, 1},   {2, 9, 1},   {2, 10, 1},  {3, 7, 2},   {3, 11, 1},  {4, 5, 4},   {4, 6, 1},
+      {5, 6, 1},   {5, 7, 1},   {6, 7, 4},   {8, 9, 4},   {8, 12, 2},  {9, 13, 1},  {10, 11, 4},
+      {10, 14, 1}, {11, 15, 2}, {12, 13, 4}, {12, 14, 1}, {13, 14, 1}, {13, 15, 1}, {14, 15, 4}};
+  NetworkBuilder b(16 * boxes);
+  const VertexId sw = b.add_switches(1);
+  for (std::uint32_t box = 0; box < boxes; ++box) {
+    for (const XgmiLink& l : kMesh) b.add_link(16 * box + l.a, 16 * box + l.b, 50e9 * l.links, lat);
+    for (std::uint32_t g = 0; g < 16; ++g) b.add_link(16 * box + g, sw, 16e9, lat);
+  }
+  b.info().kind = "mi250";
+  return std::move(b).build();
+}
+
 inline std::vector<VertexId> iota_nodes(std::uint32_t p) {
   std::vector<VertexId> v(p);
   for (std::uint32_t i = 0; i < p; ++i) v[i] = i;
