@@ -7,9 +7,7 @@ namespace toposweep::collective {
 
 std::vector<KeySpec> config_keys() {
   return {
-      {"collective.algorithm", "auto",
-       "auto, ring, multiring, hierarchical, tree, halving_doubling, direct, pairwise, forest "
-       "(auto: multiring on topoopt, hierarchical on multidim, ring otherwise)", checks::one_of(collective_algorithm_names())},
+      {"collective.algorithm", "auto", collective_algorithm_help(), checks::one_of(collective_algorithm_names())},
       {"collective.model", "pipelined",
        "hierarchical and two-level collectives: pipelined (max over dimensions) or sequential (sum)", checks::one_of({"pipelined", "sequential"})},
       {"collective.routing", "shortest",

@@ -94,22 +94,27 @@ std::vector<std::uint32_t> dimension_coordinates(const std::vector<Dimension>& d
   return c;
 }
 
-std::vector<std::uint32_t> hierarchical_group_shape(const Network& net,
-                                                    const std::vector<VertexId>& members) {
+GroupShape group_shape(const Network& net, const std::vector<VertexId>& members) {
+  GroupShape out;
   const auto& dims = net.info().dims;
-  if (dims.empty())
-    throw BadInput("hierarchical needs a multidim network (topology.kind = multidim)",
-                   "collective.algorithm");
+  if (dims.empty()) {
+    out.why_not = "hierarchical needs a multidim network (topology.kind = multidim)";
+    out.where = "collective.algorithm";
+    return out;
+  }
   std::uint64_t product = 1;
   for (const auto& d : dims) product *= d.size;
-  if (product != net.compute_count())
-    throw BadInput("hierarchical: the dimensions hold " + std::to_string(product) +
-                       " NPUs but the network has " + std::to_string(net.compute_count()),
-                   "topology.dims");
-  std::vector<std::uint32_t> shape(dims.size());
+  if (product != net.compute_count()) {
+    out.why_not = "hierarchical: the dimensions hold " + std::to_string(product) + " NPUs but the network has " +
+                  std::to_string(net.compute_count());
+    out.where = "topology.dims";
+    return out;
+  }
+  std::vector<std::uint32_t>& shape = out.shape;
+  shape.assign(dims.size(), 0);
   if (members.size() == product) {  // distinct compute nodes, all of them: the whole grid
     for (std::size_t k = 0; k < dims.size(); ++k) shape[k] = dims[k].size;
-    return shape;
+    return out;
   }
   std::vector<std::vector<char>> used(dims.size());
   for (std::size_t k = 0; k < dims.size(); ++k) used[k].assign(dims[k].size, 0);
@@ -123,12 +128,20 @@ std::vector<std::uint32_t> hierarchical_group_shape(const Network& net,
   for (std::size_t k = 0; k < dims.size(); ++k)
     grid *= shape[k] = static_cast<std::uint32_t>(std::count(used[k].begin(), used[k].end(), 1));
   // Members are distinct, so they fill the product of their coordinate sets iff the counts match.
-  if (grid != members.size())
-    throw BadInput("hierarchical: the " + std::to_string(members.size()) +
-                       " members are not a sub-grid of the dimensions (their coordinates span " +
-                       std::to_string(grid) + " positions)",
-                   "collective members");
-  return shape;
+  if (grid != members.size()) {
+    out.why_not = "hierarchical: the " + std::to_string(members.size()) +
+                  " members are not a sub-grid of the dimensions (their coordinates span " + std::to_string(grid) +
+                  " positions)";
+    out.where = "collective members";
+    shape.clear();
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> hierarchical_group_shape(const Network& net, const std::vector<VertexId>& members) {
+  GroupShape g = group_shape(net, members);
+  if (g.shape.empty()) throw BadInput(g.why_not, g.where);
+  return std::move(g.shape);
 }
 
 std::vector<std::vector<VertexId>> dimension_lines(const Network& net, const std::vector<VertexId>& members,

@@ -13,6 +13,7 @@
 #include "toposweep/collective/routing.hpp"
 #include "toposweep/collective/schedule.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/strings.hpp"
 
 namespace toposweep {
 
@@ -106,51 +107,88 @@ CollectivePlan plan_forest(const Network& net, const CollectiveRequest& req, con
   return plan;
 }
 
+CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, const std::string& algorithm,
+                            const CollectiveOptions& opt);
+
+// The automatic choice: multiring where ring strides are known (topoopt, or a per-job network
+// carrying them: the serving strides, or for a sub-group the best ring set over the network's
+// links), hierarchical on a multidim network when the members are a sub-grid of its dimensions,
+// a ring otherwise.
+CollectivePlan plan_auto(const Network& net, RouteCache&, const CollectiveRequest& req, const CollectiveOptions& opt) {
+  if (!net.info().strides.empty()) return plan_network(net, req, "multiring", opt);
+  if (net.info().kind == "multidim" && !net.info().dims.empty() && !group_shape(net, req.nodes).shape.empty())
+    return plan_network(net, req, "hierarchical", opt);
+  return plan_network(net, req, "ring", opt);
+}
+
+CollectivePlan plan_ring(const Network&, RouteCache& routes, const CollectiveRequest& req, const CollectiveOptions& opt) {
+  return from_phases(routes, ring_phases(req.op, {req.nodes}, {1.0}, req.bytes, req.root), opt, "ring");
+}
+
+CollectivePlan plan_multiring(const Network& net, RouteCache& routes, const CollectiveRequest& req,
+                              const CollectiveOptions& opt) {
+  const MultiRing mr = multiring(net, routes, req.nodes);
+  std::vector<Phase> phases = ring_phases(req.op, mr.rings, mr.shares, req.bytes, req.root);
+  for (Phase& ph : phases) ph.spread_paths = mr.routed;
+  return from_phases(routes, std::move(phases), opt, "multiring");
+}
+
+CollectivePlan plan_tree(const Network&, RouteCache& routes, const CollectiveRequest& req, const CollectiveOptions& opt) {
+  return from_phases(routes, tree_phases(req.op, req.nodes, req.bytes, req.root), opt, "tree");
+}
+
+CollectivePlan plan_halving_doubling(const Network&, RouteCache& routes, const CollectiveRequest& req,
+                                     const CollectiveOptions& opt) {
+  return from_phases(routes, halving_doubling_phases(req.op, req.nodes, req.bytes, req.root), opt,
+                     "halving_doubling");
+}
+
+CollectivePlan plan_direct(const Network&, RouteCache& routes, const CollectiveRequest& req, const CollectiveOptions& opt) {
+  return from_phases(routes, direct_phases(req.op, req.nodes, req.bytes, req.root), opt, "direct");
+}
+
+CollectivePlan plan_pairwise(const Network&, RouteCache& routes, const CollectiveRequest& req,
+                             const CollectiveOptions& opt) {
+  return from_phases(routes, pairwise_phases(req.op, req.nodes, req.bytes), opt, "pairwise");
+}
+
+CollectivePlan plan_forest_routed(const Network& net, RouteCache&, const CollectiveRequest& req,
+                                  const CollectiveOptions& opt) {
+  return plan_forest(net, req, opt);
+}
+
+struct Algorithm {
+  const char* name;
+  const char* summary;
+  CollectivePlan (*plan)(const Network&, RouteCache&, const CollectiveRequest&, const CollectiveOptions&);
+};
+
+// The collective algorithms by name. Adding one: its phases (patterns.hpp) or planner, one line here.
+constexpr Algorithm kAlgorithms[] = {
+    {"auto", "multiring on topoopt, hierarchical on multidim, ring otherwise", plan_auto},
+    {"ring", "one ring over the members in order (one direction)", plan_ring},
+    {"multiring", "rings over the network's strides, data split by their bandwidth", plan_multiring},
+    {"hierarchical", "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style)", plan_hierarchical},
+    {"tree", "binary tree (reduce up, broadcast down)", plan_tree},
+    {"halving_doubling", "recursive halving and doubling (Rabenseifner)", plan_halving_doubling},
+    {"direct", "every member exchanges with every other at once", plan_direct},
+    {"pairwise", "AllToAll in n-1 pairwise exchange steps", plan_pairwise},
+    {"forest", "topology-adaptive forest of spanning trees at the exact cut bound", plan_forest_routed},
+};
+
 // The collective among whole nodes, each node's buffer being `req.bytes`.
 CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, const std::string& algorithm,
                             const CollectiveOptions& opt) {
-  RouteCache routes(net);
-  const auto& order = req.nodes;
-  const std::string& kind = net.info().kind;
-  if (order.size() == 1) {
+  if (req.nodes.size() == 1) {
     CollectivePlan plan;
     plan.algorithm = algorithm;
     return plan;
   }
-  if (algorithm == "auto") {
-    // Ring strides known (topoopt, or a per-job network carrying them): multiring, which uses
-    // the serving strides, or for a sub-group the best ring set over the network's links.
-    if (!net.info().strides.empty()) return plan_network(net, req, "multiring", opt);
-    if (kind == "multidim" && !net.info().dims.empty()) {
-      try {
-        hierarchical_group_shape(net, order);
-        return plan_network(net, req, "hierarchical", opt);
-      } catch (const BadInput&) {
-        // Not a sub-grid of the dimensions: a ring over the members still works.
-      }
-    }
-    return plan_network(net, req, "ring", opt);
-  }
-  if (algorithm == "ring")
-    return from_phases(routes, ring_phases(req.op, {order}, {1.0}, req.bytes, req.root), opt, "ring");
-  if (algorithm == "multiring") {
-    const MultiRing mr = multiring(net, routes, order);
-    std::vector<Phase> phases = ring_phases(req.op, mr.rings, mr.shares, req.bytes, req.root);
-    for (Phase& ph : phases) ph.spread_paths = mr.routed;
-    return from_phases(routes, std::move(phases), opt, "multiring");
-  }
-  if (algorithm == "hierarchical") return plan_hierarchical(net, routes, req, opt);
-  if (algorithm == "tree")
-    return from_phases(routes, tree_phases(req.op, order, req.bytes, req.root), opt, "tree");
-  if (algorithm == "halving_doubling")
-    return from_phases(routes, halving_doubling_phases(req.op, order, req.bytes, req.root), opt,
-                       "halving_doubling");
-  if (algorithm == "direct")
-    return from_phases(routes, direct_phases(req.op, order, req.bytes, req.root), opt, "direct");
-  if (algorithm == "pairwise")
-    return from_phases(routes, pairwise_phases(req.op, order, req.bytes), opt, "pairwise");
-  if (algorithm == "forest") return plan_forest(net, req, opt);
-  throw BadInput("unknown collective algorithm '" + algorithm + "'", "collective.algorithm");
+  RouteCache routes(net);
+  for (const auto& a : kAlgorithms)
+    if (algorithm == a.name) return a.plan(net, routes, req, opt);
+  throw BadInput("unknown collective algorithm '" + algorithm + "' (" + join(collective_algorithm_names(), ", ") + ")",
+                 "collective.algorithm");
 }
 
 // Intra-node part of a two-level collective over g GPUs joined at `bw` per GPU (direct/switch).
@@ -172,19 +210,25 @@ double intra_node_time(CollectiveOp op, double bytes, double g, double bw) {
 }  // namespace
 
 const std::vector<std::string>& collective_algorithm_names() {
-  static const std::vector<std::string> names{"auto",         "ring",     "multiring",
-                                              "hierarchical", "tree",     "halving_doubling",
-                                              "direct",       "pairwise", "forest"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& a : kAlgorithms) v.push_back(a.name);
+    return v;
+  }();
   return names;
+}
+
+std::string collective_algorithm_help() {
+  std::string out;
+  for (const auto& a : kAlgorithms) out += std::string(out.empty() ? "" : "; ") + a.name + ": " + a.summary;
+  return out;
 }
 
 CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request,
                                const std::string& algorithm, const CollectiveOptions& options) {
   const auto& names = collective_algorithm_names();
   if (std::find(names.begin(), names.end(), algorithm) == names.end())
-    throw BadInput("unknown collective algorithm '" + algorithm +
-                       "' (one of auto, ring, multiring, hierarchical, "
-                       "tree, halving_doubling, direct, pairwise, forest)",
+    throw BadInput("unknown collective algorithm '" + algorithm + "' (one of " + join(names, ", ") + ")",
                    "collective.algorithm");
   check_request(net, request);
   const std::uint32_t g = request.gpus_per_node;

@@ -1,12 +1,14 @@
 #include "toposweep/sim/config_keys.hpp"
 
+#include "toposweep/sim/simulate.hpp"
 #include "toposweep/util/config_checks.hpp"
 
 namespace toposweep::sim {
 
 std::vector<KeySpec> config_keys() {
   return {
-      {"simulate.network_model", "analytical", "analytical (alpha-beta, uncontended) or flow (max-min fair flows)", checks::one_of({"analytical", "flow"})},
+      {"simulate.network_model", "analytical", "analytical (alpha-beta, uncontended) or flow (max-min fair flows)",
+       checks::one_of(toposweep::sim::network_model_names())},
       {"simulate.hierarchical_model", "pipelined",
        "multidim collectives: pipelined (max over dimensions) or sequential (sum over dimensions)", checks::one_of({"pipelined", "sequential"})},
       {"simulate.analytical_instances", "first",

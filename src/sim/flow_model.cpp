@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "toposweep/collective/plan.hpp"
+#include "toposweep/sim/simulate.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep::sim {
@@ -230,6 +231,23 @@ void FlowModel::advance_to(double t, std::vector<std::uint64_t>& completed) {
     flows_.advance_to(t, finished_scratch_);
     handle_flows();
   }
+}
+
+void FlowModel::report(const Network& net, SimResult& r) const {
+  r.link_samples = flows_.link_samples();
+  r.flows = flows_started_;
+  r.flows_represented = flows_represented_;
+  r.rate_recomputations = flows_.recomputations();
+  r.rate_assignments = flows_.rate_assignments();
+  const auto& bytes = flows_.arc_bytes();
+  double sum = 0;
+  for (ArcId a = 0; a < net.arc_count(); ++a) {
+    const double u = r.engine.makespan_s > 0 ? bytes[a] / (net.arc(a).bandwidth_Bps * r.engine.makespan_s) : 0.0;
+    r.links.push_back({a, bytes[a], u});
+    r.max_link_utilisation = std::max(r.max_link_utilisation, u);
+    sum += u;
+  }
+  r.mean_link_utilisation = net.arc_count() ? sum / net.arc_count() : 0.0;
 }
 
 }  // namespace toposweep::sim

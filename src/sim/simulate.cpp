@@ -4,19 +4,18 @@
 #include "toposweep/sim/analytical_model.hpp"
 #include "toposweep/sim/flow_model.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/strings.hpp"
 
 namespace toposweep::sim {
 
 SimOptions sim_options_from_config(const Config& config) {
   SimOptions o;
   const std::string& model = config.get_string("simulate.network_model");
-  if (model == "analytical")
-    o.model = NetworkModelKind::Analytical;
-  else if (model == "flow")
-    o.model = NetworkModelKind::Flow;
-  else
-    throw BadInput("network model must be analytical or flow, not '" + model + "'",
+  const NetworkModelEntry* entry = find_network_model(model);
+  if (!entry)
+    throw BadInput("network model must be " + join(network_model_names(), " or ") + ", not '" + model + "'",
                    config.where("simulate.network_model"));
+  o.model = entry->kind;
   const std::string& hier = config.get_string("simulate.hierarchical_model");
   if (hier == "pipelined")
     o.comm.hierarchical_pipelined = true;
@@ -39,40 +38,59 @@ SimOptions sim_options_from_config(const Config& config) {
   return o;
 }
 
+namespace {
+
+std::unique_ptr<NetworkModel> make_analytical(const Network& net, const SimOptions& o) {
+  return std::make_unique<AnalyticalModel>(net, o.comm);
+}
+
+std::unique_ptr<NetworkModel> make_flow(const Network& net, const SimOptions& o) {
+  auto model = std::make_unique<FlowModel>(net, o.comm);
+  model->record_link_loads(o.record_link_loads);
+  return model;
+}
+
+// The network models by name. Adding one: a NetworkModel subclass, its NetworkModelKind, one line.
+constexpr NetworkModelEntry kModels[] = {
+    {"analytical", NetworkModelKind::Analytical, "alpha-beta, uncontended: each collective's planned time", make_analytical},
+    {"flow", NetworkModelKind::Flow, "max-min fair flows sharing the links (contention)", make_flow},
+};
+
+}  // namespace
+
+const NetworkModelEntry* find_network_model(std::string_view name) {
+  for (const auto& m : kModels)
+    if (name == m.name) return &m;
+  return nullptr;
+}
+
+const std::vector<std::string>& network_model_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& m : kModels) v.push_back(m.name);
+    return v;
+  }();
+  return names;
+}
+
 std::string_view network_model_name(NetworkModelKind kind) {
-  return kind == NetworkModelKind::Flow ? "flow" : "analytical";
+  for (const auto& m : kModels)
+    if (m.kind == kind) return m.name;
+  return "?";
 }
 
 std::unique_ptr<NetworkModel> make_network_model(const Network& net, const SimOptions& options) {
-  if (options.model == NetworkModelKind::Flow) return std::make_unique<FlowModel>(net, options.comm);
-  return std::make_unique<AnalyticalModel>(net, options.comm);
+  for (const auto& m : kModels)
+    if (m.kind == options.model) return m.make(net, options);
+  throw RuntimeFailure("no network model of this kind");
 }
 
 SimResult simulate_jobs(const Network& net, std::span<const Job> jobs, const SimOptions& options) {
   SimResult r;
   r.model = options.model;
-  if (options.model == NetworkModelKind::Flow) {
-    FlowModel model(net, options.comm);
-    model.record_link_loads(options.record_link_loads);
-    r.engine = run_engine(jobs, model);
-    r.link_samples = model.flows().link_samples();
-    r.flows = model.flows_started();
-    r.flows_represented = model.flows_represented();
-    r.rate_recomputations = model.flows().recomputations();
-    r.rate_assignments = model.flows().rate_assignments();
-    const auto& bytes = model.flows().arc_bytes();
-    double sum = 0;
-    for (ArcId a = 0; a < net.arc_count(); ++a) {
-      const double u = r.engine.makespan_s > 0 ? bytes[a] / (net.arc(a).bandwidth_Bps * r.engine.makespan_s) : 0.0;
-      r.links.push_back({a, bytes[a], u});
-      r.max_link_utilisation = std::max(r.max_link_utilisation, u);
-      sum += u;
-    }
-    r.mean_link_utilisation = net.arc_count() ? sum / net.arc_count() : 0.0;
-  } else {
-    AnalyticalModel model(net, options.comm);
-    r.engine = run_engine(jobs, model);
-  }
+  const std::unique_ptr<NetworkModel> model = make_network_model(net, options);
+  r.engine = run_engine(jobs, *model);
+  model->report(net, r);
   return r;
 }
 

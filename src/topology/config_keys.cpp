@@ -3,6 +3,7 @@
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/families.hpp"
+#include "toposweep/topology/spec.hpp"
 #include <fstream>
 
 #include "toposweep/util/error.hpp"
@@ -37,7 +38,8 @@ void check_price_table(const std::string& value, const std::string& where) {
 
 std::vector<KeySpec> config_keys() {
   return {
-      {"topology.kind", "switch", "switch, fattree, topoopt, multidim, torus, expander or file", checks::one_of({"switch", "fattree", "topoopt", "multidim", "torus", "expander", "file"})},
+      {"topology.kind", "switch", "topology family: " + join(topology_family_names(), ", "),
+       checks::one_of(topology_family_names())},
       {"topology.servers", "16", "number of servers (compute nodes); multidim/torus: checked against dims when set", checks::integer(1, 1 << 26)},
       {"topology.degree", "4", "ports per server (topoopt: 2 per bidirectional ring)", checks::integer(1, 1 << 26)},
       {"topology.link_bandwidth", "100Gbps", "bandwidth of one port / link, each direction", checks::quantity(Quantity::Bandwidth, true)},

@@ -5,6 +5,7 @@
 // algorithm (ring on Ring, direct on FullyConnected, halving-doubling latency on Switch).
 #include <cstdint>
 #include <vector>
+#include <string>
 
 #include "toposweep/topology/network.hpp"
 #include "toposweep/util/collective_op.hpp"
@@ -38,6 +39,13 @@ std::vector<std::uint32_t> dimension_coordinates(const std::vector<Dimension>& d
 // coordinate set per dimension). Throws BadInput when the network has no dims, when their product
 // is not the compute node count, or when the members are not a sub-grid.
 std::vector<std::uint32_t> hierarchical_group_shape(const Network& net, const std::vector<VertexId>& members);
+// The same without throwing (the automatic algorithm choice asks whether hierarchical applies):
+// an empty shape with the reason when the members are not a sub-grid.
+struct GroupShape {
+  std::vector<std::uint32_t> shape;
+  std::string why_not, where;
+};
+GroupShape group_shape(const Network& net, const std::vector<VertexId>& members);
 
 // Members grouped into lines along dimension k (members that differ only in coordinate k),
 // each line sorted by that coordinate.

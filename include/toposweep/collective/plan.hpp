@@ -72,5 +72,7 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
 
 // The algorithm names plan_collective accepts, for help texts and validation.
 const std::vector<std::string>& collective_algorithm_names();
+// "name: what it does; ..." for help texts.
+std::string collective_algorithm_help();
 
 }  // namespace toposweep

@@ -31,6 +31,7 @@ class FlowModel final : public NetworkModel {
   void advance_to(double t, std::vector<std::uint64_t>& completed) override;
   const std::vector<double>* arc_bytes() const override { return &flows_.arc_bytes(); }
   std::string name() const override { return "flow"; }
+  void report(const Network& net, SimResult& result) const override;
 
   const FlowNetwork& flows() const { return flows_; }
   void record_link_loads(bool on) { flows_.record_link_loads(on); }

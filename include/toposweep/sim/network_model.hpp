@@ -7,9 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "toposweep/topology/network.hpp"
 #include "toposweep/workload/task_graph.hpp"
 
 namespace toposweep::sim {
+
+struct SimResult;
 
 // One communication task of one job, as the engine hands it to a network model.
 struct CommTask {
@@ -43,6 +46,9 @@ class NetworkModel {
   // Bytes carried per arc so far (flow models); nullptr when the model does not track links.
   virtual const std::vector<double>* arc_bytes() const { return nullptr; }
   virtual std::string name() const = 0;
+  // After a run: adds what the model measured beyond the engine's times (a flow model's link
+  // loads and counters) to `result`; nothing by default.
+  virtual void report(const Network&, SimResult&) const {}
 };
 
 }  // namespace toposweep::sim

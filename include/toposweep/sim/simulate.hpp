@@ -27,8 +27,16 @@ struct SimOptions {
 // simulate.network_model, simulate.hierarchical_model, simulate.analytical_instances and
 // collective.algorithm; BadInput naming the key on a bad value.
 SimOptions sim_options_from_config(const Config& config);
+// The network models by name (simulate.network_model): help texts and checks come from here.
+struct NetworkModelEntry {
+  const char* name;
+  NetworkModelKind kind;
+  const char* summary;
+  std::unique_ptr<NetworkModel> (*make)(const Network&, const SimOptions&);
+};
+const NetworkModelEntry* find_network_model(std::string_view name);  // nullptr when unknown
+const std::vector<std::string>& network_model_names();
 std::string_view network_model_name(NetworkModelKind kind);
-
 std::unique_ptr<NetworkModel> make_network_model(const Network& net, const SimOptions& options);
 
 struct LinkLoad {
