@@ -1,5 +1,5 @@
 """Item 3: topology-adaptive AllReduce (Zhang, Wu, Li, INFOCOM'21): forest vs ring vs tree on heterogeneous
-graphs, achieved time vs the cut bound of DOMAIN.md §2.3 (reported by toposweep, and recomputed here by
+graphs, achieved time vs the cut bound of docs/collectives.md, "forest" (reported by toposweep, and recomputed here by
 brute force over vertex subsets where the graph is small enough)."""
 import itertools
 import os

@@ -32,7 +32,7 @@ def replay_calls(sets, dim_bandwidth_Bps):
 
 
 def closed_form_allreduce(m_bytes, budget_Bps):
-    """DOMAIN.md §2.2 by hand: per-dimension bytes of a hierarchical AllReduce, the optimum that equalises
+    """docs/optimizers.md, bandwidth allocation by hand: per-dimension bytes of a hierarchical AllReduce, the optimum that equalises
     per-dimension times (time = sum(size)/B) and the equal split (time = max(size)/(B/D))."""
     sizes, m = [], m_bytes
     for n in DIMS:

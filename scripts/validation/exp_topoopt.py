@@ -6,7 +6,7 @@ import sys
 import tscli
 
 BASE = ["topoopt-128.ini"]
-# TopoOpt's per-GPU batches (DOMAIN.md §2.1). CANDLE-Uno uses SGD: with Adam it does not fit data
+# TopoOpt's per-GPU batches (docs/optimizers.md). CANDLE-Uno uses SGD: with Adam it does not fit data
 # parallel on an 80 GB A100 (docs/models.md).
 MODELS = {
     "DLRM": {"model.name": "dlrm", "model.batch_per_gpu": 128},

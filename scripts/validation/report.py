@@ -144,7 +144,7 @@ def section_multidim(df, notes):
                            "objective gain",
                            "GB/s per dim", "network cost", "fits memory"], rows))
     ar = df[(df.workload == "AllReduce 1 GB") & (df.objective == "time")].iloc[0]
-    lines += ["", f"Check by hand (DOMAIN.md §2.2): per-dimension AllReduce bytes for 1 GB are "
+    lines += ["", f"Check by hand (docs/optimizers.md, bandwidth allocation): per-dimension AllReduce bytes for 1 GB are "
               f"{', '.join(f'{s / 1e6:.2f} MB' for s in sizes)}; the optimum equalises times, "
               f"T = Σ size / B = {t_opt * 1e3:.4f} ms (toposweep {ar.optimised_time_s * 1e3:.4f} ms); the equal split "
               f"gives max size / (B/4) = {t_eq * 1e3:.4f} ms (toposweep {ar.equal_split_time_s * 1e3:.4f} ms).",

@@ -40,8 +40,4 @@ KeyRegistry all_config_keys() {
   return r;
 }
 
-int not_built(const std::string& name) {
-  throw BadInput("the '" + name + "' command is not built yet", "command " + name);
-}
-
 }  // namespace toposweep::cli

@@ -29,7 +29,7 @@ nlohmann::json report_json(const Network& net, const TopologyReport& r, bool wit
   j["gpus_per_server"] = net.gpus_per_node();
   j["intra_bandwidth_Bps"] = net.intra_bandwidth_Bps();
   j["links"] = net.arc_count();
-  // Ports per server (INTERFACE.md "degree"): the family's configured degree, else the
+  // Ports per server (docs/topology.md, `degree`): the family's configured degree, else the
   // measured one where uniform, else null.
   if (info.degree > 0) j["degree"] = info.degree;
   else j["degree"] = r.ports.min_ports == r.ports.max_ports ? json(r.ports.min_ports) : json(nullptr);

@@ -43,10 +43,6 @@ cd "$work" || fail "cannot enter $work"
 export TOPOSWEEP_SLURM_DIR=$work/slurm
 space=$src/tests/slurm/space.ini
 if ! probe=$("$bin" sweep --config "$space" --dry-run 2>&1 > /dev/null); then
-  if grep -q "not built yet" <<< "$probe"; then
-    say "SKIP: 'toposweep sweep' is not built yet: $probe"
-    exit 77
-  fi
   fail "toposweep sweep --dry-run on $space: $probe"
 fi
 

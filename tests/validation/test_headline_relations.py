@@ -43,7 +43,7 @@ def test_allocation_never_worse_than_equal_split_model(workload, objective):
 
 
 def test_allreduce_allocation_matches_closed_form():
-    """DOMAIN.md §2.2 by hand on 4x4x8: sizes 2m(n-1)/n with m shrinking; optimum sum(size)/B, equal split
+    """docs/optimizers.md, bandwidth allocation by hand on 4x4x8: sizes 2m(n-1)/n with m shrinking; optimum sum(size)/B, equal split
     max(size)/(B/3). 1 GB: 1.5 GB, 0.375 GB, 0.109375 GB -> 1.984375e9 / 650e9 s and 1.5e9 / (650e9/3) s."""
     r = tscli.run("optimize", SMALL_MULTIDIM, [], ["--target", "bandwidth", "--op", "allreduce", "--bytes", "1GB"])
     assert r["time_s"] == pytest.approx(1.984375e9 / 650e9, rel=1e-6)

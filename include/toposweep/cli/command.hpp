@@ -40,7 +40,4 @@ KeyRegistry all_config_keys();
 // Parses argv, runs the command, prints errors; returns the process exit status.
 int run_main(int argc, char** argv);
 
-// Commands whose issue has not landed yet answer with this (exit 2).
-int not_built(const std::string& name);
-
 }  // namespace toposweep::cli

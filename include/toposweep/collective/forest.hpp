@@ -1,5 +1,5 @@
 #pragma once
-// Topology-adaptive collectives (DOMAIN.md section 2.3): the exact optimal AllGather /
+// Topology-adaptive collectives (docs/collectives.md, "forest"): the exact optimal AllGather /
 // ReduceScatter time on any directed network with heterogeneous links and relay vertices, and a
 // packing of spanning arborescences (one broadcast tree set per member) that realises it.
 //

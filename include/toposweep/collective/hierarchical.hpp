@@ -1,5 +1,5 @@
 #pragma once
-// Hierarchical collectives on multi-dimensional networks (DOMAIN.md section 2.2): one phase per
+// Hierarchical collectives on multi-dimensional networks (docs/collectives.md, "hierarchical"): one phase per
 // dimension the group spans, the message shrinking (Reduce-Scatter, AllReduce, dims ascending) or
 // growing (All-Gather, dims descending) from phase to phase, each dimension with its own
 // algorithm (ring on Ring, direct on FullyConnected, halving-doubling latency on Switch).

@@ -1,5 +1,5 @@
 #pragma once
-// TopoOpt's multi-ring AllReduce (DOMAIN.md section 2.1): a ring collective may run over any
+// TopoOpt's multi-ring AllReduce (docs/collectives.md, "multiring"): a ring collective may run over any
 // permutation of its members, so on a topoopt network every ring stride whose cycle visits
 // exactly the group's members carries its own ring, in both directions (a bidirectional stride
 // link is two directed rings on their own ports), and the data is split across them.

@@ -2,7 +2,7 @@
 // Communication patterns of the classic collective algorithms as phases of transfers between
 // the members (see schedule.hpp), independent of the network they run on. `order` lists the
 // members; Broadcast and Reduce use `root`, which must be one of them. `bytes` follows the
-// nccl-tests convention (INTERFACE.md). Throws BadInput when an algorithm does not apply to an op.
+// nccl-tests convention (docs/collectives.md). Throws BadInput when an algorithm does not apply to an op.
 #include <vector>
 
 #include "toposweep/collective/schedule.hpp"

@@ -17,7 +17,7 @@ struct CollectiveRequest {
   // joined inside the node by Network::intra_bandwidth_Bps (a two-level collective when > 1).
   std::vector<VertexId> nodes;
   std::uint32_t gpus_per_node = 1;
-  double bytes = 0;   // per-rank buffer, nccl-tests convention (see INTERFACE.md)
+  double bytes = 0;   // per-rank buffer, nccl-tests convention (docs/collectives.md)
   VertexId root = 0;  // Broadcast / Reduce
 };
 
@@ -41,7 +41,7 @@ struct CollectivePlan {
   // Network::intra_bandwidth_Bps. Flows cannot express it (intra-node links are not arcs), so a
   // flow model adds it to the time it plays; 0 for single-GPU nodes.
   double intra_node_time_s = 0;
-  // forest only: trees in the built packing, the exact cut bound (DOMAIN.md section 2.3) and the
+  // forest only: trees in the built packing, the exact cut bound (docs/collectives.md, "forest") and the
   // time of the built schedule (>= optimal_time_s; equal when the packing attains the bound).
   std::uint32_t trees = 0;
   double optimal_time_s = 0;

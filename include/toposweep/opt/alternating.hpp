@@ -1,5 +1,5 @@
 #pragma once
-// TopoOpt's alternating optimization (DOMAIN.md §2.1): start from pure data parallelism;
+// TopoOpt's alternating optimization (docs/optimizers.md): start from pure data parallelism;
 // repeat { search the strategy with the topology fixed; derive its traffic; rebuild the
 // topology with TopologyFinder } until the best iteration time has not improved for
 // `patience` rounds or `max_rounds` are spent. Every round is recorded.

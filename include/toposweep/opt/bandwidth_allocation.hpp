@@ -1,5 +1,5 @@
 #pragma once
-// Per-dimension bandwidth allocation of a multi-dimensional network (LIBRA's question, DOMAIN.md
+// Per-dimension bandwidth allocation of a multi-dimensional network (LIBRA's question, docs/optimizers.md
 // §2.2): choose bw_k to minimise the communication time of a workload, or time x cost, under a
 // total-bandwidth budget, a cost budget, per-dimension bounds and an optional ordering.
 //

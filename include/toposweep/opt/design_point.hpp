@@ -59,7 +59,7 @@ struct OptimizeResult {
 OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTarget target,
                                      const std::optional<SingleCollective>& single = std::nullopt);
 
-// The JSON object of `toposweep optimize --json` (INTERFACE.md names).
+// The JSON object of `toposweep optimize --json` (names fixed by the user contract, docs/optimizers.md).
 nlohmann::json optimize_result_to_json(const OptimizeResult& r);
 
 }  // namespace toposweep::opt

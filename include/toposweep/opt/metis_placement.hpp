@@ -1,5 +1,5 @@
 #pragma once
-// Topology-aware grouping with METIS (TAG's idea, DOMAIN.md §2.4): partition the
+// Topology-aware grouping with METIS (TAG's idea, docs/optimizers.md, placement): partition the
 // bandwidth-weighted network into equal sets of well-connected servers, onto which tensor- or
 // pipeline-parallel groups are mapped, and compare with rank order (servers 0..k-1, k..2k-1, ...).
 #include <cstdint>

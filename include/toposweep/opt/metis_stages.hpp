@@ -1,5 +1,5 @@
 #pragma once
-// Operator graph -> balanced pipeline stages with a small cut (TAG's use of METIS, DOMAIN.md
+// Operator graph -> balanced pipeline stages with a small cut (TAG's use of METIS, docs/optimizers.md
 // §2.4): vertex weight = compute, edge weight = bytes crossing a stage boundary. Compared with
 // the rank-order split (equal numbers of consecutive operators per stage).
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// TopoOpt's TopologyFinder (NSDI'23 §4, DOMAIN.md §2.1): from one iteration's traffic, a
+// TopoOpt's TopologyFinder (NSDI'23 §4, docs/optimizers.md): from one iteration's traffic, a
 // direct-connect topology of n servers with d ports of B each. The ports are split between
 // AllReduce rings and model-parallel (MP) links in proportion to the two volumes (at least one
 // bidirectional ring, so the graph stays connected); rings come from TotientPerms for the

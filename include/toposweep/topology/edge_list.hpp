@@ -1,5 +1,5 @@
 #pragma once
-// The edge-list topology format of INTERFACE.md ("Topology files"): one directed link a line,
+// The edge-list topology format (docs/topology.md): one directed link a line,
 // `SRC DST BANDWIDTH [LATENCY]` with units; `switch ID [ID ...]` declares relay-only vertices;
 // `#` starts a comment. write_edge_list() output read back by read_edge_list() gives the same
 // vertices and arcs (bandwidths and latencies are printed in exact round-trip form).

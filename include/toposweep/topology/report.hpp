@@ -20,7 +20,7 @@ struct TopologyReport {
 
 TopologyReport describe_topology(const Network& network, const PriceTable& table);
 
-// The `topology --json` object (INTERFACE.md): kind, servers, switches, gpus, links, degree,
+// The `topology --json` object (docs/topology.md): kind, servers, switches, gpus, links, degree,
 // diameter, mean_hops, bisection_Bps, cost_usd, cost_breakdown, strides (topoopt), and more.
 // `with_edges` adds "edges": [[src, dst, bandwidth_Bps, latency_s], ...].
 nlohmann::json report_json(const Network& network, const TopologyReport& report, bool with_edges = false);

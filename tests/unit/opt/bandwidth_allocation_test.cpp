@@ -57,7 +57,7 @@ BandwidthProblem three_dim_problem() {
 }
 
 TEST(BandwidthAllocation, PipelinedSingleAllReduceEqualisesTimes) {
-  // DOMAIN.md §2.2: bw_k = B size_k / sum_j size_j.
+  // docs/optimizers.md, bandwidth allocation: bw_k = B size_k / sum_j size_j.
   const auto p = three_dim_problem();
   const auto r = allocate_bandwidth(p);
   const double sizes[3] = {1.5e9, 4.375e8, 4.6875e7};

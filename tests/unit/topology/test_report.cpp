@@ -1,4 +1,4 @@
-// The `topology --json` object: names and values of INTERFACE.md.
+// The `topology --json` object: names and values of the user contract (docs/topology.md).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
