@@ -200,15 +200,6 @@ struct RawAxis {
   std::string origin;  // "space.ini:12, sub-space a", what the values carry into a point
 };
 
-bool is_generator(const std::string& v, const std::string& name) {
-  return v.starts_with(name + "(") && v.back() == ')';
-}
-
-std::vector<std::string> generator_args(const std::string& v) {
-  const auto open = v.find('(');
-  return split_list(v.substr(open + 1, v.size() - open - 2));
-}
-
 class SubSpaceBuilder {
  public:
   SubSpaceBuilder(std::string name, std::vector<RawAxis> raw, const Config& base)
@@ -233,11 +224,7 @@ class SubSpaceBuilder {
     if (key == "optimize") return AxisKind::Optimize;
     return AxisKind::Plain;
   }
-  static bool is_generated(const RawAxis& r) {
-    const std::string v(trim(r.value));
-    return is_generator(v, "simplex") || is_generator(v, "permutations") ||
-           (r.key == "strategy" && (v == "all" || is_generator(v, "all")));
-  }
+  static bool is_generated(const RawAxis& r) { return find_generator(r.key, std::string(trim(r.value))) != nullptr; }
 
   std::vector<std::string> checked_list(const RawAxis& r) const {
     auto values = split_alternatives(r.key, r.value);
@@ -266,74 +253,16 @@ class SubSpaceBuilder {
     return base_.get_string(key);
   }
 
-  static std::int64_t int_of(const std::string& text, const std::string& what, const std::string& where) {
-    Config one;
-    one.set(what, text, where);
-    try {
-      return one.get_int(what, 1, 1 << 30);
-    } catch (const BadInput& e) {
-      throw BadInput(std::string(e.what()) + " for " + what, where);
-    }
-  }
-
   std::vector<std::string> generate(
       const RawAxis& r,
       const std::map<std::string, std::pair<AxisKind, std::vector<std::string>>>& plain) const {
     const std::string v(trim(r.value));
-    if (is_generator(v, "simplex")) {
-      const auto args = generator_args(v);
-      if (args.size() < 2 || args.size() > 3)
-        throw BadInput("simplex takes (TOTAL, STEP) or (TOTAL, STEP, DIMS)", r.where);
-      std::int64_t dims = 0;
-      if (args.size() == 3) {
-        dims = int_of(args[2], "simplex dimensions", r.where);
-      } else {
-        dims = static_cast<std::int64_t>(split_list(context("topology.dims", plain, r.where)).size());
-      }
-      return simplex_allocations(parse_bandwidth(args[0], r.where), parse_bandwidth(args[1], r.where), dims,
-                                 r.where);
-    }
-    if (is_generator(v, "permutations")) {
-      const auto args = generator_args(v);
-      if (args.empty() || args.size() > 2)
-        throw BadInput("permutations takes (PORTS) or (SERVERS, PORTS)", r.where);
-      const std::int64_t n =
-          args.size() == 2 ? int_of(args[0], "servers", r.where)
-                           : int_of(context("topology.servers", plain, r.where), "topology.servers", r.where);
-      const std::int64_t d = int_of(args.back(), "ports", r.where);
-      if (n > 4096) throw BadInput("permutations: at most 4096 servers", r.where);
-      std::vector<std::string> out;
-      for (const auto& set : topology::enumerate_stride_sets(
-               static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(d), true, 0, r.where)) {
-        std::string s;
-        for (std::size_t i = 0; i < set.size(); ++i) s += (i ? "," : "") + std::to_string(set[i]);
-        out.push_back(s);
-      }
-      if (out.empty())
-        throw BadInput("no connected circulant graph on " + std::to_string(n) + " servers with " +
-                           std::to_string(d) + " ports",
-                       r.where);
-      return out;
-    }
-    // strategy = all | all(max_tp=T, max_pp=P)
-    std::int64_t max_tp = INT64_MAX, max_pp = INT64_MAX;
-    if (v != "all") {
-      for (const auto& arg : generator_args(v)) {
-        const auto eq = arg.find('=');
-        const std::string name = eq == std::string::npos ? arg : std::string(trim(arg.substr(0, eq)));
-        if (eq == std::string::npos || (name != "max_tp" && name != "max_pp"))
-          throw BadInput("strategy generator takes max_tp=N and max_pp=N", r.where);
-        const std::int64_t x = int_of(std::string(trim(arg.substr(eq + 1))), name, r.where);
-        (name == "max_tp" ? max_tp : max_pp) = x;
-      }
-    }
-    const std::int64_t servers =
-        int_of(context("topology.servers", plain, r.where), "topology.servers", r.where);
-    const std::int64_t gpus = int_of(context("server.gpus", plain, r.where), "server.gpus", r.where);
-    std::vector<std::string> out;
-    for (const auto& t : all_strategies(servers * gpus, max_tp, max_pp)) out.push_back(t.spelled());
-    if (out.empty()) throw BadInput("no strategy satisfies the limits", r.where);
-    return out;
+    GeneratorCall call;
+    call.where = r.where;
+    const auto open = v.find('(');
+    if (open != std::string::npos) call.args = split_list(v.substr(open + 1, v.size() - open - 2));
+    call.context = [&](const std::string& key) { return context(key, plain, r.where); };
+    return find_generator(r.key, v)->values(call);
   }
 
   std::string name_;

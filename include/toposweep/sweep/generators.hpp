@@ -2,6 +2,7 @@
 // Generated axis values: bandwidth allocations on a simplex and every parallelization strategy
 // of a GPU count.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,26 @@ struct StrategyTriple {
 std::vector<StrategyTriple> all_strategies(std::int64_t gpus, std::int64_t max_tp, std::int64_t max_pp);
 // Parse "dp4tp2pp1"; throws BadInput naming `where`.
 StrategyTriple parse_strategy(const std::string& text, const std::string& where);
+
+// A generator written as an axis value, e.g. `topology.strides = permutations(4)`: its arguments,
+// a way to read single-valued keys of the sub-space (or the base), and where to point errors.
+struct GeneratorCall {
+  std::vector<std::string> args;                            // empty for a bare name (`strategy = all`)
+  std::function<std::string(const std::string& key)> context;  // BadInput when the key is missing or a list
+  std::string where;
+};
+
+struct Generator {
+  const char* name;      // "simplex": the value is NAME(...) (or the bare NAME when `bare`)
+  const char* only_key;  // the axis key it generates for, or nullptr for any key
+  bool bare;             // NAME without parentheses is allowed
+  std::vector<std::string> (*values)(const GeneratorCall&);
+  const char* help;
+};
+
+// The generator an axis value calls, or nullptr when the value is a plain list. The sweep's
+// generators by name; adding one: its function here and one line in the table (generators.cpp).
+const Generator* find_generator(const std::string& key, const std::string& value);
+const std::vector<Generator>& generators();
 
 }  // namespace toposweep::sweep
