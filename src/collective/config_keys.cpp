@@ -13,6 +13,18 @@ std::vector<KeySpec> config_keys() {
       {"collective.routing", "shortest",
        "networks with switches: shortest (first shortest path per transfer) or spread (equal-cost "
        "paths, least busy arc first, like ECMP over a fat-tree's cores)", checks::one_of({"shortest", "spread"})},
+      {"collective.chunks", "1",
+       "ASTRA-sim's preferred-dataset-splits: run each collective in this many chunks, one chunk per dimension "
+       "at a time, each paying every step's latency (1: off)",
+       checks::integer(1, 1 << 20)},
+      {"collective.endpoint_delay", "0s", "ASTRA-sim's endpoint-delay: processing time per message (time; 0s: off)",
+       checks::quantity(Quantity::Time, false)},
+      {"collective.reduction_bandwidth", "0",
+       "ASTRA-sim's local-mem-bw: a reduce step moves 3x its message through local memory at this bandwidth "
+       "(0: reductions are free)",
+       [](const std::string& v, const std::string& w) {
+         if (v != "0") checks::quantity(Quantity::Bandwidth, true)(v, w);
+       }},
       {"collective.forest", "exact",
        "forest packing: exact (attains the cut bound; greedy first, then splitting off and Edmonds' "
        "branchings) or greedy (fast, may fall short of the bound: built vs optimal time reported)",

@@ -85,6 +85,123 @@ HierarchicalTime hierarchical_time(CollectiveOp op, const std::vector<Dimension>
   return h;
 }
 
+namespace {
+
+// One pass of a chunk over one dimension in the chunked (ASTRA-sim) schedule.
+struct ChunkPass {
+  std::uint32_t dim = 0;
+  double time_s = 0;
+  double latency_s = 0;
+};
+
+}  // namespace
+
+ChunkedTime hierarchical_chunked_time(CollectiveOp op, const std::vector<Dimension>& dims,
+                                      const std::vector<std::uint32_t>& group_sizes, double bytes,
+                                      std::uint32_t chunks, double endpoint_delay_s, double reduction_Bps) {
+  std::vector<std::uint32_t> active;
+  double N = 1;
+  for (std::uint32_t k = 0; k < group_sizes.size(); ++k)
+    if (group_sizes[k] > 1) {
+      active.push_back(k);
+      N *= group_sizes[k];
+    }
+  ChunkedTime out;
+  if (active.empty()) return out;
+  const double C = std::max<std::uint32_t>(chunks, 1);
+  // One pass moving `moved` bytes per member in `steps` steps, reducing or not.
+  auto pass = [&](std::uint32_t k, double moved, double steps, bool reduces) {
+    ChunkPass p;
+    p.dim = k;
+    p.latency_s = steps * (dims[k].latency_s + endpoint_delay_s);
+    p.time_s = moved / dims[k].bandwidth_Bps + p.latency_s;
+    if (reduces && reduction_Bps > 0) p.time_s += 3 * moved / reduction_Bps;
+    return p;
+  };
+  auto steps_of = [&](std::uint32_t k) { return pass_steps(dims[k].type, group_sizes[k]); };
+  std::vector<ChunkPass> passes;
+  double m = bytes / C;  // a chunk's share of one member's buffer
+  switch (op) {
+    case CollectiveOp::AllReduce: {
+      for (std::size_t i = 0; i + 1 < active.size(); ++i) {
+        const double n = group_sizes[active[i]];
+        passes.push_back(pass(active[i], m * (n - 1) / n, steps_of(active[i]), true));
+        m /= n;
+      }
+      const std::uint32_t last = active.back();
+      const double n = group_sizes[last];
+      ChunkPass rs = pass(last, m * (n - 1) / n, steps_of(last), true);
+      const ChunkPass ag = pass(last, m * (n - 1) / n, steps_of(last), false);
+      rs.time_s += ag.time_s;
+      rs.latency_s += ag.latency_s;
+      passes.push_back(rs);
+      for (std::size_t i = active.size() - 1; i-- > 0;) {
+        const double nk = group_sizes[active[i]];
+        m *= nk;
+        passes.push_back(pass(active[i], m * (nk - 1) / nk, steps_of(active[i]), false));
+      }
+      break;
+    }
+    case CollectiveOp::ReduceScatter:
+      for (std::uint32_t k : active) {
+        const double n = group_sizes[k];
+        passes.push_back(pass(k, m * (n - 1) / n, steps_of(k), true));
+        m /= n;
+      }
+      break;
+    case CollectiveOp::AllGather:
+      m /= N;
+      for (std::size_t i = active.size(); i-- > 0;) {
+        const double n = group_sizes[active[i]];
+        passes.push_back(pass(active[i], m * (n - 1), steps_of(active[i]), false));
+        m *= n;
+      }
+      break;
+    case CollectiveOp::AllToAll:
+      for (std::uint32_t k : active) {
+        const double n = group_sizes[k];
+        passes.push_back(pass(k, m * (n - 1) / n, steps_of(k), false));
+      }
+      break;
+    case CollectiveOp::Broadcast:
+    case CollectiveOp::Reduce:
+      for (std::uint32_t k : active)
+        passes.push_back(pass(k, m, pass_steps(DimensionType::Ring, group_sizes[k]), op == CollectiveOp::Reduce));
+      break;
+  }
+  // Flow shop: chunk c's pass p starts when its pass p-1 is done and the pass's dimension is
+  // free; a free dimension takes the pass that became ready first (ties: the earlier chunk).
+  const std::size_t P = passes.size(), K = dims.size();
+  const std::uint32_t chunk_count = static_cast<std::uint32_t>(C);
+  std::vector<double> ready(chunk_count, 0.0), latency(chunk_count, 0.0), dim_free(K, 0.0);
+  std::vector<std::size_t> next(chunk_count, 0);
+  for (std::size_t done = 0; done < P * chunk_count; ++done) {
+    // The (chunk, pass) that can start earliest; ties: ready first, then lower chunk.
+    double best_start = 0, best_ready = 0;
+    std::uint32_t best = chunk_count;
+    for (std::uint32_t c = 0; c < chunk_count; ++c) {
+      if (next[c] == P) continue;
+      const double start = std::max(ready[c], dim_free[passes[next[c]].dim]);
+      if (best == chunk_count || start < best_start || (start == best_start && ready[c] < best_ready)) {
+        best = c;
+        best_start = start;
+        best_ready = ready[c];
+      }
+    }
+    const ChunkPass& p = passes[next[best]];
+    ready[best] = best_start + p.time_s;
+    latency[best] += p.latency_s;
+    dim_free[p.dim] = ready[best];
+    ++next[best];
+  }
+  for (std::uint32_t c = 0; c < chunk_count; ++c)
+    if (ready[c] >= out.time_s) {
+      out.time_s = ready[c];
+      out.latency_s = latency[c];
+    }
+  return out;
+}
+
 std::vector<std::uint32_t> dimension_coordinates(const std::vector<Dimension>& dims, VertexId v) {
   std::vector<std::uint32_t> c(dims.size());
   for (std::size_t k = 0; k < dims.size(); ++k) {

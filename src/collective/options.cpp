@@ -7,6 +7,15 @@
 
 namespace toposweep {
 
+void system_costs_from_config(const Config& config, std::uint32_t& chunks, double& endpoint_delay_s,
+                       double& reduction_Bps) {
+  if (config.has("collective.chunks"))
+    chunks = static_cast<std::uint32_t>(config.get_int("collective.chunks", 1, 1 << 20));
+  if (config.has("collective.endpoint_delay")) endpoint_delay_s = config.get_time("collective.endpoint_delay");
+  if (config.has("collective.reduction_bandwidth") && config.get_string("collective.reduction_bandwidth") != "0")
+    reduction_Bps = config.get_bandwidth("collective.reduction_bandwidth");
+}
+
 std::string collective_algorithm_from_config(const Config& config) {
   const std::string name = to_lower(trim(config.get_string("collective.algorithm")));
   const auto& names = collective_algorithm_names();
@@ -28,6 +37,7 @@ CollectiveOptions collective_options_from_config(const Config& config) {
                    config.where("collective.model"));
   o.spread_switch_paths = spread_routing_from_config(config);
   o.greedy_forest = greedy_forest_from_config(config);
+  system_costs_from_config(config, o.chunks, o.endpoint_delay_s, o.reduction_Bps);
   return o;
 }
 

@@ -78,8 +78,12 @@ std::vector<Phase> ring_phases(CollectiveOp op, const std::vector<std::vector<Ve
   switch (op) {
     case CollectiveOp::AllReduce:
       ph.repeat = ph.latency_steps = 2 * (p - 1);
+      ph.reduce_steps = p - 1;
       break;
     case CollectiveOp::ReduceScatter:
+      ph.repeat = ph.latency_steps = p - 1;
+      ph.reduce_steps = p - 1;
+      break;
     case CollectiveOp::AllGather:
       ph.repeat = ph.latency_steps = p - 1;
       break;

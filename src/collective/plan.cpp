@@ -50,6 +50,24 @@ CollectivePlan from_phases(RouteCache& routes, std::vector<Phase> phases, const 
   CollectivePlan plan;
   plan.algorithm = std::move(algorithm);
   cost_phases(routes, phases, opt.with_flows, plan);
+  if (opt.system_costs()) {
+    // ASTRA-sim's costs on a one-resource collective: chunks run one after another, so the
+    // bandwidth part is paid once and every step's latency (plus the endpoint delay) per chunk;
+    // a reduce step also moves 3x its message through local memory.
+    const double C = opt.chunks;
+    double steps = 0, reduction_s = 0;
+    for (const Phase& ph : phases) {
+      steps += ph.latency_steps;
+      if (opt.reduction_Bps > 0 && ph.reduce_steps > 0) {
+        double message = 0;
+        for (const Transfer& t : ph.transfers) message = std::max(message, t.bytes);
+        reduction_s += ph.reduce_steps * 3 * message / opt.reduction_Bps;
+      }
+    }
+    const double latency = (C - 1) * plan.latency_s + C * steps * opt.endpoint_delay_s;
+    plan.time_s += latency + reduction_s;
+    plan.latency_s += latency;
+  }
   return plan;
 }
 
@@ -63,6 +81,14 @@ CollectivePlan plan_hierarchical(const Network& net, RouteCache& routes, const C
   plan.model = opt.hierarchical_pipelined ? "pipelined" : "sequential";
   plan.time_s = opt.hierarchical_pipelined ? h.pipelined_s : h.sequential_s;
   plan.latency_s = opt.hierarchical_pipelined ? h.pipelined_latency_s : h.sequential_latency_s;
+  if (opt.system_costs()) {
+    // ASTRA-sim's schedule: chunks through the dimensions, one chunk per dimension at a time.
+    const ChunkedTime c = hierarchical_chunked_time(req.op, dims, shape, req.bytes, opt.chunks,
+                                                    opt.endpoint_delay_s, opt.reduction_Bps);
+    plan.model = "chunked";
+    plan.time_s = c.time_s;
+    plan.latency_s = c.latency_s;
+  }
   plan.stages =
       opt.hierarchical_pipelined ? (h.phases.empty() ? 0 : 1) : static_cast<std::uint32_t>(h.phases.size());
   if (!opt.with_flows) return plan;
@@ -125,6 +151,15 @@ CollectivePlan plan_ring(const Network&, RouteCache& routes, const CollectiveReq
   return from_phases(routes, ring_phases(req.op, {req.nodes}, {1.0}, req.bytes, req.root), opt, "ring");
 }
 
+// Two counter-rotating rings over the members, half the data each: both directions of every
+// ring link carry data (ring uses one).
+CollectivePlan plan_biring(const Network&, RouteCache& routes, const CollectiveRequest& req,
+                           const CollectiveOptions& opt) {
+  std::vector<VertexId> reversed(req.nodes.rbegin(), req.nodes.rend());
+  return from_phases(routes, ring_phases(req.op, {req.nodes, reversed}, {0.5, 0.5}, req.bytes, req.root), opt,
+                     "biring");
+}
+
 CollectivePlan plan_multiring(const Network& net, RouteCache& routes, const CollectiveRequest& req,
                               const CollectiveOptions& opt) {
   const MultiRing mr = multiring(net, routes, req.nodes);
@@ -166,7 +201,8 @@ struct Algorithm {
 // The collective algorithms by name. Adding one: its phases (patterns.hpp) or planner, one line here.
 constexpr Algorithm kAlgorithms[] = {
     {"auto", "multiring on topoopt, hierarchical on multidim, ring otherwise", plan_auto},
-    {"ring", "one ring over the members in order (one direction)", plan_ring},
+    {"ring", "one ring over the members in order, one direction", plan_ring},
+    {"biring", "two rings over the members, one each way, half the data each", plan_biring},
     {"multiring", "rings over the network's strides, data split by their bandwidth", plan_multiring},
     {"hierarchical", "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style)", plan_hierarchical},
     {"tree", "binary tree (reduce up, broadcast down)", plan_tree},

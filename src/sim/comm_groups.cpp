@@ -70,6 +70,9 @@ CollectiveOptions collective_plan_options(const CommSettings& settings, bool wit
   opts.hierarchical_pipelined = settings.hierarchical_pipelined;
   opts.spread_switch_paths = settings.spread_switch_paths;
   opts.greedy_forest = settings.greedy_forest;
+  opts.chunks = settings.chunks;
+  opts.endpoint_delay_s = settings.endpoint_delay_s;
+  opts.reduction_Bps = settings.reduction_Bps;
   return opts;
 }
 

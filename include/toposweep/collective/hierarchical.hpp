@@ -32,6 +32,20 @@ struct HierarchicalTime {
 HierarchicalTime hierarchical_time(CollectiveOp op, const std::vector<Dimension>& dims,
                                    const std::vector<std::uint32_t>& group_sizes, double bytes);
 
+// ASTRA-sim's system costs (CollectiveOptions::system_costs) on a hierarchical collective: the
+// buffer in `chunks` chunks, each through the phases in ASTRA-sim's localBWAware order (AllReduce:
+// reduce-scatter over the dimensions ascending, an all-reduce on the last, all-gather descending),
+// a dimension serving one chunk at a time, first come first served. A pass over dimension k
+// costs bytes/bw_k + steps_k (latency_k + endpoint_delay), plus 3 bytes / reduction_Bps when it
+// reduces. Returns the time of the last chunk's last phase and its latency part.
+struct ChunkedTime {
+  double time_s = 0;
+  double latency_s = 0;
+};
+ChunkedTime hierarchical_chunked_time(CollectiveOp op, const std::vector<Dimension>& dims,
+                                      const std::vector<std::uint32_t>& group_sizes, double bytes,
+                                      std::uint32_t chunks, double endpoint_delay_s, double reduction_Bps);
+
 // Mixed-radix address of compute node v (dimension 0 fastest).
 std::vector<std::uint32_t> dimension_coordinates(const std::vector<Dimension>& dims, VertexId v);
 

@@ -62,6 +62,15 @@ struct CollectiveOptions {
   bool spread_switch_paths = false;
   // forest: greedy tree packing only (collective.forest = greedy) instead of the exact one.
   bool greedy_forest = false;
+  // ASTRA-sim's system costs (docs/collectives.md, "ASTRA-sim-compatible costs"); the defaults
+  // switch them off. `chunks`: the collective runs in that many chunks, one chunk per dimension
+  // at a time, each paying every step's latency; `endpoint_delay_s`: per message (step);
+  // `reduction_Bps`: local memory bandwidth of reductions, a reduce step moving 3x its message
+  // (0: reductions are free).
+  std::uint32_t chunks = 1;
+  double endpoint_delay_s = 0;
+  double reduction_Bps = 0;
+  bool system_costs() const { return chunks > 1 || endpoint_delay_s > 0 || reduction_Bps > 0; }
 };
 
 // `algorithm`: "auto" (multiring on topoopt, hierarchical on multidim, ring otherwise), "ring",

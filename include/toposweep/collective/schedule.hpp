@@ -28,6 +28,9 @@ struct Phase {
   // message and the cost picks the chunk count c that minimises (depth - 1 + c)(T/c + alpha),
   // T being the bandwidth time of the whole message. With alpha = 0 the cost is T.
   std::uint32_t pipeline_depth = 0;
+  // Steps (of `repeat`) that reduce what they receive: the reduce-scatter half of a ring
+  // AllReduce. Only ASTRA-sim's reduction cost (CollectiveOptions::reduction_Bps) uses it.
+  double reduce_steps = 0;
   // Route multi-hop transfers over equal-cost paths, least busy arc first (RouteCache::
   // spread_path), transfers between neighbours placed first; otherwise each takes the first
   // shortest path (lowest arc ids).

@@ -30,6 +30,9 @@ struct CommSettings {
   bool analytical_all_instances = false; // analytical: time every instance (slowest wins), not the first
   bool spread_switch_paths = false;      // collective.routing = spread: ECMP over switched fabrics
   bool greedy_forest = false;            // collective.forest = greedy
+  std::uint32_t chunks = 1;              // collective.chunks
+  double endpoint_delay_s = 0;           // collective.endpoint_delay
+  double reduction_Bps = 0;              // collective.reduction_bandwidth (0: free)
   bool operator==(const CommSettings&) const = default;
 };
 
