@@ -222,14 +222,9 @@ void write_output(const Space& space, const SweepOptions& o, const std::string& 
   // dominated): the exact frontier of that union is the frontier of the whole range, because a
   // point no point of its model dominates was never dominated on its own rank either.
   const auto front = grouped_frontier_indices(space, rows, o.objectives, PointGroups(space, o.frontier_by));
-  const bool keep_frontier = o.keep == "frontier";
-  if (keep_frontier) {
+  if (o.keep == Keep::Frontier) {
     std::vector<PointRecord> on_front;
-    std::size_t f = 0;
-    for (auto& r : rows) {
-      while (f < front.size() && front[f] < r.index) ++f;
-      if (f < front.size() && front[f] == r.index) on_front.push_back(std::move(r));
-    }
+    for (std::size_t i : frontier_positions(rows, front)) on_front.push_back(std::move(rows[i]));
     rows = std::move(on_front);
   } else if (rows.size() != o.end - o.begin) {
     throw RuntimeFailure("the journal " + dir +
@@ -250,11 +245,7 @@ void write_output(const Space& space, const SweepOptions& o, const std::string& 
   write_results_file(o.out_path, space, rows, front, meta);
   log.debug("sweep: wrote " + o.out_path + " in " + std::to_string(seconds_since(t0)) + " s");
   remove_journal(dir);
-  std::size_t f = 0;
-  for (const auto& r : rows) {
-    while (f < front.size() && front[f] < r.index) ++f;
-    if (f < front.size() && front[f] == r.index) summary.frontier_rows.push_back(r);
-  }
+  summary.frontier_rows = frontier_rows(rows, front);
 }
 
 // True when `o.out_path` is a results file of this space, range, keep mode and objectives: a
@@ -265,7 +256,7 @@ bool output_is_complete(const Space& space, const SweepOptions& o) {
     char fp[17];
     std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(space.fingerprint()));
     return r.root_string("space_fingerprint") == fp && r.root_u64("slice_begin") == o.begin &&
-           r.root_u64("slice_end") == o.end && r.root_string("keep") == o.keep &&
+           r.root_u64("slice_end") == o.end && r.root_string("keep") == spell_keep(o.keep) &&
            r.frontier_objectives() == frontier::spell_objectives(o.objectives) &&
            r.frontier_group_by() == o.frontier_by;
   } catch (const std::exception&) {
@@ -305,12 +296,10 @@ PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evalua
   }
   if (r.result.status == PointStatus::Failed && r.result.message.empty())
     r.result.message = "failed (no message)";
-  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   PointResult& x = r.result;
-  if (x.status != PointStatus::Evaluated) {
-    // The schema promises NaN times for points that were not evaluated.
-    x.iteration_time_s = x.compute_time_s = x.exposed_comm_time_s = x.bubble_time_s = x.samples_per_s = nan;
-  }
+  if (x.status != PointStatus::Evaluated)
+    for (const ResultField& f : kResultFields)
+      if (f.nan_unless_evaluated) x.*f.f64 = PointResult::nan;
   return r;
 }
 
@@ -342,6 +331,11 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
       throw BadInput("an unfinished sweep's journal exists at " + dir +
                          ": add --resume to continue it, or remove that directory to start afresh",
                      "--out " + o.out_path);
+    if (existing && existing->fields != expected.fields)
+      throw BadInput("the journal " + dir + " holds records of other result fields (" + existing->fields +
+                         ") than this toposweep writes (" + expected.fields +
+                         "): finish it with the toposweep that started it, or remove it to start afresh",
+                     "--resume");
     if (existing && *existing != expected)
       throw BadInput("the journal " + dir +
                          " belongs to a different space, base configuration or slice; remove it or use the "
@@ -354,11 +348,11 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
     if (!existing) create_journal(dir, expected, space.canonical_text());
     run = next_run_number(dir);
     if (existing) journal = read_journal_contents(dir);
-    if (o.keep != "frontier" && !journal.ranges.empty())
+    if (o.keep != Keep::Frontier && !journal.ranges.empty())
       throw BadInput("the journal " + dir +
                          " was written by a --keep frontier sweep (it lacks the other "
                          "points); resume it with --keep frontier",
-                     "--keep " + o.keep);
+                     "--keep " + spell_keep(o.keep));
     const DoneSet done = done_set(journal, o.begin, o.end);
     for (int k = 0; k < 3; ++k) prev[k] = done.counts[k];
     todo = todo_from(done, o.begin, o.end);
@@ -368,16 +362,10 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
     on_rank0_shared(comm, [&] {
       log.info("sweep: " + o.out_path + " is already complete for this space; nothing to do");
       ResultsReader reader(o.out_path);
-      const auto rows = reader.records();
-      const auto front = reader.frontier();
       summary.evaluated = reader.root_u64("points_evaluated");
       summary.infeasible = reader.root_u64("points_infeasible");
       summary.failed = reader.root_u64("points_failed");
-      std::size_t f = 0;
-      for (const auto& r : rows) {
-        while (f < front.size() && front[f] < r.index) ++f;
-        if (f < front.size() && front[f] == r.index) summary.frontier_rows.push_back(r);
-      }
+      summary.frontier_rows = frontier_rows(reader.records(), reader.frontier());
     });
     summary.seconds = seconds_since(start_time);
     return summary;
@@ -415,7 +403,7 @@ SweepSummary run_sweep(const Space& space, const SweepOptions& o, const Evaluato
     JournalWriter journal(dir, run, rank);
     // --keep frontier: this rank's streaming frontier; the journal gets done ranges and the rows
     // that are on the frontier when their chunk commits, never the dominated rest.
-    const bool keep_frontier = o.keep == "frontier";
+    const bool keep_frontier = o.keep == Keep::Frontier;
     // One streaming frontier per model (per group of sweep.frontier_by).
     const PointGroups groups(space, o.frontier_by);
     std::vector<frontier::StreamingFrontier> local_front(groups.size(),
@@ -632,11 +620,11 @@ SweepSummary merge_slices(const Space& space, const std::vector<std::string>& in
     ResultsReader r(path);
     if (r.root_string("space_fingerprint") != fp)
       throw BadInput("this file comes from a different space than " + inputs.front(), path);
-    const bool frontier_only = r.root_string("keep") != "all";
+    const bool frontier_only = r.root_string("keep") != spell_keep(Keep::All);
     if (frontier_only) {
       // Its /points holds only its frontier rows: the merge can only be a frontier, and only for
       // the objectives that slice filtered by (a point it dropped may be optimal for others).
-      if (o.keep != "frontier")
+      if (o.keep != Keep::Frontier)
         throw BadInput(
             "this slice was written with --keep frontier and holds only its frontier rows; "
             "merge with --keep frontier",
@@ -704,11 +692,7 @@ SweepSummary merge_slices(const Space& space, const std::vector<std::string>& in
   meta.frontier_by = o.frontier_by;
   meta.compression = o.compression;
   write_results_file(o.out_path, space, rows, front, meta);
-  std::size_t f = 0;
-  for (const auto& r : rows) {
-    while (f < front.size() && front[f] < r.index) ++f;
-    if (f < front.size() && front[f] == r.index) summary.frontier_rows.push_back(r);
-  }
+  summary.frontier_rows = frontier_rows(rows, front);
   return summary;
 }
 

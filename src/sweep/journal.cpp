@@ -19,8 +19,19 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uint32_t kRecordMagic = 0x52505354;  // "TSPR"
-constexpr std::size_t kFixedPayload = 8 + 1 + 8 * 8 + 5 * 4;
+// index, status, then every result field in table order; the message fills the rest.
+constexpr std::size_t kFixedPayload = [] {
+  std::size_t n = sizeof(std::uint64_t) + sizeof(std::uint8_t);
+  for (const ResultField& f : kResultFields) n += f.size();
+  return n;
+}();
 constexpr std::size_t kMaxMessage = 4096;
+// What record_layout() was before the header recorded it: the layout of every journal whose
+// header has no `fields` line. (A historical fact: never update it when adding a field.)
+constexpr const char* kLayoutOfUnmarkedJournals =
+    "iteration_time_s:f64,compute_time_s:f64,exposed_comm_time_s:f64,bubble_time_s:f64,cost_usd:f64,"
+    "memory_per_gpu_bytes:f64,samples_per_s:f64,network_bisection_Bps:f64,dp:u32,tp:u32,pp:u32,"
+    "microbatches:u32,optimizer_rounds:u32";
 constexpr std::uint32_t kRangeMagic = 0x44505354;  // "TSPD"
 constexpr std::size_t kRangePayload = 5 * 8;
 
@@ -69,6 +80,13 @@ std::uint32_t crc32(const void* data, std::size_t size) {
   return c ^ 0xFFFFFFFFu;
 }
 
+std::string record_layout() {
+  std::string out;
+  for (const ResultField& f : kResultFields)
+    out.append(out.empty() ? "" : ",").append(f.name).append(f.type() == FieldType::F64 ? ":f64" : ":u32");
+  return out;
+}
+
 void append_encoded(std::vector<unsigned char>& out, const PointRecord& r) {
   const PointResult& x = r.result;
   const std::size_t msg = std::min(x.message.size(), kMaxMessage);
@@ -78,10 +96,12 @@ void append_encoded(std::vector<unsigned char>& out, const PointRecord& r) {
   const std::size_t start = out.size();
   put(out, r.index);
   put(out, static_cast<std::uint8_t>(x.status));
-  for (double d : {x.iteration_time_s, x.compute_time_s, x.exposed_comm_time_s, x.bubble_time_s, x.cost_usd,
-                   x.memory_per_gpu_bytes, x.samples_per_s, x.network_bisection_Bps})
-    put(out, d);
-  for (std::uint32_t u : {x.dp, x.tp, x.pp, x.microbatches, x.optimizer_rounds}) put(out, u);
+  for (const ResultField& f : kResultFields) {
+    if (f.f64)
+      put(out, x.*f.f64);
+    else
+      put(out, x.*f.u32);
+  }
   out.insert(out.end(), x.message.begin(), x.message.begin() + static_cast<std::ptrdiff_t>(msg));
   put(out, crc32(out.data() + start, length));
 }
@@ -129,11 +149,12 @@ std::size_t decode_journal_bytes(const std::vector<unsigned char>& bytes, std::v
     if (status > 2) break;
     PointResult& x = r.result;
     x.status = static_cast<PointStatus>(status);
-    for (double* d : {&x.iteration_time_s, &x.compute_time_s, &x.exposed_comm_time_s, &x.bubble_time_s,
-                      &x.cost_usd, &x.memory_per_gpu_bytes, &x.samples_per_s, &x.network_bisection_Bps})
-      *d = get<double>(p);
-    for (std::uint32_t* u : {&x.dp, &x.tp, &x.pp, &x.microbatches, &x.optimizer_rounds})
-      *u = get<std::uint32_t>(p);
+    for (const ResultField& f : kResultFields) {
+      if (f.f64)
+        x.*f.f64 = get<double>(p);
+      else
+        x.*f.u32 = get<std::uint32_t>(p);
+    }
     x.message.assign(reinterpret_cast<const char*>(p), length - kFixedPayload);
     out.push_back(std::move(r));
     pos += 8 + length + 4;
@@ -154,7 +175,7 @@ void create_journal(const std::string& dir, const JournalHeader& h, const std::s
     std::ofstream f(tmp, std::ios::trunc);
     f << "toposweep-journal-v1\n"
       << "fingerprint " << h.fingerprint << "\nspace_size " << h.space_size << "\nbegin " << h.begin
-      << "\nend " << h.end << "\n";
+      << "\nend " << h.end << "\nfields " << h.fields << "\n";
     if (!f) throw RuntimeFailure("cannot write " + tmp);
   }
   {
@@ -175,6 +196,12 @@ std::optional<JournalHeader> read_journal_header(const std::string& dir) {
   if (!(f >> magic >> k1 >> h.fingerprint >> k2 >> h.space_size >> k3 >> h.begin >> k4 >> h.end) ||
       magic != "toposweep-journal-v1" || k1 != "fingerprint" || k2 != "space_size" || k3 != "begin" ||
       k4 != "end")
+    throw RuntimeFailure("the journal " + dir + " has no valid header; remove the directory to start afresh");
+  // Older toposweeps ended the header here (and stop reading here: they resume newer journals).
+  std::string k5;
+  if (!(f >> k5))
+    h.fields = kLayoutOfUnmarkedJournals;
+  else if (k5 != "fields" || !(f >> h.fields))
     throw RuntimeFailure("the journal " + dir + " has no valid header; remove the directory to start afresh");
   return h;
 }

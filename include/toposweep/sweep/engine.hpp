@@ -21,6 +21,7 @@
 #include "toposweep/point/point_result.hpp"
 #include "toposweep/sweep/frontier_groups.hpp"
 #include "toposweep/sweep/journal.hpp"
+#include "toposweep/sweep/results_file.hpp"
 #include "toposweep/sweep/space.hpp"
 #include "toposweep/util/log.hpp"
 
@@ -31,8 +32,8 @@ using Evaluator = std::function<PointResult(const Config&)>;
 struct SweepOptions {
   std::string out_path;
   bool resume = false;
-  std::string keep = "all";  // "all" or "frontier"
-  std::uint64_t begin = 0;   // index range to evaluate: [begin, end)
+  Keep keep = Keep::All;
+  std::uint64_t begin = 0;  // index range to evaluate: [begin, end)
   std::uint64_t end = 0;
   std::string slice;  // "K/N" when a job-array slice, else ""
   std::vector<frontier::Objective> objectives;

@@ -41,10 +41,17 @@ void append_encoded(std::vector<unsigned char>& out, const DoneRange& r);
 std::size_t decode_journal_bytes(const std::vector<unsigned char>& bytes, std::vector<PointRecord>& records,
                                  std::vector<DoneRange>& ranges);
 
+// The layout of a point record's fixed part: the result fields in order with their types,
+// "iteration_time_s:f64,...,optimizer_rounds:u32" (from kResultFields).
+std::string record_layout();
+
 struct JournalHeader {
   std::uint64_t fingerprint = 0;
   std::uint64_t space_size = 0;
   std::uint64_t begin = 0, end = 0;  // the index range this sweep covers (a slice or everything)
+  // record_layout() of the toposweep that wrote the records. Headers written before the line
+  // existed read as the layout of those versions; a resume refuses a journal of another layout.
+  std::string fields = record_layout();
   bool operator==(const JournalHeader&) const = default;
 };
 

@@ -382,7 +382,7 @@ TEST(Engine, KeepFrontierStoresOnlyFrontierRows) {
   const std::string all = temp_path("keepall.h5"), front = temp_path("keepfront.h5");
   run_sweep(space, options_for(space, all), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   auto o = options_for(space, front);
-  o.keep = "frontier";
+  o.keep = Keep::Frontier;
   run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   ResultsReader a(all), b(front);
   const auto f = a.frontier();
