@@ -266,6 +266,53 @@ TEST(Engine, RefusesJournalWithoutResumeOrOfAnotherSpaceAndTouchesNothing) {
   EXPECT_EQ(ResultsReader(out).rows(), 67u);
 }
 
+// Rewrites the `fields` line of a journal header: removed (as toposweeps before the line wrote
+// it) or replaced by another layout.
+void rewrite_header_fields(const std::string& dir, const std::string& fields) {
+  std::ifstream in(dir + "/header");
+  std::string text, line;
+  while (std::getline(in, line))
+    if (!line.starts_with("fields ")) text += line + "\n";
+  if (!fields.empty()) text += "fields " + fields + "\n";
+  std::ofstream(dir + "/header", std::ios::trunc) << text;
+}
+
+TEST(Engine, AJournalOfEarlierVersionsResumesAndOneOfOtherResultFieldsIsRefused) {
+  const Space space = make_space();
+  const std::string clean = temp_path("layout_clean.h5"), out = temp_path("layout.h5");
+  run_sweep(space, options_for(space, clean), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
+  auto interrupt = [&] {
+    std::atomic<int> calls{0};
+    EXPECT_THROW(run_sweep(space, options_for(space, out), evaluator_for(space, &calls), MPI_COMM_SELF,
+                           kQuiet, [&] { return calls.load() >= 5; }),
+                 Interrupted);
+  };
+  auto o = options_for(space, out);
+  o.resume = true;
+  // A header without the line: its records have the layout of the versions that wrote no line.
+  interrupt();
+  rewrite_header_fields(out + ".journal", "");
+  run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
+  expect_same_records(ResultsReader(clean).records(), ResultsReader(out).records());
+  std::filesystem::remove(out);
+  // Records of another layout would be misread: refused, the journal left as it was.
+  interrupt();
+  rewrite_header_fields(out + ".journal", "iteration_time_s:f64,cost_usd:f64");
+  try {
+    run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
+    ADD_FAILURE() << "resumed a journal of other result fields";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "holds records of other result fields (iteration_time_s:f64,cost_usd:f64)"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.where(), "--resume");
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(read_journal_header(out + ".journal")->fields, "iteration_time_s:f64,cost_usd:f64");
+  remove_journal(out + ".journal");
+}
+
 // Sets an environment variable for one scope.
 class ScopedEnv {
  public:
