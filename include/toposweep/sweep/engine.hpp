@@ -2,7 +2,7 @@
 // The sweep engine: evaluates a range of a design space over the ranks of an MPI communicator
 // with dynamic load balancing, journals every chunk durably, and writes the HDF5 results once
 // every point is done. The engine never knows how a point is evaluated: it calls an injected
-// Evaluator (the CLI passes point::evaluate; tests pass synthetic ones). run_sweep strings
+// Evaluator (the CLI wraps point/evaluate.hpp; tests pass synthetic ones). run_sweep strings
 // together its parts: the plan (todo.hpp: what the journal says is left), the scheduler
 // (scheduler.hpp: the one-sided counter window), the chunk runner (chunk_runner.hpp: evaluate and
 // journal a chunk), the progress reporter (progress.hpp) and the output step (output.hpp).
