@@ -30,7 +30,7 @@ herr_t take_innermost(unsigned n, const H5E_error2_t* e, void* out) {
 // HDF5's description of the failure where it was detected (the innermost entry of its stack).
 std::string reason() {
   std::string desc;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, take_innermost, &desc);
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &desc);
   H5Eclear2(H5E_DEFAULT);
   return desc.empty() ? "HDF5 gave no reason" : desc;
 }
