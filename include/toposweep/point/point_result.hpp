@@ -11,6 +11,8 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace toposweep {
 
@@ -76,6 +78,16 @@ constexpr const ResultField* find_result_field(std::string_view name) {
   for (const ResultField& f : kResultFields)
     if (f.name == name) return &f;
   return nullptr;
+}
+
+// Calls f(std::integral_constant<std::size_t, I>{}) for every row I of kResultFields, unrolled at
+// compile time, so that `kResultFields[I]` is a constant there (hot loops: the journal record).
+template <class F>
+constexpr void for_each_result_field(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (f(std::integral_constant<std::size_t, I>{}), ...);
+  }
+  (std::make_index_sequence<std::size(kResultFields)>{});
 }
 
 namespace detail {

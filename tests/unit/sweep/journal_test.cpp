@@ -42,6 +42,26 @@ TEST(Crc32, KnownCheckValue) {
   EXPECT_EQ(crc32("", 0), 0u);
 }
 
+// CRC-32 (IEEE, reflected) bit by bit, from the polynomial alone.
+std::uint32_t crc32_bitwise(const unsigned char* p, std::size_t n) {
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (std::size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+
+TEST(Crc32, EqualsTheBitwiseDefinitionAtEveryLengthAndOffset) {
+  std::vector<unsigned char> bytes(300);
+  std::uint32_t x = 12345;
+  for (auto& b : bytes) b = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
+  for (std::size_t offset = 0; offset < 8; ++offset)
+    for (std::size_t n = 0; n + offset <= 200; ++n)
+      ASSERT_EQ(crc32(bytes.data() + offset, n), crc32_bitwise(bytes.data() + offset, n))
+          << offset << " " << n;
+}
+
 TEST(JournalRecords, RoundTripAndTornTailAtEveryByte) {
   std::vector<unsigned char> bytes;
   const std::vector<PointRecord> in = {sample(0, PointStatus::Evaluated),
