@@ -26,9 +26,11 @@ constexpr std::size_t kFixedPayload = [] {
   return n;
 }();
 constexpr std::size_t kMaxMessage = 4096;
-// What record_layout() was before the header recorded it: the layout of every journal whose
-// header has no `fields` line. (A historical fact: never update it when adding a field.)
-constexpr const char* kLayoutOfUnmarkedJournals =
+// The record layout of version-1 journals, whose header does not name it: journals of this layout
+// keep that header (so the toposweeps before the layout was recorded resume them), any other
+// layout gets a version-2 header with a `fields` line (which those toposweeps refuse instead of
+// misreading its records). A historical fact: never update it when adding a field.
+constexpr const char* kLayoutV1 =
     "iteration_time_s:f64,compute_time_s:f64,exposed_comm_time_s:f64,bubble_time_s:f64,cost_usd:f64,"
     "memory_per_gpu_bytes:f64,samples_per_s:f64,network_bisection_Bps:f64,dp:u32,tp:u32,pp:u32,"
     "microbatches:u32,optimizer_rounds:u32";
@@ -198,9 +200,10 @@ void create_journal(const std::string& dir, const JournalHeader& h, const std::s
   const std::string tmp = dir + "/header.tmp";
   {
     std::ofstream f(tmp, std::ios::trunc);
-    f << "toposweep-journal-v1\n"
-      << "fingerprint " << h.fingerprint << "\nspace_size " << h.space_size << "\nbegin " << h.begin
-      << "\nend " << h.end << "\nfields " << h.fields << "\n";
+    const bool v1 = h.fields == kLayoutV1;
+    f << (v1 ? "toposweep-journal-v1\n" : "toposweep-journal-v2\n") << "fingerprint " << h.fingerprint
+      << "\nspace_size " << h.space_size << "\nbegin " << h.begin << "\nend " << h.end << "\n";
+    if (!v1) f << "fields " << h.fields << "\n";
     if (!f) throw RuntimeFailure("cannot write " + tmp);
   }
   {
@@ -218,16 +221,15 @@ std::optional<JournalHeader> read_journal_header(const std::string& dir) {
   std::ifstream f(dir + "/header");
   std::string magic, k1, k2, k3, k4;
   JournalHeader h;
-  if (!(f >> magic >> k1 >> h.fingerprint >> k2 >> h.space_size >> k3 >> h.begin >> k4 >> h.end) ||
-      magic != "toposweep-journal-v1" || k1 != "fingerprint" || k2 != "space_size" || k3 != "begin" ||
-      k4 != "end")
-    throw RuntimeFailure("the journal " + dir + " has no valid header; remove the directory to start afresh");
-  // Older toposweeps ended the header here (and stop reading here: they resume newer journals).
   std::string k5;
-  if (!(f >> k5))
-    h.fields = kLayoutOfUnmarkedJournals;
-  else if (k5 != "fields" || !(f >> h.fields))
+  const bool valid =
+      (f >> magic >> k1 >> h.fingerprint >> k2 >> h.space_size >> k3 >> h.begin >> k4 >> h.end) &&
+      k1 == "fingerprint" && k2 == "space_size" && k3 == "begin" && k4 == "end" &&
+      (magic == "toposweep-journal-v1" ||
+       (magic == "toposweep-journal-v2" && f >> k5 >> h.fields && k5 == "fields"));
+  if (!valid)
     throw RuntimeFailure("the journal " + dir + " has no valid header; remove the directory to start afresh");
+  if (magic == "toposweep-journal-v1") h.fields = kLayoutV1;
   return h;
 }
 

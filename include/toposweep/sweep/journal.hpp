@@ -49,8 +49,9 @@ struct JournalHeader {
   std::uint64_t fingerprint = 0;
   std::uint64_t space_size = 0;
   std::uint64_t begin = 0, end = 0;  // the index range this sweep covers (a slice or everything)
-  // record_layout() of the toposweep that wrote the records. Headers written before the line
-  // existed read as the layout of those versions; a resume refuses a journal of another layout.
+  // record_layout() of the toposweep that wrote the records; a resume refuses a journal of
+  // another layout. A version-1 header (every journal of the layout toposweep had when the header
+  // began to record it) does not spell it out; any other layout makes a version-2 header.
   std::string fields = record_layout();
   bool operator==(const JournalHeader&) const = default;
 };

@@ -266,18 +266,16 @@ TEST(Engine, RefusesJournalWithoutResumeOrOfAnotherSpaceAndTouchesNothing) {
   EXPECT_EQ(ResultsReader(out).rows(), 67u);
 }
 
-// Rewrites the `fields` line of a journal header: removed (as toposweeps before the line wrote
-// it) or replaced by another layout.
+// Makes a journal's header say its records have the result fields `fields` (a version-2 header).
 void rewrite_header_fields(const std::string& dir, const std::string& fields) {
   std::ifstream in(dir + "/header");
   std::string text, line;
   while (std::getline(in, line))
-    if (!line.starts_with("fields ")) text += line + "\n";
-  if (!fields.empty()) text += "fields " + fields + "\n";
-  std::ofstream(dir + "/header", std::ios::trunc) << text;
+    text += (line.starts_with("toposweep-journal-") ? std::string("toposweep-journal-v2") : line) + "\n";
+  std::ofstream(dir + "/header", std::ios::trunc) << text << "fields " << fields << "\n";
 }
 
-TEST(Engine, AJournalOfEarlierVersionsResumesAndOneOfOtherResultFieldsIsRefused) {
+TEST(Engine, AJournalOfTodaysFieldsHasTheVersion1HeaderAndOneOfOtherFieldsIsRefused) {
   const Space space = make_space();
   const std::string clean = temp_path("layout_clean.h5"), out = temp_path("layout.h5");
   run_sweep(space, options_for(space, clean), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
@@ -289,9 +287,14 @@ TEST(Engine, AJournalOfEarlierVersionsResumesAndOneOfOtherResultFieldsIsRefused)
   };
   auto o = options_for(space, out);
   o.resume = true;
-  // A header without the line: its records have the layout of the versions that wrote no line.
+  // Today's fields make the version-1 header every earlier toposweep wrote, byte for byte.
   interrupt();
-  rewrite_header_fields(out + ".journal", "");
+  {
+    std::ifstream in(out + ".journal/header");
+    const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(header, "toposweep-journal-v1\nfingerprint " + std::to_string(space.fingerprint()) +
+                          "\nspace_size 67\nbegin 0\nend 67\n");
+  }
   run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   expect_same_records(ResultsReader(clean).records(), ResultsReader(out).records());
   std::filesystem::remove(out);

@@ -116,6 +116,18 @@ TEST(JournalDirectory, PartsFromSeveralRunsAndRanksMerge) {
   const JournalHeader h{0xABCDEF0123456789ULL, 100, 10, 60};
   create_journal(dir, h, "space text");
   EXPECT_EQ(read_journal_header(dir), h);
+  {  // a header of other result fields round-trips too (as version 2)
+    const std::string other = dir + ".other";
+    JournalHeader g = h;
+    g.fields = "cost_usd:f64,dp:u32";
+    create_journal(other, g, "");
+    EXPECT_EQ(read_journal_header(other), g);
+    std::ifstream in(other + "/header");
+    std::string first;
+    std::getline(in, first);
+    EXPECT_EQ(first, "toposweep-journal-v2");
+    remove_journal(other);
+  }
   EXPECT_EQ(next_run_number(dir), 0u);
   {
     JournalWriter r0(dir, 0, 0), r1(dir, 0, 1);
