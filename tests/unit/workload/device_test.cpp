@@ -20,7 +20,7 @@ TEST(Devices, FilesInInputsMatchTheBuiltins) {
 TEST(Devices, DatasheetPeaks) {
   EXPECT_DOUBLE_EQ(builtin_device("a100").peak("bf16", "t"), 312e12);
   EXPECT_DOUBLE_EQ(builtin_device("h100").peak("fp16", "t"), 989.4e12);
-  EXPECT_DOUBLE_EQ(builtin_device("v100").hbm_bytes, 32e9);
+  EXPECT_DOUBLE_EQ(builtin_device("v100").hbm_bytes, 32.0 * 1024 * 1024 * 1024);  // the 32GB part: 32 GiB
   EXPECT_THROW(builtin_device("v100").peak("bf16", "t"), BadInput);
   EXPECT_DOUBLE_EQ(datatype_bytes("bf16", "t"), 2);
   EXPECT_THROW(datatype_bytes("fp12", "t"), BadInput);
