@@ -223,11 +223,13 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
   const bool ring_op = request.op == CollectiveOp::AllReduce || request.op == CollectiveOp::ReduceScatter ||
                        request.op == CollectiveOp::AllGather;
   double network_factor = sharing;
-  if (plan.algorithm == "ring" && ring_op && nodes > 1) {
-    // NCCL's ring runs through all n GPUs, g channels each crossing a node boundary on its own
-    // GPU's NIC (rail-aligned): every node sends (n-1)/n of the buffer per pass instead of the
-    // hierarchical (N-1)/N, and every GPU forwards the whole ring's traffic on its fabric. Bus
-    // bandwidth: min(fabric, g x NIC), as nccl-tests measures on DGX servers.
+  const bool rings = plan.algorithm == "ring" || plan.algorithm == "multiring";
+  if (rings && ring_op && nodes > 1) {
+    // NCCL's ring (and each ring of a multiring) runs through all n GPUs, g channels each
+    // crossing a node boundary on its own GPU's NIC (rail-aligned): every node sends (n-1)/n of
+    // the buffer per pass instead of the hierarchical (N-1)/N, and every GPU forwards the whole
+    // ring's traffic on its fabric. Bus bandwidth: min(fabric, g x NIC), as nccl-tests measures
+    // on DGX servers.
     network_factor *= ((n - 1) / n) / ((nodes - 1) / nodes);
     intra_ranks = n;
   }

@@ -785,7 +785,12 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   t.duration_s = params * w_.optimizer_step_bytes_per_param() / memory_Bps;
   t.stage = stage;
   t.label = label(kOptimizer);
-  last_compute_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
+  // The step also waits for what the stage's last pass left running (a blocking send, TP
+  // collectives on the overlap stream).
+  next_deps_.assign(stage_waits_[stage].begin(), stage_waits_[stage].end());
+  stage_waits_[stage].clear();
+  next_deps_.push_back(last_dp_[stage]);
+  last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
   // ZeRO-1/2 gather the updated weights now; ZeRO-3 keeps them sharded until the next forward.
   if (s_.zero >= 1 && s_.zero <= 2 && dp_set_[stage] != kNoSet) {
     Task ag;
