@@ -236,9 +236,13 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
   scale_network_bytes(plan, network_factor);
   double intra = intra_node_time(request.op, request.bytes, intra_ranks, net.intra_link());
   if (intra_ranks != g) {
-    // The ring's steps that stay inside a node, not all n - 1 (or 2(n - 1)) of them.
-    const double passes = request.op == CollectiveOp::AllReduce ? 2 : 1;
-    intra -= passes * (nodes - 1) * net.intra_link().step_latency_s;
+    // Latency of one node's steps only, as in the hierarchical form: a Simple-protocol ring pays
+    // every one of its 2(n - 1) steps, but NCCL's tuner picks LL128 or a tree where that would
+    // dominate, so large groups do not pay O(n) step latencies.
+    LinkClass no_latency = net.intra_link();
+    no_latency.latency_s = no_latency.step_latency_s = 0;
+    intra = intra_node_time(request.op, request.bytes, intra_ranks, no_latency) +
+            intra_node_time(request.op, 0, g, net.intra_link());
   }
   const double network_s = plan.time_s;
   if (options.hierarchical_pipelined) {
