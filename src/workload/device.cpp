@@ -22,11 +22,14 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 // NCCL's latency model for ring collectives on NVLink (Simple protocol): a base latency per
 // collective and one per ring step (NVIDIA/nccl src/graph/tuning.cc).
-void nccl_nvlink_latency(Device& d) {
+using Sources = std::map<std::string, std::string>;
+
+void nccl_nvlink_latency(Device& d, Sources sources) {
   d.intra_server.latency_s = 8.4e-6;
   d.intra_server.step_latency_s = 3.4e-6;
-  d.sources["intra_server.latency"] = "NCCL tuning.cc: 8.4 us base latency (Ring, Simple)";
-  d.sources["intra_server.step_latency"] = "NCCL tuning.cc: 3.4 us per NVLink ring step";
+  sources["intra_server.latency"] = "NCCL tuning.cc: 8.4 us base latency (Ring, Simple)";
+  sources["intra_server.step_latency"] = "NCCL tuning.cc: 3.4 us per NVLink ring step";
+  d.sources = std::make_shared<const Sources>(std::move(sources));
 }
 
 Device a100() {
@@ -48,7 +51,7 @@ Device a100() {
   d.kernel_floor_s = 4e-6;
   d.flash_forward_efficiency = 0.6;
   d.flash_backward_efficiency = 0.5;
-  d.sources = {
+  const Sources sources = {
       {"peak_flops", "NVIDIA A100 datasheet (dense tensor-core peaks)"},
       {"hbm_capacity", "80 GiB: the A100 80GB part (81920 MiB)"},
       {"hbm_bandwidth", "NVIDIA A100 datasheet: HBM2e 2,039 GB/s"},
@@ -75,7 +78,7 @@ Device a100() {
        "not "
        "calibrated"},
   };
-  nccl_nvlink_latency(d);
+  nccl_nvlink_latency(d, sources);
   return d;
 }
 
@@ -98,7 +101,7 @@ Device h100() {
   d.kernel_floor_s = 4e-6;
   d.flash_forward_efficiency = 0.5;
   d.flash_backward_efficiency = 0.4;
-  d.sources = {
+  const Sources sources = {
       {"peak_flops", "NVIDIA H100 SXM5 datasheet (dense tensor-core peaks)"},
       {"hbm_capacity", "80 GiB: the H100 80GB part"},
       {"hbm_bandwidth", "NVIDIA H100 SXM5 datasheet: HBM3 3.35 TB/s"},
@@ -116,7 +119,7 @@ Device h100() {
       {"kernel_floor", "assumption"},
       {"flash_attention_efficiency", "ASSUMED, not calibrated"},
   };
-  nccl_nvlink_latency(d);
+  nccl_nvlink_latency(d, sources);
   return d;
 }
 
@@ -136,7 +139,7 @@ Device v100() {
   d.gemm_efficiency = 0.767;
   d.memory_efficiency = 0.6773;
   d.kernel_floor_s = 5e-6;
-  d.sources = {
+  const Sources sources = {
       {"peak_flops", "NVIDIA V100 SXM2 datasheet (tensor fp16 125 TFLOP/s)"},
       {"hbm_capacity", "32 GiB: the V100 32GB part"},
       {"hbm_bandwidth", "NVIDIA V100 datasheet: HBM2 900 GB/s"},
@@ -150,7 +153,7 @@ Device v100() {
       {"kernel_floor", "assumption"},
       {"flash_attention_efficiency", "none: FlashAttention needs sm80 or newer"},
   };
-  nccl_nvlink_latency(d);
+  nccl_nvlink_latency(d, sources);
   return d;
 }
 
@@ -228,10 +231,23 @@ std::vector<std::string> builtin_device_names() {
   return {"a100", "h100", "v100"};
 }
 
+const std::string& Device::source(const std::string& field) const {
+  static const std::string none;
+  if (!sources) return none;
+  const auto it = sources->find(field);
+  return it == sources->end() ? none : it->second;
+}
+
+const Device* find_builtin_device(const std::string& name) {
+  // Built once, never changed.
+  static const Device devices[] = {a100(), h100(), v100()};
+  for (const Device& d : devices)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
 Device builtin_device(const std::string& name) {
-  if (name == "a100") return a100();
-  if (name == "h100") return h100();
-  if (name == "v100") return v100();
+  if (const Device* d = find_builtin_device(name)) return *d;
   throw BadInput("unknown device '" + name + "' (a100, h100, v100 or a .json device file)", "device " + name);
 }
 
@@ -309,10 +325,12 @@ Device device_from_json(const json& j, const std::string& where) {
   if (j.contains("sources")) {
     const json& s = j.at("sources");
     if (!s.is_object()) throw BadInput("expected an object field -> source text", where + ".sources");
+    std::map<std::string, std::string> sources;
     for (auto it = s.begin(); it != s.end(); ++it) {
       if (!it.value().is_string()) throw BadInput("expected a string", where + ".sources." + it.key());
-      d.sources[it.key()] = it.value().get<std::string>();
+      sources[it.key()] = it.value().get<std::string>();
     }
+    d.sources = std::make_shared<const std::map<std::string, std::string>>(std::move(sources));
   }
   return d;
 }
@@ -330,8 +348,7 @@ Device load_device_file(const std::string& path) {
 }
 
 Device resolve_device(const std::string& name_or_path, const std::string& where) {
-  for (const auto& n : builtin_device_names())
-    if (n == name_or_path) return builtin_device(n);
+  if (const Device* d = find_builtin_device(name_or_path)) return *d;
   if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json"))
     return load_device_file(name_or_path);
   throw BadInput("unknown device '" + name_or_path + "' (a100, h100, v100 or a .json device file)", where);
@@ -367,7 +384,7 @@ json device_to_json(const Device& d) {
       j["flash_attention_efficiency"] = {{"forward", d.flash_forward_efficiency},
                                          {"backward", d.flash_backward_efficiency}};
   }
-  j["sources"] = d.sources;
+  j["sources"] = d.sources ? json(*d.sources) : json::object();
   return j;
 }
 

@@ -114,7 +114,9 @@ StrategySpec strategy_spec_from_config(const Config& config) {
 }
 
 LinkClass intra_link_from_config(const Config& config) {
-  return resolve_device(config.get_string("server.device"), config.where("server.device")).intra_server;
+  const std::string name = config.get_string("server.device");
+  if (const Device* d = find_builtin_device(name)) return d->intra_server;
+  return resolve_device(name, config.where("server.device")).intra_server;
 }
 
 Workload workload_from_config(const Config& config, std::uint32_t gpus) {

@@ -8,6 +8,7 @@
 // FLOPs / (peak x efficiency).
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
@@ -42,7 +43,9 @@ struct Device {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> gemm_tiles{{256, 128}, {128, 256}, {128, 128}};
   double flash_forward_efficiency = 0;  // fused attention (model.fused_attention), fraction of peak
   double flash_backward_efficiency = 0;
-  std::map<std::string, std::string> sources;  // field -> where its value comes from
+  // Field -> where its value comes from; shared, so copying a device (every plan does) stays cheap.
+  std::shared_ptr<const std::map<std::string, std::string>> sources;
+  const std::string& source(const std::string& field) const;  // "" when none is given
 
   bool per_operator() const { return gemm_efficiency > 0 && memory_efficiency > 0 && sms > 0; }
   // Peak FLOP/s for a datatype; BadInput naming `where` when the device has none.
@@ -54,6 +57,8 @@ double datatype_bytes(const std::string& datatype, const std::string& where);
 
 std::vector<std::string> builtin_device_names();
 Device builtin_device(const std::string& name);
+// The built-in device of that name, or nullptr (no copy: for callers that read one field).
+const Device* find_builtin_device(const std::string& name);
 Device device_from_json(const nlohmann::json& j, const std::string& where);
 Device load_device_file(const std::string& path);
 Device resolve_device(const std::string& name_or_path, const std::string& where);

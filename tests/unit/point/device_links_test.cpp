@@ -22,8 +22,8 @@ TEST(DeviceLinks, TheDevicesFabricIsTheDefault) {
   EXPECT_DOUBLE_EQ(server_of(h).intra_bandwidth_Bps, 450e9);
   EXPECT_DOUBLE_EQ(server_of(h).intra_efficiency, 370.0 / 450);
   // A key wins over the device.
-  const DesignPoint k = design_point_from_config(
-      make_point_config({{"server.device", "h100"}, {"server.intra_bandwidth", "100GB/s"}, {"server.intra_latency", "0s"}}));
+  const DesignPoint k = design_point_from_config(make_point_config(
+      {{"server.device", "h100"}, {"server.intra_bandwidth", "100GB/s"}, {"server.intra_latency", "0s"}}));
   EXPECT_DOUBLE_EQ(server_of(k).intra_bandwidth_Bps, 100e9);
   EXPECT_DOUBLE_EQ(server_of(k).intra_latency_s, 0);
   EXPECT_DOUBLE_EQ(server_of(k).intra_efficiency, 370.0 / 450);

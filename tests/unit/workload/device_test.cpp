@@ -114,10 +114,10 @@ TEST(Devices, LinkClassAndPerOperatorFields) {
 TEST(Devices, UncalibratedNumbersSaySo) {
   for (const char* name : {"h100", "v100"}) {
     const Device d = builtin_device(name);
-    EXPECT_NE(d.sources.at("gemm_efficiency").find("NOT CALIBRATED"), std::string::npos) << name;
-    EXPECT_NE(d.sources.at("memory_efficiency").find("NOT CALIBRATED"), std::string::npos) << name;
+    EXPECT_NE(d.source("gemm_efficiency").find("NOT CALIBRATED"), std::string::npos) << name;
+    EXPECT_NE(d.source("memory_efficiency").find("NOT CALIBRATED"), std::string::npos) << name;
   }
-  EXPECT_NE(builtin_device("a100").sources.at("gemm_efficiency").find("Table 4"), std::string::npos);
+  EXPECT_NE(builtin_device("a100").source("gemm_efficiency").find("Table 4"), std::string::npos);
 }
 
 }  // namespace

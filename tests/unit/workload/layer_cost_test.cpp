@@ -44,7 +44,8 @@ TEST(LayerCost, GemmIsComputeMemoryOrLaunchBound) {
   EXPECT_DOUBLE_EQ(gemm_seconds(d, 12 * 256, 9 * 128, 4096, 1, 2, 2), 2.0 * 3072 * 1152 * 4096 / rate);
   // K = 128: the operands and the output dominate: 2 (M K + K N) + 2 M N bytes at 1.381 TB/s.
   const double M = 108 * 256, N = 128, K = 128;
-  EXPECT_DOUBLE_EQ(gemm_seconds(d, M, N, K, 1, 2, 2), (2 * (M * K + K * N) + 2 * M * N) / (2.039e12 * 0.6773));
+  EXPECT_DOUBLE_EQ(gemm_seconds(d, M, N, K, 1, 2, 2),
+                   (2 * (M * K + K * N) + 2 * M * N) / (2.039e12 * 0.6773));
   // A tiny GEMM takes the kernel floor.
   EXPECT_DOUBLE_EQ(gemm_seconds(d, 8, 8, 8, 1, 2, 2), 4e-6);
   EXPECT_DOUBLE_EQ(memory_seconds(d, 2.039e12 * 0.6773), 1.0);
@@ -196,15 +197,16 @@ TEST(LayerCost, FusedAttentionReplacesTheScoreKernels) {
   const LayerCost fused = transformer_costs(layer_cost_key(w, s)).block;
   const KernelDevice d = kernel_device(w);
   const double b = 1, at = 96 / 8, S = 2048, hd = 128, scores = b * at * S * S;
-  const double unfused_fwd = gemm_seconds(d, S, S, hd, b * at, 2, 2) + gemm_seconds(d, S, hd, S, b * at, 2, 2) +
-                             memory_seconds(d, 4 * scores) + memory_seconds(d, 5 * scores) +
-                             memory_seconds(d, 4 * 2048 * 12288.0 / 8);
+  const double unfused_fwd = gemm_seconds(d, S, S, hd, b * at, 2, 2) +
+                             gemm_seconds(d, S, hd, S, b * at, 2, 2) + memory_seconds(d, 4 * scores) +
+                             memory_seconds(d, 5 * scores) + memory_seconds(d, 4 * 2048 * 12288.0 / 8);
   EXPECT_NEAR(plain.forward.compute_s - fused.forward.compute_s,
               unfused_fwd - 2 * b * at * S * S * hd / (312e12 * 0.6), 1e-12);
   // Selective recomputation has nothing left to recompute.
   Strategy sel = s;
   sel.recompute = Recompute::Selective;
-  EXPECT_DOUBLE_EQ(transformer_costs(layer_cost_key(w, sel)).block.backward.compute_s, fused.backward.compute_s);
+  EXPECT_DOUBLE_EQ(transformer_costs(layer_cost_key(w, sel)).block.backward.compute_s,
+                   fused.backward.compute_s);
   // A device without a flash fraction cannot run it.
   WorkloadSpec spec;
   spec.model = "gpt3-1.3b";
