@@ -124,9 +124,9 @@ def time_heatmap(frame, path, x, y, value="iteration_time_s", x_labels=None, y_l
                  unit=None):
     """Heatmap of the best (smallest) `value` over every other axis, for each (x, y) pair of axis
     values among evaluated points. `x`/`y` are column names; their categories (or sorted values)
-    give the order. `unit` is `value`'s unit (default: from its name). Returns the table (rows: y
-    values, columns: x values)."""
-    unit = u.unit_of_field(value) if unit is None else unit
+    give the order. `unit` is `value`'s unit (``Results.units[value]``; none shown when not given).
+    Returns the table (rows: y values, columns: x values)."""
+    unit = "" if unit is None else unit
     evaluated = frame[(frame["status"] == 0) & np.isfinite(frame[value])]
     evaluated = evaluated[evaluated[x].notna() & evaluated[y].notna()]
     table = evaluated.groupby([y, x], observed=True)[value].min().unstack(x)

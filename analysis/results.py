@@ -12,7 +12,8 @@ Columns of ``Results.points``:
   * ``family``: the topology family (``topology.kind`` of the point, else its sub-space name);
   * ``model``: the model the point trains (its ``model.name`` axis value, else the base
     configuration's ``model.name``; "" when neither is known).
-``Results.units`` maps every numeric column to its unit (``s``, ``B``, ``B/s``, ``USD`` or ``""``).
+``Results.units`` maps every numeric column to its unit (``s``, ``B``, ``B/s``, ``USD``, ``1/s`` or ``""``):
+the fields' units as the file's ``/points`` attribute ``units`` states them, the axes' from their values.
 """
 
 import configparser
@@ -146,8 +147,11 @@ def load_results(path):
             raise ValueError(f"{path}: not a toposweep results file (no /points dataset)")
         points = f["points"][()]
         attrs = {k: _text(v) for k, v in f.attrs.items()}
-        file_units = u.parse_units_attribute(_text(f["points"].attrs["units"])) \
-            if "units" in f["points"].attrs else {}
+        # The unit of every field comes from the file (toposweep writes it from its table of result
+        # fields); every toposweep results file has the attribute.
+        if "units" not in f["points"].attrs:
+            raise ValueError(f"{path}: not a toposweep results file (/points has no units attribute)")
+        file_units = u.parse_units_attribute(_text(f["points"].attrs["units"]))
         fields = list(points.dtype.names)
         space = f["space"] if "space" in f else None
         if space is not None and "axes" in space.attrs:
@@ -175,7 +179,9 @@ def load_results(path):
             data[name] = pd.Categorical.from_codes(codes, categories=subspaces, ordered=True)
             continue
         data[name] = points[name]
-        unit = file_units.get(name, u.unit_of_field(name))
+        if name not in file_units:
+            raise ValueError(f"{path}: /points field {name!r} has no unit in the units attribute")
+        unit = file_units[name]
         unit_of[name] = u.DIMENSIONLESS if unit == "1" else unit  # "1": a count or an index
 
     for axis in axes:

@@ -1,5 +1,5 @@
-"""Quantities written with units (``100Gbps``, ``1us``, ``64MiB``) -> SI values, and the unit of a
-results column. Mirrors the C++ parser's table (src/util/units.cpp) so that axis labels in a results
+"""Quantities written with units (``100Gbps``, ``1us``, ``64MiB``) -> SI values, the ``units``
+attribute of a results file, and values formatted with their unit. The parser mirrors the C++ parser's table (src/util/units.cpp) so that axis labels in a results
 file can be turned into numbers even where the file carries no ``values_si`` dataset (list-valued
 axes such as per-dimension bandwidths)."""
 
@@ -63,20 +63,6 @@ def try_parse_quantity(text):
 def split_list(label):
     """Elements of a list-valued label (``"100GB/s,50GB/s"``); one element for a scalar label."""
     return [part.strip() for part in str(label).split(",") if part.strip() != ""]
-
-
-def unit_of_field(name):
-    """The unit a results field carries, from the naming rule of the output contract
-    (``_s`` seconds, ``_bytes`` bytes, ``_Bps`` bytes/s, ``_usd`` US$)."""
-    if name.endswith("_Bps"):
-        return BYTES_PER_S
-    if name.endswith("_bytes"):
-        return BYTES
-    if name.endswith("_usd"):
-        return USD
-    if name.endswith("_s"):
-        return SECONDS
-    return DIMENSIONLESS
 
 
 def parse_units_attribute(text):

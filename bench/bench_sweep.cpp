@@ -1,6 +1,6 @@
 // Sweep engine benchmarks: per-point throughput (analytical model and engine-only), the cost of
-// one scheduling step (MPI one-sided fetch-and-add) and of one journal commit, and HDF5 output
-// size and write time for 1e6 points.
+// one scheduling step (MPI one-sided fetch-and-add; a chunk's claim and progress update through
+// ChunkScheduler) and of one journal commit, and HDF5 output size and write time for 1e6 points.
 //   build/bench/bench_sweep                                   (one rank)
 //   mpirun -n 2 build/bench/bench_sweep --benchmark_filter=FetchAndOp   (contended counter)
 #ifndef OMPI_SKIP_MPICXX
@@ -18,6 +18,7 @@
 #include "toposweep/sweep/engine.hpp"
 #include "toposweep/sweep/journal.hpp"
 #include "toposweep/sweep/results_file.hpp"
+#include "toposweep/sweep/scheduler.hpp"
 #include "toposweep/sweep/synthetic.hpp"
 
 namespace {
@@ -98,6 +99,18 @@ void BM_FetchAndOp(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_FetchAndOp)->Iterations(20000);
+
+// What run_sweep pays per chunk for scheduling: ChunkScheduler::claim (fetch-and-add of the next
+// position plus the read of the stop and error slots, one flush) and add_done (progress counts).
+void BM_ClaimChunk(benchmark::State& state) {
+  sweep::ChunkScheduler scheduler(MPI_COMM_WORLD);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(scheduler.claim(1));
+    scheduler.add_done({1, 0, 0});
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ClaimChunk)->Iterations(20000);
 
 // One journal commit of a chunk of `range(0)` points: encode + write + fdatasync.
 void BM_JournalCommit(benchmark::State& state) {

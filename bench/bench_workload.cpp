@@ -21,7 +21,7 @@ Strategy megatron_like() {
   s.tp = 8;
   s.pp = 16;
   s.microbatches = 96;  // 2 sequences per microbatch
-  s.recompute = true;
+  s.recompute = Recompute::Full;
   return s;
 }
 

@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exp_forest  # noqa: E402
+import exp_megatron  # noqa: E402
 import exp_multidim  # noqa: E402
 import exp_multijob  # noqa: E402
 import exp_placement  # noqa: E402
@@ -328,6 +329,157 @@ def section_multijob(df, notes):
     return lines
 
 
+def pc(x):
+    return "—" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:+.1f} %"
+
+
+def section_megatron(res, notes):
+    for key in ("nccl", "table4", "table5", "sc21", "sc21_t2", "memory", "h100"):
+        pd.DataFrame(res[key]).to_csv(os.path.join(FIGS, f"megatron_{key}.csv"), index=False)
+    t5 = pd.DataFrame(res["table5"])
+    tj = pd.DataFrame(res["table5_joint"])
+    ej = tj.error_pct.abs()
+    sc = pd.DataFrame(res["sc21"])
+    sc22 = pd.DataFrame(res["sc21_2022"])
+    t2 = pd.DataFrame(res["sc21_t2"])
+    t4 = pd.DataFrame(res["table4"])
+    nc = pd.DataFrame(res["nccl"])
+    mem = pd.DataFrame(res["memory"])
+    h1 = pd.DataFrame(res["h100"])
+    e5 = t5.error_pct.abs()
+    c5 = t5.calculon_error_pct.abs()
+    esc = sc.error_pct.abs()
+    lines = ["", "## 6. Megatron-LM on Selene: measured training steps and nccl-tests",
+             "Measured runs of Megatron-LM on Selene (DGX A100 80GB: 8 GPUs on NVSwitch, 8 × 200 Gb/s HDR InfiniBand "
+             "per server) against `toposweep simulate`, and nccl-tests bus bandwidths against `toposweep collective` "
+             "(drivers: `scripts/validation/exp_megatron.py`). Network: one non-blocking `switch` (Selene's fat tree has "
+             "full bisection), 8 NICs per server at 200 Gb/s × `topology.link_efficiency = 0.96` and 4.8 µs per link "
+             "(NCCL's 9.6 µs per network step); the GPU fabric and compute come from `server.device = a100` "
+             "(`inputs/devices/a100.json`). Models: sequence 2048, vocabulary 51200, learned positions "
+             "(`inputs/models/megatron-*.json` for Korthikanti's four).",
+             "",
+             "**Calibration.** Two A100 numbers were fitted, both on Korthikanti et al. 2022 Table 4 only (per-layer "
+             "times of their 22B model): the sustained GEMM fraction 0.767 and the memory-kernel bandwidth 1.381 TB/s "
+             "(`memory_efficiency` 0.6773). Everything else is a datasheet value, a published microbenchmark, NCCL's "
+             "latency model or an assumption (`inputs/devices/README.md`). Table 4 below is therefore a fit, "
+             "reported apart; every other table is held out. The link efficiencies *are* nccl-tests numbers "
+             "(230/300 and 192/200 GB/s), so the first two nccl-tests rows check the collective model that "
+             "combines them (NCCL's ring through all GPUs, rail-aligned NICs), not the numbers themselves.",
+             "",
+             "**Software.** What differs between the two papers' runs is the Megatron-LM code they ran (its git "
+             "history), modelled as strategy options, not factors. Korthikanti et al. (code of 2022-05): "
+             "`strategy.tp_overlap = backward` (asynchronous input-gradient collective, since 2021-09), "
+             "`grad_accum_fusion = true` with fp32 main gradients (since 2022-02). SC'21 (code of 2021-04): "
+             "`tp_overlap = none`, `grad_accum_fusion = false`, fp16 gradients. Both: scatter/gather, blocking "
+             "pipeline exchanges (`p2p_overlap = false`), one gradient reduction after the backward "
+             "(`dp_overlap = false`).", "",
+             "### nccl-tests bus bandwidth (all_reduce, 8 GiB per rank)", ""]
+    lines.append(md_table(["case", "ranks", "algorithm", "measured GB/s", "toposweep GB/s", "error", "source"],
+                          [[r.case, r.ranks, r.algorithm, r.measured_GBps, f"{r.simulated_GBps:.1f}", pc(r.error_pct),
+                            r.source] for _, r in nc.iterrows()]))
+    lines += ["", "### Korthikanti et al. 2022 Table 4: one 22B layer, t = 8, b = 4 (CALIBRATION SET)",
+              "Forward + backward per microbatch, as the difference between a 2-layer and a 1-layer model on one DGX "
+              "(32 microbatches; the extra layer's optimizer share, about 0.07 ms, included). The unit test "
+              "`LayerCost.KorthikantiTable4IsReproducedWithinThreePercent` checks forward and backward apart.", ""]
+    lines.append(md_table(["experiment", "measured ms", "toposweep ms", "error"],
+                          [[r.experiment, r.measured_ms, f"{r.simulated_ms:.2f}", pc(r.error_pct)] for _, r in t4.iterrows()]))
+    lines += ["", "### Korthikanti et al. 2022 Table 5: iteration time (held out)",
+              "22B: 8 GPUs (one DGX, `topology.servers = 1`), t8 p1, batch 4, microbatch 4. 175B: 64 GPUs, t8 p8, "
+              "batch 64; 530B: 280 GPUs, t8 p35, batch 280 (both interleaved, 3 chunks); 1T: 512 GPUs, t8 p64, "
+              "batch 512, 1F1B; microbatch 1; DP = 1. Calculon's errors from its own `llm-validation` run (our sign: "
+              "model − measured). Memory: per GPU on the worst stage with the 6 GiB reserve.", ""]
+    lines.append(md_table(["model", "mode", "measured s", "toposweep s", "error", "Calculon error", "memory GiB"],
+                          [[r.model, r["mode"], r.measured_s, f"{r.simulated_s:.2f}", pc(r.error_pct),
+                            pc(r.calculon_error_pct), f"{r.memory_GiB:.1f}"] for _, r in t5.iterrows()]))
+    lines += ["", f"Mean |error| **{e5.mean():.2f} %**, max **{e5.max():.2f} %** (goal ≤ 3 % / ≤ 8 %; Calculon "
+              f"{c5.mean():.2f} % / {c5.max():.2f} %). Without the two 22B cells, whose layer shape is the calibration "
+              f"set's: mean {e5[2:].mean():.2f} %, max {e5[2:].max():.2f} %. Before this model toposweep was +19 %, "
+              "+35 %, +42 % on 175B, 530B, 1T with full recompute and could not express the others.",
+              f"Korthikanti et al. Sec. 6.3, 530B with SP + selective and 8-way DP (2,240 GPUs, batch 2,240, no "
+              f"gradient-reduction overlap): measured 39.15 s, toposweep {res['dp8']['simulated_s']:.2f} s "
+              f"({pc(res['dp8']['error_pct'])}).", ""]
+    lines += ["### Narayanan et al. SC'21 Table 1: weak scaling, TFLOP/s per GPU (held out)",
+              "TFLOP/s by the paper's Eq. 3 (`96 B s l h² (1 + s/6h + V/16lh)`) over the simulated time. The paper does "
+              "not publish the microbatch size and the number of chunks: toposweep searches microbatch ∈ {1, 2, 4, 8} "
+              "and every chunk count Megatron accepts (dividing layers/pp, microbatches a multiple of pp for "
+              "interleaving), skips what does not fit in memory, and reports the best, as the paper reports its best "
+              "configuration. `2022 code` is the same search with Korthikanti's software options instead (a "
+              "sensitivity, not a claim).", ""]
+    rows = []
+    for (_, r), (_, r2) in zip(sc.iterrows(), sc22.iterrows()):
+        lo, hi = r.range_tflops
+        rows.append([r.params_B, r.tp, r.pp, r.gpus, r.batch, r.measured_tflops, f"{r.simulated_tflops:.1f}",
+                     pc(r.error_pct), f"{r.microbatch} / {r.chunks}", f"{r.feasible_choices} of {r.choices}",
+                     f"{lo:.0f}–{hi:.0f}", pc(r2.error_pct)])
+    lines.append(md_table(["params (B)", "t", "p", "GPUs", "batch", "measured", "toposweep", "error",
+                           "winner: microbatch / chunks", "feasible choices", "their range", "2022 code"], rows))
+    lines += ["", f"Every row within **{esc.max():.2f} %** (goal 10 %); mean |error| {esc.mean():.2f} %. With the 2022 "
+              f"code's options instead: mean {sc22.error_pct.abs().mean():.2f} %, max {sc22.error_pct.abs().max():.2f} %. "
+              "Winners: microbatch 8 for the single-stage rows (the largest GEMMs); the deeper pipelines favour many "
+              "chunks at small microbatches (a smaller bubble), the largest models microbatch 1 (memory).", "",
+              "### SC'21 Table 2, the PTD-P rows (microbatch 1 published; chunks searched; held out)", ""]
+    lines.append(md_table(["params (B)", "t × p", "dp", "GPUs", "batch", "chunks", "measured", "toposweep", "error"],
+                          [[r["params_B"], f"{r['tp']} × {r['pp']}", r["dp"], r["gpus"], r["batch"], r["chunks"],
+                            r["measured_tflops"], f"{r['simulated_tflops']:.1f}", pc(r["error_pct"])]
+                           for r in res["sc21_t2"]]))
+    agree = int((mem.fits == mem.paper_fits).sum())
+    lines += ["", "### Memory: which of Korthikanti's configurations fit in 80 GiB",
+              "Their Sec. 6.1: only sequence parallelism with selective recomputation, and full recomputation, fit the "
+              "four models; no other combination does. The 6 GiB reserve was chosen inside the bounds these statements "
+              "give with the Table 2 memory model, so this is a consistency check, not a prediction. Memory per GPU "
+              "(GiB, worst stage, reserve included):", ""]
+    piv = mem.pivot(index="model", columns="mode", values="memory_GiB").reindex(["22B", "175B", "530B", "1T"])
+    cols = ["none", "SP", "selective", "SP + selective", "full"]
+    lines.append(md_table(["model"] + cols, [[m] + [f"{piv.loc[m, c]:.1f}" for c in cols] for m in piv.index]))
+    lines += ["", f"toposweep's feasibility agrees with the paper on {agree} of {len(mem)} cells.",
+              "", f"Side by side with Calculon on its example (GPT-3 175B, t8 p8, batch 3072, microbatch 1, full "
+              f"recompute, 1F1B): toposweep {res['calculon']['total_s']:.1f} s per iteration "
+              f"(compute {res['calculon']['compute_s']:.1f} s on the critical stage), Calculon 808.1 s "
+              "(forward + backward + recompute 681.7 s); toposweep before this model: compute 926 s alone.", "",
+              "### Exploratory, other hardware (NOT CALIBRATED): Megatron-Core on H100",
+              "The Megatron-LM README's H100 weak-scaling table (r0.8.0: seq 4096, vocabulary 131072, bf16, DP 48), with "
+              "Megatron-Core's options (`tp_overlap = full`, fused attention, distributed optimizer = ZeRO-1, "
+              "overlapped DP and p2p) and 8 × 400 Gb/s NDR per server (efficiency assumed equal to HDR's). The H100's "
+              "GEMM and memory fractions are the A100's transferred (no H100 kernel-level profile was found): these "
+              "numbers show how far that transfer is from real H100 runs, nothing more. Best over microbatch ∈ "
+              "{1, 2, 4}, chunks and recompute ∈ {none, full}; MFU-style TFLOP/s `72 B s L h² (1 + s/6h + V/12hL)`.", ""]
+    lines.append(md_table(["model", "t", "p", "measured", "toposweep", "error", "microbatch / chunks / recompute"],
+                          [[r.model, r.tp, r.pp, r.measured_tflops, f"{r.simulated_tflops:.1f}", pc(r.error_pct),
+                            f"{r.microbatch} / {r.chunks} / {r.recompute}"] for _, r in h1.iterrows()]))
+    lines += ["", f"Mean error {h1.error_pct.mean():+.1f} % (range {h1.error_pct.min():+.1f} … {h1.error_pct.max():+.1f} %): "
+              "optimistic, as expected of an uncalibrated device (and of Megatron-Core's overlaps, modelled coarsely).",
+              "", "### Caveats", "",
+              "- **The split between GEMM and memory-bound time is weakly determined by Table 4.** A joint least-squares "
+              "fit of both parameters to its ten numbers lies in a flat valley; its optimum (GEMM 0.705, 1.71 TB/s) "
+              f"gives Table 5 mean {ej.mean():.1f} %, max {ej.max():.1f} % here (errors "
+              + ", ".join(f"{x:+.1f}" for x in tj.error_pct) + " %), which fails the goal. The adopted two-stage fit takes the memory "
+              "bandwidth from the one Table 4 contrast that isolates memory-bound kernels (selective recomputation "
+              "re-runs only QKᵀ, softmax, dropout and ×V: +1.3 ms), then the GEMM fraction by least squares. Both "
+              "use Table 4 only, and the choice was made on physical grounds, **but after having seen Table 5 "
+              "results** (research notes of issue 16).",
+              "- **SC'21 needs the 2021 code's behaviour** (blocking TP all-reduce, no gradient-accumulation fusion, "
+              "fp16 gradients): with the 2022 code's options the deep-pipeline rows move up to the '2022 code' "
+              "column above. Both are facts from Megatron-LM's history, modelled as options.",
+              "- **SP + selective is a little fast** (175B and 530B about −4 %): ReduceScatter and AllGather are priced "
+              "like an AllReduce's halves on NVLink, while the paper reports them slower together; an nccl-tests "
+              "RS/AG source would pin it.",
+              "- **Best over choices is optimistic by construction** for the mid-size SC'21 rows, whose feasible "
+              "choices span a wide range (column `their range`).",
+              "- **530B with DP 8** is 6 % fast: the model's one gradient reduction (fp32, one NIC per rank) costs less "
+              "than the paper's 1.3 s step-time increase.",
+              "- **H100 and V100 are not calibrated** (their device files say NOT CALIBRATED); the H100 check above is "
+              "exploratory. A Table 4-like per-layer profile on the device would calibrate it.",
+              "- The allocator reserve is bounded, not measured; no published per-GPU memory measurement of these runs "
+              "was found."]
+    notes.append(f"Megatron-LM on Selene (held out; A100 calibrated on Korthikanti Table 4 only): Korthikanti Table 5 "
+                 f"mean |error| {e5.mean():.2f} %, max {e5.max():.2f} % (Calculon {c5.mean():.2f} / {c5.max():.2f}); "
+                 f"SC'21 Table 1 every row within {esc.max():.2f} % (mean {esc.mean():.2f} %); SC'21 Table 2 max "
+                 f"{t2.error_pct.abs().max():.2f} %; nccl-tests bus bandwidths within "
+                 f"{nc.error_pct.abs().max():.2f} %; memory feasibility agrees on {agree} of {len(mem)} cells; "
+                 f"H100 (not calibrated, exploratory) {h1.error_pct.min():+.0f} … {h1.error_pct.max():+.0f} %.")
+    return lines
+
+
 def preflight():
     """Refuse a binary that is missing or whose commands are stubs, before spending minutes on it."""
     try:
@@ -346,13 +498,14 @@ def main():
                      ("multidim", lambda n: section_multidim(pd.DataFrame(exp_multidim.run()), n)),
                      ("multijob", lambda n: section_multijob(pd.DataFrame(exp_multijob.run(WORK)), n)),
                      ("placement", lambda n: section_placement(pd.DataFrame(exp_placement.run(WORK)), n)),
-                     ("topoopt", lambda n: section_topoopt(pd.DataFrame(exp_topoopt.run()), n))):
+                     ("topoopt", lambda n: section_topoopt(pd.DataFrame(exp_topoopt.run()), n)),
+                     ("megatron", lambda n: section_megatron(exp_megatron.run(WORK), n))):
         t = time.time()
         print(f"validate: {name} ...", file=sys.stderr, flush=True)
         section_notes[name] = []
         body.append((name, fn(section_notes[name])))
         timing.append(f"{name} {time.time() - t:.0f} s")
-    order = ["topoopt", "multidim", "forest", "placement", "multijob"]
+    order = ["topoopt", "multidim", "forest", "placement", "multijob", "megatron"]
     body.sort(key=lambda x: order.index(x[0]))
     notes = sum((section_notes[name] for name in order), [])
     rev = subprocess.run([tscli.binary(), "--version"], capture_output=True, text=True).stdout.strip()

@@ -7,10 +7,12 @@
 #include "toposweep/collective/options.hpp"
 #include "toposweep/collective/plan.hpp"
 #include "toposweep/topology/build.hpp"
+#include "toposweep/topology/spec.hpp"
 #include "toposweep/util/collective_op.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/strings.hpp"
 #include "toposweep/util/units.hpp"
+#include "toposweep/workload/spec.hpp"
 
 namespace toposweep::cli {
 namespace {
@@ -73,7 +75,9 @@ int run(CommandContext& ctx) {
     ctx.config.set("topology.kind", "file", "--topology-file");
     ctx.config.set("topology.file", vm["topology-file"].as<std::string>(), "--topology-file");
   }
-  const Network net = network_from_config(ctx.config);
+  // The server's fabric defaults to server.device's measured link class.
+  const LinkClass intra = intra_link_from_config(ctx.config);
+  const Network net = build_network(topology::topology_spec_from_config(ctx.config, &intra));
 
   CollectiveRequest req;
   req.op = *op;

@@ -117,8 +117,6 @@ int run(CommandContext& ctx) {
   if (groups.empty() && group_by.empty() && !per_model)
     groups.push_back(Group{});  // no rows: still print the (empty) frontier
 
-  std::map<std::uint64_t, std::size_t> row_of;
-  for (std::size_t i = 0; i < rows.size(); ++i) row_of[rows[i].index] = i;
   nlohmann::json jgroups = nlohmann::json::array();
   const bool csv = vm["csv"].as<bool>();
   bool header_done = false;
@@ -126,8 +124,7 @@ int run(CommandContext& ctx) {
   for (const auto& g : groups) {
     const auto front = sweep::frontier_indices(space, rows, g.rows, objectives);
     written.insert(written.end(), front.begin(), front.end());
-    std::vector<sweep::PointRecord> front_rows;
-    for (auto idx : front) front_rows.push_back(rows[row_of.at(idx)]);
+    const auto front_rows = sweep::frontier_rows(rows, front);
     const std::string model = models.label(g.model);
     if (ctx.json) {
       nlohmann::json jg;

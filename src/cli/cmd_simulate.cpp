@@ -210,23 +210,18 @@ int run(CommandContext& ctx) {
     strategy["tp"] = p.plan.tp;
     strategy["pp"] = p.plan.pp;
     strategy["microbatches"] = p.plan.microbatches;
-    json o = {{"iteration_time_s", res.iteration_time_s},
-              {"compute_time_s", res.compute_time_s},
-              {"exposed_comm_time_s", res.exposed_comm_time_s},
-              {"bubble_time_s", res.bubble_time_s},
-              {"cost_usd", res.cost_usd},
-              {"cost_breakdown", p.cost.by_component},
-              {"memory_per_gpu_bytes", res.memory_per_gpu_bytes},
+    json o = {{"cost_breakdown", p.cost.by_component},
               {"feasible", res.status == PointStatus::Evaluated},
-              {"samples_per_s", res.samples_per_s},
               {"global_batch", p.plan.global_batch},
-              {"network_bisection_Bps", res.network_bisection_Bps},
               {"model", point.workload.model},
               {"strategy", std::move(strategy)},
               {"topology", topology_json(net)},
               {"network_model", std::string(sim::network_model_name(point.sim.model))},
               {"collective_algorithm", point.sim.comm.algorithm},
               {"hierarchical_model", point.sim.comm.hierarchical_pipelined ? "pipelined" : "sequential"}};
+    // Every measured result field; the strategy comes from the plan above (defaults filled in).
+    for (const ResultField& f : kResultFields)
+      if (f.f64) o[std::string(f.name)] = res.*f.f64;
     o["placement"] = p.placement_method;
     o["placement_requested"] = p.placement_requested;
     o["placement_groups"] = p.placement_groups;

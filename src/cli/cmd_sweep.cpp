@@ -200,9 +200,7 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
   if (mpi.rank() == 0 && !vm.count("merge"))
     for (const auto& u : unused) ctx.log.warn(sweep::describe_unused(u));
   sweep::SweepOptions o;
-  o.keep = vm["keep"].as<std::string>();
-  if (o.keep != "all" && o.keep != "frontier")
-    throw BadInput("--keep takes all or frontier", "--keep " + o.keep);
+  o.keep = sweep::parse_keep(vm["keep"].as<std::string>(), "--keep " + vm["keep"].as<std::string>());
   o.objectives = frontier::parse_objectives(ctx.config.get_string("sweep.objectives"),
                                             ctx.config.where("sweep.objectives"));
   const auto fields = sweep::known_fields(space);

@@ -10,8 +10,10 @@
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/edge_list.hpp"
 #include "toposweep/topology/report.hpp"
+#include "toposweep/topology/spec.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/units.hpp"
+#include "toposweep/workload/spec.hpp"
 
 namespace toposweep::cli {
 namespace {
@@ -43,7 +45,9 @@ void write_edge_list_file(const std::string& path, const Network& net) {
 int run(CommandContext& ctx) {
   if (!ctx.positional.empty()) throw BadInput("unexpected argument '" + ctx.positional[0] + "'", "command line of 'topology'");
   const Config& c = ctx.config;
-  const Network net = network_from_config(c);
+  // The server's fabric defaults to server.device's measured link class.
+  const LinkClass intra = intra_link_from_config(c);
+  const Network net = build_network(topology::topology_spec_from_config(c, &intra));
   const topology::PriceTable table = topology::price_table_from_config(c);
   const topology::TopologyReport report = topology::describe_topology(net, table);
   const bool edges = ctx.options["edges"].as<bool>();

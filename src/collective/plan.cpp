@@ -227,20 +227,34 @@ CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, co
                  "collective.algorithm");
 }
 
-// Intra-node part of a two-level collective over g GPUs joined at `bw` per GPU (direct/switch).
-double intra_node_time(CollectiveOp op, double bytes, double g, double bw) {
+// Intra-node part of a two-level collective over g GPUs (a ring on the node's fabric): NCCL's
+// latency model plus the bus bytes at the fabric's achievable bandwidth.
+double intra_node_time(CollectiveOp op, double bytes, double g, const LinkClass& intra) {
+  double bus = 0, steps = g - 1;
   switch (op) {
     case CollectiveOp::AllReduce:
-      return 2 * bytes * (g - 1) / g / bw;  // reduce-scatter + all-gather
+      bus = 2 * bytes * (g - 1) / g;  // reduce-scatter + all-gather
+      steps = 2 * (g - 1);
+      break;
     case CollectiveOp::ReduceScatter:
     case CollectiveOp::AllGather:
     case CollectiveOp::AllToAll:
-      return bytes * (g - 1) / g / bw;
+      bus = bytes * (g - 1) / g;
+      break;
     case CollectiveOp::Broadcast:
     case CollectiveOp::Reduce:
-      return bytes / bw;
+      bus = bytes;
+      break;
   }
-  return 0;
+  return intra.latency_s + steps * intra.step_latency_s + bus / intra.achievable_Bps();
+}
+
+// The network part of `plan` carrying `factor` times its bytes: its bandwidth term and its
+// flows scale, its latency does not.
+void scale_network_bytes(CollectivePlan& plan, double factor) {
+  if (factor == 1) return;
+  plan.time_s = plan.latency_s + (plan.time_s - plan.latency_s) * factor;
+  for (Flow& f : plan.flows) f.bytes *= factor;
 }
 
 }  // namespace
@@ -268,17 +282,48 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
                    "collective.algorithm");
   check_request(net, request);
   const std::uint32_t g = request.gpus_per_node;
-  if (g <= 1) return plan_network(net, request, algorithm, options);
+  const double sharing = std::max<std::uint32_t>(1, request.instances_per_node);
+  if (g <= 1) {
+    CollectivePlan plan = plan_network(net, request, algorithm, options);
+    scale_network_bytes(plan, sharing);
+    return plan;
+  }
   // Two-level: the GPUs of a node first combine inside it, then the nodes run the network
   // collective on the node's whole buffer (AllToAll: the node sends g buffers' worth).
-  if (!(net.intra_bandwidth_Bps() > 0))
+  if (!(net.intra_link().achievable_Bps() > 0))
     throw BadInput("a two-level collective over " + std::to_string(g) +
                        " GPUs per node needs a positive intra-node bandwidth",
                    "server.intra_bandwidth");
   CollectiveRequest inter = request;
   if (request.op == CollectiveOp::AllToAll) inter.bytes = request.bytes * g;
   CollectivePlan plan = plan_network(net, inter, algorithm, options);
-  const double intra = intra_node_time(request.op, request.bytes, g, net.intra_bandwidth_Bps());
+  double intra_ranks = g;
+  const double n = static_cast<double>(g) * request.nodes.size(),
+               nodes = static_cast<double>(request.nodes.size());
+  const bool ring_op = request.op == CollectiveOp::AllReduce || request.op == CollectiveOp::ReduceScatter ||
+                       request.op == CollectiveOp::AllGather;
+  double network_factor = sharing;
+  const bool rings = plan.algorithm == "ring" || plan.algorithm == "multiring";
+  if (rings && ring_op && nodes > 1) {
+    // NCCL's ring (and each ring of a multiring) runs through all n GPUs, g channels each
+    // crossing a node boundary on its own GPU's NIC (rail-aligned): every node sends (n-1)/n of
+    // the buffer per pass instead of the hierarchical (N-1)/N, and every GPU forwards the whole
+    // ring's traffic on its fabric. Bus bandwidth: min(fabric, g x NIC), as nccl-tests measures
+    // on DGX servers.
+    network_factor *= ((n - 1) / n) / ((nodes - 1) / nodes);
+    intra_ranks = n;
+  }
+  scale_network_bytes(plan, network_factor);
+  double intra = intra_node_time(request.op, request.bytes, intra_ranks, net.intra_link());
+  if (intra_ranks != g) {
+    // Latency of one node's steps only, as in the hierarchical form: a Simple-protocol ring pays
+    // every one of its 2(n - 1) steps, but NCCL's tuner picks LL128 or a tree where that would
+    // dominate, so large groups do not pay O(n) step latencies.
+    LinkClass no_latency = net.intra_link();
+    no_latency.latency_s = no_latency.step_latency_s = 0;
+    intra = intra_node_time(request.op, request.bytes, intra_ranks, no_latency) +
+            intra_node_time(request.op, 0, g, net.intra_link());
+  }
   const double network_s = plan.time_s;
   if (options.hierarchical_pipelined) {
     plan.time_s = std::max(network_s, intra);

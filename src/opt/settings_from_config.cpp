@@ -48,8 +48,8 @@ FinderSettings finder_settings(const Config& config) {
   s.degree = static_cast<std::uint32_t>(config.get_int("topology.degree", 1, 1 << 20));
   s.link_bandwidth_Bps = config.get_bandwidth("topology.link_bandwidth");
   s.link_latency_s = config.get_time("topology.link_latency");
-  s.server.gpus = static_cast<std::uint32_t>(config.get_int("server.gpus", 1, 1 << 20));
-  s.server.intra_bandwidth_Bps = config.get_bandwidth("server.intra_bandwidth");
+  const LinkClass intra = intra_link_from_config(config);
+  s.server = topology::server_spec_from_config(config, &intra);
   return s;
 }
 
@@ -149,7 +149,8 @@ OptimizeSettings optimize_settings_from_config(const Config& config, OptimizeTar
 
 OptimizeProblem optimize_problem_from_config(const Config& config, OptimizeTarget target) {
   OptimizeProblem p;
-  p.topology = topology::topology_spec_from_config(config);
+  const LinkClass intra = intra_link_from_config(config);
+  p.topology = topology::topology_spec_from_config(config, &intra);
   p.workload = workload_spec_from_config(config);
   p.strategy = strategy_spec_from_config(config);
   p.sim = sim::sim_options_from_config(config);

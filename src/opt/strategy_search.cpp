@@ -35,7 +35,7 @@ std::optional<double> StrategyScorer::iteration_time(const Strategy& s) {
     throw BadInput("strategy needs " + std::to_string(s.gpus()) + " GPUs but the network has " +
                        std::to_string(network_->gpu_count()),
                    "strategy.dp");
-  const IterationPlan plan = plan_iteration(*workload_, s);
+  const IterationPlan plan = plan_iteration(*workload_, s, &layer_costs_);
   std::optional<double> time;
   if (plan.feasible) {
     ++simulations_;

@@ -73,7 +73,8 @@ DesignPoint design_point_from_config(const Config& config, std::optional<opt::Op
   }
   // Last: an impossible topology (InvalidDesign) leaves every other key read, so a check that
   // tolerates impossible designs still sees which keys the point uses.
-  p.topology = topology::topology_spec_from_config(config);
+  const LinkClass intra = intra_link_from_config(config);
+  p.topology = topology::topology_spec_from_config(config, &intra);
   return p;
 }
 

@@ -29,6 +29,8 @@ struct PointCache::Impl {
   std::optional<StrategySpec> plan_strategy;
   std::uint32_t plan_gpus = 0;
   std::shared_ptr<const IterationPlan> plan;
+  // Per-layer costs by (model, device, strategy shape): a sweep's points share them.
+  LayerCostCache layer_costs;
   // Analytical model bound to `network`, reused (with its plan cache) while the network and the
   // communication settings stay.
   std::optional<sim::AnalyticalModel> analytical;
@@ -68,7 +70,8 @@ struct PointCache::Impl {
       if (analytical) analytical->forget_graphs();
       plan.reset();
       const Workload wl = workload(w, gpus);
-      plan = std::make_shared<const IterationPlan>(plan_iteration(wl, resolve_strategy(s, wl, gpus)));
+      plan = std::make_shared<const IterationPlan>(
+          plan_iteration(wl, resolve_strategy(s, wl, gpus), &layer_costs));
       plan_workload = w;
       plan_strategy = s;
       plan_gpus = gpus;

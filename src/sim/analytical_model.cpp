@@ -21,11 +21,14 @@ std::size_t AnalyticalModel::KeyHash::operator()(const Key& k) const {
 AnalyticalModel::AnalyticalModel(const Network& net, CommSettings settings)
     : net_(&net), settings_(std::move(settings)), routes_(net) {}
 
-std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement) {
+std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement,
+                                       std::uint32_t sharing) {
   GroupNodes g = group_nodes(ranks, placement);
+  g.instances_per_node = sharing;
   std::vector<std::uint32_t> sig(g.nodes.begin(), g.nodes.end());
   sig.push_back(g.gpus_per_node);
   sig.push_back(g.ranks);
+  sig.push_back(sharing);
   auto [it, fresh] = shape_ids_.emplace(std::move(sig), static_cast<std::int32_t>(shapes_.size()));
   if (fresh) shapes_.push_back(std::move(g));
   return it->second;
@@ -40,7 +43,7 @@ double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
   if (t.kind == TaskKind::Transfer) {
     if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
     if (g.nodes.size() == 1) {
-      time = intra_node_transfer_time(t.bytes, net_->intra_bandwidth_Bps());
+      time = intra_node_transfer_time(t.bytes, net_->intra_link());
     } else {
       const auto path = routes_.shortest_path(g.nodes[0], g.nodes[1]);
       if (!path)
@@ -50,7 +53,7 @@ double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
       time = path_transfer_time(*net_, *path, t.bytes);
     }
   } else if (g.nodes.size() == 1) {
-    time = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_bandwidth_Bps());
+    time = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_link());
   } else {
     ++plans_computed_;
     time = plan_collective(*net_, node_collective_request(t, g), settings_.algorithm,
@@ -74,11 +77,19 @@ double AnalyticalModel::compute_operation_time(const CommTask& comm) {
   const Task& t = comm.task();
   const GroupSet& gs = comm.graph->group_sets.at(t.group_set);
   if (gs.groups.empty()) return 0.0;
+  // Concurrent instances of a collective share their nodes' network links (the transfers of a
+  // set are bounded by injection below).
+  auto sharing_of = [&] {
+    return t.kind == TaskKind::Collective && gs.groups.size() > 1
+               ? instances_on_first_node(gs, *comm.placement)
+               : 1u;
+  };
   if (settings_.analytical_all_instances) {
+    const std::uint32_t sharing = sharing_of();
     // Irregular networks: time every instance, the slowest wins.
     double worst = 0;
     for (const auto& ranks : gs.groups)
-      worst = std::max(worst, shape_time(t, shape_of(ranks, *comm.placement)));
+      worst = std::max(worst, shape_time(t, shape_of(ranks, *comm.placement, sharing)));
     return worst;
   }
   if (t.kind == TaskKind::Transfer && gs.groups.size() > 1) {
@@ -94,7 +105,7 @@ double AnalyticalModel::compute_operation_time(const CommTask& comm) {
   auto& shapes = first_shape_[comm.graph];
   if (shapes.size() != comm.graph->group_sets.size()) shapes.assign(comm.graph->group_sets.size(), -1);
   std::int32_t& shape = shapes[t.group_set];
-  if (shape < 0) shape = shape_of(gs.groups[0], *comm.placement);
+  if (shape < 0) shape = shape_of(gs.groups[0], *comm.placement, sharing_of());
   return shape_time(t, shape);
 }
 
@@ -109,7 +120,7 @@ AnalyticalModel::TransferSet& AnalyticalModel::transfer_set(const CommTask& comm
   constexpr std::size_t kSamples = 64;
   const std::size_t stride = std::max<std::size_t>(1, gs.groups.size() / kSamples);
   for (std::size_t i = 0; i < gs.groups.size(); i += stride)
-    ts.shapes.push_back(shape_of(gs.groups[i], placement));
+    ts.shapes.push_back(shape_of(gs.groups[i], placement, 1));
   std::vector<std::uint32_t> out(net_->compute_count(), 0), in(net_->compute_count(), 0);
   for (const auto& g : gs.groups) {
     if (g.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");

@@ -31,17 +31,34 @@ GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& pl
   return g;
 }
 
-double intra_node_collective_time(CollectiveOp op, std::uint32_t ranks, double bytes, double intra_Bps) {
-  if (ranks <= 1 || bytes <= 0) return 0.0;
-  if (!(intra_Bps > 0))
-    throw RuntimeFailure("a collective among GPUs of one node needs server.intra_bandwidth > 0");
-  return busbw_factor(op, static_cast<int>(ranks)) * bytes / intra_Bps;
+std::uint32_t instances_on_first_node(const GroupSet& gs, const Placement& placement) {
+  if (gs.groups.empty() || gs.groups[0].empty()) return 1;
+  const VertexId node = placement.node_of_gpu.at(gs.groups[0][0]);
+  std::uint32_t count = 0;
+  for (const auto& g : gs.groups)
+    for (std::uint32_t r : g)
+      if (placement.node_of_gpu.at(r) == node) {
+        ++count;
+        break;
+      }
+  return std::max<std::uint32_t>(1, count);
 }
 
-double intra_node_transfer_time(double bytes, double intra_Bps) {
+double intra_node_collective_time(CollectiveOp op, std::uint32_t ranks, double bytes,
+                                  const LinkClass& intra) {
+  if (ranks <= 1 || bytes <= 0) return 0.0;
+  if (!(intra.achievable_Bps() > 0))
+    throw RuntimeFailure("a collective among GPUs of one node needs server.intra_bandwidth > 0");
+  const double steps = op == CollectiveOp::AllReduce ? 2.0 * (ranks - 1) : ranks - 1.0;
+  return intra.latency_s + steps * intra.step_latency_s +
+         busbw_factor(op, static_cast<int>(ranks)) * bytes / intra.achievable_Bps();
+}
+
+double intra_node_transfer_time(double bytes, const LinkClass& intra) {
   if (bytes <= 0) return 0.0;
-  if (!(intra_Bps > 0)) throw RuntimeFailure("a transfer between GPUs of one node needs server.intra_bandwidth > 0");
-  return bytes / intra_Bps;
+  if (!(intra.achievable_Bps() > 0))
+    throw RuntimeFailure("a transfer between GPUs of one node needs server.intra_bandwidth > 0");
+  return intra.latency_s + intra.step_latency_s + bytes / intra.achievable_Bps();
 }
 
 double path_transfer_time(const Network& net, std::span<const ArcId> path, double bytes) {
@@ -61,6 +78,7 @@ CollectiveRequest node_collective_request(const Task& t, const GroupNodes& g) {
   req.gpus_per_node = g.gpus_per_node;
   req.bytes = t.bytes;
   req.root = g.nodes.empty() ? 0 : g.nodes[0];
+  req.instances_per_node = g.instances_per_node;
   return req;
 }
 

@@ -15,26 +15,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::optional<double> result_field(const PointRecord& r, const std::string& f) {
-  const PointResult& x = r.result;
-  if (f == "iteration_time_s") return x.iteration_time_s;
-  if (f == "compute_time_s") return x.compute_time_s;
-  if (f == "exposed_comm_time_s") return x.exposed_comm_time_s;
-  if (f == "bubble_time_s") return x.bubble_time_s;
-  if (f == "cost_usd") return x.cost_usd;
-  if (f == "memory_per_gpu_bytes") return x.memory_per_gpu_bytes;
-  if (f == "samples_per_s") return x.samples_per_s;
-  if (f == "network_bisection_Bps") return x.network_bisection_Bps;
-  if (f == "dp") return x.dp;
-  if (f == "tp") return x.tp;
-  if (f == "pp") return x.pp;
-  if (f == "microbatches") return x.microbatches;
-  if (f == "optimizer_rounds") return x.optimizer_rounds;
-  if (f == "index") return static_cast<double>(r.index);
-  if (f == "status") return static_cast<double>(x.status);
-  return std::nullopt;
-}
-
 std::optional<double> si_of(const std::string& v) {
   if (auto x = parse_plain_number(v)) return x;
   for (Quantity q : {Quantity::Bandwidth, Quantity::Size, Quantity::Time}) {
@@ -49,22 +29,8 @@ std::optional<double> si_of(const std::string& v) {
 }  // namespace
 
 std::vector<std::string> known_fields(const Space& space) {
-  std::vector<std::string> out = {"index",
-                                  "subspace",
-                                  "status",
-                                  "iteration_time_s",
-                                  "compute_time_s",
-                                  "exposed_comm_time_s",
-                                  "bubble_time_s",
-                                  "cost_usd",
-                                  "memory_per_gpu_bytes",
-                                  "samples_per_s",
-                                  "network_bisection_Bps",
-                                  "dp",
-                                  "tp",
-                                  "pp",
-                                  "microbatches",
-                                  "optimizer_rounds"};
+  std::vector<std::string> out = {"index", "subspace", "status"};
+  for (const ResultField& f : kResultFields) out.emplace_back(f.name);
   for (const auto& a : space.axes()) out.push_back(a.key);
   return out;
 }
@@ -72,8 +38,16 @@ std::vector<std::string> known_fields(const Space& space) {
 std::vector<double> field_column(const Space& space, const std::vector<PointRecord>& rows,
                                  const std::string& field) {
   std::vector<double> out(rows.size(), kNaN);
-  if (result_field(PointRecord{}, field)) {
-    for (std::size_t i = 0; i < rows.size(); ++i) out[i] = *result_field(rows[i], field);
+  if (const ResultField* f = find_result_field(field)) {
+    for (std::size_t i = 0; i < rows.size(); ++i) out[i] = f->as_double(rows[i].result);
+    return out;
+  }
+  if (field == "index") {
+    for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<double>(rows[i].index);
+    return out;
+  }
+  if (field == "status") {
+    for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<double>(rows[i].result.status);
     return out;
   }
   if (field == "subspace") {
@@ -107,6 +81,27 @@ std::vector<std::uint64_t> frontier_indices(const Space& space, const std::vecto
   std::vector<std::uint64_t> out;
   for (std::size_t r : front) out.push_back(chosen[r].index);
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::size_t> frontier_positions(const std::vector<PointRecord>& rows,
+                                            const std::vector<std::uint64_t>& indices) {
+  std::vector<std::size_t> out;
+  out.reserve(indices.size());
+  auto from = rows.begin();
+  for (std::uint64_t index : indices) {
+    from = std::lower_bound(from, rows.end(), index,
+                            [](const PointRecord& r, std::uint64_t i) { return r.index < i; });
+    if (from == rows.end()) break;
+    if (from->index == index) out.push_back(static_cast<std::size_t>(from - rows.begin()));
+  }
+  return out;
+}
+
+std::vector<PointRecord> frontier_rows(const std::vector<PointRecord>& rows,
+                                       const std::vector<std::uint64_t>& indices) {
+  std::vector<PointRecord> out;
+  for (std::size_t i : frontier_positions(rows, indices)) out.push_back(rows[i]);
   return out;
 }
 

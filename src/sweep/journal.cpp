@@ -19,18 +19,36 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uint32_t kRecordMagic = 0x52505354;  // "TSPR"
-constexpr std::size_t kFixedPayload = 8 + 1 + 8 * 8 + 5 * 4;
+// index, status, then every result field in table order; the message fills the rest.
+constexpr std::size_t kFixedPayload = [] {
+  std::size_t n = sizeof(std::uint64_t) + sizeof(std::uint8_t);
+  for (const ResultField& f : kResultFields) n += f.size();
+  return n;
+}();
 constexpr std::size_t kMaxMessage = 4096;
+// The record layout of version-1 journals, whose header does not name it: journals of this layout
+// keep that header (so the toposweeps before the layout was recorded resume them), any other
+// layout gets a version-2 header with a `fields` line (which those toposweeps refuse instead of
+// misreading its records). A historical fact: never update it when adding a field.
+constexpr const char* kLayoutV1 =
+    "iteration_time_s:f64,compute_time_s:f64,exposed_comm_time_s:f64,bubble_time_s:f64,cost_usd:f64,"
+    "memory_per_gpu_bytes:f64,samples_per_s:f64,network_bisection_Bps:f64,dp:u32,tp:u32,pp:u32,"
+    "microbatches:u32,optimizer_rounds:u32";
 constexpr std::uint32_t kRangeMagic = 0x44505354;  // "TSPD"
 constexpr std::size_t kRangePayload = 5 * 8;
 
-std::array<std::uint32_t, 256> make_crc_table() {
-  std::array<std::uint32_t, 256> t{};
+// Tables of the slicing-by-8 CRC-32: t[0] is the byte-at-a-time table, t[k][b] the CRC of byte b
+// followed by k zero bytes, so eight bytes are folded in with eight lookups (a CRC per record and
+// point: the journal's main CPU cost).
+std::array<std::array<std::uint32_t, 256>, 8> make_crc_tables() {
+  std::array<std::array<std::uint32_t, 256>, 8> t{};
   for (std::uint32_t i = 0; i < 256; ++i) {
     std::uint32_t c = i;
     for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    t[i] = c;
+    t[0][i] = c;
   }
+  for (std::size_t k = 1; k < 8; ++k)
+    for (std::size_t i = 0; i < 256; ++i) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
   return t;
 }
 
@@ -62,11 +80,28 @@ void fsync_path(const std::string& path, bool directory) {
 }  // namespace
 
 std::uint32_t crc32(const void* data, std::size_t size) {
-  static const auto table = make_crc_table();  // immutable after first use
+  static const auto t = make_crc_tables();  // immutable after first use
   std::uint32_t c = 0xFFFFFFFFu;
   const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < size; ++i) c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+  // Bytes are assembled into words by hand: the same CRC on hosts of either byte order.
+  auto word = [](const unsigned char* q) {
+    return std::uint32_t{q[0]} | std::uint32_t{q[1]} << 8 | std::uint32_t{q[2]} << 16 |
+           std::uint32_t{q[3]} << 24;
+  };
+  for (; size >= 8; p += 8, size -= 8) {
+    const std::uint32_t lo = c ^ word(p), hi = word(p + 4);
+    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
+        t[3][hi & 0xFF] ^ t[2][(hi >> 8) & 0xFF] ^ t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
+  }
+  for (; size > 0; ++p, --size) c = t[0][(c ^ *p) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
+}
+
+std::string record_layout() {
+  std::string out;
+  for (const ResultField& f : kResultFields)
+    out.append(out.empty() ? "" : ",").append(f.name).append(f.type() == FieldType::F64 ? ":f64" : ":u32");
+  return out;
 }
 
 void append_encoded(std::vector<unsigned char>& out, const PointRecord& r) {
@@ -76,12 +111,23 @@ void append_encoded(std::vector<unsigned char>& out, const PointRecord& r) {
   put(out, kRecordMagic);
   put(out, length);
   const std::size_t start = out.size();
-  put(out, r.index);
-  put(out, static_cast<std::uint8_t>(x.status));
-  for (double d : {x.iteration_time_s, x.compute_time_s, x.exposed_comm_time_s, x.bubble_time_s, x.cost_usd,
-                   x.memory_per_gpu_bytes, x.samples_per_s, x.network_bisection_Bps})
-    put(out, d);
-  for (std::uint32_t u : {x.dp, x.tp, x.pp, x.microbatches, x.optimizer_rounds}) put(out, u);
+  // The fixed part is assembled on the stack and appended at once (a record per point: hot).
+  unsigned char fixed[kFixedPayload];
+  unsigned char* p = fixed;
+  auto copy = [&p](const auto& v) {
+    std::memcpy(p, &v, sizeof v);
+    p += sizeof v;
+  };
+  copy(r.index);
+  copy(static_cast<std::uint8_t>(x.status));
+  for_each_result_field([&](auto i) {
+    constexpr const ResultField& f = kResultFields[decltype(i)::value];
+    if constexpr (f.f64 != nullptr)
+      copy(x.*f.f64);
+    else
+      copy(x.*f.u32);
+  });
+  out.insert(out.end(), fixed, fixed + kFixedPayload);
   out.insert(out.end(), x.message.begin(), x.message.begin() + static_cast<std::ptrdiff_t>(msg));
   put(out, crc32(out.data() + start, length));
 }
@@ -129,11 +175,13 @@ std::size_t decode_journal_bytes(const std::vector<unsigned char>& bytes, std::v
     if (status > 2) break;
     PointResult& x = r.result;
     x.status = static_cast<PointStatus>(status);
-    for (double* d : {&x.iteration_time_s, &x.compute_time_s, &x.exposed_comm_time_s, &x.bubble_time_s,
-                      &x.cost_usd, &x.memory_per_gpu_bytes, &x.samples_per_s, &x.network_bisection_Bps})
-      *d = get<double>(p);
-    for (std::uint32_t* u : {&x.dp, &x.tp, &x.pp, &x.microbatches, &x.optimizer_rounds})
-      *u = get<std::uint32_t>(p);
+    for_each_result_field([&](auto i) {
+      constexpr const ResultField& f = kResultFields[decltype(i)::value];
+      if constexpr (f.f64 != nullptr)
+        x.*f.f64 = get<double>(p);
+      else
+        x.*f.u32 = get<std::uint32_t>(p);
+    });
     x.message.assign(reinterpret_cast<const char*>(p), length - kFixedPayload);
     out.push_back(std::move(r));
     pos += 8 + length + 4;
@@ -152,9 +200,10 @@ void create_journal(const std::string& dir, const JournalHeader& h, const std::s
   const std::string tmp = dir + "/header.tmp";
   {
     std::ofstream f(tmp, std::ios::trunc);
-    f << "toposweep-journal-v1\n"
-      << "fingerprint " << h.fingerprint << "\nspace_size " << h.space_size << "\nbegin " << h.begin
-      << "\nend " << h.end << "\n";
+    const bool v1 = h.fields == kLayoutV1;
+    f << (v1 ? "toposweep-journal-v1\n" : "toposweep-journal-v2\n") << "fingerprint " << h.fingerprint
+      << "\nspace_size " << h.space_size << "\nbegin " << h.begin << "\nend " << h.end << "\n";
+    if (!v1) f << "fields " << h.fields << "\n";
     if (!f) throw RuntimeFailure("cannot write " + tmp);
   }
   {
@@ -172,10 +221,15 @@ std::optional<JournalHeader> read_journal_header(const std::string& dir) {
   std::ifstream f(dir + "/header");
   std::string magic, k1, k2, k3, k4;
   JournalHeader h;
-  if (!(f >> magic >> k1 >> h.fingerprint >> k2 >> h.space_size >> k3 >> h.begin >> k4 >> h.end) ||
-      magic != "toposweep-journal-v1" || k1 != "fingerprint" || k2 != "space_size" || k3 != "begin" ||
-      k4 != "end")
+  std::string k5;
+  const bool valid =
+      (f >> magic >> k1 >> h.fingerprint >> k2 >> h.space_size >> k3 >> h.begin >> k4 >> h.end) &&
+      k1 == "fingerprint" && k2 == "space_size" && k3 == "begin" && k4 == "end" &&
+      (magic == "toposweep-journal-v1" ||
+       (magic == "toposweep-journal-v2" && f >> k5 >> h.fields && k5 == "fields"));
+  if (!valid)
     throw RuntimeFailure("the journal " + dir + " has no valid header; remove the directory to start afresh");
+  if (magic == "toposweep-journal-v1") h.fields = kLayoutV1;
   return h;
 }
 

@@ -110,9 +110,16 @@ nlohmann::json points_json(const Space& space, const std::vector<PointRecord>& r
     p["status"] = static_cast<int>(x.status);
     for (std::size_t k = 0; k < objectives.size(); ++k) p[objectives[k].field] = cols[k][i];
     if (x.status == PointStatus::Evaluated) {
-      p["iteration_time_s"] = x.iteration_time_s;
-      p["cost_usd"] = x.cost_usd;
-      p["strategy"] = {{"dp", x.dp}, {"tp", x.tp}, {"pp", x.pp}, {"microbatches", x.microbatches}};
+      nlohmann::json strategy = nlohmann::json::object();
+      for (const ResultField& f : kResultFields) {
+        if (f.row_json == RowJson::Omit) continue;
+        nlohmann::json& to = f.row_json == RowJson::Strategy ? strategy : p;
+        if (f.f64)
+          to[std::string(f.name)] = x.*f.f64;
+        else
+          to[std::string(f.name)] = x.*f.u32;
+      }
+      if (!strategy.empty()) p["strategy"] = std::move(strategy);
     }
     out.push_back(p);
   }

@@ -64,7 +64,8 @@ CostBreakdown component_cost(const Network& net, const PriceTable& t) {
     // An arc is one direction of a duplex link: it accounts for the port at its source end
     // (the reverse arc accounts for the other end) and half the fibre.
     const double ports = arc_ports(net, a);
-    const double bits = a.bandwidth_Bps * 8 / ports;
+    // Priced at the line rate (arcs carry the achievable rate).
+    const double bits = a.bandwidth_Bps / net.link_efficiency() * 8 / ports;
     if (!net.is_switch(a.src)) {
       add(c, "nic_port", ports, price_at_speed(t.nic_port, bits, "nic_port", t.name));
       if (!net.is_switch(a.dst)) {

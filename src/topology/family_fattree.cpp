@@ -42,7 +42,7 @@ std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers
 }
 
 Network build_fattree(const FatTreeSpec& spec) {
-  if (spec.servers < 2) throw BadInput("a fat-tree needs at least 2 servers", "topology.servers");
+  if (spec.servers < 1) throw BadInput("a fat-tree needs at least 1 server", "topology.servers");
   if (spec.degree < 1) throw BadInput("degree must be at least 1", "topology.degree");
   if (spec.tiers != 2 && spec.tiers != 3)
     throw BadInput("fat-tree tiers must be 2 (leaf-spine) or 3, got " + std::to_string(spec.tiers),
@@ -66,6 +66,7 @@ Network build_fattree(const FatTreeSpec& spec) {
   const std::uint32_t leaves = ceil_div(ports, split.down);
   const double bw = spec.link_bandwidth_Bps, lat = spec.link_latency_s;
   NetworkBuilder b(spec.servers, spec.server.gpus, spec.server.intra_bandwidth_Bps);
+  b.set_link_classes(spec.server.intra(), spec.server.link_efficiency);
   detail::MergedArcs arcs;
   const VertexId leaf0 = b.add_switches(leaves);
   for (std::uint32_t p = 0; p < ports; ++p) arcs.add_link(p / spec.degree, leaf0 + p / split.down, bw, lat);

@@ -113,7 +113,7 @@ void require_connected(const Network& net, const std::string& where) {
 std::uint32_t arc_ports(const Network& net, const Arc& arc) {
   const double link = net.info().link_bandwidth_Bps;
   if (!(link > 0)) return 1;
-  const double ports = std::round(arc.bandwidth_Bps / link);
+  const double ports = std::round(arc.bandwidth_Bps / net.link_efficiency() / link);
   return ports < 1 ? 1 : static_cast<std::uint32_t>(ports);
 }
 

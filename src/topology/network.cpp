@@ -8,10 +8,9 @@ namespace toposweep {
 
 NetworkBuilder::NetworkBuilder(std::uint32_t compute_nodes, std::uint32_t gpus_per_node,
                                double intra_bandwidth_Bps)
-    : compute_count_(compute_nodes),
-      vertex_count_(compute_nodes),
-      gpus_per_node_(gpus_per_node),
-      intra_bandwidth_Bps_(intra_bandwidth_Bps) {}
+    : compute_count_(compute_nodes), vertex_count_(compute_nodes), gpus_per_node_(gpus_per_node) {
+  intra_link_.bandwidth_Bps = intra_bandwidth_Bps;
+}
 
 VertexId NetworkBuilder::add_switches(std::uint32_t count) {
   VertexId first = vertex_count_;
@@ -35,10 +34,12 @@ Network NetworkBuilder::build() && {
   Network n;
   n.compute_count_ = compute_count_;
   n.gpus_per_node_ = gpus_per_node_;
-  n.intra_bandwidth_Bps_ = intra_bandwidth_Bps_;
-  std::stable_sort(arcs_.begin(), arcs_.end(), [](const Arc& a, const Arc& b) {
-    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
-  });
+  n.intra_link_ = intra_link_;
+  n.link_efficiency_ = link_efficiency_;
+  if (link_efficiency_ != 1)
+    for (Arc& a : arcs_) a.bandwidth_Bps *= link_efficiency_;
+  std::stable_sort(arcs_.begin(), arcs_.end(),
+                   [](const Arc& a, const Arc& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
   n.arcs_ = std::move(arcs_);
   const std::uint32_t V = vertex_count_;
   const std::uint32_t E = static_cast<std::uint32_t>(n.arcs_.size());

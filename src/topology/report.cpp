@@ -28,6 +28,10 @@ nlohmann::json report_json(const Network& net, const TopologyReport& r, bool wit
   j["gpus"] = net.gpu_count();
   j["gpus_per_server"] = net.gpus_per_node();
   j["intra_bandwidth_Bps"] = net.intra_bandwidth_Bps();
+  j["intra_efficiency"] = net.intra_link().efficiency;
+  j["intra_latency_s"] = net.intra_link().latency_s;
+  j["intra_step_latency_s"] = net.intra_link().step_latency_s;
+  j["link_efficiency"] = net.link_efficiency();
   j["links"] = net.arc_count();
   // Ports per server (docs/topology.md, `degree`): the family's configured degree, else the
   // measured one where uniform, else null.

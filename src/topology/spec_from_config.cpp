@@ -34,24 +34,45 @@ std::string optical_device(const Config& c, const std::string& fallback) {
   return v;
 }
 
-ServerSpec server_spec(const Config& c) {
+// The server's fabric: each server.intra_* key the user left empty comes from `intra` (the
+// device's measured link class) or, without one, from the historical 300 GB/s ideal fabric.
+}  // namespace
+
+ServerSpec server_spec_from_config(const Config& c, const LinkClass* intra) {
   ServerSpec s;
   s.gpus = get_u32(c, "server.gpus", 1, 1 << 16);
-  s.intra_bandwidth_Bps = c.get_bandwidth("server.intra_bandwidth");
+  const LinkClass fallback{300e9, 1, 0, 0};
+  const LinkClass& d = intra ? *intra : fallback;
+  s.intra_bandwidth_Bps =
+      nonempty(c, "server.intra_bandwidth") ? c.get_bandwidth("server.intra_bandwidth") : d.bandwidth_Bps;
+  s.intra_efficiency = d.efficiency;
+  if (nonempty(c, "server.intra_efficiency")) {
+    s.intra_efficiency = c.get_double("server.intra_efficiency");
+    if (!(s.intra_efficiency > 0 && s.intra_efficiency <= 1))
+      throw BadInput("must be in (0, 1]", c.where("server.intra_efficiency"));
+  }
+  s.intra_latency_s = nonempty(c, "server.intra_latency") ? c.get_time("server.intra_latency") : d.latency_s;
+  s.intra_step_latency_s =
+      nonempty(c, "server.intra_step_latency") ? c.get_time("server.intra_step_latency") : d.step_latency_s;
+  s.link_efficiency = c.has("topology.link_efficiency") ? c.get_double("topology.link_efficiency") : 1.0;
+  if (!(s.link_efficiency > 0 && s.link_efficiency <= 1))
+    throw BadInput("must be in (0, 1]", c.where("topology.link_efficiency"));
   return s;
 }
 
-FamilySpec switch_from(const Config& c) {
+namespace {
+
+FamilySpec switch_from(const Config& c, const LinkClass* intra) {
   SwitchSpec s;
   s.servers = get_u32(c, "topology.servers", 1);
   s.degree = get_u32(c, "topology.degree", 1, 1 << 16);
   s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
   s.link_latency_s = c.get_time("topology.link_latency");
-  s.server = server_spec(c);
+  s.server = server_spec_from_config(c, intra);
   return s;
 }
 
-FamilySpec fattree_from(const Config& c) {
+FamilySpec fattree_from(const Config& c, const LinkClass* intra) {
   FatTreeSpec s;
   s.servers = get_u32(c, "topology.servers", 1);
   s.degree = get_u32(c, "topology.degree", 1, 1 << 10);
@@ -62,17 +83,17 @@ FamilySpec fattree_from(const Config& c) {
     throw BadInput("oversubscription must be positive", c.where("topology.oversubscription"));
   s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
   s.link_latency_s = c.get_time("topology.link_latency");
-  s.server = server_spec(c);
+  s.server = server_spec_from_config(c, intra);
   return s;
 }
 
-FamilySpec topoopt_from(const Config& c) {
+FamilySpec topoopt_from(const Config& c, const LinkClass* intra) {
   TopoOptSpec spec;
   spec.servers = get_u32(c, "topology.servers", 1);
   spec.degree = get_u32(c, "topology.degree", 1);
   spec.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
   spec.link_latency_s = c.get_time("topology.link_latency");
-  spec.server = server_spec(c);
+  spec.server = server_spec_from_config(c, intra);
   spec.extra_links = parse_extra_links(nonempty(c, "topology.extra_links") ? c.get_string("topology.extra_links") : "",
                                        c.where("topology.extra_links"));
   spec.optical = optical_device(c, "patch_panel");
@@ -97,7 +118,7 @@ FamilySpec topoopt_from(const Config& c) {
   return spec;
 }
 
-FamilySpec multidim_from(const Config& c) {
+FamilySpec multidim_from(const Config& c, const LinkClass*) {
   if (!nonempty(c, "topology.dims"))
     throw BadInput("multidim needs topology.dims, e.g. ring:4,fc:8,switch:32", "key topology.dims");
   const std::string dims_where = c.where("topology.dims");
@@ -139,7 +160,7 @@ FamilySpec multidim_from(const Config& c) {
   return spec;
 }
 
-FamilySpec torus_from(const Config& c) {
+FamilySpec torus_from(const Config& c, const LinkClass* intra) {
   if (!nonempty(c, "topology.dims")) throw BadInput("torus needs topology.dims, e.g. 8,8,8", "key topology.dims");
   const std::string where = c.where("topology.dims");
   TorusSpec spec;
@@ -156,7 +177,7 @@ FamilySpec torus_from(const Config& c) {
   }
   spec.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
   spec.link_latency_s = c.get_time("topology.link_latency");
-  spec.server = server_spec(c);
+  spec.server = server_spec_from_config(c, intra);
   spec.optical = optical_device(c, "none");
   std::uint64_t n = 1;
   for (auto a : spec.dims) n *= a;
@@ -167,7 +188,7 @@ FamilySpec torus_from(const Config& c) {
   return spec;
 }
 
-FamilySpec expander_from(const Config& c) {
+FamilySpec expander_from(const Config& c, const LinkClass* intra) {
   ExpanderSpec s;
   s.servers = get_u32(c, "topology.servers", 1);
   s.degree = get_u32(c, "topology.degree", 1);
@@ -179,23 +200,23 @@ FamilySpec expander_from(const Config& c) {
   s.link_latency_s = c.get_time("topology.link_latency");
   s.seed = static_cast<std::uint64_t>(c.get_int("topology.seed", 0));
   s.optical = optical_device(c, "patch_panel");
-  s.server = server_spec(c);
+  s.server = server_spec_from_config(c, intra);
   return s;
 }
 
-FamilySpec file_from(const Config& c) {
+FamilySpec file_from(const Config& c, const LinkClass* intra) {
   if (!nonempty(c, "topology.file")) throw BadInput("kind = file needs topology.file", "key topology.file");
   FileTopologySpec s;
   s.path = c.get_string("topology.file");
   s.default_latency_s = c.get_time("topology.link_latency");
-  s.server = server_spec(c);
+  s.server = server_spec_from_config(c, intra);
   s.optical = optical_device(c, "none");
   return s;
 }
 
 struct Family {
   const char* name;
-  FamilySpec (*from_config)(const Config&);
+  FamilySpec (*from_config)(const Config&, const LinkClass*);
 };
 
 // The topology families by name. Adding one: its spec in families.hpp (and FamilySpec), its
@@ -221,12 +242,12 @@ std::string family_name(const TopologySpec& spec) {
   return kFamilies[spec.family.index()].name;
 }
 
-TopologySpec topology_spec_from_config(const Config& config) {
+TopologySpec topology_spec_from_config(const Config& config, const LinkClass* intra_defaults) {
   const std::string kind = config.get_string("topology.kind");
   for (const auto& f : kFamilies)
     if (kind == f.name) {
       TopologySpec spec;
-      spec.family = f.from_config(config);
+      spec.family = f.from_config(config, intra_defaults);
       spec.allow_disconnected = config.entry("topology.allow_disconnected") && config.get_bool("topology.allow_disconnected");
       return spec;
     }

@@ -1,6 +1,8 @@
-// Datasheet figures (dense, no sparsity): NVIDIA A100 80GB SXM, H100 SXM5 80GB, V100 SXM2
-// 32GB. Efficiency 0.5 is a typical fraction of peak that large-model training reaches (Megatron
-// reports 44-52 % on A100); override with server.efficiency.
+// Built-in devices. Datasheet figures (dense, no sparsity): NVIDIA A100 80GB SXM, H100 SXM5 80GB,
+// V100 SXM2 32GB. What training kernels reach on them comes with its source in `sources` (the
+// same text is in inputs/devices/*.json and inputs/devices/README.md): only the A100's sustained
+// GEMM fraction and memory-kernel bandwidth are calibrated (Korthikanti et al. 2022, Table 4);
+// the H100 and V100 values are transferred from the A100 or assumed, and say so.
 #include "toposweep/workload/device.hpp"
 
 #include <algorithm>
@@ -16,16 +18,67 @@ namespace {
 
 using nlohmann::json;
 
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// NCCL's latency model for ring collectives on NVLink (Simple protocol): a base latency per
+// collective and one per ring step (NVIDIA/nccl src/graph/tuning.cc).
+using Sources = std::map<std::string, std::string>;
+
+void nccl_nvlink_latency(Device& d, Sources sources) {
+  d.intra_server.latency_s = 8.4e-6;
+  d.intra_server.step_latency_s = 3.4e-6;
+  sources["intra_server.latency"] = "NCCL tuning.cc: 8.4 us base latency (Ring, Simple)";
+  sources["intra_server.step_latency"] = "NCCL tuning.cc: 3.4 us per NVLink ring step";
+  d.sources = std::make_shared<const Sources>(std::move(sources));
+}
+
 Device a100() {
   Device d;
   d.name = "a100";
   d.description = "NVIDIA A100 80GB SXM4 (dense peaks; NVLink3 600 GB/s bidirectional)";
   d.peak_flops = {{"fp64", 19.5e12}, {"fp32", 19.5e12}, {"tf32", 156e12},
                   {"fp16", 312e12},  {"bf16", 312e12},  {"int8", 624e12}};
-  d.hbm_bytes = 80e9;
+  d.hbm_bytes = 80 * kGiB;
   d.hbm_Bps = 2.039e12;
+  d.memory_reserve_bytes = 6 * kGiB;
   d.gpus_per_server = 8;
-  d.intra_server_Bps = 300e9;
+  d.intra_server.bandwidth_Bps = 300e9;
+  d.intra_server.efficiency = 230.0 / 300.0;
+  d.collective_sms = 24;
+  d.sms = 108;
+  d.gemm_efficiency = 0.767;
+  d.memory_efficiency = 0.6773;
+  d.kernel_floor_s = 4e-6;
+  d.flash_forward_efficiency = 0.6;
+  d.flash_backward_efficiency = 0.5;
+  const Sources sources = {
+      {"peak_flops", "NVIDIA A100 datasheet (dense tensor-core peaks)"},
+      {"hbm_capacity", "80 GiB: the A100 80GB part (81920 MiB)"},
+      {"hbm_bandwidth", "NVIDIA A100 datasheet: HBM2e 2,039 GB/s"},
+      {"memory_reserve",
+       "assumption bounded to 4.3-17.2 GiB by Korthikanti et al. 2022 Sec. 6.1 (which of their runs fit in "
+       "80 GiB) "
+       "with the Table 2 memory model"},
+      {"intra_server.bandwidth", "NVLink3: 12 links x 25 GB/s per GPU and direction (Ampere whitepaper)"},
+      {"intra_server.efficiency",
+       "230 / 300: nccl-tests all_reduce bus bandwidth on 8 x A100 (NVIDIA/nccl-tests#149)"},
+      {"collective_sms", "24 NCCL channels on 8 x A100 NVSwitch (log in NVIDIA/nccl-tests#100)"},
+      {"sms", "Ampere whitepaper: 108 SMs"},
+      {"gemm_efficiency",
+       "fitted: least squares of the 10 per-layer times of Korthikanti et al. 2022 Table 4 at the memory "
+       "bandwidth below (burst matmul 267.9 TFLOP/s = 0.859 of peak, stas00/ml-engineering MAMF table, is "
+       "the "
+       "upper bound)"},
+      {"memory_efficiency",
+       "fitted: the selective-recompute backward delta of Korthikanti et al. 2022 Table 4 (+1.3 ms, only "
+       "memory-bound attention kernels re-run) gives 1.381 TB/s; a streaming read reaches 1.80 TB/s"},
+      {"kernel_floor", "assumption; results are insensitive between 2 and 8 us"},
+      {"flash_attention_efficiency",
+       "assumption inside the 50-73 % of peak FlashAttention-2 reaches on A100 (Dao 2023, arXiv:2307.08691); "
+       "not "
+       "calibrated"},
+  };
+  nccl_nvlink_latency(d, sources);
   return d;
 }
 
@@ -35,10 +88,38 @@ Device h100() {
   d.description = "NVIDIA H100 80GB SXM5 (dense peaks; NVLink4 900 GB/s bidirectional)";
   d.peak_flops = {{"fp64", 67e12},    {"fp32", 67e12},    {"tf32", 494.7e12}, {"fp16", 989.4e12},
                   {"bf16", 989.4e12}, {"fp8", 1978.9e12}, {"int8", 1978.9e12}};
-  d.hbm_bytes = 80e9;
+  d.hbm_bytes = 80 * kGiB;
   d.hbm_Bps = 3.35e12;
+  d.memory_reserve_bytes = 6 * kGiB;
   d.gpus_per_server = 8;
-  d.intra_server_Bps = 450e9;
+  d.intra_server.bandwidth_Bps = 450e9;
+  d.intra_server.efficiency = 370.0 / 450.0;
+  d.collective_sms = 32;
+  d.sms = 132;
+  d.gemm_efficiency = 0.715;
+  d.memory_efficiency = 0.6773;
+  d.kernel_floor_s = 4e-6;
+  d.flash_forward_efficiency = 0.5;
+  d.flash_backward_efficiency = 0.4;
+  const Sources sources = {
+      {"peak_flops", "NVIDIA H100 SXM5 datasheet (dense tensor-core peaks)"},
+      {"hbm_capacity", "80 GiB: the H100 80GB part"},
+      {"hbm_bandwidth", "NVIDIA H100 SXM5 datasheet: HBM3 3.35 TB/s"},
+      {"memory_reserve", "NOT MEASURED: the A100's value, transferred"},
+      {"intra_server.bandwidth", "NVLink4: 18 links x 25 GB/s per GPU and direction"},
+      {"intra_server.efficiency",
+       "370 / 450: nccl-tests ring all_reduce bus bandwidth on 8 x H100 (NVIDIA/nccl-tests#212)"},
+      {"collective_sms", "ASSUMED: 32 NCCL channels"},
+      {"sms", "H100 SXM5 datasheet: 132 SMs"},
+      {"gemm_efficiency",
+       "NOT CALIBRATED: burst matmul 792.1 TFLOP/s = 0.801 of peak (stas00/ml-engineering MAMF table) times "
+       "the "
+       "A100's sustained/burst ratio 0.767/0.859; an H100 per-layer profile is needed"},
+      {"memory_efficiency", "NOT CALIBRATED: the A100's fitted fraction, transferred"},
+      {"kernel_floor", "assumption"},
+      {"flash_attention_efficiency", "ASSUMED, not calibrated"},
+  };
+  nccl_nvlink_latency(d, sources);
   return d;
 }
 
@@ -47,11 +128,42 @@ Device v100() {
   d.name = "v100";
   d.description = "NVIDIA V100 32GB SXM2 (NVLink2 300 GB/s bidirectional)";
   d.peak_flops = {{"fp64", 7.8e12}, {"fp32", 15.7e12}, {"fp16", 125e12}};
-  d.hbm_bytes = 32e9;
+  d.hbm_bytes = 32 * kGiB;
   d.hbm_Bps = 900e9;
+  d.memory_reserve_bytes = 6 * kGiB;
   d.gpus_per_server = 8;
-  d.intra_server_Bps = 150e9;
+  d.intra_server.bandwidth_Bps = 150e9;
+  d.intra_server.efficiency = 230.0 / 300.0;
+  d.collective_sms = 12;
+  d.sms = 80;
+  d.gemm_efficiency = 0.767;
+  d.memory_efficiency = 0.6773;
+  d.kernel_floor_s = 5e-6;
+  const Sources sources = {
+      {"peak_flops", "NVIDIA V100 SXM2 datasheet (tensor fp16 125 TFLOP/s)"},
+      {"hbm_capacity", "32 GiB: the V100 32GB part"},
+      {"hbm_bandwidth", "NVIDIA V100 datasheet: HBM2 900 GB/s"},
+      {"memory_reserve", "NOT MEASURED: the A100's value, transferred"},
+      {"intra_server.bandwidth", "NVLink2: 6 links x 25 GB/s per GPU and direction"},
+      {"intra_server.efficiency", "ASSUMED: the A100 NVLink3 fraction"},
+      {"collective_sms", "ASSUMED"},
+      {"sms", "V100 datasheet: 80 SMs"},
+      {"gemm_efficiency", "NOT CALIBRATED: the A100's fitted fraction, transferred (no V100 source found)"},
+      {"memory_efficiency", "NOT CALIBRATED: the A100's fitted fraction, transferred"},
+      {"kernel_floor", "assumption"},
+      {"flash_attention_efficiency", "none: FlashAttention needs sm80 or newer"},
+  };
+  nccl_nvlink_latency(d, sources);
   return d;
+}
+
+double number_in(const json& j, const std::string& key, double lo, double hi, const std::string& where) {
+  if (!j.contains(key)) throw BadInput("missing field", where + "." + key);
+  const json& v = j.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi)
+    throw BadInput("expected a number in [" + json(lo).dump() + ", " + json(hi).dump() + "]",
+                   where + "." + key);
+  return v.get<double>();
 }
 
 double positive_number(const json& j, const std::string& key, const std::string& where) {
@@ -62,15 +174,40 @@ double positive_number(const json& j, const std::string& key, const std::string&
   return v.get<double>();
 }
 
-double quantity(const json& j, const std::string& key, Quantity q, const std::string& where) {
+std::uint32_t whole_number(const json& j, const std::string& key, const std::string& where) {
+  const double g = positive_number(j, key, where);
+  if (g != std::floor(g) || g > 1e9) throw BadInput("expected a whole number", where + "." + key);
+  return static_cast<std::uint32_t>(g);
+}
+
+// A quantity with a unit; `allow_zero` for latencies and reserves.
+double quantity(const json& j, const std::string& key, Quantity q, const std::string& where,
+                bool allow_zero = false) {
   if (!j.contains(key)) throw BadInput("missing field", where + "." + key);
   const json& v = j.at(key);
   if (!v.is_string())
     throw BadInput(std::string("expected a ") + quantity_name(q) + " with a unit, e.g. \"80GB\"",
                    where + "." + key);
   const double x = parse_quantity(q, v.get<std::string>(), where + "." + key);
-  if (x <= 0) throw BadInput("must be positive", where + "." + key);
+  if (x < 0 || (x == 0 && !allow_zero)) throw BadInput("must be positive", where + "." + key);
   return x;
+}
+
+void only_fields(const json& j, std::initializer_list<const char*> known, const std::string& where) {
+  if (!j.is_object()) throw BadInput("expected a JSON object", where);
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find_if(known.begin(), known.end(), [&](const char* k) { return it.key() == k; }) == known.end())
+      throw BadInput("unknown field", where + "." + it.key());
+}
+
+void read_intra_server(const json& j, Device& d, const std::string& where) {
+  only_fields(j, {"bandwidth", "efficiency", "latency", "step_latency", "collective_sms"}, where);
+  d.intra_server.bandwidth_Bps = quantity(j, "bandwidth", Quantity::Bandwidth, where);
+  if (j.contains("efficiency")) d.intra_server.efficiency = number_in(j, "efficiency", 1e-6, 1, where);
+  if (j.contains("latency")) d.intra_server.latency_s = quantity(j, "latency", Quantity::Time, where, true);
+  if (j.contains("step_latency"))
+    d.intra_server.step_latency_s = quantity(j, "step_latency", Quantity::Time, where, true);
+  if (j.contains("collective_sms")) d.collective_sms = whole_number(j, "collective_sms", where);
 }
 
 }  // namespace
@@ -94,20 +231,33 @@ std::vector<std::string> builtin_device_names() {
   return {"a100", "h100", "v100"};
 }
 
+const std::string& Device::source(const std::string& field) const {
+  static const std::string none;
+  if (!sources) return none;
+  const auto it = sources->find(field);
+  return it == sources->end() ? none : it->second;
+}
+
+const Device* find_builtin_device(const std::string& name) {
+  // Built once, never changed.
+  static const Device devices[] = {a100(), h100(), v100()};
+  for (const Device& d : devices)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
 Device builtin_device(const std::string& name) {
-  if (name == "a100") return a100();
-  if (name == "h100") return h100();
-  if (name == "v100") return v100();
+  if (const Device* d = find_builtin_device(name)) return *d;
   throw BadInput("unknown device '" + name + "' (a100, h100, v100 or a .json device file)", "device " + name);
 }
 
 Device device_from_json(const json& j, const std::string& where) {
-  if (!j.is_object()) throw BadInput("expected a JSON object", where);
-  static const char* known[] = {"name",         "description",   "peak_flops",      "efficiency",
-                                "hbm_capacity", "hbm_bandwidth", "gpus_per_server", "intra_server_bandwidth"};
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
-      throw BadInput("unknown field", where + "." + it.key());
+  only_fields(
+      j,
+      {"name", "description", "peak_flops", "efficiency", "hbm_capacity", "hbm_bandwidth", "memory_reserve",
+       "gpus_per_server", "intra_server_bandwidth", "intra_server", "sms", "gemm_efficiency",
+       "memory_efficiency", "kernel_floor", "gemm_tiles", "flash_attention_efficiency", "sources"},
+      where);
   Device d;
   if (!j.contains("name") || !j.at("name").is_string())
     throw BadInput("missing or non-string field", where + ".name");
@@ -126,10 +276,62 @@ Device device_from_json(const json& j, const std::string& where) {
   if (d.efficiency > 1) throw BadInput("efficiency must be in (0, 1]", where + ".efficiency");
   d.hbm_bytes = quantity(j, "hbm_capacity", Quantity::Size, where);
   d.hbm_Bps = quantity(j, "hbm_bandwidth", Quantity::Bandwidth, where);
-  const double g = positive_number(j, "gpus_per_server", where);
-  if (g != std::floor(g)) throw BadInput("expected a whole number", where + ".gpus_per_server");
-  d.gpus_per_server = static_cast<std::uint32_t>(g);
-  d.intra_server_Bps = quantity(j, "intra_server_bandwidth", Quantity::Bandwidth, where);
+  if (j.contains("memory_reserve")) {
+    d.memory_reserve_bytes = quantity(j, "memory_reserve", Quantity::Size, where, true);
+    if (d.memory_reserve_bytes >= d.hbm_bytes)
+      throw BadInput("the reserve must be smaller than the capacity", where + ".memory_reserve");
+  }
+  d.gpus_per_server = whole_number(j, "gpus_per_server", where);
+  if (j.contains("intra_server") == j.contains("intra_server_bandwidth"))
+    throw BadInput("give exactly one of intra_server (the link class) and intra_server_bandwidth",
+                   where + ".intra_server");
+  if (j.contains("intra_server"))
+    read_intra_server(j.at("intra_server"), d, where + ".intra_server");
+  else
+    d.intra_server.bandwidth_Bps = quantity(j, "intra_server_bandwidth", Quantity::Bandwidth, where);
+  // The per-operator model needs all three of its calibrated numbers, or none.
+  const int model_fields =
+      j.contains("sms") + j.contains("gemm_efficiency") + j.contains("memory_efficiency");
+  if (model_fields != 0 && model_fields != 3)
+    throw BadInput("the per-operator model needs sms, gemm_efficiency and memory_efficiency together",
+                   where + (j.contains("sms")
+                                ? (j.contains("gemm_efficiency") ? ".memory_efficiency" : ".gemm_efficiency")
+                                : ".sms"));
+  if (model_fields == 3) {
+    d.sms = whole_number(j, "sms", where);
+    d.gemm_efficiency = number_in(j, "gemm_efficiency", 1e-6, 1, where);
+    d.memory_efficiency = number_in(j, "memory_efficiency", 1e-6, 1, where);
+  }
+  if (j.contains("kernel_floor")) d.kernel_floor_s = quantity(j, "kernel_floor", Quantity::Time, where, true);
+  if (j.contains("gemm_tiles")) {
+    const json& t = j.at("gemm_tiles");
+    const std::string w = where + ".gemm_tiles";
+    if (!t.is_array() || t.empty()) throw BadInput("expected a list of [rows, columns] tiles", w);
+    d.gemm_tiles.clear();
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const std::string wi = w + "[" + std::to_string(i) + "]";
+      if (!t[i].is_array() || t[i].size() != 2) throw BadInput("expected [rows, columns]", wi);
+      const json pair = {{"m", t[i][0]}, {"n", t[i][1]}};
+      d.gemm_tiles.emplace_back(whole_number(pair, "m", wi), whole_number(pair, "n", wi));
+    }
+  }
+  if (j.contains("flash_attention_efficiency")) {
+    const json& f = j.at("flash_attention_efficiency");
+    const std::string w = where + ".flash_attention_efficiency";
+    only_fields(f, {"forward", "backward"}, w);
+    d.flash_forward_efficiency = number_in(f, "forward", 1e-6, 1, w);
+    d.flash_backward_efficiency = number_in(f, "backward", 1e-6, 1, w);
+  }
+  if (j.contains("sources")) {
+    const json& s = j.at("sources");
+    if (!s.is_object()) throw BadInput("expected an object field -> source text", where + ".sources");
+    std::map<std::string, std::string> sources;
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      if (!it.value().is_string()) throw BadInput("expected a string", where + ".sources." + it.key());
+      sources[it.key()] = it.value().get<std::string>();
+    }
+    d.sources = std::make_shared<const std::map<std::string, std::string>>(std::move(sources));
+  }
   return d;
 }
 
@@ -146,8 +348,7 @@ Device load_device_file(const std::string& path) {
 }
 
 Device resolve_device(const std::string& name_or_path, const std::string& where) {
-  for (const auto& n : builtin_device_names())
-    if (n == name_or_path) return builtin_device(n);
+  if (const Device* d = find_builtin_device(name_or_path)) return *d;
   if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json"))
     return load_device_file(name_or_path);
   throw BadInput("unknown device '" + name_or_path + "' (a100, h100, v100 or a .json device file)", where);
@@ -156,14 +357,35 @@ Device resolve_device(const std::string& name_or_path, const std::string& where)
 json device_to_json(const Device& d) {
   json peaks = json::object();
   for (const auto& [k, v] : d.peak_flops) peaks[k] = v;
-  return {{"name", d.name},
-          {"description", d.description},
-          {"peak_flops", peaks},
-          {"efficiency", d.efficiency},
-          {"hbm_capacity_bytes", d.hbm_bytes},
-          {"hbm_bandwidth_Bps", d.hbm_Bps},
-          {"gpus_per_server", d.gpus_per_server},
-          {"intra_server_bandwidth_Bps", d.intra_server_Bps}};
+  json j = {{"name", d.name},
+            {"description", d.description},
+            {"peak_flops", peaks},
+            {"efficiency", d.efficiency},
+            {"hbm_capacity_bytes", d.hbm_bytes},
+            {"hbm_bandwidth_Bps", d.hbm_Bps},
+            {"memory_reserve_bytes", d.memory_reserve_bytes},
+            {"gpus_per_server", d.gpus_per_server},
+            {"intra_server_bandwidth_Bps", d.intra_server.bandwidth_Bps},
+            {"intra_server",
+             {{"bandwidth_Bps", d.intra_server.bandwidth_Bps},
+              {"efficiency", d.intra_server.efficiency},
+              {"latency_s", d.intra_server.latency_s},
+              {"step_latency_s", d.intra_server.step_latency_s},
+              {"collective_sms", d.collective_sms}}}};
+  if (d.per_operator()) {
+    json tiles = json::array();
+    for (const auto& [m, n] : d.gemm_tiles) tiles.push_back({m, n});
+    j["sms"] = d.sms;
+    j["gemm_efficiency"] = d.gemm_efficiency;
+    j["memory_efficiency"] = d.memory_efficiency;
+    j["kernel_floor_s"] = d.kernel_floor_s;
+    j["gemm_tiles"] = tiles;
+    if (d.flash_forward_efficiency > 0)
+      j["flash_attention_efficiency"] = {{"forward", d.flash_forward_efficiency},
+                                         {"backward", d.flash_backward_efficiency}};
+  }
+  j["sources"] = d.sources ? json(*d.sources) : json::object();
+  return j;
 }
 
 }  // namespace toposweep

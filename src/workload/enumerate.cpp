@@ -11,13 +11,13 @@ namespace {
 // What the memory of one stage depends on, for a fixed (tp, pp).
 struct StageAggregate {
   double params = 0;         // dense parameters on one GPU
-  double act_full = 0;       // activation elements per sample, no recompute
-  double act_inputs = 0;     // layer inputs per sample (recompute)
-  double working_set = 0;    // largest single layer's activations per sample (recompute)
+  LayerActivations act;      // activation bytes per sample, summed over the stage's layers
+  double working_set = 0;    // largest single layer's activation bytes per sample (full recompute)
   double largest_layer = 0;  // parameters of the largest layer on one GPU (ZeRO-3 gather buffer)
 };
 
-std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, std::uint32_t pp, bool sp) {
+std::vector<StageAggregate> aggregate_stages(const Workload& w, std::uint32_t tp, std::uint32_t pp, bool sp) {
+  const Model& m = w.model;
   const auto ranges = partition_stages(m, pp);
   std::vector<StageAggregate> out(pp);
   for (std::uint32_t p = 0; p < pp; ++p) {
@@ -28,12 +28,11 @@ std::vector<StageAggregate> aggregate_stages(const Model& m, std::uint32_t tp, s
       const double layer_params = l.params_sharded / tp + l.params_replicated;
       a.params += layer_params;
       a.largest_layer = std::max(a.largest_layer, layer_params);
-      const double full = sp && l.kind == LayerKind::TransformerBlock
-                              ? (l.act_replicated + l.act_sharded) / tp
-                              : l.act_replicated + l.act_sharded / tp;
-      a.act_full += full;
-      a.act_inputs += l.input_elements;
-      a.working_set = std::max(a.working_set, full);
+      const LayerActivations la = layer_activations(w, l, tp, sp);
+      a.act.none += la.none;
+      a.act.selective += la.selective;
+      a.act.full += la.full;
+      a.working_set = std::max(a.working_set, la.working_set);
     }
     if (m.transformer && m.transformer->tied_embeddings && pp > 1 && p + 1 == pp) {
       // The head uses the copy: ZeRO-3 gathers it with the head (the stage's last layer).
@@ -74,7 +73,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   StrategyCount count;
   const Model& m = w.model;
   const double B = w.bytes_per_element;
-  const double capacity = w.device.hbm_bytes;
+  const double capacity = w.device.hbm_bytes - w.device.memory_reserve_bytes;
   const double tables = table_bytes_per_gpu(w, gpus);
   std::uint32_t max_tp = m.transformer ? m.transformer->heads : 1;
   if (space.max_tp > 0) max_tp = std::min(max_tp, space.max_tp);
@@ -94,11 +93,11 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
       const bool has_plain = std::find(space.sequence_parallel.begin(), space.sequence_parallel.end(),
                                        false) != space.sequence_parallel.end();
       const auto stages_plain =
-          aggregate_stages(m, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
+          aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
       const bool want_sp = tp > 1 && std::find(space.sequence_parallel.begin(), space.sequence_parallel.end(),
                                                true) != space.sequence_parallel.end();
       const auto stages_sp =
-          want_sp ? aggregate_stages(m, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), true)
+          want_sp ? aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), true)
                   : std::vector<StageAggregate>{};
       s.dp = static_cast<std::uint32_t>(dp);
       s.tp = static_cast<std::uint32_t>(tp);
@@ -113,7 +112,8 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
           // not enumerate: it is only simulated when given explicitly.
           if (schedule == PipelineSchedule::Interleaved) continue;
           s.schedule = schedule;
-          for (bool recompute : space.recompute) {
+          for (Recompute recompute : space.recompute) {
+            if (recompute == Recompute::Selective && !m.transformer) continue;
             s.recompute = recompute;
             for (std::uint8_t zero : space.zero) {
               s.zero = zero;
@@ -128,16 +128,15 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
                 double worst = 0;
                 for (std::uint64_t p = 0; p < pp; ++p) {
                   const StageAggregate& a = stages[p];
-                  const double in_flight = schedule == PipelineSchedule::GPipe
-                                               ? static_cast<double>(mu)
-                                               : static_cast<double>(std::min<std::uint64_t>(pp - p, mu));
+                  const double in_flight = microbatches_in_flight(s, static_cast<std::uint32_t>(p));
                   const double act =
-                      recompute ? a.act_inputs * in_flight + a.working_set : a.act_full * in_flight;
+                      a.act.kept(recompute) * in_flight + (recompute == Recompute::Full ? a.working_set : 0);
                   const double gathered = gathers ? a.largest_layer * B : 0;
-                  worst = std::max(worst, a.params * param_bytes + mb * B * act + gathered);
+                  worst = std::max(worst, a.params * param_bytes + mb * act + gathered);
                 }
                 worst += tables;
                 const bool feasible = worst <= capacity;
+                worst += w.device.memory_reserve_bytes;
                 ++count.checked;
                 ++(feasible ? count.feasible : count.infeasible);
                 if (visit) visit(s, worst, feasible);

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/ranks.hpp"
@@ -15,12 +16,16 @@ namespace toposweep {
 namespace {
 
 constexpr std::uint32_t kNoSet = ~std::uint32_t{0};
+constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 // One step of a stage's forward or backward program, per microbatch.
 struct Op {
   enum class Kind : std::uint8_t { Compute, Comm, ExchangeStart, ExchangeWait } kind = Kind::Compute;
   double flops = 0;
-  double duration_s = 0;  // compute: used instead of flops when > 0 (memory-bound steps)
+  double duration_s = 0;  // compute: its time (with `timed`, or when > 0: memory-bound steps)
+  bool timed = false;     // compute: duration_s is the time, flops only count
+  // Comm: runs under the pass's GEMMs on the stage's overlap stream (strategy.tp_overlap).
+  bool overlapped = false;
   CollectiveOp op = CollectiveOp::AllReduce;
   CommPurpose purpose = CommPurpose::None;
   bool is_mutable = false;
@@ -38,15 +43,17 @@ struct Op {
 
 struct StageProgram {
   std::vector<Op> forward, backward;
+  std::vector<Op> overlapped_forward, overlapped_backward;  // TP collectives under the pass's GEMMs
   double local_params = 0;     // dense parameters on one GPU of this stage (optimizer step)
   double output_elements = 0;  // per sample, sent to the next stage
 };
 
 class IterationBuilder {
  public:
-  IterationBuilder(const Workload& w, const Strategy& s)
+  IterationBuilder(const Workload& w, const Strategy& s, const TransformerCosts* costs)
       : w_(w),
         s_(s),
+        costs_(costs),
         m_(w.model),
         gpus_(s.gpus()),
         ranks_{s.dp, s.tp, s.pp},
@@ -67,7 +74,7 @@ class IterationBuilder {
   std::vector<Pass> stage_order(std::uint32_t stage) const;
   std::uint32_t chunks() const { return s_.pp * virtual_stages_; }
   double device_params(std::uint32_t stage) const;
-  void emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward);
+  void emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward, bool last_pass);
   void emit_op(const Op& op, std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   void emit_exchange(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   void close_bucket(std::uint32_t stage, std::uint32_t micro);
@@ -107,6 +114,7 @@ class IterationBuilder {
 
   const Workload& w_;
   const Strategy& s_;
+  const TransformerCosts* costs_;  // transformer layers (counts always; times when per-operator)
   const Model& m_;
   std::uint32_t gpus_;
   RankGrid ranks_;
@@ -115,6 +123,8 @@ class IterationBuilder {
   TaskGraph g_;
   std::vector<StageProgram> programs_;  // per model chunk (chunk c runs on device c % pp)
   std::vector<std::uint32_t> compute_stream_, dp_stream_, send_fwd_stream_, send_bwd_stream_;
+  std::vector<std::uint32_t> overlap_stream_;           // per stage, created on first use
+  std::vector<std::vector<TaskId>> stage_waits_;        // per stage: what its next pass waits for
   std::vector<std::uint32_t> dp_set_;                   // per stage, kNoSet when dp = 1
   std::vector<std::uint32_t> pp_fwd_set_, pp_bwd_set_;  // per stage: sends to the next/previous
   // Interleaved: device pp-1 -> device 0 (forward) and 0 -> pp-1 (backward) between chunk rounds.
@@ -135,13 +145,14 @@ class IterationBuilder {
   std::map<std::uint32_t, std::uint32_t> mp_sets_, replica_sets_;
   double total_flops_ = 0;
   // Folding state: compute and one kind of collective on the compute stream.
-  double pend_flops_ = 0, pend_seconds_ = 0;
+  double pend_flops_ = 0, pend_timed_flops_ = 0, pend_seconds_ = 0;
   bool pend_compute_ = false;
   std::vector<Op> pend_comms_;  // foldable collectives, at most two kinds (RS + AG)
   std::uint32_t pend_layer_ = kNoLayer;
   // Gradient bucket being filled in a final backward.
   double bucket_bytes_ = 0;
   std::uint32_t bucket_set_ = kNoSet;
+  std::vector<double> deferred_grad_bytes_;  // per stage: chunks' gradients waiting for its last pass
   static constexpr TaskId kNone = ~TaskId{0};
 };
 
@@ -190,66 +201,106 @@ void IterationBuilder::make_3d_programs() {
   const auto stages = partition_stages(m_, chunks());
   const double shard = m_.transformer ? s_.tp : 1;
   const double B = w_.bytes_per_element;
+  const double G = w_.grad_bytes_per_element;
+  const bool timed = costs_ != nullptr && w_.per_operator;
   std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet);
   for (std::uint32_t c = 0; c < chunks(); ++c) {
     const std::uint32_t p = c % s_.pp;  // the device holding chunk c
     StageProgram& prog = programs_[c];
     if (s_.tp > 1 && tp_sets[p] == kNoSet) tp_sets[p] = g_.add_group_set(ranks_.tp_groups(p));
     const std::uint32_t tp_set = tp_sets[p];
+    auto tp_op = [&](CollectiveOp op, double bytes, std::uint32_t count, std::uint32_t layer,
+                     bool overlapped) {
+      Op c;
+      c.kind = Op::Kind::Comm;
+      c.op = op;
+      c.purpose = CommPurpose::TensorParallel;
+      c.is_mutable = true;
+      c.bytes = bytes;
+      c.group_set = tp_set;
+      c.repeat = count;
+      c.layer = layer;
+      c.foldable = true;
+      c.overlapped = overlapped;
+      return c;
+    };
+    // A pass's TP collectives: exposed ones on the compute stream (folded with the compute),
+    // overlapped ones on the stage's overlap stream.
+    auto tp_comms = [&](const TpCollectives& n, double bytes, std::uint32_t layer, bool overlapped,
+                        std::vector<Op>& out) {
+      if (tp_set == kNoSet) return;
+      const std::pair<CollectiveOp, std::uint32_t> kinds[] = {{CollectiveOp::AllReduce, n.allreduce},
+                                                              {CollectiveOp::ReduceScatter, n.reducescatter},
+                                                              {CollectiveOp::AllGather, n.allgather}};
+      for (const auto& [op, count] : kinds)
+        if (count > 0) out.push_back(tp_op(op, bytes, count, layer, overlapped));
+    };
+    // Scatter/gather: the received boundary tensor (or its gradient) is gathered inside the
+    // receiving server before the pass uses it.
+    const bool gathers = m_.transformer && s_.tp > 1 && s_.scatter_gather && !s_.sequence_parallel;
+    if (gathers && c > 0) {
+      const double bytes = mb_ * m_.layers[stages[c - 1].last - 1].output_elements * B;
+      prog.forward.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].first, false));
+    }
     std::vector<Op> backward_reversed;
     for (std::uint32_t i = stages[c].first; i < stages[c].last; ++i) {
       const Layer& l = m_.layers[i];
-      auto tp_allreduce = [&](std::uint32_t count) {
-        Op c;
-        c.kind = Op::Kind::Comm;
-        c.op = CollectiveOp::AllReduce;
-        c.purpose = CommPurpose::TensorParallel;
-        c.is_mutable = true;
-        c.bytes = mb_ * l.output_elements * B;
-        if (l.kind == LayerKind::Head) c.bytes = mb_ * l.input_elements * B;
-        c.group_set = tp_set;
-        c.repeat = count;
-        c.layer = i;
-        c.foldable = true;
-        return c;
-      };
+      const LayerCost* cost = nullptr;
+      if (costs_) {
+        if (l.kind == LayerKind::TransformerBlock) cost = &costs_->block;
+        if (l.kind == LayerKind::Embedding) cost = &costs_->embedding;
+        if (l.kind == LayerKind::Head) cost = &costs_->head;
+      }
       Op f;
       f.flops = l.forward_flops * mb_ / shard;
       f.layer = i;
+      if (cost && timed) {
+        f.timed = true;
+        f.duration_s = cost->forward.compute_s;
+      }
       prog.forward.push_back(f);
-      // Sequence parallelism turns each block AllReduce into a ReduceScatter + AllGather pair
-      // of the same per-rank buffer (same volume, activations sharded in between).
-      const bool sp = s_.sequence_parallel && l.kind == LayerKind::TransformerBlock;
-      auto tp_comms = [&](std::uint32_t count, std::vector<Op>& out) {
-        if (tp_set == kNoSet || count == 0) return;
-        Op c = tp_allreduce(count);
-        if (!sp) {
-          out.push_back(c);
-          return;
-        }
-        c.op = CollectiveOp::ReduceScatter;
-        out.push_back(c);
-        c.op = CollectiveOp::AllGather;
-        out.push_back(c);
-      };
-      tp_comms(l.tp_allreduces_forward, prog.forward);
-
-      // Backward: with recomputation the layer's forward (and its AllReduces) runs again.
+      // Backward: with recomputation the recomputed forward (full: all of it, with its
+      // collectives; selective: the attention core, 4 s^2 h FLOPs per sample) runs again.
       Op b;
-      b.flops = (l.backward_flops + (s_.recompute ? l.forward_flops : 0)) * mb_ / shard;
+      double recomputed = 0;
+      if (s_.recompute == Recompute::Full && (!m_.transformer || l.kind == LayerKind::TransformerBlock))
+        recomputed = l.forward_flops;
+      if (s_.recompute == Recompute::Selective && l.kind == LayerKind::TransformerBlock &&
+          !w_.fused_attention)
+        recomputed = 4.0 * m_.transformer->seq_len * double(m_.transformer->seq_len) * m_.transformer->hidden;
+      b.flops = (l.backward_flops + recomputed) * mb_ / shard;
       b.layer = i;
+      if (cost && timed) {
+        b.timed = true;
+        b.duration_s = cost->backward.compute_s;
+      }
       double params = l.params_sharded / shard + l.params_replicated;
       if (l.kind == LayerKind::Head && m_.transformer && m_.transformer->tied_embeddings && s_.pp > 1)
         params += static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / shard;
       prog.local_params += params;
-      const std::uint32_t ars = l.tp_allreduces_backward + (s_.recompute ? l.tp_allreduces_forward : 0);
-      // Gradients are complete after the layer's backward compute and its AllReduces.
       std::vector<Op> layer_bwd{b};
-      tp_comms(ars, layer_bwd);
+      if (cost) {
+        tp_comms(cost->forward.exposed, cost->tp_bytes, i, false, prog.forward);
+        tp_comms(cost->forward.hidden, cost->tp_bytes, i, true, prog.overlapped_forward);
+        tp_comms(cost->backward.exposed, cost->tp_bytes, i, false, layer_bwd);
+        tp_comms(cost->backward.hidden, cost->tp_bytes, i, true, prog.overlapped_backward);
+      } else if (tp_set != kNoSet) {
+        // Layers without a transformer's costs: their AllReduces of the output.
+        const double bytes = mb_ * l.output_elements * B;
+        const std::uint32_t fwd = l.tp_allreduces_forward;
+        const std::uint32_t bwd = l.tp_allreduces_backward + (s_.recompute == Recompute::Full ? fwd : 0);
+        if (fwd > 0) prog.forward.push_back(tp_op(CollectiveOp::AllReduce, bytes, fwd, i, false));
+        if (bwd > 0) layer_bwd.push_back(tp_op(CollectiveOp::AllReduce, bytes, bwd, i, false));
+      }
+      // Gradients are complete after the layer's backward compute and its collectives.
       Op* last = &layer_bwd.back();
-      last->grad_bytes = params * B;
+      last->grad_bytes = params * G;
       last->grad_group_set = dp_set_[p];
       for (auto it = layer_bwd.rbegin(); it != layer_bwd.rend(); ++it) backward_reversed.push_back(*it);
+    }
+    if (gathers && c + 1 < chunks()) {
+      const double bytes = mb_ * m_.layers[stages[c].last - 1].output_elements * B;
+      backward_reversed.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].last - 1, false));
     }
     prog.backward.assign(backward_reversed.rbegin(), backward_reversed.rend());
     prog.output_elements = m_.layers[stages[c].last - 1].output_elements;
@@ -358,7 +409,7 @@ void IterationBuilder::make_per_layer_program() {
     for (std::uint32_t x = seg->last; x-- > seg->first;) {
       const Layer& l = m_.layers[x];
       Op b;
-      b.flops = (l.backward_flops + (s_.recompute ? l.forward_flops : 0)) * mb_;
+      b.flops = (l.backward_flops + (s_.recompute == Recompute::Full ? l.forward_flops : 0)) * mb_;
       b.layer = x;
       const double params = l.parameters() / seg->k;
       prog.local_params += params;
@@ -430,14 +481,14 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
     t.kind = TaskKind::Compute;
     t.phase = phase;
     t.stream = compute_stream_[stage];
-    t.flops = pend_flops_;
+    t.flops = pend_flops_ + pend_timed_flops_;
     t.duration_s = pend_flops_ / w_.flops_per_s + pend_seconds_;
     t.stage = stage;
     t.layer = pend_layer_;
     t.microbatch = micro;
     t.label = label(fwd ? kForward : kBackward);
     last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
-    total_flops_ += pend_flops_ * gpus_ / s_.pp;
+    total_flops_ += (pend_flops_ + pend_timed_flops_) * gpus_ / s_.pp;
   }
   for (const Op& c : pend_comms_) {
     Task t;
@@ -467,7 +518,7 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
     last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
   }
   pend_comms_.clear();
-  pend_flops_ = pend_seconds_ = 0;
+  pend_flops_ = pend_timed_flops_ = pend_seconds_ = 0;
   pend_compute_ = false;
   pend_layer_ = kNoLayer;
 }
@@ -477,7 +528,7 @@ void IterationBuilder::emit_op(const Op& op, std::uint32_t stage, std::uint32_t 
     case Op::Kind::Compute:
       if (!pend_compute_) pend_layer_ = op.layer;
       pend_compute_ = true;
-      pend_flops_ += op.flops;
+      (op.timed ? pend_timed_flops_ : pend_flops_) += op.flops;
       pend_seconds_ += op.duration_s;
       break;
     case Op::Kind::Comm: {
@@ -577,8 +628,8 @@ void IterationBuilder::close_bucket(std::uint32_t stage, std::uint32_t micro) {
   bucket_bytes_ = 0;
 }
 
-void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward,
-                                 bool final_backward) {
+void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward,
+                                 bool last_pass) {
   const StageProgram& prog = programs_[chunk];
   const std::uint32_t stage = chunk % s_.pp;  // the device
   const TaskPhase phase = forward ? TaskPhase::Forward : TaskPhase::Backward;
@@ -586,12 +637,56 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   // gradients, so every backward pass reduce-scatters its own (DeepSpeed's micro-steps). Before
   // the final pass one ReduceScatter per pass (no bucketing) keeps the graph small: it overlaps
   // the passes that follow instead of the rest of its own.
-  const bool reduce = final_backward || (!forward && s_.zero >= 2);
-  const double bucket_limit = final_backward ? s_.bucket_bytes : std::numeric_limits<double>::infinity();
+  bool reduce = final_backward || (!forward && s_.zero >= 2);
+  // Without DP overlap every chunk's gradients wait for the device's last pass and go in one
+  // reduction after it.
+  const bool defer = final_backward && !s_.dp_overlap && !last_pass && s_.zero < 2;
+  if (defer) reduce = false;
+  if (final_backward && !s_.dp_overlap && last_pass && s_.zero < 2) {
+    bucket_bytes_ += deferred_grad_bytes_[stage];
+    bucket_set_ = dp_set_[stage];
+    deferred_grad_bytes_[stage] = 0;
+  }
+  // Without DP overlap the gradients go in one reduction after the pass.
+  const double bucket_limit =
+      final_backward && s_.dp_overlap ? s_.bucket_bytes : std::numeric_limits<double>::infinity();
   if (forward && chunk > 0) next_deps_.push_back(sent_fwd_[chunk - 1][micro]);
   if (!forward && chunk + 1 < chunks()) next_deps_.push_back(sent_bwd_[chunk + 1][micro]);
+  next_deps_.insert(next_deps_.end(), stage_waits_[stage].begin(), stage_waits_[stage].end());
+  stage_waits_[stage].clear();
+  // TP collectives under the pass's GEMMs start with it, on the stage's overlap stream; the
+  // stage's next pass (and the pass's send) waits for them.
+  std::vector<TaskId> overlapped;
+  for (const Op& c : forward ? prog.overlapped_forward : prog.overlapped_backward) {
+    if (overlap_stream_[stage] == kNoSet)
+      overlap_stream_[stage] = g_.add_stream("stage" + std::to_string(stage) + ".tp_overlap");
+    Task t;
+    t.kind = TaskKind::Collective;
+    t.phase = phase;
+    t.purpose = c.purpose;
+    t.stream = overlap_stream_[stage];
+    t.op = c.op;
+    t.is_mutable = c.is_mutable;
+    t.bytes = c.bytes;
+    t.group_set = c.group_set;
+    t.repeat = c.repeat;
+    t.stage = stage;
+    t.layer = c.layer;
+    t.microbatch = micro;
+    t.label = label(c.op == CollectiveOp::AllReduce       ? kTpAllReduce
+                    : c.op == CollectiveOp::ReduceScatter ? kTpReduceScatter
+                                                          : kTpAllGather);
+    scratch_.clear();
+    for (TaskId d : next_deps_)
+      if (d != kNone) scratch_.push_back(d);
+    if (last_compute_[stage] != kNone) scratch_.push_back(last_compute_[stage]);
+    std::sort(scratch_.begin(), scratch_.end());
+    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+    overlapped.push_back(g_.add(t, scratch_));
+  }
   for (const Op& op : forward ? prog.forward : prog.backward) {
     emit_op(op, stage, micro, phase);
+    if (defer && op.grad_group_set != kNoSet) deferred_grad_bytes_[stage] += op.grad_bytes;
     if (reduce && op.grad_group_set != kNoSet && op.grad_bytes > 0) {
       // Gradients fill buckets in backward order; a full bucket (or a change of group) starts
       // its AllReduce as soon as the compute that produced it is done.
@@ -609,6 +704,7 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   }
   flush(stage, micro, phase);
   if (reduce) close_bucket(stage, micro);
+  stage_waits_[stage].insert(stage_waits_[stage].end(), overlapped.begin(), overlapped.end());
 
   const bool send = forward ? chunk + 1 < chunks() : chunk > 0;
   if (!send) return;
@@ -618,16 +714,22 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   t.kind = TaskKind::Transfer;
   t.phase = phase;
   t.purpose = CommPurpose::PipelineParallel;
-  // The stage boundary's activations (forward) or their gradients (backward).
+  // The stage boundary's activations (forward) or their gradients (backward); with sequence
+  // parallelism or scatter/gather each TP rank sends its 1/tp of them.
   const double elements = forward ? prog.output_elements : programs_[chunk - 1].output_elements;
-  t.bytes = mb_ * elements * w_.bytes_per_element;
+  const bool split = m_.transformer && s_.tp > 1 && (s_.sequence_parallel || s_.scatter_gather);
+  t.bytes = mb_ * elements * w_.bytes_per_element / (split ? s_.tp : 1);
   t.stage = stage;
   t.microbatch = micro;
   t.label = label(forward ? kPpSendForward : kPpSendBackward);
   t.stream = forward ? send_fwd_stream_[stage] : send_bwd_stream_[stage];
   t.group_set = wrap ? (forward ? pp_wrap_fwd_set_ : pp_wrap_bwd_set_)
                      : (forward ? pp_fwd_set_[stage] : pp_bwd_set_[stage]);
-  (forward ? sent_fwd_ : sent_bwd_)[chunk][micro] = add_task(t, {last_compute_[stage]});
+  next_deps_.assign(overlapped.begin(), overlapped.end());
+  const TaskId sent = add_task_with_pending(t, last_compute_[stage]);
+  (forward ? sent_fwd_ : sent_bwd_)[chunk][micro] = sent;
+  // Megatron-LM's blocking exchanges: the stage goes on once its send is done.
+  if (!s_.p2p_overlap) stage_waits_[stage].push_back(sent);
 }
 
 void IterationBuilder::add_zero3_gathers() {
@@ -665,8 +767,8 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
     sync.stream = dp_stream_[0];
     sync.op = CollectiveOp::AllReduce;
     sync.is_mutable = true;
-    sync.bytes =
-        static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / s_.tp * w_.bytes_per_element;
+    sync.bytes = static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / s_.tp *
+                 w_.grad_bytes_per_element;
     sync.group_set = tied_sync_set_;
     sync.label = label(kEmbeddingSync);
     last_dp_[0] = add_task(sync, {last_compute_[0], last_dp_[0], last_stage_backward_});
@@ -676,11 +778,19 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   t.kind = TaskKind::Compute;
   t.phase = TaskPhase::WeightUpdate;
   t.stream = compute_stream_[stage];
-  // The step is memory bound: it streams gradients, optimizer state and weights once.
-  t.duration_s = params * w_.optimizer_step_bytes_per_param() / w_.device.hbm_Bps;
+  // The step is memory bound: it streams gradients, optimizer state and weights once, at the
+  // bandwidth memory-bound kernels reach.
+  const double memory_Bps =
+      w_.per_operator ? w_.device.hbm_Bps * w_.device.memory_efficiency : w_.device.hbm_Bps;
+  t.duration_s = params * w_.optimizer_step_bytes_per_param() / memory_Bps;
   t.stage = stage;
   t.label = label(kOptimizer);
-  last_compute_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
+  // The step also waits for what the stage's last pass left running (a blocking send, TP
+  // collectives on the overlap stream).
+  next_deps_.assign(stage_waits_[stage].begin(), stage_waits_[stage].end());
+  stage_waits_[stage].clear();
+  next_deps_.push_back(last_dp_[stage]);
+  last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
   // ZeRO-1/2 gather the updated weights now; ZeRO-3 keeps them sharded until the next forward.
   if (s_.zero >= 1 && s_.zero <= 2 && dp_set_[stage] != kNoSet) {
     Task ag;
@@ -703,6 +813,9 @@ TaskGraph IterationBuilder::build() {
   const std::uint32_t pp = s_.pp;
   programs_.resize(chunks());
   dp_set_.assign(pp, kNoSet);
+  overlap_stream_.assign(pp, kNoSet);
+  deferred_grad_bytes_.assign(pp, 0);
+  stage_waits_.assign(pp, {});
   const bool wrap = virtual_stages_ > 1;  // sends from the last device to the first and back
   for (std::uint32_t p = 0; p < pp; ++p) {
     compute_stream_.push_back(g_.add_stream("stage" + std::to_string(p) + ".compute"));
@@ -766,8 +879,9 @@ TaskGraph IterationBuilder::build() {
         const bool last_pass = cursor[p] + 1 == orders[p].size();
         // A chunk's gradients are complete after its last backward (microbatch mu - 1; with
         // one chunk per device that is the device's last pass).
-        const bool final_backward = !forward && (virtual_stages_ == 1 ? last_pass : micro + 1 == s_.microbatches);
-        emit_pass(chunk, micro, forward, final_backward);
+        const bool final_backward =
+            !forward && (virtual_stages_ == 1 ? last_pass : micro + 1 == s_.microbatches);
+        emit_pass(chunk, micro, forward, final_backward, last_pass);
         if (last_pass) emit_optimizer(p);
         ++cursor[p];
         --remaining;
@@ -781,7 +895,7 @@ TaskGraph IterationBuilder::build() {
 
 }  // namespace
 
-IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy) {
+IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy, LayerCostCache* cache) {
   validate_strategy(strategy, workload, strategy.gpus());
   IterationPlan plan;
   plan.strategy = strategy;
@@ -795,15 +909,34 @@ IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy)
   plan.feasible = fits_in_memory(workload, plan.memory);
   if (!plan.feasible) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "needs %.3g GB per GPU on stage %u, device has %.3g GB",
-                  plan.memory.total() / 1e9, plan.memory.stage, workload.device.hbm_bytes / 1e9);
+    std::snprintf(buf, sizeof buf,
+                  "needs %.3g GiB per GPU on stage %u (%.3g GiB reserve included), device has %.3g GiB",
+                  plan.memory.total() / kGiB, plan.memory.stage, plan.memory.reserve / kGiB,
+                  workload.device.hbm_bytes / kGiB);
     plan.infeasible_reason = buf;
   }
-  IterationBuilder builder(workload, strategy);
+  // Transformer layers: their collectives (and, per operator, their times) from the layer costs.
+  const bool transformer =
+      workload.model.transformer && !strategy.per_layer() && !workload.model.has_tables();
+  std::optional<TransformerCosts> own;
+  const TransformerCosts* costs = nullptr;
+  if (transformer) {
+    LayerCostKey key = layer_cost_key(workload, strategy);
+    if (!workload.per_operator) {
+      // Only the collective counts are used: any valid device gives them.
+      key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0};
+    }
+    if (cache) {
+      costs = &cache->get(key);
+    } else {
+      own = transformer_costs(key);
+      costs = &*own;
+    }
+  }
+  IterationBuilder builder(workload, strategy, costs);
   plan.graph = builder.build();
   plan.total_flops = builder.total_flops();
   return plan;
 }
-
 
 }  // namespace toposweep

@@ -14,8 +14,62 @@ double zero_shards(std::uint8_t zero, std::uint8_t from_stage, double dp) {
 }  // namespace
 
 ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero, double dp) {
-  return {w.bytes_per_element / zero_shards(zero, 3, dp), w.bytes_per_element / zero_shards(zero, 2, dp),
+  return {w.bytes_per_element / zero_shards(zero, 3, dp), w.grad_bytes_per_element / zero_shards(zero, 2, dp),
           w.optimizer_bytes_per_param() / zero_shards(zero, 1, dp)};
+}
+
+LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint32_t tp,
+                                   bool sequence_parallel, double k) {
+  const double B = w.bytes_per_element;
+  const double t = tp;
+  LayerActivations a;
+  const auto& shape = w.model.transformer;
+  if (shape && l.kind == LayerKind::TransformerBlock) {
+    // Korthikanti et al. 2022 Table 2: sbh (10 + 24/t + 5as/(ht)) bytes, all over t with sequence
+    // parallelism; selective recomputation (and a fused attention kernel) keep no s x s tensors;
+    // full recomputation keeps the layer input (split over t with sequence parallelism).
+    const bool sp = sequence_parallel && tp > 1;
+    auto kept = [&](double sharded) {
+      return B * (sp ? (l.act_replicated + sharded) / t : l.act_replicated + sharded / t);
+    };
+    const double no_scores = kept(l.act_sharded - l.act_scores);
+    a.none = w.fused_attention ? no_scores : kept(l.act_sharded);
+    a.selective = no_scores;
+    a.full = B * l.input_elements / (sp ? t : 1);
+    a.working_set = a.none;
+    return a;
+  }
+  if (shape && l.kind == LayerKind::Embedding) {
+    // The dropout mask after the embedding (1 byte per element; split with sequence parallelism).
+    a.none = a.selective = a.full = a.working_set =
+        shape->seq_len * double(shape->hidden) / (sequence_parallel ? t : 1);
+    return a;
+  }
+  if (shape && l.kind == LayerKind::Head) {
+    // Final norm input and the logits' input (B bytes each, split with sequence parallelism) and
+    // the fp32 logits (vocab-parallel): Korthikanti et al. 2022 Sec. 4.3, 4sbh/t (1 + v/h).
+    const double s = shape->seq_len, h = shape->hidden, v = shape->vocab;
+    a.none = 2 * B * s * h / (sequence_parallel ? t : 1) + 4 * s * v / t;
+    a.selective = a.full = a.working_set = a.none;
+    return a;
+  }
+  a.none = a.selective = B * (l.act_replicated + l.act_sharded / t) * k;
+  a.full = B * l.input_elements * k;
+  a.working_set = a.none;
+  return a;
+}
+
+double microbatches_in_flight(const Strategy& s, std::uint32_t stage) {
+  const double mu = s.microbatches;
+  if (s.schedule == PipelineSchedule::GPipe) return mu;
+  if (s.schedule == PipelineSchedule::Interleaved && s.pp > 1 && s.virtual_stages > 1) {
+    // Megatron-LM's interleaved 1F1B: the warm-up forwards plus the one in progress, each through
+    // 1/v of the device's layers.
+    const double v = s.virtual_stages, pp = s.pp;
+    const double units = std::min(2 * (pp - stage - 1) + (v - 1) * pp + 1, mu * v);
+    return units / v;
+  }
+  return std::min<double>(s.pp - stage, mu);
 }
 
 std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp) {
@@ -56,7 +110,7 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
                              std::uint32_t stage) {
   const Model& m = w.model;
   const double tp = s.tp;
-  double params = 0, act_elements = 0, working_set = 0, largest_layer = 0, last_layer = 0;
+  double params = 0, act_bytes = 0, working_set = 0, largest_layer = 0, last_layer = 0;
   for (std::uint32_t i = stages[stage].first; i < stages[stage].last; ++i) {
     const Layer& l = m.layers[i];
     if (l.kind == LayerKind::EmbeddingBag) continue;
@@ -66,11 +120,9 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
     largest_layer = std::max(largest_layer, last_layer);
     // A layer model-parallel over k ranks works on the k ranks' gathered samples.
     const double k = s.per_layer() ? s.layer_degree[i] : 1;
-    const bool sp = s.sequence_parallel && l.kind == LayerKind::TransformerBlock;
-    const double full =
-        (sp ? (l.act_replicated + l.act_sharded) / tp : l.act_replicated + l.act_sharded / tp) * k;
-    act_elements += (s.recompute ? l.input_elements * k : full);
-    working_set = std::max(working_set, full);
+    const LayerActivations a = layer_activations(w, l, s.tp, s.sequence_parallel, k);
+    act_bytes += a.kept(s.recompute);
+    working_set = std::max(working_set, a.working_set);
   }
   // Tied embeddings: the last stage keeps its own copy of the word embeddings (Megatron).
   // The head uses that copy, so ZeRO-3 gathers it with the head.
@@ -82,21 +134,22 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
 
   MemoryBreakdown b;
   b.stage = stage;
-  b.weights = params * w.bytes_per_element / zero_shards(s.zero, 3, s.dp);
-  b.gradients = params * w.bytes_per_element / zero_shards(s.zero, 2, s.dp);
-  b.optimizer = params * w.optimizer_bytes_per_param() / zero_shards(s.zero, 1, s.dp);
+  const ModelStateBytes per_param = model_state_bytes_per_param(w, s.zero, s.dp);
+  b.weights = params * per_param.weights;
+  b.gradients = params * per_param.gradients;
+  b.optimizer = params * per_param.optimizer;
   // ZeRO-3 gathers each layer's full weights before it computes and frees them after.
   if (s.zero >= 3 && s.dp > 1) b.gathered_weights = largest_layer * w.bytes_per_element;
   const double mb = microbatch_size(s, w);
-  const double in_flight =
-      s.schedule == PipelineSchedule::GPipe ? s.microbatches : std::min<double>(s.pp - stage, s.microbatches);
-  b.activations = mb * w.bytes_per_element * (act_elements * in_flight + (s.recompute ? working_set : 0));
+  const bool full = s.recompute == Recompute::Full;
+  b.activations = mb * (act_bytes * microbatches_in_flight(s, stage) + (full ? working_set : 0));
   if (m.has_tables()) {
     const auto owners = table_owners(s, m.tables.size(), s.gpus());
     std::vector<double> per_rank(s.gpus(), 0);
     for (std::size_t t = 0; t < m.tables.size(); ++t) per_rank[owners[t]] += m.tables[t].parameters();
     b.tables = *std::max_element(per_rank.begin(), per_rank.end()) * w.table_bytes_per_element;
   }
+  b.reserve = w.device.memory_reserve_bytes;
   return b;
 }
 

@@ -27,6 +27,7 @@ Layer transformer_block(std::uint32_t index, const TransformerShape& t) {
   // Korthikanti: sbh(10 + 24/t + 5as/(ht)) bytes; the MLP's 16 of the 24 scale with f/(4h).
   l.act_replicated = 5 * s * h;
   l.act_sharded = 4 * s * h + (t.gated_mlp ? 3 : 2) * s * f + 2.5 * a * s * s;
+  l.act_scores = 2.5 * a * s * s;
   l.input_elements = s * h;
   l.output_elements = s * h;
   l.tp_allreduces_forward = 2;

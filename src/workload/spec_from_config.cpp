@@ -2,6 +2,7 @@
 // place the workload module reads a Config.
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/key_origins.hpp"
+#include "toposweep/util/strings.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/spec.hpp"
 
@@ -52,6 +53,11 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
     if (!(s.efficiency > 0 && s.efficiency <= 1)) throw BadInput("must be in (0, 1]", config.where("server.efficiency"));
   }
   s.optimizer = config.get_string("model.optimizer");
+  s.fused_attention = config.get_bool("model.fused_attention");
+  if (config.has("model.grad_datatype")) {
+    s.grad_datatype = config.get_string("model.grad_datatype");
+    if (!s.grad_datatype.empty()) datatype_bytes(s.grad_datatype, config.where("model.grad_datatype"));
+  }
   if (s.optimizer != "adam" && s.optimizer != "momentum" && s.optimizer != "sgd")
     throw BadInput("unknown optimizer '" + s.optimizer + "' (adam, momentum or sgd)", config.where("model.optimizer"));
   return s;
@@ -75,9 +81,28 @@ StrategySpec strategy_spec_from_config(const Config& config) {
   else
     throw BadInput("unknown schedule '" + sched + "' (1f1b, gpipe or interleaved)", config.where("strategy.schedule"));
   s.virtual_stages = static_cast<std::uint32_t>(config.get_int("strategy.virtual_stages", 1, 1 << 24));
-  s.recompute = config.get_bool("strategy.recompute");
+  const auto recompute = parse_recompute(config.get_string("strategy.recompute"));
+  if (!recompute)
+    throw BadInput(
+        "'" + config.get_string("strategy.recompute") + "' is not none, selective or full (true/false)",
+        config.where("strategy.recompute"));
+  s.recompute = *recompute;
   s.zero = zero_stage_from_config(config);
   s.sequence_parallel = config.get_bool("strategy.sequence_parallel");
+  s.scatter_gather = config.get_bool("strategy.scatter_gather");
+  const std::string overlap = to_lower(trim(config.get_string("strategy.tp_overlap")));
+  if (overlap == "none")
+    s.tp_overlap = TpOverlap::None;
+  else if (overlap == "backward")
+    s.tp_overlap = TpOverlap::Backward;
+  else if (overlap == "full")
+    s.tp_overlap = TpOverlap::Full;
+  else
+    throw BadInput("unknown TP overlap '" + overlap + "' (none, backward or full)",
+                   config.where("strategy.tp_overlap"));
+  s.dp_overlap = config.get_bool("strategy.dp_overlap");
+  s.p2p_overlap = config.get_bool("strategy.p2p_overlap");
+  s.grad_accum_fusion = config.get_bool("strategy.grad_accum_fusion");
   s.bucket_bytes = config.get_size("strategy.bucket_size");
   if (config.has("strategy.layer_degrees"))
     for (auto k : config.get_int_list("strategy.layer_degrees", 1, 1 << 24))
@@ -86,6 +111,12 @@ StrategySpec strategy_spec_from_config(const Config& config) {
     for (auto r : config.get_int_list("strategy.table_owners", 0, 1 << 30))
       s.table_owner.push_back(static_cast<std::uint32_t>(r));
   return s;
+}
+
+LinkClass intra_link_from_config(const Config& config) {
+  const std::string name = config.get_string("server.device");
+  if (const Device* d = find_builtin_device(name)) return d->intra_server;
+  return resolve_device(name, config.where("server.device")).intra_server;
 }
 
 Workload workload_from_config(const Config& config, std::uint32_t gpus) {

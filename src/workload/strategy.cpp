@@ -1,5 +1,6 @@
 #include "toposweep/workload/strategy.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -26,10 +27,31 @@ const char* schedule_name(PipelineSchedule s) {
   return s == PipelineSchedule::GPipe ? "gpipe" : s == PipelineSchedule::Interleaved ? "interleaved" : "1f1b";
 }
 
+const char* recompute_name(Recompute r) {
+  return r == Recompute::Full ? "full" : r == Recompute::Selective ? "selective" : "none";
+}
+
+std::optional<Recompute> parse_recompute(std::string_view text) {
+  std::string t;
+  for (char c : text)
+    if (c != ' ' && c != '\t') t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t == "none" || t == "false" || t == "no" || t == "off" || t == "0") return Recompute::None;
+  if (t == "full" || t == "true" || t == "yes" || t == "on" || t == "1") return Recompute::Full;
+  if (t == "selective") return Recompute::Selective;
+  return std::nullopt;
+}
+
+const char* tp_overlap_name(TpOverlap o) {
+  return o == TpOverlap::Full ? "full" : o == TpOverlap::Backward ? "backward" : "none";
+}
+
 bool operator==(const Strategy& a, const Strategy& b) {
   return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.microbatches == b.microbatches &&
-         a.schedule == b.schedule && a.virtual_stages == b.virtual_stages && a.recompute == b.recompute && a.zero == b.zero &&
-         a.sequence_parallel == b.sequence_parallel && a.bucket_bytes == b.bucket_bytes &&
+         a.schedule == b.schedule && a.virtual_stages == b.virtual_stages && a.recompute == b.recompute &&
+         a.zero == b.zero && a.sequence_parallel == b.sequence_parallel &&
+         a.scatter_gather == b.scatter_gather && a.tp_overlap == b.tp_overlap &&
+         a.dp_overlap == b.dp_overlap && a.p2p_overlap == b.p2p_overlap &&
+         a.grad_accum_fusion == b.grad_accum_fusion && a.bucket_bytes == b.bucket_bytes &&
          a.layer_degree == b.layer_degree && a.table_owner == b.table_owner;
 }
 
@@ -65,6 +87,11 @@ Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint
   s.recompute = spec.recompute;
   s.zero = spec.zero;
   s.sequence_parallel = spec.sequence_parallel;
+  s.scatter_gather = spec.scatter_gather;
+  s.tp_overlap = spec.tp_overlap;
+  s.dp_overlap = spec.dp_overlap;
+  s.p2p_overlap = spec.p2p_overlap;
+  s.grad_accum_fusion = spec.grad_accum_fusion;
   s.bucket_bytes = spec.bucket_bytes;
   s.layer_degree = spec.layer_degree;
   if (!s.layer_degree.empty() && s.layer_degree.size() != w.model.layers.size())
@@ -88,6 +115,11 @@ StrategySpec spec_of(const Strategy& s) {
   spec.virtual_stages = s.virtual_stages;
   spec.recompute = s.recompute;
   spec.sequence_parallel = s.sequence_parallel;
+  spec.scatter_gather = s.scatter_gather;
+  spec.tp_overlap = s.tp_overlap;
+  spec.dp_overlap = s.dp_overlap;
+  spec.p2p_overlap = s.p2p_overlap;
+  spec.grad_accum_fusion = s.grad_accum_fusion;
   spec.zero = s.zero;
   spec.bucket_bytes = s.bucket_bytes;
   spec.layer_degree = s.layer_degree;
@@ -110,9 +142,13 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
                      "key strategy.tp");
     if (m.transformer->heads % s.tp != 0)
       throw InvalidDesign("tp = " + std::to_string(s.tp) + " does not divide the " +
-                         std::to_string(m.transformer->heads) + " attention heads of " + m.name,
-                     "key strategy.tp");
-  } else if (s.tp > 1) {
+                              std::to_string(m.transformer->heads) + " attention heads of " + m.name,
+                          "key strategy.tp");
+  } else if (s.recompute == Recompute::Selective) {
+    throw InvalidDesign("selective recomputation recomputes attention: it needs a transformer model",
+                        "key strategy.recompute");
+  }
+  if (!m.transformer && s.tp > 1) {
     throw InvalidDesign(
         "tensor parallelism (tp > 1) needs a transformer model; use strategy.layer_degrees for " + m.name,
         "key strategy.tp");
@@ -209,10 +245,15 @@ nlohmann::json strategy_to_json(const Strategy& s) {
                       {"pp", s.pp},
                       {"microbatches", s.microbatches},
                       {"schedule", schedule_name(s.schedule)},
-                      {"recompute", s.recompute},
+                      {"recompute", recompute_name(s.recompute)},
                       {"zero1", s.zero >= 1},
                       {"zero_stage", s.zero},
                       {"sequence_parallel", s.sequence_parallel},
+                      {"scatter_gather", s.scatter_gather},
+                      {"tp_overlap", tp_overlap_name(s.tp_overlap)},
+                      {"dp_overlap", s.dp_overlap},
+                      {"p2p_overlap", s.p2p_overlap},
+                      {"grad_accum_fusion", s.grad_accum_fusion},
                       {"bucket_bytes", s.bucket_bytes}};
   if (s.schedule == PipelineSchedule::Interleaved) j["virtual_stages"] = s.virtual_stages;
   if (s.per_layer()) j["layer_degrees"] = s.layer_degree;

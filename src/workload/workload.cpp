@@ -18,8 +18,11 @@ Workload make_workload(Model model, Device device, const std::string& datatype, 
   w.device = std::move(device);
   w.datatype = datatype;
   w.bytes_per_element = datatype_bytes(datatype, "key model.datatype");
+  w.grad_bytes_per_element = w.bytes_per_element;
   const double eff = efficiency_override > 0 ? efficiency_override : w.device.efficiency;
-  w.flops_per_s = w.device.peak(datatype, "key model.datatype") * eff;
+  w.peak_flops_per_s = w.device.peak(datatype, "key model.datatype");
+  w.flops_per_s = w.peak_flops_per_s * eff;
+  w.per_operator = w.device.per_operator() && !(efficiency_override > 0);
   w.global_batch = global_batch;
   return w;
 }
@@ -30,7 +33,16 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
     const std::int64_t per_gpu = spec.batch_per_gpu == 0 ? model.default_batch_per_gpu : spec.batch_per_gpu;
     batch = static_cast<double>(per_gpu) * gpus;
   }
-  return make_workload(std::move(model), std::move(device), spec.datatype, batch, spec.efficiency, spec.optimizer);
+  Workload w = make_workload(std::move(model), std::move(device), spec.datatype, batch, spec.efficiency,
+                             spec.optimizer);
+  if (!spec.grad_datatype.empty())
+    w.grad_bytes_per_element = datatype_bytes(spec.grad_datatype, "key model.grad_datatype");
+  w.fused_attention = spec.fused_attention;
+  if (w.fused_attention && w.per_operator && !(w.device.flash_forward_efficiency > 0))
+    throw BadInput(
+        "device '" + w.device.name + "' has no flash-attention efficiency (flash_attention_efficiency)",
+        "key model.fused_attention");
+  return w;
 }
 
 Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus) {

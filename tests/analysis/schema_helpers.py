@@ -39,8 +39,10 @@ AXIS_SI = {
 RESULT_FIELDS = ["iteration_time_s", "compute_time_s", "exposed_comm_time_s", "bubble_time_s", "cost_usd",
                  "memory_per_gpu_bytes", "samples_per_s", "network_bisection_Bps"]
 STRATEGY_FIELDS = ["dp", "tp", "pp", "microbatches", "optimizer_rounds"]
-UNITS = ("iteration_time_s=s;compute_time_s=s;exposed_comm_time_s=s;bubble_time_s=s;cost_usd=USD;"
-         "memory_per_gpu_bytes=B;samples_per_s=1/s;network_bisection_Bps=B/s")
+# The `units` attribute as toposweep writes it.
+UNITS = ("index=1;subspace=1;status=1;iteration_time_s=s;compute_time_s=s;exposed_comm_time_s=s;bubble_time_s=s;"
+         "cost_usd=USD;memory_per_gpu_bytes=B;samples_per_s=1/s;network_bisection_Bps=B/s;dp=1;tp=1;pp=1;"
+         "microbatches=1;optimizer_rounds=1;axis fields=position in /space/axes/<key>/values")
 CONFIG = """[model]
 name = bert-large
 

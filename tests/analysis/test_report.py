@@ -17,6 +17,8 @@ from analysis import frontier as fr_frontier
 from analysis import load_results, report
 from analysis.plots import png_size, time_heatmap, convergence
 
+import schema_helpers  # tests/analysis, on the path through conftest.py
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FIGURE_SIZE = (1000, 700)  # pixels, as docs/analysis.md promises
 MISSING = 4294967295
@@ -168,6 +170,48 @@ def test_axes_are_decoded_to_labels_and_si_values(results_file):
     assert results.units["iteration_time_s"] == "s"
     assert results.units["cost_usd"] == "USD"
     assert frame["family"].tolist() == [r["family"] for r in rows]
+
+
+def _rewrite_points(path, add_field=None, units=None):
+    """Rewrite /points of a results file: optionally with one more float64 field (name, value) and
+    another `units` attribute (None keeps it, "" drops it)."""
+    import numpy.lib.recfunctions as rfn
+    with h5py.File(path, "r+") as f:
+        table, attrs = f["points"][()], dict(f["points"].attrs)
+        if add_field is not None:
+            table = rfn.append_fields(table, add_field[0], np.full(len(table), add_field[1]), usemask=False)
+        del f["points"]
+        points = f.create_dataset("points", data=table, chunks=True)
+        for k, v in attrs.items():
+            if k != "units" or units is None:
+                points.attrs[k] = v
+        if units:
+            points.attrs["units"] = units
+
+
+def test_units_are_the_files_own_also_for_fields_the_package_never_heard_of(tmp_path):
+    """A metric added to toposweep's table reaches the analysis through the file alone."""
+    path = str(tmp_path / "more.h5")
+    schema_helpers.write(path)
+    _rewrite_points(path, add_field=("energy_j", 42.0),
+                    units=schema_helpers.UNITS.replace("cost_usd=USD", "cost_usd=EUR") + ";energy_j=J")
+    results = load_results(path)
+    assert results.units["energy_j"] == "J"
+    assert results.units["cost_usd"] == "EUR"  # the file's word, not a naming rule
+    assert results.units["dp"] == "" and results.units["index"] == ""  # "1": a count
+    assert set(results.points["energy_j"]) == {42.0}
+
+
+@pytest.mark.parametrize("units, message", [
+    ("", "no units attribute"),
+    (schema_helpers.UNITS.replace("memory_per_gpu_bytes=B;", ""), "'memory_per_gpu_bytes' has no unit"),
+])
+def test_a_file_without_a_fields_unit_is_refused(tmp_path, units, message):
+    path = str(tmp_path / "bad.h5")
+    schema_helpers.write(path)
+    _rewrite_points(path, units=units)
+    with pytest.raises(ValueError, match=message):
+        load_results(path)
 
 
 def test_heatmap_cells_are_the_best_time_of_each_axis_pair(results_file, tmp_path):

@@ -19,6 +19,10 @@ struct CollectiveRequest {
   std::uint32_t gpus_per_node = 1;
   double bytes = 0;   // per-rank buffer, nccl-tests convention (docs/collectives.md)
   VertexId root = 0;  // Broadcast / Reduce
+  // Identical instances of this collective running at the same time from each member node (the
+  // other GPUs of the node in their own groups, e.g. the data-parallel groups of each TP rank):
+  // they share the node's network links, so the network part carries this many times the bytes.
+  std::uint32_t instances_per_node = 1;
 };
 
 // A flow moves `bytes` along `path` (arc ids). Flows of stage k start when every flow of
@@ -37,8 +41,8 @@ struct CollectivePlan {
   std::uint32_t stages = 0;
   std::vector<Flow> flows;  // empty when the caller asked for time only
   std::string model;        // e.g. "pipelined" / "sequential" for hierarchical, else ""
-  // Two-level collectives (gpus_per_node > 1): the part of time_s spent inside nodes at
-  // Network::intra_bandwidth_Bps. Flows cannot express it (intra-node links are not arcs), so a
+  // Two-level collectives (gpus_per_node > 1): the part of time_s spent inside nodes on
+  // Network::intra_link(). Flows cannot express it (intra-node links are not arcs), so a
   // flow model adds it to the time it plays; 0 for single-GPU nodes.
   double intra_node_time_s = 0;
   // forest only: trees in the built packing, the exact cut bound (docs/collectives.md, "forest") and the

@@ -14,6 +14,7 @@
 #include "toposweep/sim/simulate.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/workload/enumerate.hpp"
+#include "toposweep/workload/layer_cost.hpp"
 #include "toposweep/workload/strategy.hpp"
 #include "toposweep/workload/workload.hpp"
 
@@ -44,6 +45,7 @@ class StrategyScorer {
   std::vector<std::uint32_t> position_of_node_;
   PlacementKind placement_kind_ = PlacementKind::RankOrder;
   std::map<std::string, std::optional<double>> memo_;
+  LayerCostCache layer_costs_;  // strategies of one shape share their per-layer costs
   std::uint64_t simulations_ = 0;
 };
 

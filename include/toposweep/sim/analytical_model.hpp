@@ -1,11 +1,13 @@
 #pragma once
 // Analytical network model: each communication task takes the alpha-beta time of its
 // algorithm on an otherwise idle network (plan_collective, time only), charged `repeat`
-// times. Uncontended by construction, and cached per distinct (group, op, bytes), so a design
-// point costs microseconds. One exception keeps point-to-point exchanges honest: a set of
-// concurrent transfers (e.g. an embedding all-to-all as GPU pairs) also takes at least the
-// bytes the busiest node must inject into (or receive from) the network over its NIC
-// bandwidth, and the slowest of up to 64 sampled instances, not just the first.
+// times; the instances of a collective task that share a node also share its network links
+// (CollectiveRequest::instances_per_node). Otherwise uncontended by construction, and cached per
+// distinct (group, op, bytes), so a design point costs microseconds. One exception keeps
+// point-to-point exchanges honest: a set of concurrent transfers (e.g. an embedding all-to-all
+// as GPU pairs) also takes at least the bytes the busiest node must inject into (or receive
+// from) the network over its NIC bandwidth, and the slowest of up to 64 sampled instances, not
+// just the first.
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -59,7 +61,8 @@ class AnalyticalModel final : public NetworkModel {
   struct KeyHash {
     std::size_t operator()(const Key& k) const;
   };
-  std::int32_t shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement);
+  std::int32_t shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement,
+                        std::uint32_t sharing);
   double shape_time(const Task& t, std::int32_t shape);
 
   const Network* net_;

@@ -18,15 +18,23 @@ struct GroupNodes {
   std::vector<VertexId> nodes;    // distinct nodes in order of first appearance among the ranks
   std::uint32_t gpus_per_node = 1;  // most members any one node holds
   std::uint32_t ranks = 0;
+  // Instances of the same task whose groups use the first node too (CollectiveRequest::
+  // instances_per_node); set by models that time one instance for all.
+  std::uint32_t instances_per_node = 1;
 };
 
 GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& placement);
+// How many groups of `gs` have a member on the node of the first group's first rank: the
+// instances that share that node's network links when the whole set runs at once.
+std::uint32_t instances_on_first_node(const GroupSet& gs, const Placement& placement);
 
-// A collective among `ranks` GPUs of one node over its internal fabric: ring-style, moving
-// busbw_factor(op, ranks) x bytes through each GPU at `intra_Bps` (0 s for one rank). Throws
-// RuntimeFailure when the node has no intra-node bandwidth but must use it.
-double intra_node_collective_time(CollectiveOp op, std::uint32_t ranks, double bytes, double intra_Bps);
-double intra_node_transfer_time(double bytes, double intra_Bps);
+// A collective among `ranks` GPUs of one node over its internal fabric: a ring moving
+// busbw_factor(op, ranks) x bytes through each GPU at the fabric's achievable bandwidth, plus
+// NCCL's latency (once, and per ring step); 0 s for one rank. Throws RuntimeFailure when the node
+// has no intra-node bandwidth but must use it.
+double intra_node_collective_time(CollectiveOp op, std::uint32_t ranks, double bytes, const LinkClass& intra);
+// A point-to-point transfer between GPUs of one node: one step's latency plus the bytes.
+double intra_node_transfer_time(double bytes, const LinkClass& intra);
 
 // The collective of task `t` among the nodes of `g` (rooted at its first node) and the planning
 // options the settings ask for, as both network models hand them to plan_collective.

@@ -26,6 +26,14 @@ std::vector<std::uint64_t> frontier_indices(const Space& space, const std::vecto
                                             const std::vector<std::size_t>& subset,
                                             const std::vector<frontier::Objective>& objectives);
 
+// Positions in `rows` (ascending by index) of the rows whose index is in `indices` (ascending),
+// in order: the rows of a frontier. An index no row has is skipped.
+std::vector<std::size_t> frontier_positions(const std::vector<PointRecord>& rows,
+                                            const std::vector<std::uint64_t>& indices);
+// Copies of those rows.
+std::vector<PointRecord> frontier_rows(const std::vector<PointRecord>& rows,
+                                       const std::vector<std::uint64_t>& indices);
+
 // The names field_column accepts, for messages and --help.
 std::vector<std::string> known_fields(const Space& space);
 

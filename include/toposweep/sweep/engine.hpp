@@ -2,7 +2,10 @@
 // The sweep engine: evaluates a range of a design space over the ranks of an MPI communicator
 // with dynamic load balancing, journals every chunk durably, and writes the HDF5 results once
 // every point is done. The engine never knows how a point is evaluated: it calls an injected
-// Evaluator (the CLI passes PointEvaluator; tests pass synthetic ones).
+// Evaluator (the CLI wraps point/evaluate.hpp; tests pass synthetic ones). run_sweep strings
+// together its parts: the plan (todo.hpp: what the journal says is left), the scheduler
+// (scheduler.hpp: the one-sided counter window), the chunk runner (chunk_runner.hpp: evaluate and
+// journal a chunk), the progress reporter (progress.hpp) and the output step (output.hpp).
 // Only the C API is used; skip the deprecated C++ bindings (they do not compile warning-free).
 #ifndef OMPI_SKIP_MPICXX
 #define OMPI_SKIP_MPICXX 1
@@ -21,6 +24,7 @@
 #include "toposweep/point/point_result.hpp"
 #include "toposweep/sweep/frontier_groups.hpp"
 #include "toposweep/sweep/journal.hpp"
+#include "toposweep/sweep/results_file.hpp"
 #include "toposweep/sweep/space.hpp"
 #include "toposweep/util/log.hpp"
 
@@ -31,8 +35,8 @@ using Evaluator = std::function<PointResult(const Config&)>;
 struct SweepOptions {
   std::string out_path;
   bool resume = false;
-  std::string keep = "all";  // "all" or "frontier"
-  std::uint64_t begin = 0;   // index range to evaluate: [begin, end)
+  Keep keep = Keep::All;
+  std::uint64_t begin = 0;  // index range to evaluate: [begin, end)
   std::uint64_t end = 0;
   std::string slice;  // "K/N" when a job-array slice, else ""
   std::vector<frontier::Objective> objectives;

@@ -41,10 +41,18 @@ void append_encoded(std::vector<unsigned char>& out, const DoneRange& r);
 std::size_t decode_journal_bytes(const std::vector<unsigned char>& bytes, std::vector<PointRecord>& records,
                                  std::vector<DoneRange>& ranges);
 
+// The layout of a point record's fixed part: the result fields in order with their types,
+// "iteration_time_s:f64,...,optimizer_rounds:u32" (from kResultFields).
+std::string record_layout();
+
 struct JournalHeader {
   std::uint64_t fingerprint = 0;
   std::uint64_t space_size = 0;
   std::uint64_t begin = 0, end = 0;  // the index range this sweep covers (a slice or everything)
+  // record_layout() of the toposweep that wrote the records; a resume refuses a journal of
+  // another layout. A version-1 header (every journal of the layout toposweep had when the header
+  // began to record it) does not spell it out; any other layout makes a version-2 header.
+  std::string fields = record_layout();
   bool operator==(const JournalHeader&) const = default;
 };
 

@@ -16,12 +16,23 @@
 
 namespace toposweep::sweep {
 
+namespace h5 {
+class ReaderFile;
+}
+
+// What /points holds: every point of the range, or only the frontier's rows (`--keep`).
+enum class Keep { All, Frontier };
+// "all" or "frontier": the `keep` root attribute and the --keep values.
+std::string spell_keep(Keep keep);
+// Parse a --keep value; BadInput naming `where` otherwise.
+Keep parse_keep(const std::string& text, const std::string& where);
+
 struct ResultsMeta {
   std::string config_text;  // the full effective configuration as INI text
   std::string slice;        // "K/N" for a job-array slice, "" otherwise
   std::uint64_t begin = 0;  // index range covered
   std::uint64_t end = 0;
-  std::string keep = "all";  // "all" or "frontier"
+  Keep keep = Keep::All;
   std::vector<frontier::Objective> objectives;
   // /frontier's attribute group_by: "model.name" (one frontier per model) or "none" (pooled).
   std::string frontier_by = kFrontierByModel;
@@ -32,14 +43,15 @@ struct ResultsMeta {
 };
 
 // Write `rows` (ascending by index) and the frontier (point indices, ascending) to `path`
-// atomically. With keep == "frontier" only the frontier rows go to /points. Throws RuntimeFailure.
+// atomically. With Keep::Frontier only the frontier rows go to /points. Throws RuntimeFailure.
 void write_results_file(const std::string& path, const Space& space, const std::vector<PointRecord>& rows,
                         const std::vector<std::uint64_t>& frontier_indices, const ResultsMeta& meta);
 
 // Field names of /points in order, for a space.
 std::vector<std::string> point_field_names(const Space& space);
 
-// Reads a results file. Opening something that is not a toposweep results file is BadInput.
+// Reads a results file. Opening something that is not a toposweep results file is BadInput, and
+// so is a failed HDF5 call while reading (the file is not what it should be), naming the file.
 class ResultsReader {
  public:
   explicit ResultsReader(const std::string& path, bool writable = false);
@@ -53,7 +65,7 @@ class ResultsReader {
   bool has_root_attribute(const std::string& name) const;
   std::vector<std::string> point_fields() const;
   std::uint64_t rows() const;
-  // Every row of /points with the messages of /failures.
+  // Every row of /points (ascending by index, else BadInput) with the messages of /failures.
   std::vector<PointRecord> records() const;
   // The space as stored in /space (axes, values, per-sub-space layout) with the base
   // configuration from the `config` attribute: decodes this file's indices whatever this
@@ -70,7 +82,7 @@ class ResultsReader {
 
  private:
   std::string path_;
-  std::int64_t file_ = -1;  // hid_t
+  std::unique_ptr<h5::ReaderFile> file_;
 };
 
 }  // namespace toposweep::sweep

@@ -18,9 +18,19 @@
 
 namespace toposweep::topology {
 
+// A server: its GPUs, the fabric joining them (line rate per GPU and direction, the fraction of
+// it collectives reach, NCCL's latencies) and the fraction of its network links' line rate
+// collectives reach (applied to every arc of the network).
 struct ServerSpec {
   std::uint32_t gpus = 1;
   double intra_bandwidth_Bps = 0;
+  double intra_efficiency = 1;
+  double intra_latency_s = 0;
+  double intra_step_latency_s = 0;
+  double link_efficiency = 1;
+  LinkClass intra() const {
+    return {intra_bandwidth_Bps, intra_efficiency, intra_latency_s, intra_step_latency_s};
+  }
   bool operator==(const ServerSpec&) const = default;
 };
 

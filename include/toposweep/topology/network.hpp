@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "toposweep/util/link_class.hpp"
+
 namespace toposweep {
 
 using VertexId = std::uint32_t;
@@ -79,7 +81,13 @@ class Network {
   }
 
   std::uint32_t gpus_per_node() const { return gpus_per_node_; }
-  double intra_bandwidth_Bps() const { return intra_bandwidth_Bps_; }
+  // Line rate of the GPU fabric inside a compute node, per GPU and direction.
+  double intra_bandwidth_Bps() const { return intra_link_.bandwidth_Bps; }
+  // The fabric inside a compute node as collectives see it: achievable fraction and latencies.
+  const LinkClass& intra_link() const { return intra_link_; }
+  // The achievable fraction of the line rate the arcs' bandwidths already include (arcs carry
+  // what collectives reach; prices and reports use bandwidth / link_efficiency).
+  double link_efficiency() const { return link_efficiency_; }
   std::uint32_t gpu_count() const { return compute_count_ * gpus_per_node_; }
   const TopologyInfo& info() const { return info_; }
 
@@ -87,7 +95,8 @@ class Network {
   friend class NetworkBuilder;
   std::uint32_t compute_count_ = 0;
   std::uint32_t gpus_per_node_ = 1;
-  double intra_bandwidth_Bps_ = 0;
+  LinkClass intra_link_;
+  double link_efficiency_ = 1;
   std::vector<Arc> arcs_;                 // sorted by (src, dst); arc id = index
   std::vector<std::uint32_t> out_offsets_;  // size vertex_count()+1
   std::vector<ArcId> out_ids_;
@@ -106,6 +115,12 @@ class NetworkBuilder {
   void add_arc(VertexId src, VertexId dst, double bandwidth_Bps, double latency_s = 0);
   void add_link(VertexId a, VertexId b, double bandwidth_Bps, double latency_s = 0);  // both directions
   void set_info(TopologyInfo info) { info_ = std::move(info); }
+  // The compute nodes' internal fabric (its bandwidth replaces the constructor's) and the
+  // achievable fraction of every arc's line rate: build() scales the arcs by it.
+  void set_link_classes(const LinkClass& intra, double link_efficiency) {
+    intra_link_ = intra;
+    link_efficiency_ = link_efficiency;
+  }
   TopologyInfo& info() { return info_; }
   // Sorts arcs by (src, dst) (stable: parallel arcs keep insertion order) and builds the CSR.
   Network build() &&;
@@ -114,7 +129,8 @@ class NetworkBuilder {
   std::uint32_t compute_count_;
   std::uint32_t vertex_count_;
   std::uint32_t gpus_per_node_;
-  double intra_bandwidth_Bps_;
+  LinkClass intra_link_;
+  double link_efficiency_ = 1;
   std::vector<Arc> arcs_;
   TopologyInfo info_;
 };

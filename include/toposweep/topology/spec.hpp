@@ -37,10 +37,14 @@ const std::vector<std::string>& topology_family_names();
 // "switch", "fattree", ... for a spec.
 std::string family_name(const TopologySpec& spec);
 
-// Reads topology.kind and the keys that family reads. Malformed or missing values are BadInput
+// Reads topology.kind and the keys that family reads. The server.intra_* keys left empty take
+// `intra_defaults` (the device's fabric; point/ and the commands pass it), or without it the
+// ideal 300 GB/s fabric of earlier versions. Malformed or missing values are BadInput
 // naming the key and where it was set; a well-formed combination that cannot exist (degree at or
 // above the servers, dimensions holding another NPU count) is InvalidDesign.
-TopologySpec topology_spec_from_config(const Config& config);
+TopologySpec topology_spec_from_config(const Config& config, const LinkClass* intra_defaults = nullptr);
+// server.gpus, server.intra_* and topology.link_efficiency, as above.
+ServerSpec server_spec_from_config(const Config& config, const LinkClass* intra_defaults = nullptr);
 
 }  // namespace toposweep::topology
 

@@ -14,7 +14,7 @@ namespace toposweep {
 
 struct StrategySpace {
   std::vector<PipelineSchedule> schedules{PipelineSchedule::OneFOneB, PipelineSchedule::GPipe};
-  std::vector<bool> recompute{false, true};
+  std::vector<Recompute> recompute{Recompute::None, Recompute::Full};
   // ZeRO stages to try (0..3); the default keeps the historical {none, ZeRO-1} space.
   std::vector<std::uint8_t> zero{0, 1};
   std::vector<bool> sequence_parallel{false};  // add true to search Megatron-SP too (tp > 1 only)

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "toposweep/util/config.hpp"
+#include "toposweep/workload/layer_cost.hpp"
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/strategy.hpp"
 #include "toposweep/workload/task_graph.hpp"
@@ -39,7 +40,9 @@ struct IterationPlan {
 IterationPlan plan_iteration_from_config(const Config& config, std::uint32_t gpus);
 
 // The same from an already-built workload and strategy (what optimizers call in a loop).
-// Validates the strategy (BadInput) against s.gpus() GPUs.
-IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy);
+// Validates the strategy (BadInput) against s.gpus() GPUs. A transformer's per-layer costs come
+// from `cache` when given (callers that plan many strategies keep one), else are computed here.
+IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy,
+                             LayerCostCache* cache = nullptr);
 
 }  // namespace toposweep

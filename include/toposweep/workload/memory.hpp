@@ -1,9 +1,11 @@
 #pragma once
 // Memory per GPU of a strategy: weights, gradients, optimizer state (ZeRO stage 1 shards the
 // optimizer state over the data-parallel group, stage 2 also the gradients, stage 3 also the
-// weights, plus a buffer for one gathered layer), activations in flight (1F1B keeps min(pp - stage,
-// microbatches) per stage, GPipe all microbatches; recompute keeps only layer inputs plus one layer's working
-// set), and embedding tables. The worst stage decides.
+// weights, plus a buffer for one gathered layer), activations in flight, embedding tables and the
+// device's allocator reserve. Transformer activations per layer follow Korthikanti et al. 2022
+// Table 2 (tensor and sequence parallelism, selective and full recomputation); microbatches in
+// flight: GPipe all, 1F1B min(pp - stage, microbatches), interleaved 1F1B its warm-up units
+// (pp (1 + (pp - 1)/(pp v)) on the first stage). The worst stage decides (docs/models.md).
 #include <cstdint>
 #include <vector>
 
@@ -16,14 +18,33 @@ struct MemoryBreakdown {
   double weights = 0, gradients = 0, optimizer = 0, activations = 0, tables = 0;
   // ZeRO-3: the largest layer's weights, gathered from the DP group while it computes.
   double gathered_weights = 0;
+  double reserve = 0;       // the device's allocator reserve (Device::memory_reserve_bytes)
   std::uint32_t stage = 0;  // the stage this breakdown is for (the worst one)
   double model_states() const { return weights + gradients + optimizer; }
-  double total() const { return weights + gradients + optimizer + activations + tables + gathered_weights; }
+  double total() const {
+    return weights + gradients + optimizer + activations + tables + gathered_weights + reserve;
+  }
 };
 
+// Activation bytes one sample of a layer keeps for its backward, by recomputation mode, and the
+// layer's whole working set (what full recomputation rebuilds for one layer at a time). `k` is
+// a per-layer model-parallel degree (the layer works on k ranks' samples).
+struct LayerActivations {
+  double none = 0, selective = 0, full = 0, working_set = 0;
+  double kept(Recompute r) const {
+    return r == Recompute::Full ? full : r == Recompute::Selective ? selective : none;
+  }
+};
+LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint32_t tp,
+                                   bool sequence_parallel, double k = 1);
+// Microbatches whose activations a pipeline stage holds at once (fractional with interleaving:
+// units of 1/v of the stage's layers).
+double microbatches_in_flight(const Strategy& s, std::uint32_t stage);
+
 // Model-state bytes per parameter on one GPU (ZeRO paper, Rajbhandari et al. SC'20, sec. 5):
-// weights and gradients `bytes_per_element` each, optimizer state K = optimizer_bytes_per_param();
-// stage >= 1 divides the optimizer state by dp, >= 2 also the gradients, 3 also the weights.
+// weights `bytes_per_element`, gradients `grad_bytes_per_element`, optimizer state K =
+// optimizer_bytes_per_param(); stage >= 1 divides the optimizer state by dp, >= 2 also the gradients, 3 also
+// the weights.
 struct ModelStateBytes {
   double weights = 0, gradients = 0, optimizer = 0;
   double total() const { return weights + gradients + optimizer; }

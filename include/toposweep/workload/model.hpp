@@ -37,6 +37,9 @@ struct Layer {
   // Activation elements per sample kept for backward: `act_replicated + act_sharded / tp`.
   double act_replicated = 0;
   double act_sharded = 0;
+  // Transformer blocks: the part of act_sharded in s x s attention tensors (softmax output and
+  // dropout mask), which selective recomputation and fused attention do not keep.
+  double act_scores = 0;
   double input_elements = 0;   // per sample; what full recomputation keeps instead
   double output_elements = 0;  // per sample; what a pipeline stage boundary sends
   // Megatron TP AllReduces of output_elements per sample, forward and backward.
@@ -69,6 +72,7 @@ struct TransformerShape {
   bool tied_embeddings = true;      // output projection shares the token embedding
   bool biases = true;
   bool pooler = false;  // BERT pooler + MLM transform
+  bool operator==(const TransformerShape&) const = default;
 };
 
 enum class ModelFamily : std::uint8_t { Transformer, Vision, Recommendation, Mlp };

@@ -22,11 +22,13 @@ struct WorkloadSpec {
   std::int64_t global_batch = 0;     // > 0: overrides batch_per_gpu x GPUs
   double efficiency = 0;             // > 0: overrides the device's
   std::string optimizer = "adam";
+  bool fused_attention = false;  // model.fused_attention: one flash-attention kernel per layer
+  std::string grad_datatype;     // model.grad_datatype; empty: the training datatype
   bool operator==(const WorkloadSpec&) const = default;
 };
 
 // model.name, model.batch_per_gpu, model.global_batch, model.datatype, model.optimizer,
-// server.device, server.efficiency.
+// model.fused_attention, model.grad_datatype, server.device, server.efficiency.
 WorkloadSpec workload_spec_from_config(const Config& config);
 
 // The workload on `gpus` GPUs (the model and device files are read here); errors name the key.
@@ -40,14 +42,23 @@ struct StrategySpec {
   std::uint32_t microbatch_size = 0;  // > 0: sets the microbatch count from the batch
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   std::uint32_t virtual_stages = 1;
-  bool recompute = false;
+  Recompute recompute = Recompute::None;
   bool sequence_parallel = false;
+  bool scatter_gather = true;
+  TpOverlap tp_overlap = TpOverlap::None;
+  bool dp_overlap = true;
+  bool p2p_overlap = true;
+  bool grad_accum_fusion = true;
   std::uint8_t zero = 0;
   double bucket_bytes = 25.0 * 1024 * 1024;
   std::vector<std::uint32_t> layer_degree;
   std::vector<std::uint32_t> table_owner;
   bool operator==(const StrategySpec&) const = default;
 };
+
+// The GPU fabric of server.device's servers (Device::intra_server): what the server.intra_* keys
+// default to.
+LinkClass intra_link_from_config(const Config& config);
 
 // strategy.* keys (strategy.zero1 as the deprecated alias of strategy.zero = 1).
 StrategySpec strategy_spec_from_config(const Config& config);

@@ -6,7 +6,9 @@
 // models and table-wise placement of embedding tables.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toposweep/util/config.hpp"
@@ -19,14 +21,44 @@ namespace toposweep {
 enum class PipelineSchedule : std::uint8_t { GPipe, OneFOneB, Interleaved };
 const char* schedule_name(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved"
 
+// Activation recomputation (Korthikanti et al. 2022): none; selective = the attention core
+// (QK^T, softmax, dropout, attention x V) is recomputed in backward instead of keeping its s x s
+// tensors; full = only each layer's input is kept and the whole forward runs again.
+enum class Recompute : std::uint8_t { None, Selective, Full };
+const char* recompute_name(Recompute r);  // "none", "selective", "full"
+// "none", "selective", "full", and the booleans (true = full, false = none); nullopt otherwise.
+std::optional<Recompute> parse_recompute(std::string_view text);
+
+// Which tensor-parallel collectives run under a GEMM instead of between kernels: none (every
+// collective blocks, Megatron-LM before 2021-09); backward (Megatron-LM's asynchronous
+// input-gradient collective of the column-parallel layers, overlapped with their weight-gradient
+// GEMM, and with sequence parallelism the re-gather of the saved input with the input-gradient
+// GEMM); full (Megatron-Core / Transformer Engine: every TP collective pipelined with its GEMM).
+enum class TpOverlap : std::uint8_t { None, Backward, Full };
+const char* tp_overlap_name(TpOverlap o);  // "none", "backward", "full"
+
 struct Strategy {
   std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   // Model chunks per device with the interleaved schedule (>= 2 there; 1 otherwise): the layers
   // are split into pp * virtual_stages chunks, device p holding chunks p, p + pp, p + 2 pp, ...
   std::uint32_t virtual_stages = 1;
-  bool recompute = false;          // full activation recomputation: keep layer inputs, redo forward
+  Recompute recompute = Recompute::None;
   bool sequence_parallel = false;  // Megatron-SP: TP AllReduces become RS + AG, activations /tp
+  // Megatron's pipeline scatter/gather: each TP rank sends 1/tp of the stage boundary and the
+  // receiver all-gathers it inside the server (with sequence parallelism the tensor is already
+  // split, so nothing is gathered).
+  bool scatter_gather = true;
+  TpOverlap tp_overlap = TpOverlap::None;
+  // Gradient buckets reduce while the last backward still runs (DDP); false: one reduction after
+  // the backward (Megatron-LM's local DDP until 2022).
+  bool dp_overlap = true;
+  // Pipeline sends on their own streams; false: every send blocks its stage's compute until it
+  // is done (Megatron-LM's p2p exchanges before Megatron-Core).
+  bool p2p_overlap = true;
+  // The weight-gradient GEMMs accumulate into the gradient buffer (Megatron-LM since 2022-02);
+  // false: each microbatch's gradients are added by a separate kernel.
+  bool grad_accum_fusion = true;
   // ZeRO stage over the data-parallel group: 0 none, 1 optimizer state sharded, 2 also
   // gradients, 3 also the weights (Rajbhandari et al. 2020: P_os, P_os+g, P_os+g+p).
   std::uint8_t zero = 0;

@@ -14,8 +14,14 @@ struct Workload {
   Model model;
   Device device;
   std::string datatype = "fp16";
-  double bytes_per_element = 2;  // activations, weights and gradients
-  double flops_per_s = 0;        // achievable: device peak for the datatype x efficiency
+  double bytes_per_element = 2;       // activations and weights
+  double grad_bytes_per_element = 2;  // gradient buffers (model.grad_datatype; Megatron keeps fp32 ones)
+  double flops_per_s = 0;             // achievable: device peak for the datatype x efficiency
+  double peak_flops_per_s = 0;        // device peak for the datatype
+  // Transformer layers are timed per operator (workload/layer_cost.hpp) when the device has the
+  // model's parameters and no server.efficiency overrides it; otherwise FLOPs / flops_per_s.
+  bool per_operator = false;
+  bool fused_attention = false;  // one flash-attention kernel instead of the s x s attention ops
   double global_batch = 0;       // samples per iteration over all GPUs
   // Table weights are kept in fp32 (as DLRM does); sparse SGD keeps no optimizer state.
   double table_bytes_per_element = 4;
@@ -27,10 +33,15 @@ struct Workload {
     const double moments = optimizer == "adam" ? 8 : optimizer == "momentum" ? 4 : 0;
     return moments + (bytes_per_element < 4 ? 4 : 0);
   }
-  // Bytes an optimizer step reads and writes per parameter: the gradient in, the state in and
-  // out, the weights out (mixed-precision Adam: 2 + 12 + 12 + 2 = 28).
+  // HBM bytes an optimizer step moves per local parameter (Megatron-LM's mixed-precision step,
+  // g = gradient bytes): unscale and inf check (read and write g), gradient norm (read g), the
+  // update (read the gradient, read and write the state K), the fp32 master copied to the
+  // training weights (read 4, write B; in fp32 the update writes the weights: 2B), zeroing the
+  // gradient buffer (write g). Mixed-precision Adam with fp32 gradients: 20 + 24 + 6 = 50 bytes.
   double optimizer_step_bytes_per_param() const {
-    return 2 * bytes_per_element + 2 * optimizer_bytes_per_param();
+    const double g = grad_bytes_per_element;
+    const bool master = bytes_per_element < 4;
+    return 5 * g + 2 * optimizer_bytes_per_param() + (master ? 4 + bytes_per_element : 2 * bytes_per_element);
   }
 };
 

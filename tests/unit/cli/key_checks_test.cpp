@@ -81,6 +81,17 @@ TEST(KeyChecks, HandPickedValues) {
   bad("strategy.microbatches", "many");
   bad("strategy.zero", "4");
   bad("strategy.recompute", "maybe");
+  ok("strategy.recompute", "selective");
+  ok("strategy.recompute", "true");  // alias of full
+  ok("strategy.tp_overlap", "backward");
+  bad("strategy.tp_overlap", "sometimes");
+  bad("strategy.scatter_gather", "both");
+  bad("model.grad_datatype", "fp12");
+  ok("model.grad_datatype", "fp32");
+  bad("server.intra_efficiency", "1.5");
+  ok("server.intra_latency", "8.4us");
+  bad("topology.link_efficiency", "0");
+  ok("topology.link_efficiency", "0.96");
   bad("collective.algorithm", "butterfly");
   ok("collective.algorithm", "forest");
   bad("simulate.network_model", "packet");

@@ -7,6 +7,7 @@
 #include "toposweep/collective/multiring.hpp"
 #include "toposweep/collective/patterns.hpp"
 #include "toposweep/collective/plan.hpp"
+#include "toposweep/topology/families.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep {
@@ -232,8 +233,11 @@ TEST(TwoLevel, IntraNodePartAddsOrOverlaps) {
   req.gpus_per_node = g;
   CollectiveOptions seq;
   seq.hierarchical_pipelined = false;
-  const double network = 2.0 * (p - 1) / p * kS / kB;
-  const double inside = 2.0 * (g - 1) / g * kS / intra;
+  // NCCL's ring runs through all n = p g GPUs: each node's links carry 2(n-1)/n of the buffer
+  // (not the hierarchical 2(p-1)/p) and each GPU's fabric the whole ring's 2(n-1)/n.
+  const double n = p * g;
+  const double network = 2.0 * (n - 1) / n * kS / kB;
+  const double inside = 2.0 * (n - 1) / n * kS / intra;
   const auto s = plan_collective(net, req, "ring", seq);
   expect_rel(s.time_s, network + inside);
   expect_rel(s.intra_node_time_s, inside);
@@ -242,6 +246,61 @@ TEST(TwoLevel, IntraNodePartAddsOrOverlaps) {
   // No intra-node bandwidth: bad input.
   const Network bare = testnet::ring(p, kB, 0, g, 0);
   EXPECT_THROW(plan_collective(bare, req, "ring"), BadInput);
+}
+
+// Bus bandwidth of the flat ring over two 8-GPU servers: min(fabric, 8 x NIC) after the link
+// classes' efficiencies, as nccl-tests reports on DGX A100 (192 GB/s with 8 x 200 Gb/s HDR at 96 %).
+TEST(TwoLevel, RingBusBandwidthIsTheSlowerOfFabricAndNics) {
+  for (const double nic_eff : {0.96, 0.5}) {
+    topology::SwitchSpec spec;
+    spec.servers = 2;
+    spec.degree = 8;
+    spec.link_bandwidth_Bps = 25e9;
+    spec.server.gpus = 8;
+    spec.server.intra_bandwidth_Bps = 300e9;
+    spec.server.intra_efficiency = 230.0 / 300.0;
+    spec.server.link_efficiency = nic_eff;
+    const Network net = topology::build_switch(spec);
+    auto req = request(CollectiveOp::AllReduce, {0, 1}, 8.0 * (1 << 30));
+    req.gpus_per_node = 8;
+    const auto plan = plan_collective(net, req, "ring");
+    const double busbw = req.bytes / plan.time_s * 2.0 * 15 / 16;
+    expect_rel(busbw, std::min(230e9, 8 * 25e9 * nic_eff));
+  }
+}
+
+// The fabric's NCCL latency model: a fixed part and one step per ring step (2(g-1) for AllReduce).
+TEST(TwoLevel, IntraNodeLatencyPerCollectiveAndPerStep) {
+  topology::SwitchSpec spec;
+  spec.servers = 2;
+  spec.link_bandwidth_Bps = 1e15;  // the network part is negligible
+  spec.server.gpus = 4;
+  spec.server.intra_bandwidth_Bps = 100e9;
+  spec.server.intra_efficiency = 0.5;
+  spec.server.intra_latency_s = 8e-6;
+  spec.server.intra_step_latency_s = 3e-6;
+  const Network net = topology::build_switch(spec);
+  auto req = request(CollectiveOp::AllGather, {0, 1}, 1e9);
+  req.gpus_per_node = 4;
+  // Not a ring: the hierarchical two levels, 4 GPUs inside; AllGather: 3 ring steps and 3/4 of
+  // the buffer at 50 GB/s, longer than the network part, which it overlaps.
+  const auto plan = plan_collective(net, req, "halving_doubling");
+  expect_rel(plan.time_s, 8e-6 + 3 * 3e-6 + 0.75e9 / 50e9);
+  // NCCL's ring through the 8 GPUs: the fabric carries 7/8 of the buffer, but only a node's own
+  // 3 steps' latency is charged (NCCL's tuner avoids O(n) step latencies with LL128 or trees).
+  expect_rel(plan_collective(net, req, "ring").time_s, 8e-6 + 3 * 3e-6 + 7.0 / 8 * 1e9 / 50e9);
+}
+
+// Concurrent instances on the same nodes share their links: the network part's bandwidth term
+// scales with them, the latency does not.
+TEST(TwoLevel, InstancesPerNodeShareTheNetwork) {
+  const Network net = testnet::ring(4, kB, kAlpha);
+  auto req = request(CollectiveOp::AllReduce, testnet::iota_nodes(4));
+  const auto one = plan_collective(net, req, "ring");
+  req.instances_per_node = 8;
+  const auto eight = plan_collective(net, req, "ring");
+  expect_rel(eight.time_s - eight.latency_s, 8 * (one.time_s - one.latency_s));
+  expect_rel(eight.latency_s, one.latency_s);
 }
 
 TEST(BadInput, ZeroBytesUnknownAlgorithmUnreachable) {

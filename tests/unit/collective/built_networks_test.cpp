@@ -85,8 +85,9 @@ TEST(BuiltNetworks, SwitchTwoLevelAndBadModelKey) {
                                             {"server.intra_bandwidth", "300GB/s"}}));
   const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, 1e9), "ring",
                                     collective_options_from_config(config({{"collective.model", "sequential"}})));
-  // Ring over 8 servers at 12.5 GB/s plus the intra-node reduce-scatter + all-gather of 4 GPUs.
-  EXPECT_NEAR(plan.time_s, 2.0 * 7 / 8 * 1e9 / 12.5e9 + 2.0 * 3 / 4 * 1e9 / 300e9, 1e-12);
+  // NCCL's ring through all 32 GPUs: 2 x 31/32 of the buffer over each server's 12.5 GB/s link,
+  // plus (sequential model) the same bus bytes on the 300 GB/s fabric.
+  EXPECT_NEAR(plan.time_s, 2.0 * 31 / 32 * 1e9 / 12.5e9 + 2.0 * 31 / 32 * 1e9 / 300e9, 1e-12);
   EXPECT_THROW(collective_options_from_config(config({{"collective.model", "overlapped"}})), BadInput);
   EXPECT_THROW(collective_algorithm_from_config(config({{"collective.algorithm", "rings"}})), BadInput);
   EXPECT_FALSE(collective_options_from_config(config({})).spread_switch_paths);

@@ -79,7 +79,7 @@ TEST(Alternating, ExhaustiveOnATransformer) {
   auto s = small_settings(c, 8);
   s.search = SearchMethod::Exhaustive;
   s.space.schedules = {PipelineSchedule::OneFOneB};
-  s.space.recompute = {false};
+  s.space.recompute = {Recompute::None};
   s.space.zero = {0};
   s.space.max_microbatches = 4;
   const auto r = alternating_optimize(w, s);

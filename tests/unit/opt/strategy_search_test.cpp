@@ -96,7 +96,7 @@ SmallSetup small_setup(const std::string& model) {
 StrategySpace small_space() {
   StrategySpace space;
   space.schedules = {PipelineSchedule::OneFOneB};
-  space.recompute = {false};
+  space.recompute = {Recompute::None};
   space.zero = {0};
   space.max_microbatches = 4;
   return space;

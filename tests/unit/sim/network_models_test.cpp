@@ -157,12 +157,14 @@ TEST(NetworkModels, FlowEqualsAnalyticalWhenNothingIsShared) {
 
 TEST(NetworkModels, TwoLevelCollectiveAddsTheIntraNodePart) {
   // 4 servers x 2 GPUs, intra-node 5 GB/s (slow, so the node part dominates when pipelined).
-  // Network part: ring AllReduce over 4 nodes of m; node part: 2 m (g-1)/g / intra.
+  // NCCL's ring through the 8 GPUs: each node's links carry 2 (7/8) m, in the 2 (4 - 1) steps of
+  // a ring over the nodes; each GPU's fabric carries 2 (7/8) m too.
   const double m = 4e8, intra = 5e9;
   const Network net = ring_network(4, 2, intra);
-  const TaskGraph g = one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 1, 2, 3, 4, 5, 6, 7}}, 8);
-  const double network = 2.0 * 3 * (kAlpha + m / 4 / kB);
-  const double node = 2.0 * m * 0.5 / intra;
+  const TaskGraph g =
+      one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 1, 2, 3, 4, 5, 6, 7}}, 8);
+  const double network = 2.0 * 3 * kAlpha + 2.0 * 7 / 8 * m / kB;
+  const double node = 2.0 * m * 7 / 8 / intra;
   SimOptions o;
   o.comm.algorithm = "ring";
   for (bool pipelined : {true, false}) {
@@ -253,13 +255,13 @@ TEST(NetworkModels, InstancesSharingRingLinksSlowDownUnderTheFlowModel) {
 TEST(NetworkModels, ReplicaGroupsOnTheSameServersShareTheirLinks) {
   // 4 servers x 2 GPUs on a ring; DP groups {0,2,4,6} and {1,3,5,7} both span servers 0..3 in
   // order, one GPU each: two identical rings on the same arcs, each flow at B/2 (the model
-  // merges them into one weight-2 flow). Analytical: 2(n-1)(alpha + m/(nB)); flow: the
-  // bandwidth part doubles.
+  // merges them into one weight-2 flow). Both models double the bandwidth part: the flow model
+  // by sharing the arcs, the analytical one by counting the two instances on each node.
   const Network net = ring_network(4, 2, 100e9);
   const double m = 2e8;
   const TaskGraph g =
       one_comm(TaskKind::Collective, CollectiveOp::AllReduce, m, {{0, 2, 4, 6}, {1, 3, 5, 7}}, 8);
-  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 6 * (kAlpha + m / 4 / kB), 1e-12);
+  EXPECT_NEAR(run(net, g, NetworkModelKind::Analytical), 6 * (kAlpha + 2 * m / 4 / kB), 1e-12);
   EXPECT_NEAR(run(net, g, NetworkModelKind::Flow), 6 * (kAlpha + 2 * m / 4 / kB), 1e-12);
 }
 

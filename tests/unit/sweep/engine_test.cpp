@@ -266,6 +266,56 @@ TEST(Engine, RefusesJournalWithoutResumeOrOfAnotherSpaceAndTouchesNothing) {
   EXPECT_EQ(ResultsReader(out).rows(), 67u);
 }
 
+// Makes a journal's header say its records have the result fields `fields` (a version-2 header).
+void rewrite_header_fields(const std::string& dir, const std::string& fields) {
+  std::ifstream in(dir + "/header");
+  std::string text, line;
+  while (std::getline(in, line))
+    text += (line.starts_with("toposweep-journal-") ? std::string("toposweep-journal-v2") : line) + "\n";
+  std::ofstream(dir + "/header", std::ios::trunc) << text << "fields " << fields << "\n";
+}
+
+TEST(Engine, AJournalOfTodaysFieldsHasTheVersion1HeaderAndOneOfOtherFieldsIsRefused) {
+  const Space space = make_space();
+  const std::string clean = temp_path("layout_clean.h5"), out = temp_path("layout.h5");
+  run_sweep(space, options_for(space, clean), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
+  auto interrupt = [&] {
+    std::atomic<int> calls{0};
+    EXPECT_THROW(run_sweep(space, options_for(space, out), evaluator_for(space, &calls), MPI_COMM_SELF,
+                           kQuiet, [&] { return calls.load() >= 5; }),
+                 Interrupted);
+  };
+  auto o = options_for(space, out);
+  o.resume = true;
+  // Today's fields make the version-1 header every earlier toposweep wrote, byte for byte.
+  interrupt();
+  {
+    std::ifstream in(out + ".journal/header");
+    const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(header, "toposweep-journal-v1\nfingerprint " + std::to_string(space.fingerprint()) +
+                          "\nspace_size 67\nbegin 0\nend 67\n");
+  }
+  run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
+  expect_same_records(ResultsReader(clean).records(), ResultsReader(out).records());
+  std::filesystem::remove(out);
+  // Records of another layout would be misread: refused, the journal left as it was.
+  interrupt();
+  rewrite_header_fields(out + ".journal", "iteration_time_s:f64,cost_usd:f64");
+  try {
+    run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
+    ADD_FAILURE() << "resumed a journal of other result fields";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "holds records of other result fields (iteration_time_s:f64,cost_usd:f64)"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.where(), "--resume");
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(read_journal_header(out + ".journal")->fields, "iteration_time_s:f64,cost_usd:f64");
+  remove_journal(out + ".journal");
+}
+
 // Sets an environment variable for one scope.
 class ScopedEnv {
  public:
@@ -382,7 +432,7 @@ TEST(Engine, KeepFrontierStoresOnlyFrontierRows) {
   const std::string all = temp_path("keepall.h5"), front = temp_path("keepfront.h5");
   run_sweep(space, options_for(space, all), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   auto o = options_for(space, front);
-  o.keep = "frontier";
+  o.keep = Keep::Frontier;
   run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   ResultsReader a(all), b(front);
   const auto f = a.frontier();

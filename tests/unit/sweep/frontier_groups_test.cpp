@@ -82,7 +82,7 @@ SweepOptions options(const Space& space, const std::string& out, const std::stri
                      const std::string& frontier_by) {
   SweepOptions o;
   o.out_path = out;
-  o.keep = keep;
+  o.keep = parse_keep(keep, "test");
   o.begin = 0;
   o.end = space.size();
   o.objectives = kCostTime;

@@ -42,6 +42,26 @@ TEST(Crc32, KnownCheckValue) {
   EXPECT_EQ(crc32("", 0), 0u);
 }
 
+// CRC-32 (IEEE, reflected) bit by bit, from the polynomial alone.
+std::uint32_t crc32_bitwise(const unsigned char* p, std::size_t n) {
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (std::size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+
+TEST(Crc32, EqualsTheBitwiseDefinitionAtEveryLengthAndOffset) {
+  std::vector<unsigned char> bytes(300);
+  std::uint32_t x = 12345;
+  for (auto& b : bytes) b = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
+  for (std::size_t offset = 0; offset < 8; ++offset)
+    for (std::size_t n = 0; n + offset <= 200; ++n)
+      ASSERT_EQ(crc32(bytes.data() + offset, n), crc32_bitwise(bytes.data() + offset, n))
+          << offset << " " << n;
+}
+
 TEST(JournalRecords, RoundTripAndTornTailAtEveryByte) {
   std::vector<unsigned char> bytes;
   const std::vector<PointRecord> in = {sample(0, PointStatus::Evaluated),
@@ -96,6 +116,18 @@ TEST(JournalDirectory, PartsFromSeveralRunsAndRanksMerge) {
   const JournalHeader h{0xABCDEF0123456789ULL, 100, 10, 60};
   create_journal(dir, h, "space text");
   EXPECT_EQ(read_journal_header(dir), h);
+  {  // a header of other result fields round-trips too (as version 2)
+    const std::string other = dir + ".other";
+    JournalHeader g = h;
+    g.fields = "cost_usd:f64,dp:u32";
+    create_journal(other, g, "");
+    EXPECT_EQ(read_journal_header(other), g);
+    std::ifstream in(other + "/header");
+    std::string first;
+    std::getline(in, first);
+    EXPECT_EQ(first, "toposweep-journal-v2");
+    remove_journal(other);
+  }
   EXPECT_EQ(next_run_number(dir), 0u);
   {
     JournalWriter r0(dir, 0, 0), r1(dir, 0, 1);

@@ -55,7 +55,7 @@ std::string temp_path(const std::string& name) {
 SweepOptions options(const Space& space, const std::string& out, const std::string& keep) {
   SweepOptions o;
   o.out_path = out;
-  o.keep = keep;
+  o.keep = parse_keep(keep, "test");
   o.begin = 0;
   o.end = space.size();
   o.objectives = {{"cost_usd", false}, {"iteration_time_s", false}};

@@ -7,7 +7,9 @@
 #include "topology_test_helpers.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/families.hpp"
+#include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/metrics.hpp"
+#include "toposweep/topology/spec.hpp"
 
 namespace toposweep::topology {
 namespace {
@@ -181,6 +183,66 @@ TEST(Expander, RegularSimpleConnectedAndReproducible) {
   s.degree = 3;
   s.servers = 51;  // 51 x 3 is odd
   EXPECT_THAT(bad_input_text([&] { build_expander(s); }), HasSubstr("topology.degree"));
+}
+
+}  // namespace
+}  // namespace toposweep::topology
+
+namespace toposweep::topology {
+namespace {
+
+// One server is a cluster: its GPUs talk over the server's fabric and the network carries
+// nothing (a DGX alone).
+TEST(OneServer, SwitchAndFatTreeBuildWithOneServer) {
+  SwitchSpec sw;
+  sw.servers = 1;
+  sw.degree = 8;
+  sw.link_bandwidth_Bps = 25e9;
+  sw.server.gpus = 8;
+  sw.server.intra_bandwidth_Bps = 300e9;
+  const Network s = build_switch(sw);
+  EXPECT_EQ(s.compute_count(), 1u);
+  EXPECT_EQ(s.gpu_count(), 8u);
+  FatTreeSpec ft;
+  ft.servers = 1;
+  ft.degree = 8;
+  ft.tiers = 2;
+  ft.link_bandwidth_Bps = 25e9;
+  ft.server = sw.server;
+  EXPECT_EQ(build_fattree(ft).gpu_count(), 8u);
+  sw.servers = 0;
+  EXPECT_THROW(build_switch(sw), BadInput);
+}
+
+// topology.link_efficiency: every arc carries the achievable rate; prices and port counts stay
+// at the line rate.
+TEST(LinkClasses, LinkEfficiencyScalesArcsNotPrices) {
+  Config c = topology_config({{"topology.kind", "fattree"}, {"topology.servers", "16"}, {"topology.degree", "2"},
+                              {"topology.link_bandwidth", "200Gbps"}});
+  const Network line = network_from_config(c);
+  c.set("topology.link_efficiency", "0.96", "test");
+  const Network eff = network_from_config(c);
+  ASSERT_EQ(line.arc_count(), eff.arc_count());
+  for (ArcId a = 0; a < line.arc_count(); ++a)
+    EXPECT_DOUBLE_EQ(eff.arc(a).bandwidth_Bps, 0.96 * line.arc(a).bandwidth_Bps);
+  EXPECT_DOUBLE_EQ(eff.link_efficiency(), 0.96);
+  const PriceTable prices = price_table(CostSpec{});
+  EXPECT_NEAR(network_cost(eff, prices).total_usd, network_cost(line, prices).total_usd,
+              1e-9 * network_cost(line, prices).total_usd);
+  EXPECT_EQ(port_stats(eff).total_ports, port_stats(line).total_ports);
+}
+
+// The server's fabric: the server.intra_* keys, or the link class given as the device's default.
+TEST(LinkClasses, ServerFabricFromKeysOrDefaults) {
+  const LinkClass measured{300e9, 0.75, 8e-6, 3e-6};
+  Config c = topology_config({{"topology.kind", "switch"}, {"topology.servers", "2"}});
+  EXPECT_EQ(server_spec_from_config(c).intra(), (LinkClass{300e9, 1, 0, 0}));  // no device: ideal
+  EXPECT_EQ(server_spec_from_config(c, &measured).intra(), measured);
+  c.set("server.intra_efficiency", "0.5", "test");
+  c.set("server.intra_latency", "2us", "test");
+  EXPECT_EQ(server_spec_from_config(c, &measured).intra(), (LinkClass{300e9, 0.5, 2e-6, 3e-6}));
+  c.set("server.intra_efficiency", "1.5", "test");
+  EXPECT_THROW(server_spec_from_config(c, &measured), BadInput);
 }
 
 }  // namespace

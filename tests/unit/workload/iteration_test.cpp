@@ -1,6 +1,5 @@
 // The iteration task graph: communication volumes against Megatron/DP closed forms, memory of
 // a hand-worked 3-D case, the pipeline bubble from the graph's structure, and bad input.
-#include "workload_test_helpers.hpp"
 #include "toposweep/workload/iteration.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +10,7 @@
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/config_keys.hpp"
 #include "toposweep/workload/model_library.hpp"
+#include "workload_test_helpers.hpp"
 
 namespace toposweep {
 namespace {
@@ -99,16 +99,24 @@ TEST(Iteration, MegatronTensorParallelVolumeIsFourAllReducesPerLayer) {
     }
   EXPECT_DOUBLE_EQ(volume(plan.graph, CommPurpose::TensorParallel, TaskKind::Collective),
                    mu * (4 * L + 2) * per_allreduce);
-  // Full recomputation repeats the forward AllReduces in backward: 6 per layer.
+  // Full recomputation repeats the blocks' forward AllReduces in backward: 6 per layer (Megatron
+  // checkpoints the transformer layers, not the embedding).
   Strategy r = strategy(2, tp, 1, mu);
-  r.recompute = true;
+  r.recompute = Recompute::Full;
   EXPECT_DOUBLE_EQ(volume(plan_iteration(w, r).graph, CommPurpose::TensorParallel, TaskKind::Collective),
-                   mu * (6 * L + 3) * per_allreduce);
+                   mu * (6 * L + 2) * per_allreduce);
+  // Selective recomputation re-runs only the attention core, which has no collective.
+  r.recompute = Recompute::Selective;
+  EXPECT_DOUBLE_EQ(volume(plan_iteration(w, r).graph, CommPurpose::TensorParallel, TaskKind::Collective),
+                   mu * (4 * L + 2) * per_allreduce);
 }
 
 TEST(Iteration, SequenceParallelismSplitsEachAllReduceIntoReduceScatterAndAllGather) {
-  // Megatron-SP: per block and microbatch 2 RS + 2 AG forward and the same backward, each of the
-  // b*s*h per-rank buffer; the embedding and head keep their AllReduce.
+  // Megatron-SP, per block and microbatch, each of the b*s*h per-rank buffer: forward AG before
+  // QKV and FFN1, RS after proj and FFN2; backward the AG of the incoming gradient before proj and
+  // FFN2, and for QKV and FFN1 the AG re-gathering their sequence-split input (for the weight
+  // gradient) and the RS of their input gradient: 2 RS + 4 AG. The embedding reduce-scatters
+  // its output; the head gathers its input and reduce-scatters the input's gradient.
   const Workload w = workload("gpt3-1.3b", 32);
   Strategy s = strategy(2, 4, 1, 4);
   s.sequence_parallel = true;
@@ -122,9 +130,9 @@ TEST(Iteration, SequenceParallelismSplitsEachAllReduceIntoReduceScatterAndAllGat
      : t.op == CollectiveOp::AllGather   ? ag
                                          : ar) += t.bytes * t.repeat;
   }
-  EXPECT_DOUBLE_EQ(rs, mu * 4 * L * per);
-  EXPECT_DOUBLE_EQ(ag, mu * 4 * L * per);
-  EXPECT_DOUBLE_EQ(ar, mu * 2 * per);
+  EXPECT_DOUBLE_EQ(rs, mu * (4 * L + 2) * per);
+  EXPECT_DOUBLE_EQ(ag, mu * (6 * L + 1) * per);
+  EXPECT_DOUBLE_EQ(ar, 0);
 }
 
 TEST(Iteration, TensorParallelGroupsFollowMegatronRankOrder) {
@@ -220,11 +228,16 @@ TEST(Iteration, HandWorkedThreeDimensionalMemory) {
   const double block = (12 * h * h + 7 * h) / t + 6 * h;
   const double stage0_params = V * h / t + S * h + 2 * block;
   const double stage1_params = 2 * block + 2 * h + V * h / t;  // final LN + tied embedding copy
-  // Korthikanti et al.: s b h (10 + 24/t + 5 a s / (h t)) bytes per layer and microbatch.
+  // Korthikanti et al. 2022 Table 2: s b h (10 + 24/t + 5 a s / (h t)) bytes per layer and
+  // microbatch; the embedding's dropout mask s b h (1 byte each); the head's norm input and
+  // logits' input (2 bytes each) and fp32 logits s b V / t (Sec. 4.3).
   const double layer_act = S * b * h * (10 + 24 / t + 5 * a * S / (h * t));
-  const double stage0_act = 2 /*in flight*/ * 2 /*layers*/ * layer_act;
-  const double stage1_act = 1 * (2 * layer_act + b * (S * h + S * V / t) * 2 /*head input + logits*/);
-  const double stage0 = 16 * stage0_params + stage0_act, stage1 = 16 * stage1_params + stage1_act;
+  const double mask = S * b * h;
+  const double stage0_act = 2 /*in flight*/ * (2 /*layers*/ * layer_act + mask);
+  const double stage1_act = 1 * (2 * layer_act + b * (4 * S * h + 4 * S * V / t));
+  const double reserve = 6.0 * 1024 * 1024 * 1024;  // the a100's allocator reserve
+  const double stage0 = 16 * stage0_params + stage0_act + reserve;
+  const double stage1 = 16 * stage1_params + stage1_act + reserve;
   const MemoryBreakdown m = memory_per_gpu(w, s);
   EXPECT_NEAR(m.total(), std::max(stage0, stage1), 1e-6 * m.total());
   EXPECT_EQ(m.stage, stage0 > stage1 ? 0u : 1u);
@@ -238,24 +251,39 @@ TEST(Iteration, HandWorkedThreeDimensionalMemory) {
   EXPECT_NEAR(stage_memory(w, z, stages, 0).total(), stage0 - 6 * stage0_params, 1);
   Strategy g = s;
   g.schedule = PipelineSchedule::GPipe;
-  EXPECT_NEAR(stage_memory(w, g, stages, 0).activations, 4 * 2 * layer_act, 1);
-  // Sequence parallelism shards the whole block: s b h (34/t + 5 a s / (h t)) bytes per layer.
+  EXPECT_NEAR(stage_memory(w, g, stages, 0).activations, 4 * (2 * layer_act + mask), 1);
+  // Sequence parallelism shards the whole block: s b h (34/t + 5 a s / (h t)) bytes per layer
+  // (and the embedding's mask).
   Strategy sp = s;
   sp.sequence_parallel = true;
   const double layer_act_sp = S * b * h * (34 / t + 5 * a * S / (h * t));
-  EXPECT_NEAR(stage_memory(w, sp, stages, 0).activations, 2 * 2 * layer_act_sp, 1);
-  // Recompute keeps each layer's input (2 s b h bytes) plus one layer's full working set.
+  EXPECT_NEAR(stage_memory(w, sp, stages, 0).activations, 2 * (2 * layer_act_sp + mask / t), 1);
+  // Selective recomputation keeps no s x s tensors: s b h (10 + 24/t), with SP s b h 34/t.
+  Strategy sel = s;
+  sel.recompute = Recompute::Selective;
+  EXPECT_NEAR(stage_memory(w, sel, stages, 0).activations, 2 * (2 * S * b * h * (10 + 24 / t) + mask), 1);
+  sel.sequence_parallel = true;
+  EXPECT_NEAR(stage_memory(w, sel, stages, 0).activations, 2 * (2 * S * b * h * 34 / t + mask / t), 1);
+  // Full recomputation keeps each layer's input (2 s b h bytes) plus one layer's full working set.
   Strategy r = s;
-  r.recompute = true;
-  EXPECT_NEAR(stage_memory(w, r, stages, 0).activations, 2 * 2 * (2 * S * b * h) + layer_act, 1);
+  r.recompute = Recompute::Full;
+  EXPECT_NEAR(stage_memory(w, r, stages, 0).activations, 2 * (2 * (2 * S * b * h) + mask) + layer_act, 1);
+  // Interleaved 1F1B with v = 2 chunks: the first device holds pp (1 + (pp - 1)/(pp v)) = 2.5
+  // microbatches' worth of its layers (Korthikanti et al. Sec. 4.2.3), 1F1B's 2 x 1.25.
+  Strategy il = s;
+  il.schedule = PipelineSchedule::Interleaved;
+  il.virtual_stages = 2;
+  EXPECT_NEAR(stage_memory(w, il, stages, 0).activations, 2.5 * (2 * layer_act + mask), 1);
+  EXPECT_NEAR(stage_memory(w, il, stages, 0).activations / stage_memory(w, s, stages, 0).activations,
+              1 + (2.0 - 1) / (2 * 2), 1e-12);
 }
 
 TEST(Iteration, OptimizerStateDecidesWhetherCandleFitsDataParallel) {
-  // 6.44B parameters, 256 samples per GPU, fp16. Adam: 2 + 2 + 12 bytes/param = 103 GB > 80 GB.
+  // 6.44B parameters, 256 samples per GPU, fp16. Adam: 2 + 2 + 12 bytes/param = 103 GB > 80 GiB.
   // Plain SGD keeps only the fp32 master copy: 2 + 2 + 4 bytes/param. Activations: each dense
-  // layer keeps its input, 25 x 16384 elements per sample.
+  // layer keeps its input, 25 x 16384 elements per sample; plus the a100's 6 GiB reserve.
   const Model m = builtin_model("candle-uno");
-  const double P = m.parameters(), act = 256 * 25 * 16384.0 * 2;
+  const double P = m.parameters(), act = 256 * 25 * 16384.0 * 2 + 6.0 * (1 << 30);
   const Workload adam = make_workload(m, builtin_device("a100"), "fp16", 8 * 256);
   const Workload sgd = make_workload(m, builtin_device("a100"), "fp16", 8 * 256, 0, "sgd");
   EXPECT_NEAR(memory_per_gpu(adam, data_parallel_strategy(8)).total(), 16 * P + act, 1);
@@ -330,8 +358,9 @@ TEST(Iteration, PerLayerModelParallelism) {
   EXPECT_EQ(plan.graph.tasks[2].op, CollectiveOp::AllToAll);
   EXPECT_EQ(plan.graph.tasks[2].kind, TaskKind::Collective);
   // A quarter of the parameters (16 bytes each with Adam); each layer keeps the inputs of the 4
-  // ranks' gathered samples: 4 x 256 x 25 x 16384 fp16 elements.
-  EXPECT_NEAR(plan.memory_per_gpu_bytes, 16 * w.model.parameters() / 4 + 4 * 256 * 25 * 16384.0 * 2, 1);
+  // ranks' gathered samples: 4 x 256 x 25 x 16384 fp16 elements; the a100's 6 GiB reserve.
+  EXPECT_NEAR(plan.memory_per_gpu_bytes,
+              16 * w.model.parameters() / 4 + 4 * 256 * 25 * 16384.0 * 2 + 6.0 * (1 << 30), 1);
   Strategy z = s;
   z.zero = 1;
   EXPECT_THROW(plan_iteration(w, z), BadInput);
@@ -343,11 +372,12 @@ TEST(Iteration, PerLayerModelParallelism) {
 TEST(Iteration, GraphStaysSmallForGpt3OnAThousandGpus) {
   const Workload w = workload("gpt3-175b", 1536.0 / 1024 * 1024);
   Strategy s = strategy(8, 8, 16, 24);
-  s.recompute = true;
+  s.recompute = Recompute::Full;
   const auto plan = plan_iteration(w, s);
-  // 2 compute + 2 TP tasks per (stage, microbatch), 2 sends per boundary and microbatch, a few
-  // buckets per stage.
-  EXPECT_LT(plan.graph.tasks.size(), 4u * 16 * 24 + 2 * 15 * 24 + 16 * 40);
+  // 2 compute + 4 TP tasks per (stage, microbatch) (the blocks' AllReduces and the scatter/gather
+  // AllGather of the received boundary, each direction), 2 sends per boundary and microbatch, a
+  // few buckets per stage.
+  EXPECT_LT(plan.graph.tasks.size(), 6u * 16 * 24 + 2 * 15 * 24 + 16 * 40);
   EXPECT_TRUE(plan.feasible);
 }
 

@@ -42,8 +42,9 @@ TEST(Traffic, IntraNodeTrafficIsLeftOut) {
 }
 
 TEST(Traffic, PipelineSendsBecomeDirectedNodeDemand) {
-  // tp = 4 per node, 2 stages on 2 nodes: each of the 4 TP ranks sends its microbatch's
-  // b*s*h activations forward and gets the gradients back, for every microbatch.
+  // tp = 4 per node, 2 stages on 2 nodes: each of the 4 TP ranks sends its 1/4 of the microbatch's
+  // b*s*h activations forward and gets the gradients back, for every microbatch (Megatron's
+  // scatter/gather; the receiving server gathers the slices over its own fabric).
   const std::uint32_t mu = 4;
   const auto plan = plan_iteration(workload("gpt3-1.3b", 8), strategy(1, 4, 2, mu));
   const auto d = derive_traffic(plan.graph, rank_order_placement(8, 4), 2);
@@ -51,8 +52,8 @@ TEST(Traffic, PipelineSendsBecomeDirectedNodeDemand) {
   ASSERT_EQ(d.mp.size(), 2u);
   EXPECT_EQ(d.mp[0].src, 0u);
   EXPECT_EQ(d.mp[0].dst, 1u);
-  EXPECT_DOUBLE_EQ(d.mp[0].bytes, 4 * mu * per_send);
-  EXPECT_DOUBLE_EQ(d.mp[1].bytes, 4 * mu * per_send);
+  EXPECT_DOUBLE_EQ(d.mp[0].bytes, 4 * mu * per_send / 4);
+  EXPECT_DOUBLE_EQ(d.mp[1].bytes, 4 * mu * per_send / 4);
   // The tied embedding copies on both stages sum their gradients: 4 rank pairs across the two
   // nodes, V*h/tp fp16 values each.
   ASSERT_EQ(d.allreduce.size(), 1u);

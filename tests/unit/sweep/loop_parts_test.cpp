@@ -1,0 +1,106 @@
+// The parts of the sweep loop on their own: the scheduler's window (on MPI_COMM_SELF; several
+// ranks are in tests/mpi), chunk sizing, done ranges, the to-do list, ETA formatting and the rows
+// of a frontier. Expected values are worked by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "toposweep/sweep/chunk_runner.hpp"
+#include "toposweep/sweep/columns.hpp"
+#include "toposweep/sweep/progress.hpp"
+#include "toposweep/sweep/scheduler.hpp"
+#include "toposweep/sweep/todo.hpp"
+
+namespace toposweep::sweep {
+namespace {
+
+TEST(ChunkScheduler, HandsOutConsecutiveChunksCountsAndKeepsTheFirstFailure) {
+  ChunkScheduler s(MPI_COMM_SELF);
+  auto c = s.claim(5);
+  EXPECT_EQ(c.first, 0);
+  EXPECT_FALSE(c.stop || c.error);
+  EXPECT_EQ(s.claim(3).first, 5);
+  EXPECT_EQ(s.claim(1).first, 8);
+  s.add_done({5, 1, 2});
+  s.add_done({3, 0, 1});
+  EXPECT_EQ(s.done(), (ChunkCounts{8, 1, 3}));
+  EXPECT_EQ(s.first_failed_rank(), -1);
+  s.publish_failure(0);
+  s.publish_failure(7);  // a later failure does not replace the first
+  EXPECT_EQ(s.first_failed_rank(), 0);
+  c = s.claim(2);
+  EXPECT_EQ(c.first, 9);
+  EXPECT_TRUE(c.error);
+  EXPECT_FALSE(c.stop);
+  s.request_stop();
+  EXPECT_TRUE(s.claim(1).stop);
+  EXPECT_GT(s.seconds(), 0.0);
+}
+
+TEST(ChunkSizer, MeasuresWithOnePointThenAimsAtTheChunkTimeAndShrinksNearTheEnd) {
+  ChunkSizer z(0.5, 4096, 2);
+  EXPECT_EQ(z.next(), 1);
+  z.measured(0.01, 1, 1000);  // 10 ms a point: 50 points make 0.5 s; 1000 left / (2 * 2 ranks) = 250
+  EXPECT_EQ(z.next(), 50);
+  z.measured(0.5, 50, 100);  // still 10 ms a point, but only 100 / 4 = 25 left per half-round
+  EXPECT_EQ(z.next(), 25);
+  z.measured(1.0, 25, 10000);  // 40 ms a point, averaged with 10 ms: 25 ms -> 20 points
+  EXPECT_EQ(z.next(), 20);
+  ChunkSizer cheap(0.5, 4096, 2);
+  cheap.measured(1e-12, 1, 1000000000);  // ~free points: capped at max_chunk_points
+  EXPECT_EQ(cheap.next(), 4096);
+  cheap.measured(1e-12, 1, 0);  // nothing left: still at least one point
+  EXPECT_EQ(cheap.next(), 1);
+}
+
+TEST(RangeAccumulator, ConsecutiveIndicesMakeOneRangeWithTheirCounts) {
+  RangeAccumulator a;
+  a.add(4, PointStatus::Evaluated);
+  a.add(5, PointStatus::Failed);
+  a.add(6, PointStatus::Infeasible);
+  a.add(9, PointStatus::Evaluated);
+  EXPECT_EQ(a.take(), (std::vector<DoneRange>{{4, 7, 1, 1, 1}, {9, 10, 1, 0, 0}}));
+  EXPECT_TRUE(a.take().empty());
+}
+
+TEST(TodoList, ThePointsOutsideTheDoneSetInOrder) {
+  JournalContents j;
+  j.ranges = {{12, 15, 2, 1, 0}};
+  for (std::uint64_t i : {10, 13, 20, 99}) {  // 13 is inside the range; 99 outside [10, 25)
+    PointRecord r;
+    r.index = i;
+    r.result.status = PointStatus::Evaluated;
+    j.records.push_back(r);
+  }
+  const DoneSet d = done_set(j, 10, 25);
+  EXPECT_EQ(d.points, 5u);  // the range's 3 and records 10 and 20
+  EXPECT_EQ(d.counts[0], 4u);
+  const TodoList t = todo_from(d, 10, 25);
+  EXPECT_EQ(t.flat, (std::vector<std::uint64_t>{11, 12, 15, 20, 21, 25}));
+  EXPECT_EQ(t.total, 10u);
+  std::vector<std::uint64_t> all;
+  for (std::uint64_t p = 0; p < t.total; ++p) all.push_back(t.index_at(p));
+  EXPECT_EQ(all, (std::vector<std::uint64_t>{11, 15, 16, 17, 18, 19, 21, 22, 23, 24}));
+}
+
+TEST(FormatEta, SecondsMinutesHours) {
+  EXPECT_EQ(format_eta(42.4), "42s");
+  EXPECT_EQ(format_eta(210), "3.5min");
+  EXPECT_EQ(format_eta(7560), "2.1h");
+  EXPECT_EQ(format_eta(NAN), "?");
+}
+
+TEST(FrontierRows, TheRowsOfTheIndicesInOrderSkippingAbsentOnes) {
+  std::vector<PointRecord> rows(5);
+  const std::uint64_t index[] = {2, 3, 7, 8, 40};
+  for (std::size_t i = 0; i < 5; ++i) rows[i].index = index[i];
+  EXPECT_EQ(frontier_positions(rows, {3, 5, 8, 40, 41}), (std::vector<std::size_t>{1, 3, 4}));
+  EXPECT_TRUE(frontier_positions(rows, {}).empty());
+  EXPECT_TRUE(frontier_positions({}, {1}).empty());
+  const auto picked = frontier_rows(rows, {2, 40});
+  ASSERT_EQ(picked.size(), 2u);
+  EXPECT_EQ(picked[1].index, 40u);
+}
+
+}  // namespace
+}  // namespace toposweep::sweep
