@@ -144,16 +144,19 @@ std::optional<double> AnalyticalModel::begin(const CommTask& comm, double, std::
   return operation_time(comm) * comm.task().repeat;
 }
 
-JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_node,
-                               std::vector<TaskSpan>& spans) {
+void AnalyticalModel::forget_graph(const TaskGraph* graph) {
+  first_shape_.erase(graph);
+  task_time_.erase(graph);
+  std::erase_if(transfer_sets_, [&](const auto& kv) { return kv.first.first == graph; });
+  prepared_.erase(graph);
+}
+
+AnalyticalModel::Prepared& AnalyticalModel::prepared(const TaskGraph& graph, std::uint32_t gpus_per_node) {
   auto it = prepared_.find(&graph);
   // A different placement or a different graph at a recycled address: start that graph over.
   if (it != prepared_.end() &&
       (it->second.gpus_per_node != gpus_per_node || it->second.graph.task_count() != graph.tasks.size())) {
-    first_shape_.erase(&graph);
-    task_time_.erase(&graph);
-    std::erase_if(transfer_sets_, [&](const auto& kv) { return kv.first.first == &graph; });
-    prepared_.erase(it);
+    forget_graph(&graph);
     it = prepared_.end();
   }
   if (it == prepared_.end()) {
@@ -173,8 +176,18 @@ JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_no
     p.times = p.graph.run(graph, p.durations, p.spans);
     p.played = true;
   }
+  return p;
+}
+
+JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_node,
+                               std::vector<TaskSpan>& spans) {
+  const Prepared& p = prepared(graph, gpus_per_node);
   spans.assign(p.spans.begin(), p.spans.end());
   return p.times;
+}
+
+const JobTimes& AnalyticalModel::play_times(const TaskGraph& graph, std::uint32_t gpus_per_node) {
+  return prepared(graph, gpus_per_node).times;
 }
 
 double AnalyticalModel::next_event_time() {

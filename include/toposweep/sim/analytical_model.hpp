@@ -38,6 +38,9 @@ class AnalyticalModel final : public NetworkModel {
   // the same times as run_engine, but the graph's playback structure and every task's
   // duration are kept per graph, so replaying a plan costs one linear pass.
   JobTimes play(const TaskGraph& graph, std::uint32_t gpus_per_node, std::vector<TaskSpan>& spans);
+  // The same times without the spans (a sweep row needs only these): no copy, no allocation
+  // once the graph has been played.
+  const JobTimes& play_times(const TaskGraph& graph, std::uint32_t gpus_per_node);
   // The model keeps no per-run state, so one instance can time many runs on its network and
   // keep its plan cache. Call this when a graph it has seen may be freed (its per-graph memo
   // is keyed by address).
@@ -47,6 +50,8 @@ class AnalyticalModel final : public NetworkModel {
     transfer_sets_.clear();
     task_time_.clear();
   }
+  // The same for one graph.
+  void forget_graph(const TaskGraph* graph);
 
  private:
   // Cache key: the node-level shape of the timed instance (members' nodes in order, GPUs per
@@ -99,6 +104,7 @@ class AnalyticalModel final : public NetworkModel {
     std::vector<TaskSpan> spans;
   };
   std::unordered_map<const TaskGraph*, Prepared> prepared_;
+  Prepared& prepared(const TaskGraph& graph, std::uint32_t gpus_per_node);
 };
 
 }  // namespace toposweep::sim
