@@ -43,6 +43,9 @@ struct PointCache::Impl {
     std::uint32_t gpus = 0;
     std::shared_ptr<const IterationPlan> plan;
     std::uint64_t used = 0;
+    // Its graph's communication layouts (by GPUs per node and instance setting), shared by the
+    // analytical models of every cached network.
+    std::vector<std::unique_ptr<sim::CommLayout>> layouts;
   };
   static constexpr std::size_t kMaxPlans = 16;
   std::vector<PlanEntry> plans;
@@ -109,6 +112,7 @@ struct PointCache::Impl {
           break;
         }
         it->used = clock;
+        last_plan = &*it;
         return *it->plan;
       }
     const Workload wl = workload(w, gpus);
@@ -121,15 +125,27 @@ struct PointCache::Impl {
     if (!plan) plan = std::make_shared<const IterationPlan>(plan_iteration(wl, strategy, &layer_costs));
     if (plans.size() >= kMaxPlans)
       drop_plan(std::min_element(plans.begin(), plans.end(), [](const auto& a, const auto& b) { return a.used < b.used; }));
-    plans.push_back(PlanEntry{w, s, gpus, std::move(plan), clock});
+    plans.push_back(PlanEntry{w, s, gpus, std::move(plan), clock, {}});
+    last_plan = &plans.back();
     return *plans.back().plan;
   }
 
   // The analytical models memoise per graph address: a dropped plan's graph is forgotten first.
   void drop_plan(std::vector<PlanEntry>::iterator it) {
     for (auto& e : nets)
-      for (auto& m : e->analytical) m->forget_graph(&it->plan->graph);
+      for (auto& m : e->analytical) {
+        m->forget_graph(&it->plan->graph);
+        for (const auto& l : it->layouts) m->forget_layout(l.get());
+      }
     plans.erase(it);
+  }
+
+  PlanEntry* last_plan = nullptr;  // the entry plan_for returned last
+
+  const sim::CommLayout& layout_for(PlanEntry& p, std::uint32_t gpus_per_node, bool all_instances) {
+    for (const auto& l : p.layouts)
+      if (l->gpus_per_node() == gpus_per_node && l->all_instances() == all_instances) return *l;
+    return *p.layouts.emplace_back(std::make_unique<sim::CommLayout>(p.plan->graph, gpus_per_node, all_instances));
   }
 
   sim::AnalyticalModel& analytical_for(NetEntry& e, const sim::CommSettings& comm) {
@@ -320,7 +336,9 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
       sim::SimResult& sim = c.row_sim;
       sim.model = sim::NetworkModelKind::Analytical;
       sim.engine.jobs.resize(1);
-      sim.engine.jobs[0] = c.analytical_for(entry, p.sim.comm).play_times(plan.graph, net.gpus_per_node());
+      sim.engine.jobs[0] = c.analytical_for(entry, p.sim.comm)
+                               .play_times(c.layout_for(*c.last_plan, net.gpus_per_node(),
+                                                        p.sim.comm.analytical_all_instances));
       e.row = make_point_result(plan, &sim, cost_usd, bisection);
       return e;
     }

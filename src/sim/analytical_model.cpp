@@ -186,8 +186,53 @@ JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_no
   return p.times;
 }
 
-const JobTimes& AnalyticalModel::play_times(const TaskGraph& graph, std::uint32_t gpus_per_node) {
-  return prepared(graph, gpus_per_node).times;
+const JobTimes& AnalyticalModel::play_times(const CommLayout& layout) {
+  if (auto it = layout_times_.find(&layout); it != layout_times_.end()) return it->second;
+  if (layout.all_instances() != settings_.analytical_all_instances)
+    throw RuntimeFailure("a communication layout played with other instance settings than it was made for");
+  // The layout's shapes as this model's shape ids (the ids key the cache of plans).
+  layout_shapes_.resize(layout.signatures().size());
+  for (std::size_t s = 0; s < layout_shapes_.size(); ++s) {
+    auto [it, fresh] = shape_ids_.emplace(layout.signatures()[s], static_cast<std::int32_t>(shapes_.size()));
+    if (fresh) shapes_.push_back(layout.shapes()[s]);
+    layout_shapes_[s] = it->second;
+  }
+  // Each distinct operation's time: what compute_operation_time gives, with the same maxima in
+  // the same order.
+  const auto& refs = layout.shape_refs();
+  op_times_.resize(layout.ops().size());
+  for (std::size_t o = 0; o < op_times_.size(); ++o) {
+    const CommLayout::Op& op = layout.ops()[o];
+    Task t;
+    t.kind = op.kind;
+    t.op = op.op;
+    t.bytes = op.bytes;
+    double worst = 0;
+    if (op.mode == CommLayout::Mode::TransferSet) {
+      double injection = 0;
+      for (const CommLayout::NodeCount& c : layout.injections()[op.injection]) {
+        double egress = 0, ingress = 0;
+        for (ArcId a : net_->out_arcs(c.node)) egress += net_->arc(a).bandwidth_Bps;
+        for (ArcId a : net_->in_arcs(c.node)) ingress += net_->arc(a).bandwidth_Bps;
+        if (c.out) injection = std::max(injection, c.out / egress);
+        if (c.in) injection = std::max(injection, c.in / ingress);
+      }
+      worst = injection * t.bytes;
+    }
+    if (op.mode != CommLayout::Mode::Idle)
+      for (std::uint32_t k = op.first; k < op.first + op.count; ++k)
+        worst = std::max(worst, shape_time(t, layout_shapes_[refs[k]]));
+    op_times_[o] = worst;
+  }
+  const TaskGraph& graph = layout.graph();
+  const auto& task_ops = layout.task_ops();
+  durations_.resize(graph.tasks.size());
+  for (TaskId i = 0; i < graph.tasks.size(); ++i) {
+    const Task& t = graph.tasks[i];
+    // The same products run_engine forms, so the times agree bit for bit.
+    durations_[i] = task_ops[i] == CommLayout::kCompute ? t.duration_s * t.repeat : op_times_[task_ops[i]] * t.repeat;
+  }
+  return layout_times_.emplace(&layout, layout.prepared().run(graph, durations_, spans_)).first->second;
 }
 
 double AnalyticalModel::next_event_time() {

@@ -15,6 +15,7 @@
 
 #include "toposweep/collective/routing.hpp"
 #include "toposweep/sim/comm_groups.hpp"
+#include "toposweep/sim/comm_layout.hpp"
 #include "toposweep/sim/engine.hpp"
 #include "toposweep/sim/network_model.hpp"
 #include "toposweep/sim/prepared_graph.hpp"
@@ -38,9 +39,10 @@ class AnalyticalModel final : public NetworkModel {
   // the same times as run_engine, but the graph's playback structure and every task's
   // duration are kept per graph, so replaying a plan costs one linear pass.
   JobTimes play(const TaskGraph& graph, std::uint32_t gpus_per_node, std::vector<TaskSpan>& spans);
-  // The same times without the spans (a sweep row needs only these): no copy, no allocation
-  // once the graph has been played.
-  const JobTimes& play_times(const TaskGraph& graph, std::uint32_t gpus_per_node);
+  // The same times without the spans (a sweep row needs only these) from a layout of the
+  // graph, which many models (one per network) share: each distinct operation is timed once,
+  // and a layout played before costs one lookup. The layout must match settings().
+  const JobTimes& play_times(const CommLayout& layout);
   // The model keeps no per-run state, so one instance can time many runs on its network and
   // keep its plan cache. Call this when a graph it has seen may be freed (its per-graph memo
   // is keyed by address).
@@ -50,8 +52,9 @@ class AnalyticalModel final : public NetworkModel {
     transfer_sets_.clear();
     task_time_.clear();
   }
-  // The same for one graph.
+  // The same for one graph, and for one layout.
   void forget_graph(const TaskGraph* graph);
+  void forget_layout(const CommLayout* layout) { layout_times_.erase(layout); }
 
  private:
   // Cache key: the node-level shape of the timed instance (members' nodes in order, GPUs per
@@ -104,6 +107,11 @@ class AnalyticalModel final : public NetworkModel {
     std::vector<TaskSpan> spans;
   };
   std::unordered_map<const TaskGraph*, Prepared> prepared_;
+  // play_times(): the result per layout, and scratch.
+  std::unordered_map<const CommLayout*, JobTimes> layout_times_;
+  std::vector<std::int32_t> layout_shapes_;
+  std::vector<double> op_times_, durations_;
+  std::vector<TaskSpan> spans_;
   Prepared& prepared(const TaskGraph& graph, std::uint32_t gpus_per_node);
 };
 
