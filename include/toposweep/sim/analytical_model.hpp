@@ -41,7 +41,8 @@ class AnalyticalModel final : public NetworkModel {
   JobTimes play(const TaskGraph& graph, std::uint32_t gpus_per_node, std::vector<TaskSpan>& spans);
   // The same times without the spans (a sweep row needs only these) from a layout of the
   // graph, which many models (one per network) share: each distinct operation is timed once,
-  // and a layout played before costs one lookup. The layout must match settings().
+  // and a layout played before costs one lookup. The layout must match settings(). The
+  // per-purpose busy times (comm_busy_s) are not measured here: 0.
   const JobTimes& play_times(const CommLayout& layout);
   // The model keeps no per-run state, so one instance can time many runs on its network and
   // keep its plan cache. Call this when a graph it has seen may be freed (its per-graph memo
