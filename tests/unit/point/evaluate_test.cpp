@@ -71,6 +71,71 @@ TEST(PointEvaluator, CachedNetworkAndPlanGiveTheSameAnswers) {
   EXPECT_GE(rc.iteration_time_s, ra.iteration_time_s);
 }
 
+void expect_bits(const PointResult& a, const PointResult& b) {
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(std::isnan(a.iteration_time_s), std::isnan(b.iteration_time_s));
+  if (!std::isnan(a.iteration_time_s)) {
+    EXPECT_EQ(a.iteration_time_s, b.iteration_time_s);
+    EXPECT_EQ(a.compute_time_s, b.compute_time_s);
+    EXPECT_EQ(a.exposed_comm_time_s, b.exposed_comm_time_s);
+    EXPECT_EQ(a.bubble_time_s, b.bubble_time_s);
+  }
+  EXPECT_EQ(a.memory_per_gpu_bytes, b.memory_per_gpu_bytes);
+  EXPECT_EQ(a.cost_usd, b.cost_usd);
+  EXPECT_EQ(a.dp, b.dp);
+  EXPECT_EQ(a.tp, b.tp);
+}
+
+TEST(PointEvaluator, SeveralNetworksAndPlansCachedAtOnceGiveEachPointsOwnAnswer) {
+  // Topology varying fastest (as perf-1024.ini enumerates): one cache holds every network and
+  // plan; each row must equal the row a fresh cache gives, on the first pass and the second.
+  // GPT-3 on 16 x 8 GPUs does not fit with pp 1 and fits with pp 16 (memory-only plans and full
+  // plans alternate in the cache).
+  testing::RowEvaluator shared;
+  std::size_t infeasible = 0, evaluated = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const char* pp : {"1", "16"})
+      for (const char* bw : {"100Gbps", "400Gbps"})
+        for (const char* kind : {"switch", "fattree", "topoopt"}) {
+          const Config c = make_config({{"topology.kind", kind},
+                                        {"topology.servers", "16"},
+                                        {"topology.degree", "2"},
+                                        {"topology.link_bandwidth", bw},
+                                        {"server.gpus", "8"},
+                                        {"model.name", "gpt3-175b"},
+                                        {"model.batch_per_gpu", "1"},
+                                        {"strategy.tp", "8"},
+                                        {"strategy.pp", pp},
+                                        {"strategy.microbatches", "8"},
+                                        {"strategy.recompute", "true"}});
+          const PointResult r = shared.evaluate(c);
+          testing::RowEvaluator fresh;
+          expect_bits(r, fresh.evaluate(c));
+          expect_bits(r, testing::full_evaluation(c).row);
+          ++(r.status == PointStatus::Infeasible ? infeasible : evaluated);
+        }
+  EXPECT_EQ(infeasible, 12u);
+  EXPECT_EQ(evaluated, 12u);
+}
+
+TEST(PointEvaluator, FullDetailAfterARowOfAnInfeasibleDesignHasItsTaskGraph) {
+  // The row of a design that does not fit keeps no task graph; `simulate` of the same design
+  // through the same cache still gets the whole plan.
+  const Config c = make_config({{"topology.kind", "switch"},
+                                {"topology.servers", "2"},
+                                {"server.gpus", "1"},
+                                {"model.name", "gpt3-175b"},
+                                {"model.batch_per_gpu", "1"}});
+  PointCache cache;
+  const PointResult row = evaluate_config(c, cache, Detail::Row).row;
+  const Evaluation full = evaluate_config(c, cache, Detail::Full);
+  EXPECT_EQ(row.status, PointStatus::Infeasible);
+  expect_bits(row, full.row);
+  EXPECT_FALSE(full.plan.graph.tasks.empty());
+  EXPECT_EQ(full.plan.graph.gpus, 2u);
+}
+
 TEST(PointEvaluator, OneGpuIsComputeOnly) {
   // One GPU (one server hanging off a switch): no communication at all, so the iteration is
   // the sum of the compute tasks.
