@@ -19,6 +19,10 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
   auto shape_of = [&](const std::vector<std::uint32_t>& ranks, std::uint32_t sharing) {
     GroupNodes g = group_nodes(ranks, placement);
     g.instances_per_node = sharing;
+    // A group inside one node is timed over that node's fabric, the same on every node: one
+    // shape for all (so a stage's tensor-parallel collectives share their times with the other
+    // stages').
+    if (g.nodes.size() == 1) g.nodes[0] = 0;
     std::vector<std::uint32_t> sig(g.nodes.begin(), g.nodes.end());
     sig.push_back(g.gpus_per_node);
     sig.push_back(g.ranks);
@@ -37,6 +41,7 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
     std::uint32_t first, count, injection;
   };
   std::map<std::pair<std::uint32_t, TaskKind>, Timed> timed;
+  std::map<std::vector<std::uint32_t>, Timed> alike;
   auto timed_of = [&](std::uint32_t set, TaskKind kind) {
     const auto key = std::make_pair(set, kind);
     if (auto it = timed.find(key); it != timed.end()) return it->second;
@@ -70,8 +75,18 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
       }
     }
     t.count = static_cast<std::uint32_t>(shape_refs_.size()) - t.first;
-    timed.emplace(key, t);
-    return t;
+    // Group sets timed alike (the same shapes, the same per-node counts) share one entry.
+    std::vector<std::uint32_t> content{static_cast<std::uint32_t>(t.mode)};
+    content.insert(content.end(), shape_refs_.begin() + t.first, shape_refs_.end());
+    if (t.mode == Mode::TransferSet)
+      for (const NodeCount& c : injections_[t.injection]) content.insert(content.end(), {c.node, c.out, c.in});
+    auto [same, fresh] = alike.emplace(std::move(content), t);
+    if (!fresh) {
+      shape_refs_.resize(t.first);
+      if (t.mode == Mode::TransferSet) injections_.pop_back();
+    }
+    timed.emplace(key, same->second);
+    return same->second;
   };
   // A Timed's shape range is its own (Idle: empty), so (mode, first, count) names it.
   std::map<std::tuple<Mode, std::uint32_t, std::uint32_t, TaskKind, CollectiveOp, double>, std::uint32_t> op_ids;
