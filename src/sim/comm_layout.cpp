@@ -15,6 +15,9 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
       task_ops_(graph.tasks.size(), kCompute),
       prepared_(graph) {
   const Placement placement = rank_order_placement(graph.gpus, gpus_per_node);
+  VertexId nodes = 0;
+  for (VertexId v : placement.node_of_gpu) nodes = std::max(nodes, v + 1);
+  std::vector<std::uint32_t> out, in;  // transfer sets' per-node counts (scratch)
   std::map<std::vector<std::uint32_t>, std::uint32_t> shape_ids;
   auto shape_of = [&](const std::vector<std::uint32_t>& ranks, std::uint32_t sharing) {
     GroupNodes g = group_nodes(ranks, placement);
@@ -59,17 +62,19 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
         constexpr std::size_t kSamples = 64;
         const std::size_t stride = std::max<std::size_t>(1, gs.groups.size() / kSamples);
         for (std::size_t i = 0; i < gs.groups.size(); i += stride) shape_refs_.push_back(shape_of(gs.groups[i], 1));
-        std::map<VertexId, std::pair<std::uint32_t, std::uint32_t>> counts;
+        out.assign(nodes, 0);
+        in.assign(nodes, 0);
         for (const auto& g : gs.groups) {
           if (g.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
           const VertexId a = placement.node_of_gpu.at(g[0]), b = placement.node_of_gpu.at(g[1]);
           if (a == b) continue;
-          ++counts[a].first;
-          ++counts[b].second;
+          ++out[a];
+          ++in[b];
         }
         t.injection = static_cast<std::uint32_t>(injections_.size());
         auto& list = injections_.emplace_back();
-        for (const auto& [node, c] : counts) list.push_back({node, c.first, c.second});
+        for (VertexId v = 0; v < nodes; ++v)
+          if (out[v] || in[v]) list.push_back({v, out[v], in[v]});
       } else {
         shape_refs_.push_back(shape_of(gs.groups[0], sharing));
       }
