@@ -34,6 +34,29 @@ std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, 
   return it->second;
 }
 
+double AnalyticalModel::transfer_time(std::int32_t shape, double bytes) {
+  const GroupNodes& g = shapes_[static_cast<std::size_t>(shape)];
+  if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
+  if (g.nodes.size() == 1) return intra_node_transfer_time(bytes, net_->intra_link());
+  if (paths_.size() < shapes_.size()) paths_.resize(shapes_.size());
+  PathCost& p = paths_[static_cast<std::size_t>(shape)];
+  if (!p.known) {
+    const auto path = routes_.shortest_path(g.nodes[0], g.nodes[1]);
+    if (!path)
+      throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
+                         std::to_string(g.nodes[0]),
+                     "topology");
+    // path_transfer_time's sums, in path order.
+    p.empty = path->empty();
+    for (ArcId a : *path) {
+      p.latency += net_->arc(a).latency_s;
+      p.narrowest = std::min(p.narrowest, net_->arc(a).bandwidth_Bps);
+    }
+    p.known = true;
+  }
+  return p.empty ? 0.0 : p.latency + (bytes > 0 ? bytes / p.narrowest : 0.0);
+}
+
 double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
   const Key key{shape, static_cast<std::uint8_t>(t.kind), static_cast<std::uint8_t>(t.op), t.bytes};
   auto it = cache_.find(key);
@@ -41,17 +64,7 @@ double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
   const GroupNodes& g = shapes_[static_cast<std::size_t>(shape)];
   double time = 0;
   if (t.kind == TaskKind::Transfer) {
-    if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
-    if (g.nodes.size() == 1) {
-      time = intra_node_transfer_time(t.bytes, net_->intra_link());
-    } else {
-      const auto path = routes_.shortest_path(g.nodes[0], g.nodes[1]);
-      if (!path)
-        throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
-                           std::to_string(g.nodes[0]),
-                       "topology");
-      time = path_transfer_time(*net_, *path, t.bytes);
-    }
+    time = transfer_time(shape, t.bytes);
   } else if (g.nodes.size() == 1) {
     time = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_link());
   } else {
@@ -219,9 +232,14 @@ const JobTimes& AnalyticalModel::play_times(const CommLayout& layout) {
       }
       worst = injection * t.bytes;
     }
-    if (op.mode != CommLayout::Mode::Idle)
+    if (op.kind == TaskKind::Transfer) {
+      // A transfer's time is its path's (memoised per shape, no hashing per sampled instance).
+      for (std::uint32_t k = op.first; k < op.first + op.count; ++k)
+        worst = std::max(worst, transfer_time(layout_shapes_[refs[k]], t.bytes));
+    } else {
       for (std::uint32_t k = op.first; k < op.first + op.count; ++k)
         worst = std::max(worst, shape_time(t, layout_shapes_[refs[k]]));
+    }
     op_times_[o] = worst;
   }
   const TaskGraph& graph = layout.graph();

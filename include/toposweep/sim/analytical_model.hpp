@@ -9,6 +9,7 @@
 // from) the network over its NIC bandwidth, and the slowest of up to 64 sampled instances, not
 // just the first.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -73,6 +74,14 @@ class AnalyticalModel final : public NetworkModel {
   std::int32_t shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement,
                         std::uint32_t sharing);
   double shape_time(const Task& t, std::int32_t shape);
+  // A point-to-point transfer of `bytes` between the shape's two members.
+  double transfer_time(std::int32_t shape, double bytes);
+  // Per shape id (transfers between two nodes): the path's summed latency and narrowest arc.
+  struct PathCost {
+    bool known = false, empty = false;
+    double latency = 0, narrowest = std::numeric_limits<double>::infinity();
+  };
+  std::vector<PathCost> paths_;
 
   const Network* net_;
   CommSettings settings_;
