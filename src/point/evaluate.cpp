@@ -46,8 +46,13 @@ struct PointCache::Impl {
     // Its graph's communication layouts (by GPUs per node and instance setting), shared by the
     // analytical models of every cached network.
     std::vector<std::unique_ptr<sim::CommLayout>> layouts;
+    std::size_t size = 0;  // tasks, dependencies and group members: what its memory scales with
   };
+  // At most this many plans, and this many tasks + dependencies + group members over all of them
+  // (a plan on 131,072 GPUs holds millions of group members).
   static constexpr std::size_t kMaxPlans = 16;
+  static constexpr std::size_t kMaxPlanSize = std::size_t{1} << 24;
+  std::size_t plan_size = 0;
   std::vector<PlanEntry> plans;
   // Per-layer costs by (model, device, strategy shape): a sweep's points share them.
   LayerCostCache layer_costs;
@@ -123,9 +128,13 @@ struct PointCache::Impl {
       if (!memory_only.feasible) plan = std::make_shared<const IterationPlan>(std::move(memory_only));
     }
     if (!plan) plan = std::make_shared<const IterationPlan>(plan_iteration(wl, strategy, &layer_costs));
-    if (plans.size() >= kMaxPlans)
+    std::size_t size = plan->graph.tasks.size() + plan->graph.deps.size();
+    for (const GroupSet& gs : plan->graph.group_sets)
+      for (const auto& g : gs.groups) size += g.size();
+    while (!plans.empty() && (plans.size() >= kMaxPlans || plan_size + size > kMaxPlanSize))
       drop_plan(std::min_element(plans.begin(), plans.end(), [](const auto& a, const auto& b) { return a.used < b.used; }));
-    plans.push_back(PlanEntry{w, s, gpus, std::move(plan), clock, {}});
+    plans.push_back(PlanEntry{w, s, gpus, std::move(plan), clock, {}, size});
+    plan_size += size;
     last_plan = &plans.back();
     return *plans.back().plan;
   }
@@ -137,6 +146,7 @@ struct PointCache::Impl {
         m->forget_graph(&it->plan->graph);
         for (const auto& l : it->layouts) m->forget_layout(l.get());
       }
+    plan_size -= it->size;
     plans.erase(it);
   }
 
