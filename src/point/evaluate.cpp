@@ -3,6 +3,7 @@
 #include "toposweep/point/evaluate.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/topology/build.hpp"
@@ -47,6 +48,7 @@ struct PointCache::Impl {
     // analytical models of every cached network.
     std::vector<std::unique_ptr<sim::CommLayout>> layouts;
     std::size_t size = 0;  // tasks, dependencies and group members: what its memory scales with
+    std::exception_ptr failure;  // the InvalidDesign planning threw (plan is null then)
   };
   // At most this many plans, and this many tasks + dependencies + group members over all of them
   // (a plan on 131,072 GPUs holds millions of group members).
@@ -112,6 +114,10 @@ struct PointCache::Impl {
     ++clock;
     for (auto it = plans.begin(); it != plans.end(); ++it)
       if (it->gpus == gpus && it->strategy == s && it->workload == w) {
+        if (it->failure) {
+          it->used = clock;
+          std::rethrow_exception(it->failure);
+        }
         if (graph_needed && !it->plan->feasible && it->plan->graph.tasks.empty()) {
           drop_plan(it);
           break;
@@ -120,20 +126,33 @@ struct PointCache::Impl {
         last_plan = &*it;
         return *it->plan;
       }
-    const Workload wl = workload(w, gpus);
-    const Strategy strategy = resolve_strategy(s, wl, gpus);
     std::shared_ptr<const IterationPlan> plan;
-    if (!graph_needed) {
-      IterationPlan memory_only = plan_memory(wl, strategy);
-      if (!memory_only.feasible) plan = std::make_shared<const IterationPlan>(std::move(memory_only));
+    std::exception_ptr failure;
+    try {
+      const Workload wl = workload(w, gpus);
+      const Strategy strategy = resolve_strategy(s, wl, gpus);
+      if (!graph_needed) {
+        IterationPlan memory_only = plan_memory(wl, strategy);
+        if (!memory_only.feasible) plan = std::make_shared<const IterationPlan>(std::move(memory_only));
+      }
+      if (!plan) plan = std::make_shared<const IterationPlan>(plan_iteration(wl, strategy, &layer_costs));
+    } catch (const InvalidDesign&) {
+      // A design that cannot exist (degrees that do not divide the batch, ...) fails alike for
+      // every network: remembered, so the points that share it cost one rethrow each.
+      failure = std::current_exception();
     }
-    if (!plan) plan = std::make_shared<const IterationPlan>(plan_iteration(wl, strategy, &layer_costs));
+    if (failure) {
+      if (plans.size() >= kMaxPlans)
+        drop_plan(std::min_element(plans.begin(), plans.end(), [](const auto& a, const auto& b) { return a.used < b.used; }));
+      plans.push_back(PlanEntry{w, s, gpus, nullptr, clock, {}, 0, failure});
+      std::rethrow_exception(failure);
+    }
     std::size_t size = plan->graph.tasks.size() + plan->graph.deps.size();
     for (const GroupSet& gs : plan->graph.group_sets)
       for (const auto& g : gs.groups) size += g.size();
     while (!plans.empty() && (plans.size() >= kMaxPlans || plan_size + size > kMaxPlanSize))
       drop_plan(std::min_element(plans.begin(), plans.end(), [](const auto& a, const auto& b) { return a.used < b.used; }));
-    plans.push_back(PlanEntry{w, s, gpus, std::move(plan), clock, {}, size});
+    plans.push_back(PlanEntry{w, s, gpus, std::move(plan), clock, {}, size, nullptr});
     plan_size += size;
     last_plan = &plans.back();
     return *plans.back().plan;
@@ -143,6 +162,7 @@ struct PointCache::Impl {
   void drop_plan(std::vector<PlanEntry>::iterator it) {
     for (auto& e : nets)
       for (auto& m : e->analytical) {
+        if (!it->plan) break;
         m->forget_graph(&it->plan->graph);
         for (const auto& l : it->layouts) m->forget_layout(l.get());
       }
@@ -233,7 +253,8 @@ Evaluation check_only(const DesignPoint& p, PointCache::Impl& c) {
   if (gpus == 0) return {};
   check_step([&] {
     const Workload w = c.workload(p.workload, gpus);
-    if (!own_network) require_gpus(plan_iteration(w, resolve_strategy(p.strategy, w, gpus)), *net);
+    // The plan's memory and GPU count are all the check needs (its task graph adds no reading).
+    if (!own_network) require_gpus(plan_memory(w, resolve_strategy(p.strategy, w, gpus)), *net);
   });
   return {};
 }

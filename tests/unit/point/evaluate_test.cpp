@@ -119,6 +119,34 @@ TEST(PointEvaluator, SeveralNetworksAndPlansCachedAtOnceGiveEachPointsOwnAnswer)
   EXPECT_EQ(evaluated, 12u);
 }
 
+TEST(PointEvaluator, AnImpossibleStrategyFailsAlikeFromTheCache) {
+  // 3 microbatches do not divide a replica's batch of 8: the plan fails for every network. The
+  // cache remembers the failure; each point still gets the same error, naming the same key.
+  auto failure = [](const Config& c, PointCache& cache) {
+    try {
+      evaluate_config(c, cache, Detail::Row);
+    } catch (const InvalidDesign& e) {
+      return std::string(e.what()) + " @ " + e.where();
+    }
+    return std::string("no failure");
+  };
+  PointCache shared;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const char* kind : {"switch", "fattree"}) {
+      const Config c = make_config({{"topology.kind", kind},
+                                    {"topology.servers", "2"},
+                                    {"server.gpus", "8"},
+                                    {"model.name", "gpt3-175b"},
+                                    {"model.batch_per_gpu", "1"},
+                                    {"strategy.tp", "8"},
+                                    {"strategy.microbatches", "3"}});
+      PointCache fresh;
+      const std::string expected = failure(c, fresh);
+      EXPECT_NE(expected.find("microbatches"), std::string::npos) << expected;
+      EXPECT_EQ(failure(c, shared), expected);
+    }
+}
+
 TEST(PointEvaluator, FullDetailAfterARowOfAnInfeasibleDesignHasItsTaskGraph) {
   // The row of a design that does not fit keeps no task graph; `simulate` of the same design
   // through the same cache still gets the whole plan.
