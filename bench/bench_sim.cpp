@@ -44,7 +44,9 @@ Config gpt3_fattree(std::uint32_t servers, std::uint32_t pp, const std::string& 
 }
 
 // 1,024 GPUs: 128 servers, tp=8 pp=8 dp=16.
-Config gpt3_1024(const std::string& model) { return gpt3_fattree(128, 8, model); }
+Config gpt3_1024(const std::string& model) {
+  return gpt3_fattree(128, 8, model);
+}
 
 Config dlrm_topoopt(std::uint32_t servers) {
   return make_config({{"topology.kind", "topoopt"},
@@ -154,7 +156,9 @@ void BM_FlowGpt3_1024(benchmark::State& state) { run_flow(state, gpt3_1024("flow
 BENCHMARK(BM_FlowGpt3_1024)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // 16,384 GPUs: 2,048 servers x 8 on a three-tier fat-tree, tp=8 pp=16 dp=128.
-void BM_FlowGpt3_16384(benchmark::State& state) { run_flow(state, gpt3_fattree(2048, 16, "flow")); }
+void BM_FlowGpt3_16384(benchmark::State& state) {
+  run_flow(state, gpt3_fattree(2048, 16, "flow"));
+}
 BENCHMARK(BM_FlowGpt3_16384)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // One cold analytical point on 131,072 GPUs (16,384 servers x 8, fat-tree; tp=8 pp=16 dp=1,024):

@@ -83,7 +83,8 @@ void BM_Perf1024_ColdPass(benchmark::State& state) {
     points += space.size();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(points));
-  state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
+  state.counters["points_per_s"] =
+      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
   state.counters["evaluated"] = static_cast<double>(evaluated);
 }
 BENCHMARK(BM_Perf1024_ColdPass)->Unit(benchmark::kMillisecond)->MinTime(2);

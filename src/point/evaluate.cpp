@@ -47,7 +47,7 @@ struct PointCache::Impl {
     // Its graph's communication layouts (by GPUs per node and instance setting), shared by the
     // analytical models of every cached network.
     std::vector<std::unique_ptr<sim::CommLayout>> layouts;
-    std::size_t size = 0;  // tasks, dependencies and group members: what its memory scales with
+    std::size_t size = 0;        // tasks, dependencies and group members: what its memory scales with
     std::exception_ptr failure;  // the InvalidDesign planning threw (plan is null then)
   };
   // At most this many plans, and this many tasks + dependencies + group members over all of them
@@ -75,7 +75,8 @@ struct PointCache::Impl {
     e->used = clock;
     const std::size_t arcs = e->network->arc_count();
     while (!nets.empty() && (nets.size() >= kMaxNetworks || net_arcs + arcs > kMaxArcs)) {
-      auto lru = std::min_element(nets.begin(), nets.end(), [](const auto& a, const auto& b) { return a->used < b->used; });
+      auto lru = std::min_element(nets.begin(), nets.end(),
+                                  [](const auto& a, const auto& b) { return a->used < b->used; });
       net_arcs -= (*lru)->network->arc_count();
       nets.erase(lru);
     }
@@ -143,7 +144,8 @@ struct PointCache::Impl {
     }
     if (failure) {
       if (plans.size() >= kMaxPlans)
-        drop_plan(std::min_element(plans.begin(), plans.end(), [](const auto& a, const auto& b) { return a.used < b.used; }));
+        drop_plan(std::min_element(plans.begin(), plans.end(),
+                                   [](const auto& a, const auto& b) { return a.used < b.used; }));
       plans.push_back(PlanEntry{w, s, gpus, nullptr, clock, {}, 0, failure});
       std::rethrow_exception(failure);
     }
@@ -151,7 +153,8 @@ struct PointCache::Impl {
     for (const GroupSet& gs : plan->graph.group_sets)
       for (const auto& g : gs.groups) size += g.size();
     while (!plans.empty() && (plans.size() >= kMaxPlans || plan_size + size > kMaxPlanSize))
-      drop_plan(std::min_element(plans.begin(), plans.end(), [](const auto& a, const auto& b) { return a.used < b.used; }));
+      drop_plan(std::min_element(plans.begin(), plans.end(),
+                                 [](const auto& a, const auto& b) { return a.used < b.used; }));
     plans.push_back(PlanEntry{w, s, gpus, std::move(plan), clock, {}, size, nullptr});
     plan_size += size;
     last_plan = &plans.back();
@@ -175,7 +178,8 @@ struct PointCache::Impl {
   const sim::CommLayout& layout_for(PlanEntry& p, std::uint32_t gpus_per_node, bool all_instances) {
     for (const auto& l : p.layouts)
       if (l->gpus_per_node() == gpus_per_node && l->all_instances() == all_instances) return *l;
-    return *p.layouts.emplace_back(std::make_unique<sim::CommLayout>(p.plan->graph, gpus_per_node, all_instances));
+    return *p.layouts.emplace_back(
+        std::make_unique<sim::CommLayout>(p.plan->graph, gpus_per_node, all_instances));
   }
 
   sim::AnalyticalModel& analytical_for(NetEntry& e, const sim::CommSettings& comm) {

@@ -248,9 +248,11 @@ const JobTimes& AnalyticalModel::play_times(const CommLayout& layout) {
   for (TaskId i = 0; i < graph.tasks.size(); ++i) {
     const Task& t = graph.tasks[i];
     // The same products run_engine forms, so the times agree bit for bit.
-    durations_[i] = task_ops[i] == CommLayout::kCompute ? t.duration_s * t.repeat : op_times_[task_ops[i]] * t.repeat;
+    durations_[i] =
+        task_ops[i] == CommLayout::kCompute ? t.duration_s * t.repeat : op_times_[task_ops[i]] * t.repeat;
   }
-  return layout_times_.emplace(&layout, layout.prepared().run(graph, durations_, spans_, false)).first->second;
+  return layout_times_.emplace(&layout, layout.prepared().run(graph, durations_, spans_, false))
+      .first->second;
 }
 
 double AnalyticalModel::next_event_time() {

@@ -61,7 +61,8 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
         t.mode = Mode::TransferSet;
         constexpr std::size_t kSamples = 64;
         const std::size_t stride = std::max<std::size_t>(1, gs.groups.size() / kSamples);
-        for (std::size_t i = 0; i < gs.groups.size(); i += stride) shape_refs_.push_back(shape_of(gs.groups[i], 1));
+        for (std::size_t i = 0; i < gs.groups.size(); i += stride)
+          shape_refs_.push_back(shape_of(gs.groups[i], 1));
         out.assign(nodes, 0);
         in.assign(nodes, 0);
         for (const auto& g : gs.groups) {
@@ -84,7 +85,8 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
     std::vector<std::uint32_t> content{static_cast<std::uint32_t>(t.mode)};
     content.insert(content.end(), shape_refs_.begin() + t.first, shape_refs_.end());
     if (t.mode == Mode::TransferSet)
-      for (const NodeCount& c : injections_[t.injection]) content.insert(content.end(), {c.node, c.out, c.in});
+      for (const NodeCount& c : injections_[t.injection])
+        content.insert(content.end(), {c.node, c.out, c.in});
     auto [same, fresh] = alike.emplace(std::move(content), t);
     if (!fresh) {
       shape_refs_.resize(t.first);
@@ -94,7 +96,8 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
     return same->second;
   };
   // A Timed's shape range is its own (Idle: empty), so (mode, first, count) names it.
-  std::map<std::tuple<Mode, std::uint32_t, std::uint32_t, TaskKind, CollectiveOp, double>, std::uint32_t> op_ids;
+  std::map<std::tuple<Mode, std::uint32_t, std::uint32_t, TaskKind, CollectiveOp, double>, std::uint32_t>
+      op_ids;
   for (TaskId i = 0; i < graph.tasks.size(); ++i) {
     const Task& task = graph.tasks[i];
     if (task.kind == TaskKind::Compute) continue;

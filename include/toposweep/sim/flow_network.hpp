@@ -132,28 +132,29 @@ class FlowNetwork {
   // or another filling that takes in its flows invalidates it (flow_refill.cpp).
   struct Log {
     bool valid = false;
-    bool pending = false;                // flows finished since the last recomputation
-    std::vector<FlowId> flows;           // local index -> flow (finished ones too, until compacted)
-    std::vector<char> dead;              // per local flow: finished
-    std::size_t active = 0;              // flows not dead
-    std::size_t busy = 0;                // arcs that active flows cross
+    bool pending = false;                  // flows finished since the last recomputation
+    std::vector<FlowId> flows;             // local index -> flow (finished ones too, until compacted)
+    std::vector<char> dead;                // per local flow: finished
+    std::size_t active = 0;                // flows not dead
+    std::size_t busy = 0;                  // arcs that active flows cross
     std::vector<std::uint32_t> arc_alive;  // per local arc: active flows crossing it
-    std::vector<ArcId> arcs;             // local index -> arc; the arcs its flows cross
+    std::vector<ArcId> arcs;               // local index -> arc; the arcs its flows cross
     // Local adjacency for the search of the part that finishes touched (compact, so the search
     // stays in cache): flow -> arcs and arc -> flows, as offsets into flat lists.
     std::vector<std::uint32_t> flow_begin, flow_arcs, arc_begin, arc_flows;
     std::vector<std::uint32_t> flow_mark, arc_mark;  // search epochs, per local flow / arc
     std::uint32_t mark = 0;
-    std::vector<FlowId> order;               // flows in the order the filling froze them
-    std::vector<Checkpoint> checkpoints;     // ascending `frozen`; first checkpoint_count in use
+    std::vector<FlowId> order;            // flows in the order the filling froze them
+    std::vector<Checkpoint> checkpoints;  // ascending `frozen`; first checkpoint_count in use
     std::size_t checkpoint_count = 0;
-    std::size_t cut = SIZE_MAX;              // smallest order position of the flows finished since
-    std::vector<std::uint32_t> dropped;      // local arcs with a non-zero Arc::dropped
+    std::size_t cut = SIZE_MAX;          // smallest order position of the flows finished since
+    std::vector<std::uint32_t> dropped;  // local arcs with a non-zero Arc::dropped
   };
 
   void recompute();
   void collect_component();  // fills comp_arcs_ / comp_flows_ and the pieces, settles the flows
-  void seed_fill(std::span<const ArcId> arcs);  // a fresh filling's start: arcs full, the heap of their shares
+  void seed_fill(
+      std::span<const ArcId> arcs);  // a fresh filling's start: arcs full, the heap of their shares
   // Progressive filling of `n` flows (the collected component, or a log's active flows) from
   // `frozen` flows frozen on; when `log` is given, records the freezing order and saves
   // checkpoints in it (see flow_refill.cpp).
