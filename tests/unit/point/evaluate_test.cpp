@@ -119,6 +119,55 @@ TEST(PointEvaluator, SeveralNetworksAndPlansCachedAtOnceGiveEachPointsOwnAnswer)
   EXPECT_EQ(evaluated, 12u);
 }
 
+TEST(PointEvaluator, EvictedNetworksAndPlansAreBuiltAgainWithTheSameAnswers) {
+  // More networks (and so plans: the GPU count differs) than the cache holds: the oldest are
+  // dropped (and forgotten by the analytical models that memoised them) and built again when
+  // they come back, in reverse order.
+  auto point = [](std::uint32_t servers) {
+    const std::string n = std::to_string(servers);
+    return make_config({{"topology.kind", "switch"},
+                        {"topology.servers", n.c_str()},
+                        {"server.gpus", "2"},
+                        {"model.name", "bert-large"},
+                        {"strategy.tp", "2"}});
+  };
+  testing::RowEvaluator shared;
+  std::vector<PointResult> first;
+  for (std::uint32_t servers = 2; servers < 72; ++servers) first.push_back(shared.evaluate(point(servers)));
+  for (std::uint32_t servers = 71; servers >= 2; --servers) {
+    const PointResult again = shared.evaluate(point(servers));
+    ASSERT_EQ(again.status, PointStatus::Evaluated) << again.message;
+    expect_bits(again, first[servers - 2]);
+    testing::RowEvaluator fresh;
+    expect_bits(again, fresh.evaluate(point(servers)));
+  }
+}
+
+TEST(PointEvaluator, EvictedPlansAreForgottenByTheNetworksThatStay) {
+  // Two networks stay cached while more plans than the cache holds come and go: a network's
+  // analytical model must not answer a new plan from the memo of an evicted one (their task
+  // graphs and layouts may reuse the same addresses).
+  auto point = [](const char* bw, std::uint32_t batch) {
+    const std::string b = std::to_string(batch);
+    return make_config({{"topology.kind", "fattree"},
+                        {"topology.servers", "8"},
+                        {"topology.link_bandwidth", bw},
+                        {"server.gpus", "2"},
+                        {"model.name", "bert-large"},
+                        {"model.batch_per_gpu", b.c_str()}});
+  };
+  testing::RowEvaluator shared;
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::uint32_t batch = 1; batch <= 40; ++batch)
+      for (const char* bw : {"100Gbps", "400Gbps"}) {
+        const std::uint32_t b = pass == 0 ? batch : 41 - batch;
+        const PointResult r = shared.evaluate(point(bw, b));
+        ASSERT_EQ(r.status, PointStatus::Evaluated) << r.message;
+        testing::RowEvaluator fresh;
+        expect_bits(r, fresh.evaluate(point(bw, b)));
+      }
+}
+
 TEST(PointEvaluator, AnImpossibleStrategyFailsAlikeFromTheCache) {
   // 3 microbatches do not divide a replica's batch of 8: the plan fails for every network. The
   // cache remembers the failure; each point still gets the same error, naming the same key.
