@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,20 +26,26 @@ Config make_config(std::vector<std::pair<std::string, std::string>> settings) {
   return c;
 }
 
-// GPT-3 175B, 3-D strategy tp=8 pp=8 dp=16, 64 microbatches, on a 128-server x 8-GPU fat-tree.
-Config gpt3_1024(const std::string& model) {
+// GPT-3 175B, 3-D strategy tp=8 pp=pp dp=servers*8/(8*pp), 64 microbatches, one per GPU, on a
+// servers x 8-GPU fat-tree of 200 Gbps links.
+Config gpt3_fattree(std::uint32_t servers, std::uint32_t pp, const std::string& model) {
   return make_config({{"topology.kind", "fattree"},
-                      {"topology.servers", "128"},
+                      {"topology.servers", std::to_string(servers)},
                       {"server.gpus", "8"},
                       {"topology.link_bandwidth", "200Gbps"},
                       {"model.name", "gpt3-175b"},
                       {"model.batch_per_gpu", "1"},
                       {"strategy.tp", "8"},
-                      {"strategy.pp", "8"},
+                      {"strategy.pp", std::to_string(pp)},
                       {"strategy.microbatches", "64"},
                       {"strategy.recompute", "true"},
                       {"strategy.zero", "1"},
                       {"simulate.network_model", model}});
+}
+
+// 1,024 GPUs: 128 servers, tp=8 pp=8 dp=16.
+Config gpt3_1024(const std::string& model) {
+  return gpt3_fattree(128, 8, model);
 }
 
 Config dlrm_topoopt(std::uint32_t servers) {
@@ -147,6 +154,27 @@ BENCHMARK(BM_FlowDlrm128Topoopt)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void BM_FlowGpt3_1024(benchmark::State& state) { run_flow(state, gpt3_1024("flow")); }
 BENCHMARK(BM_FlowGpt3_1024)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// 16,384 GPUs: 2,048 servers x 8 on a three-tier fat-tree, tp=8 pp=16 dp=128.
+void BM_FlowGpt3_16384(benchmark::State& state) {
+  run_flow(state, gpt3_fattree(2048, 16, "flow"));
+}
+BENCHMARK(BM_FlowGpt3_16384)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// One cold analytical point on 131,072 GPUs (16,384 servers x 8, fat-tree; tp=8 pp=16 dp=1,024):
+// the sweep row evaluation with a fresh cache each time (network, cost, plan, simulation).
+void BM_AnalyticalGpt3_131072_EvaluateCold(benchmark::State& state) {
+  const Config c = gpt3_fattree(16384, 16, "analytical");
+  double t = 0;
+  for (auto _ : state) {
+    PointCache cache;
+    t = evaluate_config(c, cache, Detail::Row).row.iteration_time_s;
+    benchmark::DoNotOptimize(t);
+  }
+  state.counters["iteration_s"] = t;
+  state.counters["peak_rss_MiB"] = peak_rss_bytes() / (1 << 20);
+}
+BENCHMARK(BM_AnalyticalGpt3_131072_EvaluateCold)->Unit(benchmark::kMillisecond);
 
 // Scaling: one data-parallel iteration of BERT-large over n servers x 1 GPU on a two-tier
 // fat-tree (bucketed ring AllReduce; ring flows cross shared spine links), n = 64 .. 4,096.

@@ -55,6 +55,40 @@ void BM_EvaluatePoint_AnalyticalModel(benchmark::State& state) {
 }
 BENCHMARK(BM_EvaluatePoint_AnalyticalModel)->MinTime(3);
 
+const sweep::Space& perf_space() {
+  static const sweep::Space space = [] {
+    Config c;
+    load_ini_file(c, std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/sweeps/perf-1024.ini");
+    validate_and_default(c, cli::all_config_keys());
+    return sweep::parse_space(c, cli::all_config_keys());
+  }();
+  return space;
+}
+
+// The 1,024-GPU performance space (GPT-3 175B, 128 servers x 8, 1,728 points, 78 % of them not
+// fitting in memory) evaluated cold, in index order, as one sweep rank meets it: a fresh
+// PointCache per pass, so every network, plan and collective plan is built again.
+void BM_Perf1024_ColdPass(benchmark::State& state) {
+  const auto& space = perf_space();
+  std::uint64_t points = 0, evaluated = 0;
+  Config scratch = space.base();
+  for (auto _ : state) {
+    PointCache cache;
+    const sweep::Evaluator eval = [&](const Config& p) { return evaluate_config(p, cache, Detail::Row).row; };
+    evaluated = 0;
+    for (std::uint64_t i = 0; i < space.size(); ++i) {
+      const auto r = sweep::evaluate_point(space, i, eval, scratch);
+      evaluated += r.result.status == PointStatus::Evaluated;
+    }
+    points += space.size();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(points));
+  state.counters["points_per_s"] =
+      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
+  state.counters["evaluated"] = static_cast<double>(evaluated);
+}
+BENCHMARK(BM_Perf1024_ColdPass)->Unit(benchmark::kMillisecond)->MinTime(2);
+
 // Engine-side cost of a point without the model: decode the index, build the point's Config,
 // run the synthetic closed form, catch its exceptions.
 void BM_EvaluatePoint_EngineOnly(benchmark::State& state) {

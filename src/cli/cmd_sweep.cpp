@@ -139,7 +139,9 @@ sweep::PointCheck make_point_check(const Config& config) {
     return [](const Config& point) {
       for (const auto& entry : point.entries()) point.has(entry.first);
     };
-  return [](const Config& point) { check_point_config(point); };
+  // One cache for every checked point: they share networks, models and devices.
+  auto cache = std::make_shared<PointCache>();
+  return [cache](const Config& point) { check_point_config(point, *cache); };
 }
 
 void print_result(CommandContext& ctx, const sweep::Space& space, const sweep::SweepSummary& s,

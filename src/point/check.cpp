@@ -7,6 +7,10 @@ namespace toposweep {
 
 void check_point_config(const Config& point) {
   PointCache cache;
+  check_point_config(point, cache);
+}
+
+void check_point_config(const Config& point, PointCache& cache) {
   try {
     evaluate_config(point, cache, Detail::Check);
   } catch (const InvalidDesign&) {

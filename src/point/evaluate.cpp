@@ -3,6 +3,7 @@
 #include "toposweep/point/evaluate.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/topology/build.hpp"
@@ -12,49 +13,92 @@
 namespace toposweep {
 
 struct PointCache::Impl {
-  // The last network, by its topology and cost specs (sweeps enumerate in mixed-radix order, so
-  // consecutive points usually share it).
-  std::optional<topology::TopologySpec> topo_key;
-  std::optional<topology::CostSpec> cost_key;
-  std::optional<topology::CostSpec> table_key;  // of `prices`
-  std::optional<topology::PriceTable> prices;
-  std::shared_ptr<const Network> network;
-  topology::CostBreakdown cost;
-  double bisection_Bps = PointResult::nan;
+  // Networks by topology spec, several at once: a sweep's axes may vary the topology fastest
+  // (perf-1024.ini cycles through 18 networks per plan), so a one-entry cache would rebuild
+  // every point's network. Each entry keeps what depends on the network alone: its bisection,
+  // its cost per price table and its analytical models (route and collective-plan caches) per
+  // communication setting. Least recently used entries go first; the budget bounds entries and
+  // arcs so huge networks do not pile up.
+  struct NetEntry {
+    topology::TopologySpec topo;
+    std::shared_ptr<const Network> network;
+    double bisection_Bps = PointResult::nan;
+    std::vector<std::pair<topology::CostSpec, topology::CostBreakdown>> costs;
+    std::vector<std::unique_ptr<sim::AnalyticalModel>> analytical;
+    std::uint64_t used = 0;
+  };
+  static constexpr std::size_t kMaxNetworks = 64;
+  static constexpr std::size_t kMaxArcs = std::size_t{1} << 22;
+  std::vector<std::unique_ptr<NetEntry>> nets;
+  std::size_t net_arcs = 0;
+  std::uint64_t clock = 0;
+  std::vector<std::pair<topology::CostSpec, topology::PriceTable>> prices;
   // Models and devices by name (a file is read once).
   std::map<std::string, Model> models;
   std::map<std::string, Device> devices;
-  // The last plan, by workload, strategy and GPU count.
-  std::optional<WorkloadSpec> plan_workload;
-  std::optional<StrategySpec> plan_strategy;
-  std::uint32_t plan_gpus = 0;
-  std::shared_ptr<const IterationPlan> plan;
+  // Plans by workload, strategy and GPU count, several at once for the same reason. A plan
+  // that does not fit in memory is kept without its task graph (a row needs only its memory).
+  struct PlanEntry {
+    WorkloadSpec workload;
+    StrategySpec strategy;
+    std::uint32_t gpus = 0;
+    std::shared_ptr<const IterationPlan> plan;
+    std::uint64_t used = 0;
+    // Its graph's communication layouts (by GPUs per node and instance setting), shared by the
+    // analytical models of every cached network.
+    std::vector<std::unique_ptr<sim::CommLayout>> layouts;
+    std::size_t size = 0;        // tasks, dependencies and group members: what its memory scales with
+    std::exception_ptr failure;  // the InvalidDesign planning threw (plan is null then)
+  };
+  // At most this many plans, and this many tasks + dependencies + group members over all of them
+  // (a plan on 131,072 GPUs holds millions of group members).
+  static constexpr std::size_t kMaxPlans = 16;
+  static constexpr std::size_t kMaxPlanSize = std::size_t{1} << 24;
+  std::size_t plan_size = 0;
+  std::vector<PlanEntry> plans;
   // Per-layer costs by (model, device, strategy shape): a sweep's points share them.
   LayerCostCache layer_costs;
-  // Analytical model bound to `network`, reused (with its plan cache) while the network and the
-  // communication settings stay.
-  std::optional<sim::AnalyticalModel> analytical;
+  // The row path's simulation result, reused so a warm point allocates nothing for it.
+  sim::SimResult row_sim;
+
+  NetEntry& entry_for(const topology::TopologySpec& topo) {
+    ++clock;
+    for (auto& e : nets)
+      if (e->topo == topo) {
+        e->used = clock;
+        return *e;
+      }
+    auto e = std::make_unique<NetEntry>();
+    e->network = std::make_shared<const Network>(build_network(topo));
+    e->topo = topo;
+    e->bisection_Bps = network_bisection_Bps(*e->network);
+    e->used = clock;
+    const std::size_t arcs = e->network->arc_count();
+    while (!nets.empty() && (nets.size() >= kMaxNetworks || net_arcs + arcs > kMaxArcs)) {
+      auto lru = std::min_element(nets.begin(), nets.end(),
+                                  [](const auto& a, const auto& b) { return a->used < b->used; });
+      net_arcs -= (*lru)->network->arc_count();
+      nets.erase(lru);
+    }
+    net_arcs += arcs;
+    nets.push_back(std::move(e));
+    return *nets.back();
+  }
+
+  const topology::CostBreakdown& cost_for(NetEntry& e, const topology::CostSpec& costs) {
+    for (const auto& [spec, cost] : e.costs)
+      if (spec == costs) return cost;
+    const topology::PriceTable* table = nullptr;
+    for (const auto& [spec, t] : prices)
+      if (spec == costs) table = &t;
+    if (!table) table = &prices.emplace_back(costs, topology::price_table(costs)).second;
+    return e.costs.emplace_back(costs, topology::network_cost(*e.network, *table)).second;
+  }
 
   const Network& network_for(const topology::TopologySpec& topo, const topology::CostSpec& costs) {
-    if (!network || topo != *topo_key) {
-      analytical.reset();
-      network.reset();
-      topo_key.reset();
-      network = std::make_shared<const Network>(build_network(topo));
-      topo_key = topo;
-      cost_key.reset();
-      bisection_Bps = network_bisection_Bps(*network);
-    }
-    if (!cost_key || costs != *cost_key) {
-      if (!table_key || costs != *table_key) {
-        prices.reset();
-        prices.emplace(topology::price_table(costs));
-        table_key = costs;
-      }
-      cost = topology::network_cost(*network, *prices);
-      cost_key = costs;
-    }
-    return *network;
+    NetEntry& e = entry_for(topo);
+    cost_for(e, costs);
+    return *e.network;
   }
 
   Workload workload(const WorkloadSpec& spec, std::uint32_t gpus) {
@@ -65,24 +109,83 @@ struct PointCache::Impl {
     return make_workload(spec, gpus, m->second, d->second);
   }
 
-  const IterationPlan& plan_for(const WorkloadSpec& w, const StrategySpec& s, std::uint32_t gpus) {
-    if (!plan || gpus != plan_gpus || w != *plan_workload || s != *plan_strategy) {
-      if (analytical) analytical->forget_graphs();
-      plan.reset();
+  // `graph_needed`: the caller plays the plan even when it does not fit (Detail::Full).
+  const IterationPlan& plan_for(const WorkloadSpec& w, const StrategySpec& s, std::uint32_t gpus,
+                                bool graph_needed = true) {
+    ++clock;
+    for (auto it = plans.begin(); it != plans.end(); ++it)
+      if (it->gpus == gpus && it->strategy == s && it->workload == w) {
+        if (it->failure) {
+          it->used = clock;
+          std::rethrow_exception(it->failure);
+        }
+        if (graph_needed && !it->plan->feasible && it->plan->graph.tasks.empty()) {
+          drop_plan(it);
+          break;
+        }
+        it->used = clock;
+        last_plan = &*it;
+        return *it->plan;
+      }
+    std::shared_ptr<const IterationPlan> plan;
+    std::exception_ptr failure;
+    try {
       const Workload wl = workload(w, gpus);
-      plan = std::make_shared<const IterationPlan>(
-          plan_iteration(wl, resolve_strategy(s, wl, gpus), &layer_costs));
-      plan_workload = w;
-      plan_strategy = s;
-      plan_gpus = gpus;
+      const Strategy strategy = resolve_strategy(s, wl, gpus);
+      if (!graph_needed) {
+        IterationPlan memory_only = plan_memory(wl, strategy);
+        if (!memory_only.feasible) plan = std::make_shared<const IterationPlan>(std::move(memory_only));
+      }
+      if (!plan) plan = std::make_shared<const IterationPlan>(plan_iteration(wl, strategy, &layer_costs));
+    } catch (const InvalidDesign&) {
+      // A design that cannot exist (degrees that do not divide the batch, ...) fails alike for
+      // every network: remembered, so the points that share it cost one rethrow each.
+      failure = std::current_exception();
     }
-    return *plan;
+    if (failure) {
+      if (plans.size() >= kMaxPlans)
+        drop_plan(std::min_element(plans.begin(), plans.end(),
+                                   [](const auto& a, const auto& b) { return a.used < b.used; }));
+      plans.push_back(PlanEntry{w, s, gpus, nullptr, clock, {}, 0, failure});
+      std::rethrow_exception(failure);
+    }
+    std::size_t size = plan->graph.tasks.size() + plan->graph.deps.size();
+    for (const GroupSet& gs : plan->graph.group_sets)
+      for (const auto& g : gs.groups) size += g.size();
+    while (!plans.empty() && (plans.size() >= kMaxPlans || plan_size + size > kMaxPlanSize))
+      drop_plan(std::min_element(plans.begin(), plans.end(),
+                                 [](const auto& a, const auto& b) { return a.used < b.used; }));
+    plans.push_back(PlanEntry{w, s, gpus, std::move(plan), clock, {}, size, nullptr});
+    plan_size += size;
+    last_plan = &plans.back();
+    return *plans.back().plan;
   }
 
-  sim::AnalyticalModel& analytical_for(const Network& net, const sim::CommSettings& comm) {
-    if (analytical && !(analytical->settings() == comm)) analytical.reset();
-    if (!analytical) analytical.emplace(net, comm);
-    return *analytical;
+  // The analytical models memoise per graph address: a dropped plan's graph is forgotten first.
+  void drop_plan(std::vector<PlanEntry>::iterator it) {
+    for (auto& e : nets)
+      for (auto& m : e->analytical) {
+        if (!it->plan) break;
+        m->forget_graph(&it->plan->graph);
+        for (const auto& l : it->layouts) m->forget_layout(l.get());
+      }
+    plan_size -= it->size;
+    plans.erase(it);
+  }
+
+  PlanEntry* last_plan = nullptr;  // the entry plan_for returned last
+
+  const sim::CommLayout& layout_for(PlanEntry& p, std::uint32_t gpus_per_node, bool all_instances) {
+    for (const auto& l : p.layouts)
+      if (l->gpus_per_node() == gpus_per_node && l->all_instances() == all_instances) return *l;
+    return *p.layouts.emplace_back(
+        std::make_unique<sim::CommLayout>(p.plan->graph, gpus_per_node, all_instances));
+  }
+
+  sim::AnalyticalModel& analytical_for(NetEntry& e, const sim::CommSettings& comm) {
+    for (auto& m : e.analytical)
+      if (m->settings() == comm) return *m;
+    return *e.analytical.emplace_back(std::make_unique<sim::AnalyticalModel>(*e.network, comm));
   }
 };
 
@@ -154,7 +257,8 @@ Evaluation check_only(const DesignPoint& p, PointCache::Impl& c) {
   if (gpus == 0) return {};
   check_step([&] {
     const Workload w = c.workload(p.workload, gpus);
-    if (!own_network) require_gpus(plan_iteration(w, resolve_strategy(p.strategy, w, gpus)), *net);
+    // The plan's memory and GPU count are all the check needs (its task graph adds no reading).
+    if (!own_network) require_gpus(plan_memory(w, resolve_strategy(p.strategy, w, gpus)), *net);
   });
   return {};
 }
@@ -243,25 +347,33 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
   if (p.optimize) return evaluate_optimized(p, c, detail);
 
   Evaluation e;
-  const Network& net = c.network_for(p.topology, p.costs);
-  const IterationPlan& plan = c.plan_for(p.workload, p.strategy, net.gpu_count());
-  require_gpus(plan, net);
-  const double cost_usd = c.cost.total_usd;
-  const double bisection = c.bisection_Bps;
-  if (detail == Detail::Full) {
-    e.network = c.network;
-    e.plan = plan;
-    e.cost = c.cost;
-  }
+  PointCache::Impl::NetEntry& entry = c.entry_for(p.topology);
+  const Network& net = *entry.network;
+  const topology::CostBreakdown& cost = c.cost_for(entry, p.costs);
   const bool rank_order = p.placement == opt::PlacementKind::RankOrder;
-  if (detail == Detail::Row && rank_order) {
+  const bool row_path = detail == Detail::Row && rank_order;
+  const IterationPlan& plan = c.plan_for(p.workload, p.strategy, net.gpu_count(), !row_path);
+  require_gpus(plan, net);
+  const double cost_usd = cost.total_usd;
+  const double bisection = entry.bisection_Bps;
+  if (detail == Detail::Full) {
+    e.network = entry.network;
+    e.plan = plan;
+    e.cost = cost;
+  }
+  if (row_path) {
     // A sweep's hot path: the cached analytical model plays the plan with rank order.
     if (!plan.feasible) {
       e.row = make_point_result(plan, nullptr, cost_usd, bisection);
       return e;
     }
     if (p.sim.model == sim::NetworkModelKind::Analytical) {
-      const sim::SimResult sim = sim::simulate_analytical(c.analytical_for(net, p.sim.comm), plan.graph, net.gpus_per_node());
+      sim::SimResult& sim = c.row_sim;
+      sim.model = sim::NetworkModelKind::Analytical;
+      sim.engine.jobs.resize(1);
+      sim.engine.jobs[0] = c.analytical_for(entry, p.sim.comm)
+                               .play_times(c.layout_for(*c.last_plan, net.gpus_per_node(),
+                                                        p.sim.comm.analytical_all_instances));
       e.row = make_point_result(plan, &sim, cost_usd, bisection);
       return e;
     }

@@ -34,6 +34,29 @@ std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, 
   return it->second;
 }
 
+double AnalyticalModel::transfer_time(std::int32_t shape, double bytes) {
+  const GroupNodes& g = shapes_[static_cast<std::size_t>(shape)];
+  if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
+  if (g.nodes.size() == 1) return intra_node_transfer_time(bytes, net_->intra_link());
+  if (paths_.size() < shapes_.size()) paths_.resize(shapes_.size());
+  PathCost& p = paths_[static_cast<std::size_t>(shape)];
+  if (!p.known) {
+    const auto path = routes_.shortest_path(g.nodes[0], g.nodes[1]);
+    if (!path)
+      throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
+                         std::to_string(g.nodes[0]),
+                     "topology");
+    // path_transfer_time's sums, in path order.
+    p.empty = path->empty();
+    for (ArcId a : *path) {
+      p.latency += net_->arc(a).latency_s;
+      p.narrowest = std::min(p.narrowest, net_->arc(a).bandwidth_Bps);
+    }
+    p.known = true;
+  }
+  return p.empty ? 0.0 : p.latency + (bytes > 0 ? bytes / p.narrowest : 0.0);
+}
+
 double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
   const Key key{shape, static_cast<std::uint8_t>(t.kind), static_cast<std::uint8_t>(t.op), t.bytes};
   auto it = cache_.find(key);
@@ -41,17 +64,7 @@ double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
   const GroupNodes& g = shapes_[static_cast<std::size_t>(shape)];
   double time = 0;
   if (t.kind == TaskKind::Transfer) {
-    if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
-    if (g.nodes.size() == 1) {
-      time = intra_node_transfer_time(t.bytes, net_->intra_link());
-    } else {
-      const auto path = routes_.shortest_path(g.nodes[0], g.nodes[1]);
-      if (!path)
-        throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
-                           std::to_string(g.nodes[0]),
-                       "topology");
-      time = path_transfer_time(*net_, *path, t.bytes);
-    }
+    time = transfer_time(shape, t.bytes);
   } else if (g.nodes.size() == 1) {
     time = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_link());
   } else {
@@ -144,16 +157,19 @@ std::optional<double> AnalyticalModel::begin(const CommTask& comm, double, std::
   return operation_time(comm) * comm.task().repeat;
 }
 
-JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_node,
-                               std::vector<TaskSpan>& spans) {
+void AnalyticalModel::forget_graph(const TaskGraph* graph) {
+  first_shape_.erase(graph);
+  task_time_.erase(graph);
+  std::erase_if(transfer_sets_, [&](const auto& kv) { return kv.first.first == graph; });
+  prepared_.erase(graph);
+}
+
+AnalyticalModel::Prepared& AnalyticalModel::prepared(const TaskGraph& graph, std::uint32_t gpus_per_node) {
   auto it = prepared_.find(&graph);
   // A different placement or a different graph at a recycled address: start that graph over.
   if (it != prepared_.end() &&
       (it->second.gpus_per_node != gpus_per_node || it->second.graph.task_count() != graph.tasks.size())) {
-    first_shape_.erase(&graph);
-    task_time_.erase(&graph);
-    std::erase_if(transfer_sets_, [&](const auto& kv) { return kv.first.first == &graph; });
-    prepared_.erase(it);
+    forget_graph(&graph);
     it = prepared_.end();
   }
   if (it == prepared_.end()) {
@@ -173,8 +189,70 @@ JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_no
     p.times = p.graph.run(graph, p.durations, p.spans);
     p.played = true;
   }
+  return p;
+}
+
+JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_node,
+                               std::vector<TaskSpan>& spans) {
+  const Prepared& p = prepared(graph, gpus_per_node);
   spans.assign(p.spans.begin(), p.spans.end());
   return p.times;
+}
+
+const JobTimes& AnalyticalModel::play_times(const CommLayout& layout) {
+  if (auto it = layout_times_.find(&layout); it != layout_times_.end()) return it->second;
+  if (layout.all_instances() != settings_.analytical_all_instances)
+    throw RuntimeFailure("a communication layout played with other instance settings than it was made for");
+  // The layout's shapes as this model's shape ids (the ids key the cache of plans).
+  layout_shapes_.resize(layout.signatures().size());
+  for (std::size_t s = 0; s < layout_shapes_.size(); ++s) {
+    auto [it, fresh] = shape_ids_.emplace(layout.signatures()[s], static_cast<std::int32_t>(shapes_.size()));
+    if (fresh) shapes_.push_back(layout.shapes()[s]);
+    layout_shapes_[s] = it->second;
+  }
+  // Each distinct operation's time: what compute_operation_time gives, with the same maxima in
+  // the same order.
+  const auto& refs = layout.shape_refs();
+  op_times_.resize(layout.ops().size());
+  for (std::size_t o = 0; o < op_times_.size(); ++o) {
+    const CommLayout::Op& op = layout.ops()[o];
+    Task t;
+    t.kind = op.kind;
+    t.op = op.op;
+    t.bytes = op.bytes;
+    double worst = 0;
+    if (op.mode == CommLayout::Mode::TransferSet) {
+      double injection = 0;
+      for (const CommLayout::NodeCount& c : layout.injections()[op.injection]) {
+        double egress = 0, ingress = 0;
+        for (ArcId a : net_->out_arcs(c.node)) egress += net_->arc(a).bandwidth_Bps;
+        for (ArcId a : net_->in_arcs(c.node)) ingress += net_->arc(a).bandwidth_Bps;
+        if (c.out) injection = std::max(injection, c.out / egress);
+        if (c.in) injection = std::max(injection, c.in / ingress);
+      }
+      worst = injection * t.bytes;
+    }
+    if (op.kind == TaskKind::Transfer) {
+      // A transfer's time is its path's (memoised per shape, no hashing per sampled instance).
+      for (std::uint32_t k = op.first; k < op.first + op.count; ++k)
+        worst = std::max(worst, transfer_time(layout_shapes_[refs[k]], t.bytes));
+    } else {
+      for (std::uint32_t k = op.first; k < op.first + op.count; ++k)
+        worst = std::max(worst, shape_time(t, layout_shapes_[refs[k]]));
+    }
+    op_times_[o] = worst;
+  }
+  const TaskGraph& graph = layout.graph();
+  const auto& task_ops = layout.task_ops();
+  durations_.resize(graph.tasks.size());
+  for (TaskId i = 0; i < graph.tasks.size(); ++i) {
+    const Task& t = graph.tasks[i];
+    // The same products run_engine forms, so the times agree bit for bit.
+    durations_[i] =
+        task_ops[i] == CommLayout::kCompute ? t.duration_s * t.repeat : op_times_[task_ops[i]] * t.repeat;
+  }
+  return layout_times_.emplace(&layout, layout.prepared().run(graph, durations_, spans_, false))
+      .first->second;
 }
 
 double AnalyticalModel::next_event_time() {

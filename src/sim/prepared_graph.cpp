@@ -150,7 +150,7 @@ double PreparedGraph::group_union(std::uint32_t group) {
 }
 
 JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> durations,
-                            std::vector<TaskSpan>& spans) {
+                            std::vector<TaskSpan>& spans, bool comm_busy) {
   const std::size_t n = graph.tasks.size();
   spans.resize(n);
   std::copy(chain_offsets_.begin(), chain_offsets_.end() - 1, item_ends_.begin());
@@ -172,8 +172,9 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
   set_critical_stage(
       out, stages_, [&](std::uint32_t p) { return group_union(p); },
       [&](std::uint32_t p) { return group_union(stages_ + p); });
-  for (std::size_t q = 0; q < kPurposeCount; ++q)
-    out.comm_busy_s[q] = group_union(2 * stages_ + static_cast<std::uint32_t>(q));
+  if (comm_busy)
+    for (std::size_t q = 0; q < kPurposeCount; ++q)
+      out.comm_busy_s[q] = group_union(2 * stages_ + static_cast<std::uint32_t>(q));
   return out;
 }
 

@@ -125,7 +125,7 @@ void ChunkSizer::measured(double seconds, std::int64_t points, std::int64_t rema
   sec_per_point_ = sec_per_point_ < 0 ? per : 0.5 * sec_per_point_ + 0.5 * per;
   double want = chunk_seconds_ / std::max(sec_per_point_, 1e-9);
   want = std::clamp(want, 1.0, static_cast<double>(max_points_));
-  want = std::min(want, std::max(1.0, static_cast<double>(remaining) / (2.0 * ranks_)));
+  want = std::min(want, std::max(1.0, static_cast<double>(remaining) / (kGuidedShare * ranks_)));
   next_ = static_cast<std::int64_t>(want);
 }
 

@@ -895,7 +895,7 @@ TaskGraph IterationBuilder::build() {
 
 }  // namespace
 
-IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy, LayerCostCache* cache) {
+IterationPlan plan_memory(const Workload& workload, const Strategy& strategy) {
   validate_strategy(strategy, workload, strategy.gpus());
   IterationPlan plan;
   plan.strategy = strategy;
@@ -904,6 +904,7 @@ IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy,
   plan.pp = strategy.pp;
   plan.microbatches = strategy.microbatches;
   plan.global_batch = workload.global_batch;
+  plan.graph.gpus = strategy.gpus();
   plan.memory = memory_per_gpu(workload, strategy);
   plan.memory_per_gpu_bytes = plan.memory.total();
   plan.feasible = fits_in_memory(workload, plan.memory);
@@ -915,6 +916,11 @@ IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy,
                   workload.device.hbm_bytes / kGiB);
     plan.infeasible_reason = buf;
   }
+  return plan;
+}
+
+IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy, LayerCostCache* cache) {
+  IterationPlan plan = plan_memory(workload, strategy);
   // Transformer layers: their collectives (and, per operator, their times) from the layer costs.
   const bool transformer =
       workload.model.transformer && !strategy.per_layer() && !workload.model.has_tables();

@@ -8,5 +8,8 @@
 namespace toposweep {
 
 void check_point_config(const Config& point);
+// The same with a cache kept across the checks of a sweep's points (networks, models, devices).
+class PointCache;
+void check_point_config(const Config& point, PointCache& cache);
 
 }  // namespace toposweep

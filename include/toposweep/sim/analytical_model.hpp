@@ -9,12 +9,14 @@
 // from) the network over its NIC bandwidth, and the slowest of up to 64 sampled instances, not
 // just the first.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <unordered_map>
 #include <vector>
 
 #include "toposweep/collective/routing.hpp"
 #include "toposweep/sim/comm_groups.hpp"
+#include "toposweep/sim/comm_layout.hpp"
 #include "toposweep/sim/engine.hpp"
 #include "toposweep/sim/network_model.hpp"
 #include "toposweep/sim/prepared_graph.hpp"
@@ -38,6 +40,11 @@ class AnalyticalModel final : public NetworkModel {
   // the same times as run_engine, but the graph's playback structure and every task's
   // duration are kept per graph, so replaying a plan costs one linear pass.
   JobTimes play(const TaskGraph& graph, std::uint32_t gpus_per_node, std::vector<TaskSpan>& spans);
+  // The same times without the spans (a sweep row needs only these) from a layout of the
+  // graph, which many models (one per network) share: each distinct operation is timed once,
+  // and a layout played before costs one lookup. The layout must match settings(). The
+  // per-purpose busy times (comm_busy_s) are not measured here: 0.
+  const JobTimes& play_times(const CommLayout& layout);
   // The model keeps no per-run state, so one instance can time many runs on its network and
   // keep its plan cache. Call this when a graph it has seen may be freed (its per-graph memo
   // is keyed by address).
@@ -47,6 +54,9 @@ class AnalyticalModel final : public NetworkModel {
     transfer_sets_.clear();
     task_time_.clear();
   }
+  // The same for one graph, and for one layout.
+  void forget_graph(const TaskGraph* graph);
+  void forget_layout(const CommLayout* layout) { layout_times_.erase(layout); }
 
  private:
   // Cache key: the node-level shape of the timed instance (members' nodes in order, GPUs per
@@ -64,6 +74,14 @@ class AnalyticalModel final : public NetworkModel {
   std::int32_t shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement,
                         std::uint32_t sharing);
   double shape_time(const Task& t, std::int32_t shape);
+  // A point-to-point transfer of `bytes` between the shape's two members.
+  double transfer_time(std::int32_t shape, double bytes);
+  // Per shape id (transfers between two nodes): the path's summed latency and narrowest arc.
+  struct PathCost {
+    bool known = false, empty = false;
+    double latency = 0, narrowest = std::numeric_limits<double>::infinity();
+  };
+  std::vector<PathCost> paths_;
 
   const Network* net_;
   CommSettings settings_;
@@ -99,6 +117,12 @@ class AnalyticalModel final : public NetworkModel {
     std::vector<TaskSpan> spans;
   };
   std::unordered_map<const TaskGraph*, Prepared> prepared_;
+  // play_times(): the result per layout, and scratch.
+  std::unordered_map<const CommLayout*, JobTimes> layout_times_;
+  std::vector<std::int32_t> layout_shapes_;
+  std::vector<double> op_times_, durations_;
+  std::vector<TaskSpan> spans_;
+  Prepared& prepared(const TaskGraph& graph, std::uint32_t gpus_per_node);
 };
 
 }  // namespace toposweep::sim

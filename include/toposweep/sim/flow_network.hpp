@@ -3,9 +3,12 @@
 // shared max-min fairly (progressive filling). Rates are recomputed only for the connected
 // component of flows that a start or finish touches, and only once per distinct event time,
 // so symmetric collectives (thousands of flows starting and finishing together) cost one
-// recomputation per stage instead of one per flow. When only finishes happened since the last
-// filling of a whole-network component, that filling is resumed from a checkpoint taken before
-// it froze the first finished flow (flow_refill.cpp): same arithmetic, same bits, less work.
+// recomputation per stage instead of one per flow. A filling of a component is logged; while
+// only finishes happen in that component, the next recomputation finds the component's flows
+// from the log instead of searching the network, and resumes the filling from a checkpoint
+// taken before it froze the first finished flow (flow_refill.cpp): same arithmetic, same bits,
+// less work.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <queue>
@@ -63,8 +66,8 @@ class FlowNetwork {
   std::uint64_t recomputations() const { return recomputations_; }
   std::uint64_t rate_assignments() const { return rate_assignments_; }
 
-  // Resume the last filling instead of filling afresh when only finishes happened since, on
-  // whole-network components (flow_refill.cpp). On by default; results are the same either way
+  // Resume the logged filling of a component instead of filling afresh when only finishes
+  // happened in it since (flow_refill.cpp). On by default; results are the same either way
   // (tested bit for bit), only the work differs.
   void set_resumable(bool on) { resumable_ = on; }
 
@@ -84,6 +87,7 @@ class FlowNetwork {
     double weight = 1;
     std::uint32_t first_hop = 0, hops = 0;
   };
+  static constexpr std::uint32_t kNoLog = std::numeric_limits<std::uint32_t>::max();
   // Per-flow state that recomputations do not read.
   struct FlowInfo {
     double bytes = 0;
@@ -91,6 +95,8 @@ class FlowNetwork {
     std::uint32_t version = 0;
     std::uint32_t hop_capacity = 0;  // pool slots this id owns at first_hop
     std::uint32_t linked_pos = 0;    // index in linked_ while the flow holds arcs
+    std::uint32_t log = kNoLog;      // the valid log whose filling set this flow's rate, if any
+    std::uint32_t local = 0;         // its index among that log's flows
     bool active = false;
   };
   // Per-arc state, one record per arc for the same reason.
@@ -101,9 +107,10 @@ class FlowNetwork {
     // small integers, so the running sum is exact).
     double weight = 0;
     double remaining = 0, unfrozen = 0;  // recompute() scratch: capacity left, unfrozen weight
-    double dropped = 0;                  // weight of flows finished since the logged filling
+    double dropped = 0;                  // weight of flows finished since the owning log's filling
     std::uint32_t seen = 0;              // recomputation epoch
-    std::uint32_t slot = 0;              // index in logged_arcs_ (when it is there)
+    std::uint32_t log = kNoLog;          // the valid log that owns the arc, if any
+    std::uint32_t slot = 0;              // index among that log's arcs
   };
   struct FinishEvent {
     double time;
@@ -111,27 +118,67 @@ class FlowNetwork {
     std::uint32_t version;
     bool operator>(const FinishEvent& o) const { return time > o.time || (time == o.time && flow > o.flow); }
   };
-  // A saved state of a logged filling: after `frozen` flows of fill_log_ were frozen, the
-  // remaining capacity and unfrozen weight of each arc of logged_arcs_, and the heap.
+  // A saved state of a logged filling: after `frozen` flows of the log's order were frozen, the
+  // remaining capacity and unfrozen weight of each of the log's arcs, and the heap.
   struct Checkpoint {
     std::size_t frozen = 0;
     std::vector<double> remaining, unfrozen;
     std::vector<ShareHeap::Key> heap;
   };
+  // The logged filling of a set of flows closed under arc sharing (one component or several).
+  // While valid: the log owns its arcs (Arc::log), every active flow crossing them is one of its
+  // flows (FlowInfo::log), and its order and checkpoints describe a filling of exactly its
+  // active flows and the flows finished since (`cut`, Arc::dropped). A start on one of its arcs
+  // or another filling that takes in its flows invalidates it (flow_refill.cpp).
+  struct Log {
+    bool valid = false;
+    bool pending = false;                  // flows finished since the last recomputation
+    std::vector<FlowId> flows;             // local index -> flow (finished ones too, until compacted)
+    std::vector<char> dead;                // per local flow: finished
+    std::size_t active = 0;                // flows not dead
+    std::size_t busy = 0;                  // arcs that active flows cross
+    std::vector<std::uint32_t> arc_alive;  // per local arc: active flows crossing it
+    std::vector<ArcId> arcs;               // local index -> arc; the arcs its flows cross
+    // Local adjacency for the search of the part that finishes touched (compact, so the search
+    // stays in cache): flow -> arcs and arc -> flows, as offsets into flat lists.
+    std::vector<std::uint32_t> flow_begin, flow_arcs, arc_begin, arc_flows;
+    std::vector<std::uint32_t> flow_mark, arc_mark;  // search epochs, per local flow / arc
+    std::uint32_t mark = 0;
+    std::vector<FlowId> order;            // flows in the order the filling froze them
+    std::vector<Checkpoint> checkpoints;  // ascending `frozen`; first checkpoint_count in use
+    std::size_t checkpoint_count = 0;
+    std::size_t cut = SIZE_MAX;          // smallest order position of the flows finished since
+    std::vector<std::uint32_t> dropped;  // local arcs with a non-zero Arc::dropped
+  };
 
   void recompute();
-  void collect_component();  // fills comp_arcs_ / comp_flows_, settles the flows
-  void seed_fill();          // a fresh filling's start: every arc full, the heap of its shares
-  // Progressive filling over the collected component from `frozen` flows frozen on; logs the
-  // freezing order and saves checkpoints when `logging` (see flow_refill.cpp).
-  void fill(std::size_t frozen, bool logging);
-  void save_checkpoint(std::size_t frozen);
-  // Resumes the last logged filling at its latest checkpoint before the first finished flow;
-  // false (nothing done) when that is not possible.
-  bool resume_fill();
+  void collect_component();  // fills comp_arcs_ / comp_flows_ and the pieces, settles the flows
+  void seed_fill(
+      std::span<const ArcId> arcs);  // a fresh filling's start: arcs full, the heap of their shares
+  // Progressive filling of `n` flows (the collected component, or a log's active flows) from
+  // `frozen` flows frozen on; when `log` is given, records the freezing order and saves
+  // checkpoints in it (see flow_refill.cpp).
+  void fill(std::size_t n, std::size_t frozen, Log* log);
+  void save_checkpoint(Log& log, std::size_t frozen);
+  // Resumes log l's filling at its latest checkpoint before the first finished flow; false
+  // (nothing done) when there is none.
+  bool resume_fill(std::uint32_t l);
+  // Fills one component afresh and logs the filling when it is big enough (`flows` and `arcs`
+  // are a piece of comp_flows_ / comp_arcs_).
+  void fill_afresh(std::span<const FlowId> flows, std::span<const ArcId> arcs);
+  // Recomputes the part of log l touched by the flows finished since its filling.
+  void recompute_log(std::uint32_t l);
+  std::uint32_t new_log();
+  void build_log_adjacency(Log& log);
+  void invalidate_log(std::uint32_t l);
+  void release_dropped(Log& log);  // clears Arc::dropped and the cut after a recomputation
   // Freezes the unfrozen flows crossing arc a at `share` per unit of weight.
-  void freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_flows, bool logging);
-  void settle(Flow& f);  // brings `remaining` up to now_
+  void freeze_flows_on(ArcId a, double share, std::size_t& unfrozen_flows, Log* log);
+  // Brings `remaining` up to now_.
+  void settle(Flow& f) {
+    f.remaining = std::max(0.0, f.remaining - f.rate * (now_ - f.since));
+    f.since = now_;
+  }
   void schedule(FlowId id);
   void detach(FlowId id);
   std::span<const ArcId> path_of(const Flow& f) const { return {hop_arc_.data() + f.first_hop, f.hops}; }
@@ -153,21 +200,21 @@ class FlowNetwork {
   std::vector<ArcId> comp_arcs_;
   std::vector<FlowId> comp_flows_;
   std::vector<double> comp_old_rate_;  // parallel to comp_flows_: rate before this recomputation
+  // Where each separately filled piece (a component, or a union of them) of comp_arcs_ /
+  // comp_flows_ starts, and a last entry for the end.
+  std::vector<std::size_t> piece_arcs_, piece_flows_;
+  std::vector<std::uint32_t> search_;   // recompute_log(): local arcs reached, in order
+  std::vector<std::uint32_t> reached_;  // recompute_log(): local flows reached, in order
   ShareHeap share_heap_;
   std::vector<LinkSample> samples_;
-  // Resumable filling (flow_refill.cpp): the last filling of a whole-network component, kept
-  // while only finishes happen after it.
+  // Logged fillings (flow_refill.cpp).
   bool resumable_ = true;
-  bool whole_ = false;                   // the last collected component holds every active flow
-  bool log_valid_ = false;               // fill_log_ and checkpoints_ describe the current flows' filling
+  bool whole_ = false;                   // the last search reached every arc that carries flows
   bool integer_weights_ = true;          // every weight so far is an integer
-  std::vector<FlowId> fill_log_;         // flows in the order the filling froze them
-  std::vector<std::uint32_t> fill_pos_;  // per flow: its index in fill_log_
-  std::vector<ArcId> logged_arcs_;       // the arcs of the logged filling
-  std::vector<Checkpoint> checkpoints_;  // ascending `frozen`; first checkpoint_count_ in use
-  std::size_t checkpoint_count_ = 0;
-  std::size_t cut_ = SIZE_MAX;       // smallest fill_pos_ of the flows finished since
-  std::vector<ArcId> dropped_arcs_;  // arcs with a non-zero Arc::dropped
+  std::vector<std::uint32_t> fill_pos_;  // per flow: its index in its log's order
+  std::vector<Log> logs_;
+  std::vector<std::uint32_t> free_logs_;
+  std::vector<std::uint32_t> pending_logs_;  // logs with flows finished since the last recomputation
   bool record_ = false;
   std::uint32_t epoch_ = 0;
   double now_ = 0;

@@ -25,8 +25,10 @@ class PreparedGraph {
 
   // Plays `graph` (the one this was prepared from) with per-task durations in seconds
   // (repeat included), writes every task's span into `spans` (resized to the task count) and
-  // returns the breakdown run_engine would.
-  JobTimes run(const TaskGraph& graph, std::span<const double> durations, std::vector<TaskSpan>& spans);
+  // returns the breakdown run_engine would. Without `comm_busy` the per-purpose busy times
+  // (the unions that merge every stage's streams, most of a pass's work) are left 0.
+  JobTimes run(const TaskGraph& graph, std::span<const double> durations, std::vector<TaskSpan>& spans,
+               bool comm_busy = true);
 
   std::size_t task_count() const { return stream_prev_.size(); }
 

@@ -45,4 +45,8 @@ IterationPlan plan_iteration_from_config(const Config& config, std::uint32_t gpu
 IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy,
                              LayerCostCache* cache = nullptr);
 
+// The same plan without its task graph (graph.gpus set, no tasks, total_flops 0): the memory
+// check and everything a row of a design that does not fit needs, in closed form, microseconds.
+IterationPlan plan_memory(const Workload& workload, const Strategy& strategy);
+
 }  // namespace toposweep

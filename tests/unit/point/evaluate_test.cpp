@@ -71,6 +71,148 @@ TEST(PointEvaluator, CachedNetworkAndPlanGiveTheSameAnswers) {
   EXPECT_GE(rc.iteration_time_s, ra.iteration_time_s);
 }
 
+void expect_bits(const PointResult& a, const PointResult& b) {
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(std::isnan(a.iteration_time_s), std::isnan(b.iteration_time_s));
+  if (!std::isnan(a.iteration_time_s)) {
+    EXPECT_EQ(a.iteration_time_s, b.iteration_time_s);
+    EXPECT_EQ(a.compute_time_s, b.compute_time_s);
+    EXPECT_EQ(a.exposed_comm_time_s, b.exposed_comm_time_s);
+    EXPECT_EQ(a.bubble_time_s, b.bubble_time_s);
+  }
+  EXPECT_EQ(a.memory_per_gpu_bytes, b.memory_per_gpu_bytes);
+  EXPECT_EQ(a.cost_usd, b.cost_usd);
+  EXPECT_EQ(a.dp, b.dp);
+  EXPECT_EQ(a.tp, b.tp);
+}
+
+TEST(PointEvaluator, SeveralNetworksAndPlansCachedAtOnceGiveEachPointsOwnAnswer) {
+  // Topology varying fastest (as perf-1024.ini enumerates): one cache holds every network and
+  // plan; each row must equal the row a fresh cache gives, on the first pass and the second.
+  // GPT-3 on 16 x 8 GPUs does not fit with pp 1 and fits with pp 16 (memory-only plans and full
+  // plans alternate in the cache).
+  testing::RowEvaluator shared;
+  std::size_t infeasible = 0, evaluated = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const char* pp : {"1", "16"})
+      for (const char* bw : {"100Gbps", "400Gbps"})
+        for (const char* kind : {"switch", "fattree", "topoopt"}) {
+          const Config c = make_config({{"topology.kind", kind},
+                                        {"topology.servers", "16"},
+                                        {"topology.degree", "2"},
+                                        {"topology.link_bandwidth", bw},
+                                        {"server.gpus", "8"},
+                                        {"model.name", "gpt3-175b"},
+                                        {"model.batch_per_gpu", "1"},
+                                        {"strategy.tp", "8"},
+                                        {"strategy.pp", pp},
+                                        {"strategy.microbatches", "8"},
+                                        {"strategy.recompute", "true"}});
+          const PointResult r = shared.evaluate(c);
+          testing::RowEvaluator fresh;
+          expect_bits(r, fresh.evaluate(c));
+          expect_bits(r, testing::full_evaluation(c).row);
+          ++(r.status == PointStatus::Infeasible ? infeasible : evaluated);
+        }
+  EXPECT_EQ(infeasible, 12u);
+  EXPECT_EQ(evaluated, 12u);
+}
+
+TEST(PointEvaluator, EvictedNetworksAndPlansAreBuiltAgainWithTheSameAnswers) {
+  // More networks (and so plans: the GPU count differs) than the cache holds: the oldest are
+  // dropped (and forgotten by the analytical models that memoised them) and built again when
+  // they come back, in reverse order.
+  auto point = [](std::uint32_t servers) {
+    const std::string n = std::to_string(servers);
+    return make_config({{"topology.kind", "switch"},
+                        {"topology.servers", n.c_str()},
+                        {"server.gpus", "2"},
+                        {"model.name", "bert-large"},
+                        {"strategy.tp", "2"}});
+  };
+  testing::RowEvaluator shared;
+  std::vector<PointResult> first;
+  for (std::uint32_t servers = 2; servers < 72; ++servers) first.push_back(shared.evaluate(point(servers)));
+  for (std::uint32_t servers = 71; servers >= 2; --servers) {
+    const PointResult again = shared.evaluate(point(servers));
+    ASSERT_EQ(again.status, PointStatus::Evaluated) << again.message;
+    expect_bits(again, first[servers - 2]);
+    testing::RowEvaluator fresh;
+    expect_bits(again, fresh.evaluate(point(servers)));
+  }
+}
+
+TEST(PointEvaluator, EvictedPlansAreForgottenByTheNetworksThatStay) {
+  // Two networks stay cached while more plans than the cache holds come and go: a network's
+  // analytical model must not answer a new plan from the memo of an evicted one (their task
+  // graphs and layouts may reuse the same addresses).
+  auto point = [](const char* bw, std::uint32_t batch) {
+    const std::string b = std::to_string(batch);
+    return make_config({{"topology.kind", "fattree"},
+                        {"topology.servers", "8"},
+                        {"topology.link_bandwidth", bw},
+                        {"server.gpus", "2"},
+                        {"model.name", "bert-large"},
+                        {"model.batch_per_gpu", b.c_str()}});
+  };
+  testing::RowEvaluator shared;
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::uint32_t batch = 1; batch <= 40; ++batch)
+      for (const char* bw : {"100Gbps", "400Gbps"}) {
+        const std::uint32_t b = pass == 0 ? batch : 41 - batch;
+        const PointResult r = shared.evaluate(point(bw, b));
+        ASSERT_EQ(r.status, PointStatus::Evaluated) << r.message;
+        testing::RowEvaluator fresh;
+        expect_bits(r, fresh.evaluate(point(bw, b)));
+      }
+}
+
+TEST(PointEvaluator, AnImpossibleStrategyFailsAlikeFromTheCache) {
+  // 3 microbatches do not divide a replica's batch of 8: the plan fails for every network. The
+  // cache remembers the failure; each point still gets the same error, naming the same key.
+  auto failure = [](const Config& c, PointCache& cache) {
+    try {
+      evaluate_config(c, cache, Detail::Row);
+    } catch (const InvalidDesign& e) {
+      return std::string(e.what()) + " @ " + e.where();
+    }
+    return std::string("no failure");
+  };
+  PointCache shared;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const char* kind : {"switch", "fattree"}) {
+      const Config c = make_config({{"topology.kind", kind},
+                                    {"topology.servers", "2"},
+                                    {"server.gpus", "8"},
+                                    {"model.name", "gpt3-175b"},
+                                    {"model.batch_per_gpu", "1"},
+                                    {"strategy.tp", "8"},
+                                    {"strategy.microbatches", "3"}});
+      PointCache fresh;
+      const std::string expected = failure(c, fresh);
+      EXPECT_NE(expected.find("microbatches"), std::string::npos) << expected;
+      EXPECT_EQ(failure(c, shared), expected);
+    }
+}
+
+TEST(PointEvaluator, FullDetailAfterARowOfAnInfeasibleDesignHasItsTaskGraph) {
+  // The row of a design that does not fit keeps no task graph; `simulate` of the same design
+  // through the same cache still gets the whole plan.
+  const Config c = make_config({{"topology.kind", "switch"},
+                                {"topology.servers", "2"},
+                                {"server.gpus", "1"},
+                                {"model.name", "gpt3-175b"},
+                                {"model.batch_per_gpu", "1"}});
+  PointCache cache;
+  const PointResult row = evaluate_config(c, cache, Detail::Row).row;
+  const Evaluation full = evaluate_config(c, cache, Detail::Full);
+  EXPECT_EQ(row.status, PointStatus::Infeasible);
+  expect_bits(row, full.row);
+  EXPECT_FALSE(full.plan.graph.tasks.empty());
+  EXPECT_EQ(full.plan.graph.gpus, 2u);
+}
+
 TEST(PointEvaluator, OneGpuIsComputeOnly) {
   // One GPU (one server hanging off a switch): no communication at all, so the iteration is
   // the sum of the compute tasks.

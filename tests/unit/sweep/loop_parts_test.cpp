@@ -40,9 +40,9 @@ TEST(ChunkScheduler, HandsOutConsecutiveChunksCountsAndKeepsTheFirstFailure) {
 TEST(ChunkSizer, MeasuresWithOnePointThenAimsAtTheChunkTimeAndShrinksNearTheEnd) {
   ChunkSizer z(0.5, 4096, 2);
   EXPECT_EQ(z.next(), 1);
-  z.measured(0.01, 1, 1000);  // 10 ms a point: 50 points make 0.5 s; 1000 left / (2 * 2 ranks) = 250
+  z.measured(0.01, 1, 1000);  // 10 ms a point: 50 points make 0.5 s; 1000 left / (4 * 2 ranks) = 125
   EXPECT_EQ(z.next(), 50);
-  z.measured(0.5, 50, 100);  // still 10 ms a point, but only 100 / 4 = 25 left per half-round
+  z.measured(0.5, 50, 200);  // still 10 ms a point, but only 200 / 8 = 25 left per quarter-round
   EXPECT_EQ(z.next(), 25);
   z.measured(1.0, 25, 10000);  // 40 ms a point, averaged with 10 ms: 25 ms -> 20 points
   EXPECT_EQ(z.next(), 20);
