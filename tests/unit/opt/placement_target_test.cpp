@@ -19,10 +19,10 @@ OptimizeResult optimize_config(const Config& c, OptimizeTarget t,
   return optimize_design_point(optimize_problem_from_config(c, t), t, single);
 }
 
-
 // Two fast (100 GB/s) 4-cliques {0,2,4,6}, {1,3,5,7} joined by slow (1 GB/s) links 0-1, 2-3, 4-5, 6-7.
 std::string cliques_file() {
-  const auto path = std::filesystem::temp_directory_path() / "toposweep_opt_placement_cliques.txt";
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("toposweep_opt_placement_cliques_" + std::to_string(::getpid()) + ".txt");
   std::ofstream f(path);
   for (int parity = 0; parity < 2; ++parity)
     for (int i = 0; i < 4; ++i)

@@ -1,15 +1,16 @@
-// optimize.placement in a full evaluation (what simulate prints): METIS placement against rank order on a topology where
-// the answer is known.
+// optimize.placement in a full evaluation (what simulate prints): METIS placement against rank order on a
+// topology where the answer is known.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "evaluation_helpers.hpp"
 #include "point_config.hpp"
 #include "toposweep/point/evaluate.hpp"
-#include "evaluation_helpers.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep {
@@ -20,7 +21,8 @@ using Groups = std::vector<std::vector<std::uint32_t>>;
 // Two fast (100 GB/s) 4-cliques {0,2,4,6} and {1,3,5,7}, interleaved in rank order, joined by
 // slow (1 GB/s) links 0-1, 2-3, 4-5, 6-7; single-GPU servers.
 std::string write_interleaved_cliques() {
-  const auto path = std::filesystem::temp_directory_path() / "toposweep_placement_cliques.txt";
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("toposweep_placement_cliques_" + std::to_string(::getpid()) + ".txt");
   std::ofstream f(path);
   f << "# interleaved cliques\n";
   for (int parity = 0; parity < 2; ++parity)
@@ -35,13 +37,13 @@ std::string write_interleaved_cliques() {
 
 Evaluation run(const std::string& file, const char* placement) {
   return testing::full_evaluation(testing::make_point_config({{"topology.kind", "file"},
-                                                    {"topology.file", file.c_str()},
-                                                    {"server.gpus", "1"},
-                                                    {"model.name", "bert-large"},
-                                                    {"strategy.tp", "4"},
-                                                    {"strategy.dp", "2"},
-                                                    {"simulate.network_model", "analytical"},
-                                                    {"optimize.placement", placement}}));
+                                                              {"topology.file", file.c_str()},
+                                                              {"server.gpus", "1"},
+                                                              {"model.name", "bert-large"},
+                                                              {"strategy.tp", "4"},
+                                                              {"strategy.dp", "2"},
+                                                              {"simulate.network_model", "analytical"},
+                                                              {"optimize.placement", placement}}));
 }
 
 TEST(Placement, MetisPutsTensorGroupsInsideTheCliquesAndIsFaster) {
@@ -94,11 +96,12 @@ TEST(Placement, PointEvaluatorHonoursMetisPlacement) {
 
 TEST(Placement, PureDataParallelismKeepsRankOrder) {
   const std::string file = write_interleaved_cliques();
-  const Evaluation p = testing::full_evaluation(testing::make_point_config({{"topology.kind", "file"},
-                                                                       {"topology.file", file.c_str()},
-                                                                       {"server.gpus", "1"},
-                                                                       {"model.name", "bert-large"},
-                                                                       {"optimize.placement", "metis"}}));
+  const Evaluation p =
+      testing::full_evaluation(testing::make_point_config({{"topology.kind", "file"},
+                                                           {"topology.file", file.c_str()},
+                                                           {"server.gpus", "1"},
+                                                           {"model.name", "bert-large"},
+                                                           {"optimize.placement", "metis"}}));
   EXPECT_EQ(p.placement_method, "rank_order");
   for (std::uint32_t r = 0; r < 8; ++r) EXPECT_EQ(p.placement.node_of_gpu[r], r);
 }
