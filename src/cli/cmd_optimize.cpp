@@ -1,4 +1,5 @@
 // `toposweep optimize`: optimize one design point (alternating topology/strategy, bandwidth allocation).
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -48,10 +49,14 @@ std::string describe(const Strategy& s) {
 void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
   const char* what = r.single_collective ? "collective time" : "iteration time";
   os << "target: " << opt::optimize_target_name(r.target) << "\n"
-     << what << ": " << human_quantity(Quantity::Time, r.time_s) << "  (baseline "
-     << human_quantity(Quantity::Time, r.baseline_time_s) << ": " << r.baseline << ")\n"
-     << "gain: " << r.baseline_time_s / r.time_s << "x\n"
-     << "network cost: " << r.cost_usd << " USD\n";
+     << what << ": " << human_quantity(Quantity::Time, r.time_s);
+  // No baseline time when even the fallback does not fit (NaN): say so instead of "nan ps".
+  if (std::isnan(r.baseline_time_s))
+    os << "  (no baseline: " << r.baseline << " does not fit either)\n";
+  else
+    os << "  (baseline " << human_quantity(Quantity::Time, r.baseline_time_s) << ": " << r.baseline << ")\n"
+       << "gain: " << r.baseline_time_s / r.time_s << "x\n";
+  os << "network cost: " << r.cost_usd << " USD\n";
   if (r.bandwidth) {
     const auto& a = *r.bandwidth;
     os << "per-dimension bandwidth (" << r.comm_model << " model):\n";
