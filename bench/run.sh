@@ -24,3 +24,9 @@ case "perf_sweep" in *"$filter"*)
   rm -rf "$tmp"
   ;;
 esac
+# The exact strategy search (issue 19's cases; about a minute).
+case "strategy_search" in *"$filter"*)
+  echo "== strategy_search (inputs/optimize/gpt3-175b-*.ini)"
+  bash bench/strategy_search.sh
+  ;;
+esac

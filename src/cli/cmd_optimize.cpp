@@ -1,4 +1,6 @@
 // `toposweep optimize`: optimize one design point (alternating topology/strategy, bandwidth allocation).
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -26,13 +28,35 @@ std::string join_u32(const std::vector<std::uint32_t>& v) {
   return os.str();
 }
 
+// Every knob of a strategy that is not at its default for the shape, in words.
+std::string describe(const Strategy& s) {
+  std::ostringstream os;
+  os << "dp " << s.dp << ", tp " << s.tp << ", pp " << s.pp << ", microbatches " << s.microbatches;
+  if (s.pp > 1) {
+    os << ", " << schedule_name(s.schedule);
+    if (s.schedule == PipelineSchedule::Interleaved) os << " x" << s.virtual_stages;
+  }
+  if (s.recompute != Recompute::None) os << ", recompute " << recompute_name(s.recompute);
+  if (s.sequence_parallel) os << ", sequence parallel";
+  if (s.tp_overlap != TpOverlap::None) os << ", TP overlap " << tp_overlap_name(s.tp_overlap);
+  if (s.zero > 0) os << ", ZeRO-" << int{s.zero};
+  if (s.dp > 1 && !s.dp_overlap) os << ", no DP overlap";
+  if (s.per_layer()) os << ", per-layer degrees";
+  if (!s.table_owner.empty()) os << ", tables placed";
+  return os.str();
+}
+
 void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
   const char* what = r.single_collective ? "collective time" : "iteration time";
   os << "target: " << opt::optimize_target_name(r.target) << "\n"
-     << what << ": " << human_quantity(Quantity::Time, r.time_s) << "  (baseline "
-     << human_quantity(Quantity::Time, r.baseline_time_s) << ": " << r.baseline << ")\n"
-     << "gain: " << r.baseline_time_s / r.time_s << "x\n"
-     << "network cost: " << r.cost_usd << " USD\n";
+     << what << ": " << human_quantity(Quantity::Time, r.time_s);
+  // No baseline time when even the fallback does not fit (NaN): say so instead of "nan ps".
+  if (std::isnan(r.baseline_time_s))
+    os << "  (no baseline: " << r.baseline << " does not fit either)\n";
+  else
+    os << "  (baseline " << human_quantity(Quantity::Time, r.baseline_time_s) << ": " << r.baseline << ")\n"
+       << "gain: " << r.baseline_time_s / r.time_s << "x\n";
+  os << "network cost: " << r.cost_usd << " USD\n";
   if (r.bandwidth) {
     const auto& a = *r.bandwidth;
     os << "per-dimension bandwidth (" << r.comm_model << " model):\n";
@@ -55,11 +79,23 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
   }
   if (!r.strides.empty()) os << "ring strides: " << join_u32(r.strides) << "\n";
   if (!r.mp_links.empty()) os << "model-parallel links: " << r.mp_links.size() << "\n";
-  if (!r.single_collective)
-    os << "strategy: dp " << r.strategy.dp << ", tp " << r.strategy.tp << ", pp " << r.strategy.pp
-       << ", microbatches " << r.strategy.microbatches
-       << (r.strategy.per_layer() ? ", per-layer degrees" : "")
-       << (!r.strategy.table_owner.empty() ? ", tables placed" : "") << "\n";
+  if (!r.single_collective) os << "strategy: " << describe(r.strategy) << "\n";
+  if (!r.search_method.empty() && r.target == opt::OptimizeTarget::Strategy) {
+    os << "search: " << r.search_method
+       << (r.search_requested == "auto" ? " (chosen by optimize.search = auto)" : "") << ", " << r.candidates
+       << " candidates, " << r.infeasible << " do not fit in memory, " << r.simulations << " simulated, "
+       << r.pruned << " pruned by the compute bound\n";
+    if (r.top.size() > 1) {
+      os << "top " << r.top.size() << ":\n";
+      for (std::size_t i = 0; i < r.top.size(); ++i) {
+        char gap[32];
+        std::snprintf(gap, sizeof gap, "%+.2f %%",
+                      100 * (r.top[i].iteration_time_s / r.top[0].iteration_time_s - 1));
+        os << "  " << i + 1 << ". " << human_quantity(Quantity::Time, r.top[i].iteration_time_s) << "  "
+           << gap << "  " << describe(r.top[i].strategy) << "\n";
+      }
+    }
+  }
   if (!r.rounds.empty()) {
     os << "rounds:\n";
     for (const auto& round : r.rounds)

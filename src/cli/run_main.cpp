@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -6,6 +7,7 @@
 #include <sstream>
 
 #include "toposweep/cli/command.hpp"
+#include "toposweep/opt/design_point.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/version.hpp"
 
@@ -96,6 +98,14 @@ int run_command(const Command& cmd, int argc, char** argv) {
 
   CommandContext ctx;
   ctx.log = Logger(parse_log_level(vm["log-level"].as<std::string>()));
+  if (ctx.log.enabled(LogLevel::Info))
+    opt::set_strategy_search_progress([log = ctx.log](std::uint64_t done, std::uint64_t left, double seconds) {
+      char line[200];
+      std::snprintf(line, sizeof line, "strategy search: %llu simulated, at most %llu left, %.0f s (ETA at most %.0f s)",
+                    static_cast<unsigned long long>(done), static_cast<unsigned long long>(left), seconds,
+                    seconds / static_cast<double>(done) * static_cast<double>(left));
+      log.info(line);
+    });
   ctx.json = vm["json"].as<bool>();
   ctx.out = &std::cout;
   if (vm.count("args")) ctx.positional = vm["args"].as<std::vector<std::string>>();

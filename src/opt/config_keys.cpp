@@ -25,7 +25,11 @@ std::vector<KeySpec> config_keys() {
       {"optimize.dim_bandwidth_max", "", "bandwidth target: upper bound per dimension (0 = none)", checks::optional(checks::quantity_list(Quantity::Bandwidth, false))},
       {"optimize.dim_order", "none", "bandwidth target: none, or descending (bw_0 >= bw_1 >= ...)", checks::one_of({"none", "descending"})},
       {"optimize.tolerance", "1e-9", "bandwidth target: certified relative optimality gap", checks::number_in(0, 1)},
-      {"optimize.search", "mcmc", "strategy search: mcmc or exhaustive (global 3-D strategies)", checks::one_of({"mcmc", "exhaustive"})},
+      {"optimize.search", "auto",
+       "strategy search: auto (exhaustive when the global strategies cover the model's choices, else mcmc), "
+       "exhaustive (exact branch and bound over every knob list) or mcmc",
+       checks::one_of({"auto", "mcmc", "exhaustive"})},
+      {"optimize.top", "1", "strategy search: report the k best strategies (exhaustive)", checks::integer(1, 1 << 20)},
       {"optimize.mcmc_budget", "200", "MCMC proposals per strategy search (>= 1)", checks::integer(0, 1 << 30)},
       {"optimize.mcmc_seed", "1", "MCMC seed (round r of the alternating loop uses seed + r)", checks::integer(0)},
       {"optimize.mcmc_temperature", "0.05", "Metropolis temperature, relative to the current time", checks::number_in(0, 1e9)},
@@ -37,7 +41,17 @@ std::vector<KeySpec> config_keys() {
       {"optimize.placement", "rank_order",
        "where GPU ranks run: rank_order, or metis (TP, else PP, groups on well-connected server sets)", check_placement},
       {"optimize.max_microbatches", "0", "strategy search: largest microbatch count tried (0: all)", checks::integer(0, 1 << 20)},
-      {"optimize.zero_stages", "0,1", "strategy search: ZeRO stages tried (any of 0, 1, 2, 3)", checks::integer_list(0, 3)},
+      {"optimize.zero_stages", "0,1,2,3", "strategy search: ZeRO stages tried (any of 0, 1, 2, 3; only 0 at dp = 1)", checks::integer_list(0, 3)},
+      {"optimize.tp", "", "strategy search: tensor-parallel degrees tried (empty: every divisor)", checks::optional(checks::integer_list(1, 1 << 30))},
+      {"optimize.pp", "", "strategy search: pipeline degrees tried (empty: every divisor)", checks::optional(checks::integer_list(1, 1 << 30))},
+      {"optimize.microbatch_size", "", "strategy search: samples per microbatch tried (empty: every divisor)", checks::optional(checks::integer_list(1, 1 << 30))},
+      {"optimize.schedules", "1f1b,gpipe,interleaved", "strategy search: pipeline schedules tried (pp > 1 only)", checks::list_of({"1f1b", "gpipe", "interleaved"})},
+      {"optimize.virtual_stages", "", "strategy search: interleaved chunks per device tried (empty: every valid count >= 2)", checks::optional(checks::integer_list(2, 1 << 30))},
+      {"optimize.recompute", "none,selective,full", "strategy search: activation recomputation tried", checks::list_of({"none", "selective", "full"})},
+      {"optimize.sequence_parallel", "false,true", "strategy search: sequence parallelism tried (tp > 1 only)", checks::list_of({"true", "false"})},
+      {"optimize.tp_overlap", "none,backward,full", "strategy search: TP collective overlap tried (tp > 1 only)", checks::list_of({"none", "backward", "full"})},
+      {"optimize.dp_overlap", "true,false", "strategy search: gradient reduction overlapped with the backward (dp > 1 only)", checks::list_of({"true", "false"})},
+      {"optimize.tp_across_servers", "false", "strategy search: allow tensor parallelism across servers", checks::boolean()},
   };
 }
 

@@ -186,6 +186,11 @@ OptimizeResult optimize_topology(const OptimizeProblem& p) {
   return out;
 }
 
+SearchProgress& search_progress() {
+  static SearchProgress hook;
+  return hook;
+}
+
 OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   OptimizeResult out;
   out.target = OptimizeTarget::Strategy;
@@ -195,7 +200,8 @@ OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   // the same optimize.placement would put it (TAG's joint deployment, docs/optimizers.md).
   const PlacementKind placement = p.settings.placement;
   scorer.use_placement(placement);
-  const auto& space = p.settings.space;
+  StrategySpace space = p.settings.space;
+  space.gpus_per_server = f.network.gpus_per_node();
   auto t0 = scorer.iteration_time(f.strategy);
   Strategy start = f.strategy;
   out.baseline = "the configured strategy";
@@ -205,14 +211,19 @@ OptimizeResult optimize_strategy(const OptimizeProblem& p) {
     t0 = scorer.iteration_time(start);
   }
   out.baseline_time_s = t0 ? *t0 : std::numeric_limits<double>::quiet_NaN();
-  const SearchMethod method = p.settings.search;
+  const SearchMethod method = resolve_search_method(p.settings.search, f.workload, f.network.gpu_count(), space);
   StrategySearchResult r;
   if (method == SearchMethod::Exhaustive || !t0) {
-    r = exhaustive_strategy_search(scorer, f.workload, space);
+    r = exhaustive_strategy_search(scorer, f.workload, space, p.settings.top, search_progress());
   } else {
     r = mcmc_strategy_search(scorer, f.workload, start, p.settings.mcmc, space);
   }
   out.search_method = r.method;
+  out.search_requested = p.settings.search == SearchMethod::Auto ? "auto" : r.method;
+  out.top = r.top;
+  out.candidates = r.candidates;
+  out.infeasible = r.infeasible;
+  out.pruned = r.pruned;
   out.strategy = r.best;
   out.time_s = r.iteration_time_s;
   out.network = f.network;
@@ -293,6 +304,8 @@ OptimizeResult optimize_alternating(const OptimizeProblem& p) {
   s.time_budget_s = set.time_budget_s;
   if (s.time_budget_s < 0) throw BadInput("the time budget must not be negative", "key optimize.time_budget");
   const Workload w = make_workload(p.workload, s.servers * s.finder.server.gpus);
+  s.space.gpus_per_server = s.finder.server.gpus;
+  s.search = resolve_search_method(s.search, w, s.servers * s.finder.server.gpus, s.space);
   const auto r = alternating_optimize(w, s);
   out.baseline = "pure data parallelism on its TopologyFinder network (round 0)";
   out.baseline_time_s = r.baseline_time_s;
@@ -305,6 +318,7 @@ OptimizeResult optimize_alternating(const OptimizeProblem& p) {
   out.rounds = r.rounds;
   out.stop_reason = r.stop_reason;
   out.search_method = s.search == SearchMethod::Mcmc ? "mcmc" : "exhaustive";
+  out.search_requested = set.search == SearchMethod::Auto ? "auto" : out.search_method;
   out.cost_usd = network_cost_usd(out.network, p.costs);
   for (const auto& round : r.rounds) out.simulations += round.simulations;
   return out;
@@ -317,6 +331,8 @@ nlohmann::json links_json(const std::vector<std::pair<std::uint32_t, std::uint32
 }
 
 }  // namespace
+
+void set_strategy_search_progress(SearchProgress progress) { search_progress() = std::move(progress); }
 
 OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTarget target,
                                      const std::optional<SingleCollective>& single) {
@@ -386,7 +402,21 @@ nlohmann::json optimize_result_to_json(const OptimizeResult& r) {
     j["rank_order_internal_bandwidth_Bps"] = r.rank_order_internal_bandwidth_Bps;
   }
   if (!r.search_method.empty()) j["search"] = r.search_method;
+  if (!r.search_requested.empty()) j["search_requested"] = r.search_requested;
   j["simulations"] = r.simulations;
+  if (r.target == OptimizeTarget::Strategy) {
+    j["candidates"] = r.candidates;
+    j["infeasible"] = r.infeasible;
+    j["pruned"] = r.pruned;
+    if (!r.top.empty()) {
+      nlohmann::json top = nlohmann::json::array();
+      for (const auto& t : r.top)
+        top.push_back({{"strategy", strategy_to_json(t.strategy)},
+                       {"iteration_time_s", t.iteration_time_s},
+                       {"gap", t.iteration_time_s / r.top.front().iteration_time_s - 1}});
+      j["top"] = top;
+    }
+  }
   if (r.target == OptimizeTarget::Alternating) {
     nlohmann::json rounds = nlohmann::json::array();
     for (const auto& round : r.rounds) {

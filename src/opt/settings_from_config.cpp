@@ -1,5 +1,7 @@
 // optimize.* keys -> OptimizeSettings: the one place the optimizers read a Config.
 #include <algorithm>
+#include <optional>
+#include <string_view>
 
 #include "toposweep/opt/settings.hpp"
 #include "toposweep/util/error.hpp"
@@ -30,7 +32,8 @@ void read_bandwidth(const Config& config, OptimizeSettings& s) {
   s.total_bandwidth_Bps = optional_quantity(config, "optimize.total_bandwidth", Quantity::Bandwidth);
   if (config.has("optimize.cost_budget") && !config.get_string("optimize.cost_budget").empty()) {
     s.cost_budget_usd = config.get_double("optimize.cost_budget");
-    if (!(*s.cost_budget_usd > 0)) throw BadInput("cost budget must be positive", config.where("optimize.cost_budget"));
+    if (!(*s.cost_budget_usd > 0))
+      throw BadInput("cost budget must be positive", config.where("optimize.cost_budget"));
   }
   s.dim_bandwidth_min_Bps = bound_list(config, "optimize.dim_bandwidth_min");
   s.dim_bandwidth_max_Bps = bound_list(config, "optimize.dim_bandwidth_max");
@@ -62,27 +65,85 @@ McmcStrategySettings mcmc_settings(const Config& config) {
   m.metropolis.temperature = config.get_double("optimize.mcmc_temperature");
   if (!(m.metropolis.temperature > 0))
     throw BadInput("temperature must be positive", config.where("optimize.mcmc_temperature"));
-  m.metropolis.restart_after = static_cast<std::uint32_t>(config.get_int("optimize.mcmc_restart", 1, 1 << 30));
+  m.metropolis.restart_after =
+      static_cast<std::uint32_t>(config.get_int("optimize.mcmc_restart", 1, 1 << 30));
   return m;
 }
 
 SearchMethod search_method(const Config& config) {
   const std::string s = config.get_string("optimize.search");
+  if (s == "auto") return SearchMethod::Auto;
   if (s == "mcmc") return SearchMethod::Mcmc;
   if (s == "exhaustive") return SearchMethod::Exhaustive;
-  throw BadInput("search must be mcmc or exhaustive, not '" + s + "'", config.where("optimize.search"));
+  throw BadInput("search must be auto, mcmc or exhaustive, not '" + s + "'", config.where("optimize.search"));
+}
+
+// A knob's list: each name once, in the user's order; `parse` maps a name to a value or nullopt.
+template <class T, class Parse>
+std::vector<T> knob_list(const Config& config, std::string_view key, const char* names, Parse parse) {
+  std::vector<T> out;
+  for (const std::string& name : config.get_list(key)) {
+    const std::optional<T> v = parse(name);
+    if (!v) throw BadInput("'" + name + "' is not one of " + names, config.where(key));
+    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+  }
+  if (out.empty()) throw BadInput(std::string("name at least one of ") + names, config.where(key));
+  return out;
+}
+
+std::vector<std::uint32_t> degree_list(const Config& config, std::string_view key, std::int64_t min) {
+  std::vector<std::uint32_t> out;
+  if (!config.has(key) || config.get_string(key).empty()) return out;  // empty: all
+  for (std::int64_t x : config.get_int_list(key, min, 1 << 30))
+    if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(static_cast<std::uint32_t>(x));
+  return out;
+}
+
+std::optional<bool> parse_bool(const std::string& t) {
+  if (t == "true" || t == "on" || t == "yes" || t == "1") return true;
+  if (t == "false" || t == "off" || t == "no" || t == "0") return false;
+  return std::nullopt;
 }
 
 StrategySpace strategy_space(const Config& config) {
   StrategySpace space;
-  space.max_microbatches = static_cast<std::uint32_t>(config.get_int("optimize.max_microbatches", 0, 1 << 20));
-  if (config.has("optimize.zero_stages")) {
-    space.zero.clear();
-    for (std::int64_t z : config.get_int_list("optimize.zero_stages", 0, 3))
-      if (std::find(space.zero.begin(), space.zero.end(), z) == space.zero.end())
-        space.zero.push_back(static_cast<std::uint8_t>(z));
-    if (space.zero.empty()) throw BadInput("name at least one ZeRO stage", config.where("optimize.zero_stages"));
-  }
+  space.max_microbatches =
+      static_cast<std::uint32_t>(config.get_int("optimize.max_microbatches", 0, 1 << 20));
+  space.tp = degree_list(config, "optimize.tp", 1);
+  space.pp = degree_list(config, "optimize.pp", 1);
+  space.microbatch_size = degree_list(config, "optimize.microbatch_size", 1);
+  space.virtual_stages = degree_list(config, "optimize.virtual_stages", 2);
+  space.tp_across_servers = config.get_bool("optimize.tp_across_servers");
+  space.zero = knob_list<std::uint8_t>(config, "optimize.zero_stages", "0, 1, 2, 3",
+                                       [](const std::string& t) -> std::optional<std::uint8_t> {
+                                         if (t.size() == 1 && t[0] >= '0' && t[0] <= '3')
+                                           return static_cast<std::uint8_t>(t[0] - '0');
+                                         return std::nullopt;
+                                       });
+  space.schedules = knob_list<PipelineSchedule>(config, "optimize.schedules", "1f1b, gpipe, interleaved",
+                                                [](const std::string& t) -> std::optional<PipelineSchedule> {
+                                                  if (t == "1f1b") return PipelineSchedule::OneFOneB;
+                                                  if (t == "gpipe") return PipelineSchedule::GPipe;
+                                                  if (t == "interleaved")
+                                                    return PipelineSchedule::Interleaved;
+                                                  return std::nullopt;
+                                                });
+  space.recompute = knob_list<Recompute>(config, "optimize.recompute", "none, selective, full",
+                                         [](const std::string& t) -> std::optional<Recompute> {
+                                           if (t == "none") return Recompute::None;
+                                           if (t == "selective") return Recompute::Selective;
+                                           if (t == "full") return Recompute::Full;
+                                           return std::nullopt;
+                                         });
+  space.sequence_parallel = knob_list<bool>(config, "optimize.sequence_parallel", "true, false", parse_bool);
+  space.tp_overlap = knob_list<TpOverlap>(config, "optimize.tp_overlap", "none, backward, full",
+                                          [](const std::string& t) -> std::optional<TpOverlap> {
+                                            if (t == "none") return TpOverlap::None;
+                                            if (t == "backward") return TpOverlap::Backward;
+                                            if (t == "full") return TpOverlap::Full;
+                                            return std::nullopt;
+                                          });
+  space.dp_overlap = knob_list<bool>(config, "optimize.dp_overlap", "true, false", parse_bool);
   return space;
 }
 
@@ -125,9 +186,11 @@ OptimizeSettings optimize_settings_from_config(const Config& config, OptimizeTar
       break;
     case OptimizeTarget::Strategy:
       if (config.has("optimize.placement"))
-        s.placement = parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"));
+        s.placement =
+            parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"));
       s.space = strategy_space(config);
       s.search = search_method(config);
+      s.top = static_cast<std::uint32_t>(config.get_int("optimize.top", 1, 1 << 20));
       // The MCMC settings are read only when MCMC runs (an exhaustive search ignores them).
       if (s.search == SearchMethod::Mcmc) s.mcmc = mcmc_settings(config);
       break;

@@ -1,9 +1,12 @@
 #include "toposweep/opt/strategy_search.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/workload/compute_bound.hpp"
 #include "toposweep/workload/iteration.hpp"
 
 namespace toposweep::opt {
@@ -46,27 +49,72 @@ std::optional<double> StrategyScorer::iteration_time(const Strategy& s) {
   return time;
 }
 
+SearchMethod resolve_search_method(SearchMethod method, const Workload& w, std::uint32_t gpus,
+                                   const StrategySpace& space) {
+  if (method != SearchMethod::Auto) return method;
+  if (w.model.has_tables() || (!w.model.transformer && !w.model.layers.empty())) return SearchMethod::Mcmc;
+  const StrategyCount count = for_each_strategy(w, gpus, space, {});
+  return count.feasible <= kAutoExhaustiveLimit ? SearchMethod::Exhaustive : SearchMethod::Mcmc;
+}
+
 StrategySearchResult exhaustive_strategy_search(StrategyScorer& scorer, const Workload& w,
-                                                const StrategySpace& space) {
+                                                const StrategySpace& space, std::uint32_t top,
+                                                const SearchProgress& progress) {
+  if (top == 0) throw BadInput("optimize.top must be at least 1", "optimize.top");
   StrategyCount counts;
-  const auto candidates = feasible_strategies(w, scorer.gpus(), space, &counts);
+  const auto feasible = feasible_strategies(w, scorer.gpus(), space, &counts);
   StrategySearchResult r;
   r.method = "exhaustive";
+  r.candidates = counts.checked;
   r.infeasible = counts.infeasible;
-  r.iteration_time_s = std::numeric_limits<double>::infinity();
-  for (const auto& s : candidates) {
-    const auto t = scorer.iteration_time(s);
+  // Bounds, then candidates in bound order (stable: enumeration order among equal bounds).
+  LayerCostCache costs;
+  std::vector<double> bound(feasible.size());
+  for (std::size_t i = 0; i < feasible.size(); ++i) bound[i] = compute_lower_bound(w, feasible[i], &costs);
+  std::vector<std::uint32_t> order(feasible.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return bound[a] < bound[b]; });
+  // The k best so far as (time, enumeration index): the brute force's order.
+  std::vector<std::pair<double, std::uint32_t>> best;
+  const auto kth = [&] {
+    return best.size() < top ? std::numeric_limits<double>::infinity() : best.back().first;
+  };
+  const auto started = std::chrono::steady_clock::now();
+  auto last_report = started;
+  std::size_t next = 0;
+  for (; next < order.size(); ++next) {
+    const std::uint32_t i = order[next];
+    // Strictly above: a candidate whose bound equals the k-th time may tie it and come first in
+    // enumeration order.
+    if (bound[i] > kth()) break;
+    const auto t = scorer.iteration_time(feasible[i]);
     if (!t) {
       ++r.infeasible;
       continue;
     }
     ++r.evaluated;
-    if (*t < r.iteration_time_s) r.iteration_time_s = *t, r.best = s;
+    const std::pair<double, std::uint32_t> entry{*t, i};
+    if (best.size() < top || entry < best.back()) {
+      best.insert(std::upper_bound(best.begin(), best.end(), entry), entry);
+      if (best.size() > top) best.pop_back();
+    }
+    if (progress) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_report > std::chrono::seconds(5)) {
+        last_report = now;
+        progress(r.evaluated, order.size() - next - 1, std::chrono::duration<double>(now - started).count());
+      }
+    }
   }
-  if (r.evaluated == 0)
+  r.pruned = order.size() - next;
+  if (best.empty())
     throw BadInput("no parallelization strategy of " + w.model.name + " fits in device memory on " +
                        std::to_string(scorer.gpus()) + " GPUs",
                    "model.name");
+  for (const auto& [t, i] : best) r.top.push_back({feasible[i], t});
+  r.best = r.top.front().strategy;
+  r.iteration_time_s = r.top.front().iteration_time_s;
   return r;
 }
 
@@ -89,7 +137,7 @@ StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload
       [&](const Strategy& s, std::mt19937_64& rng) -> std::optional<Strategy> {
     std::vector<int> moves;
     if (globals.size() > 1) moves.push_back(0);
-    if (layers_ok && s.tp == 1 && s.pp == 1) moves.push_back(1);
+    if (layers_ok && s.tp == 1 && s.pp == 1 && s.zero == 0) moves.push_back(1);
     if (tables_ok) moves.push_back(2);
     if (moves.empty()) return std::nullopt;
     Strategy next = s;
@@ -102,15 +150,19 @@ StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload
           std::vector<const Strategy*> near;
           for (const auto& g : globals) {
             const int changed = (g.tp != s.tp || g.pp != s.pp) + (g.microbatches != s.microbatches) +
-                                (g.schedule != s.schedule) + (g.recompute != s.recompute) +
-                                (g.zero != s.zero);
+                                (g.schedule != s.schedule || g.virtual_stages != s.virtual_stages) +
+                                (g.recompute != s.recompute) + (g.zero != s.zero) +
+                                (g.sequence_parallel != s.sequence_parallel) +
+                                (g.tp_overlap != s.tp_overlap) + (g.dp_overlap != s.dp_overlap);
             if (changed == 1) near.push_back(&g);
           }
           if (!near.empty()) pick = near[rng() % near.size()];
         }
         const Strategy& g = *pick;
         next.dp = g.dp, next.tp = g.tp, next.pp = g.pp, next.microbatches = g.microbatches;
-        next.schedule = g.schedule, next.recompute = g.recompute, next.zero = g.zero;
+        next.schedule = g.schedule, next.virtual_stages = g.virtual_stages, next.recompute = g.recompute;
+        next.zero = g.zero, next.sequence_parallel = g.sequence_parallel, next.tp_overlap = g.tp_overlap;
+        next.dp_overlap = g.dp_overlap;
         if (next.tp != 1 || next.pp != 1) next.layer_degree.clear();
         break;
       }
@@ -127,11 +179,10 @@ StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload
       }
     }
     if (next == s) return std::nullopt;
-    try {
-      validate_strategy(next, w, gpus);
-    } catch (const BadInput&) {
-      return std::nullopt;
-    }
+    // Every move keeps the strategy valid (globals come from the enumeration, degrees are
+    // divisors of the GPU count, owners are ranks) except one combination validate_strategy
+    // refuses: per-layer degrees with a ZeRO stage. Such proposals are not made.
+    if (next.per_layer() && next.zero != 0) return std::nullopt;
     return next;
   };
   std::function<std::optional<double>(const Strategy&)> cost = [&](const Strategy& s) {

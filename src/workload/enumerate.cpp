@@ -68,6 +68,22 @@ std::vector<std::uint64_t> divisors(std::uint64_t n) {
   return low;
 }
 
+namespace {
+
+template <class T>
+bool contains(const std::vector<T>& v, const T& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// The values of a knob for a shape: the space's list where the knob matters, else only its
+// canonical value (the knob changes nothing there, whatever the list says).
+template <class T>
+std::vector<T> knob(const std::vector<T>& values, bool matters, T canonical) {
+  return matters ? values : std::vector<T>{canonical};
+}
+
+}  // namespace
+
 StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const StrategySpace& space,
                                 const StrategyVisitor& visit) {
   StrategyCount count;
@@ -77,6 +93,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   const double tables = table_bytes_per_gpu(w, gpus);
   std::uint32_t max_tp = m.transformer ? m.transformer->heads : 1;
   if (space.max_tp > 0) max_tp = std::min(max_tp, space.max_tp);
+  if (space.gpus_per_server > 0 && !space.tp_across_servers) max_tp = std::min(max_tp, space.gpus_per_server);
   const std::uint32_t max_pp = m.has_tables() ? 1 : m.pipeline_units();
   if (w.global_batch != std::floor(w.global_batch) || w.global_batch < 1) return count;
   const auto global_batch = static_cast<std::uint64_t>(w.global_batch);
@@ -86,60 +103,86 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   for (std::uint64_t tp : divisors(gpus)) {
     if (tp > max_tp) break;
     if (m.transformer && m.transformer->heads % tp != 0) continue;
+    if (!space.tp.empty() && !contains(space.tp, static_cast<std::uint32_t>(tp))) continue;
     for (std::uint64_t pp : divisors(gpus / tp)) {
       if (pp > max_pp) break;
+      if (!space.pp.empty() && !contains(space.pp, static_cast<std::uint32_t>(pp))) continue;
       const std::uint64_t dp = gpus / tp / pp;
       if (global_batch % dp != 0) continue;
-      const bool has_plain = std::find(space.sequence_parallel.begin(), space.sequence_parallel.end(),
-                                       false) != space.sequence_parallel.end();
+      const auto sps = knob(space.sequence_parallel, tp > 1, false);
+      const auto tp_overlaps = knob(space.tp_overlap, tp > 1, TpOverlap::None);
+      const auto zeros = knob(space.zero, dp > 1, std::uint8_t{0});
+      const auto dp_overlaps = knob(space.dp_overlap, dp > 1, true);
+      const auto schedules = knob(space.schedules, pp > 1, PipelineSchedule::OneFOneB);
       const auto stages_plain =
           aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
-      const bool want_sp = tp > 1 && std::find(space.sequence_parallel.begin(), space.sequence_parallel.end(),
-                                               true) != space.sequence_parallel.end();
-      const auto stages_sp =
-          want_sp ? aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), true)
-                  : std::vector<StageAggregate>{};
+      const auto stages_sp = contains(sps, true) ? aggregate_stages(w, static_cast<std::uint32_t>(tp),
+                                                                    static_cast<std::uint32_t>(pp), true)
+                                                 : std::vector<StageAggregate>{};
       s.dp = static_cast<std::uint32_t>(dp);
       s.tp = static_cast<std::uint32_t>(tp);
       s.pp = static_cast<std::uint32_t>(pp);
       const std::uint64_t replica = global_batch / dp;
       for (std::uint64_t mu : divisors(replica)) {
         if (space.max_microbatches > 0 && mu > space.max_microbatches) break;
+        if (!space.microbatch_size.empty() &&
+            !contains(space.microbatch_size, static_cast<std::uint32_t>(replica / mu)))
+          continue;
         s.microbatches = static_cast<std::uint32_t>(mu);
         const double mb = static_cast<double>(replica / mu);
-        for (PipelineSchedule schedule : space.schedules) {
-          // Interleaving needs a chunk count (strategy.virtual_stages), which the space does
-          // not enumerate: it is only simulated when given explicitly.
-          if (schedule == PipelineSchedule::Interleaved) continue;
+        for (PipelineSchedule schedule : schedules) {
+          std::vector<std::uint32_t> chunk_counts{1};
+          if (schedule == PipelineSchedule::Interleaved) {
+            chunk_counts.clear();
+            if (mu % pp != 0) continue;
+            for (std::uint32_t v = 2; pp * v <= m.pipeline_units(); ++v)
+              if (space.virtual_stages.empty() || contains(space.virtual_stages, v))
+                chunk_counts.push_back(v);
+          }
           s.schedule = schedule;
-          for (Recompute recompute : space.recompute) {
-            if (recompute == Recompute::Selective && !m.transformer) continue;
-            s.recompute = recompute;
-            for (std::uint8_t zero : space.zero) {
-              s.zero = zero;
-              const double param_bytes =
-                  model_state_bytes_per_param(w, zero, static_cast<double>(dp)).total();
-              const bool gathers = zero >= 3 && dp > 1;
-              for (bool sp : space.sequence_parallel) {
-                // With tp = 1 sequence parallelism changes nothing: enumerate that strategy once.
-                if (sp && tp == 1 && has_plain) continue;
-                s.sequence_parallel = sp && tp > 1;
-                const auto& stages = s.sequence_parallel ? stages_sp : stages_plain;
-                double worst = 0;
-                for (std::uint64_t p = 0; p < pp; ++p) {
-                  const StageAggregate& a = stages[p];
-                  const double in_flight = microbatches_in_flight(s, static_cast<std::uint32_t>(p));
-                  const double act =
-                      a.act.kept(recompute) * in_flight + (recompute == Recompute::Full ? a.working_set : 0);
-                  const double gathered = gathers ? a.largest_layer * B : 0;
-                  worst = std::max(worst, a.params * param_bytes + mb * act + gathered);
+          for (std::uint32_t v : chunk_counts) {
+            s.virtual_stages = v;
+            for (Recompute recompute : space.recompute) {
+              if (recompute == Recompute::Selective && !m.transformer) continue;
+              s.recompute = recompute;
+              for (std::uint8_t zero : zeros) {
+                s.zero = zero;
+                const double param_bytes =
+                    model_state_bytes_per_param(w, zero, static_cast<double>(dp)).total();
+                const bool gathers = zero >= 3 && dp > 1;
+                for (bool sp : sps) {
+                  s.sequence_parallel = sp;
+                  double worst = 0;
+                  bool feasible = false;
+                  if (v > 1) {
+                    // Chunks interleave over the devices: the exact per-device accounting.
+                    const MemoryBreakdown mem = memory_per_gpu(w, s);
+                    worst = mem.total();
+                    feasible = fits_in_memory(w, mem);
+                  } else {
+                    const auto& stages = sp ? stages_sp : stages_plain;
+                    for (std::uint64_t p = 0; p < pp; ++p) {
+                      const StageAggregate& a = stages[p];
+                      const double in_flight = microbatches_in_flight(s, static_cast<std::uint32_t>(p));
+                      const double act = a.act.kept(recompute) * in_flight +
+                                         (recompute == Recompute::Full ? a.working_set : 0);
+                      const double gathered = gathers ? a.largest_layer * B : 0;
+                      worst = std::max(worst, a.params * param_bytes + mb * act + gathered);
+                    }
+                    worst += tables;
+                    feasible = worst <= capacity;
+                    worst += w.device.memory_reserve_bytes;
+                  }
+                  for (TpOverlap tpo : tp_overlaps) {
+                    s.tp_overlap = tpo;
+                    for (bool dpo : dp_overlaps) {
+                      s.dp_overlap = dpo;
+                      ++count.checked;
+                      ++(feasible ? count.feasible : count.infeasible);
+                      if (visit) visit(s, worst, feasible);
+                    }
+                  }
                 }
-                worst += tables;
-                const bool feasible = worst <= capacity;
-                worst += w.device.memory_reserve_bytes;
-                ++count.checked;
-                ++(feasible ? count.feasible : count.infeasible);
-                if (visit) visit(s, worst, feasible);
               }
             }
           }
@@ -147,6 +190,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
       }
     }
   }
+  s.virtual_stages = 1;
   return count;
 }
 

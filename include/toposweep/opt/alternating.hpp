@@ -16,7 +16,6 @@
 
 namespace toposweep::opt {
 
-enum class SearchMethod { Exhaustive, Mcmc };
 
 struct AlternatingSettings {
   std::uint32_t servers = 0;

@@ -45,7 +45,10 @@ struct OptimizeResult {
   std::string comm_model;                        // Bandwidth target: pipelined / sequential
   std::vector<RoundRecord> rounds;               // Alternating target
   std::string stop_reason;                       // Alternating: converged, max_rounds or time_budget
-  std::string search_method;                     // Strategy / Alternating
+  std::string search_method;                     // Strategy / Alternating: what ran
+  std::string search_requested;                  // "auto" when auto chose search_method
+  std::vector<RankedStrategy> top;               // Strategy, exhaustive: the k best
+  std::uint64_t candidates = 0, infeasible = 0, pruned = 0;  // Strategy: the search's counts
   std::uint64_t simulations = 0;
   // Placement target: METIS placement of the configured strategy against rank order.
   std::string placement_method;  // "metis", or "rank_order" when METIS found nothing better
@@ -56,6 +59,10 @@ struct OptimizeResult {
 };
 
 // Throws BadInput / InvalidDesign naming the key concerned ("key strategy.dp").
+// Where an exhaustive strategy search reports progress (every 5 s; none by default). The command
+// line sets it once from its log level; the hook is process-wide.
+void set_strategy_search_progress(SearchProgress progress);
+
 OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTarget target,
                                      const std::optional<SingleCollective>& single = std::nullopt);
 

@@ -36,9 +36,10 @@ struct OptimizeSettings {
   std::uint32_t servers = 0;
   FinderSettings finder;
   // Strategy and alternating targets.
-  SearchMethod search = SearchMethod::Mcmc;
+  SearchMethod search = SearchMethod::Auto;
   McmcStrategySettings mcmc;
   StrategySpace space;
+  std::uint32_t top = 1;  // strategy target: the k best strategies reported
   PlacementKind placement = PlacementKind::RankOrder;
   // Alternating target.
   std::uint32_t patience = 2;

@@ -4,6 +4,7 @@
 // workload's enumeration), or Metropolis over global strategies, per-layer degrees and
 // embedding-table owners.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -49,17 +50,43 @@ class StrategyScorer {
   std::uint64_t simulations_ = 0;
 };
 
+// Auto: exhaustive (exact, branch and bound) when the global strategies cover the model's choices
+// and are few enough, else MCMC (resolve_search_method).
+enum class SearchMethod { Exhaustive, Mcmc, Auto };
+
+// Exhaustive or Mcmc: Auto becomes MCMC for models with choices the global strategies do not
+// cover (per-layer degrees of non-transformers, embedding-table owners) or with more than
+// kAutoExhaustiveLimit feasible candidates, else exhaustive.
+inline constexpr std::uint64_t kAutoExhaustiveLimit = 1'000'000;
+SearchMethod resolve_search_method(SearchMethod method, const Workload& w, std::uint32_t gpus,
+                                   const StrategySpace& space);
+
+struct RankedStrategy {
+  Strategy strategy;
+  double iteration_time_s = 0;
+};
+
 struct StrategySearchResult {
   Strategy best;
   double iteration_time_s = 0;
-  std::uint64_t evaluated = 0;   // strategies simulated
-  std::uint64_t infeasible = 0;  // pruned for memory
-  std::string method;            // "exhaustive" or "mcmc"
+  std::vector<RankedStrategy> top;  // the k best, fastest first (exhaustive; top[0] is `best`)
+  std::uint64_t candidates = 0;     // canonical strategies of the space
+  std::uint64_t evaluated = 0;      // strategies simulated
+  std::uint64_t infeasible = 0;     // pruned for memory
+  std::uint64_t pruned = 0;         // feasible, not simulated: their compute bound was no better
+  std::string method;               // "exhaustive" or "mcmc"
 };
 
-// Every feasible global strategy of `space`; BadInput when none fits.
+// Progress of a long search: simulated so far, at most how many remain, seconds elapsed.
+using SearchProgress = std::function<void(std::uint64_t done, std::uint64_t left, double seconds)>;
+
+// The k fastest strategies of `space`, exactly: candidates that fit in memory are sorted by their
+// compute lower bound (workload/compute_bound.hpp) and simulated in that order until the next
+// bound is no better than the k-th best time found, so the rest cannot enter the top k. Ties
+// are broken by enumeration order, so the answer is the brute force's. BadInput when none fits.
 StrategySearchResult exhaustive_strategy_search(StrategyScorer& scorer, const Workload& w,
-                                                const StrategySpace& space = {});
+                                                const StrategySpace& space = {}, std::uint32_t top = 1,
+                                                const SearchProgress& progress = {});
 
 struct McmcStrategySettings {
   MetropolisSettings metropolis;

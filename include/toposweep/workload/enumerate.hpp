@@ -12,14 +12,28 @@
 
 namespace toposweep {
 
+// The values each knob takes (optimize.* keys, docs/optimizers.md). Only canonical strategies
+// are enumerated: a knob that changes nothing for a shape takes its default there (schedule and
+// chunks with pp = 1, sequence parallelism and TP overlap with tp = 1, ZeRO and DP overlap with
+// dp = 1), so no strategy is visited twice.
 struct StrategySpace {
-  std::vector<PipelineSchedule> schedules{PipelineSchedule::OneFOneB, PipelineSchedule::GPipe};
-  std::vector<Recompute> recompute{Recompute::None, Recompute::Full};
-  // ZeRO stages to try (0..3); the default keeps the historical {none, ZeRO-1} space.
-  std::vector<std::uint8_t> zero{0, 1};
-  std::vector<bool> sequence_parallel{false};  // add true to search Megatron-SP too (tp > 1 only)
+  std::vector<PipelineSchedule> schedules{PipelineSchedule::OneFOneB, PipelineSchedule::GPipe,
+                                          PipelineSchedule::Interleaved};
+  // Model chunks per device tried with the interleaved schedule; empty: every count >= 2 with
+  // pp x chunks <= layers and the microbatch count a multiple of pp (what Megatron-LM accepts).
+  std::vector<std::uint32_t> virtual_stages;
+  std::vector<Recompute> recompute{Recompute::None, Recompute::Selective, Recompute::Full};
+  std::vector<std::uint8_t> zero{0, 1, 2, 3};
+  std::vector<bool> sequence_parallel{false, true};  // true only with tp > 1
+  std::vector<TpOverlap> tp_overlap{TpOverlap::None, TpOverlap::Backward, TpOverlap::Full};
+  std::vector<bool> dp_overlap{true, false};
+  std::vector<std::uint32_t> tp, pp;           // degrees tried; empty: every divisor
+  std::vector<std::uint32_t> microbatch_size;  // samples per microbatch tried; empty: every divisor
   std::uint32_t max_microbatches = 0;          // 0: every divisor of the per-replica batch
   std::uint32_t max_tp = 0;                    // 0: up to the head count (transformers), 1 otherwise
+  // GPUs per server: tp is at most this unless tp_across_servers (0: no limit).
+  std::uint32_t gpus_per_server = 0;
+  bool tp_across_servers = false;
   double bucket_bytes = 25.0 * 1024 * 1024;
   bool operator==(const StrategySpace&) const = default;
 };
@@ -30,9 +44,9 @@ struct StrategyCount {
   std::uint64_t infeasible = 0;  // do not fit in device memory
 };
 
-// Calls `visit(strategy, memory_per_gpu_bytes, feasible)` for every valid strategy, in a fixed
-// order (tp, pp ascending; then microbatches, schedule, recompute, ZeRO stage,
-// sequence parallel — only for tp > 1, where it changes anything). `visit` may be empty.
+// Calls `visit(strategy, memory_per_gpu_bytes, feasible)` for every valid canonical strategy, in
+// a fixed order (tp, pp ascending; then microbatches, schedule and chunks, recompute, ZeRO
+// stage, sequence parallelism, TP overlap, DP overlap). `visit` may be empty.
 using StrategyVisitor = std::function<void(const Strategy&, double, bool)>;
 StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const StrategySpace& space,
                                 const StrategyVisitor& visit);

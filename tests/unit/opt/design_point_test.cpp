@@ -72,7 +72,8 @@ TEST(DesignPoint, ZeroStagesWidenTheExhaustiveSearch) {
 }
 
 TEST(DesignPoint, BadInputs) {
-  Config c = testing::make_config({{"model.name", "bert-large"}, {"optimize.mcmc_budget", "0"}});
+  Config c = testing::make_config(
+      {{"model.name", "bert-large"}, {"optimize.search", "mcmc"}, {"optimize.mcmc_budget", "0"}});
   EXPECT_THROW(optimize_config(c, OptimizeTarget::Strategy), BadInput);
   c = testing::make_config({{"topology.kind", "switch"}});
   EXPECT_THROW(optimize_config(c, OptimizeTarget::Bandwidth), BadInput);  // not multidim

@@ -63,7 +63,10 @@ TEST(OptimizedPoint, StrategySearchRowMatchesReplayOfChosenStrategy) {
   replay.set("strategy.tp", std::to_string(s.tp), "test");
   replay.set("strategy.pp", std::to_string(s.pp), "test");
   replay.set("strategy.microbatches", std::to_string(s.microbatches), "test");
-  replay.set("strategy.schedule", s.schedule == PipelineSchedule::GPipe ? "gpipe" : "1f1b", "test");
+  replay.set("strategy.schedule", schedule_name(s.schedule), "test");
+  replay.set("strategy.virtual_stages", std::to_string(s.virtual_stages), "test");
+  replay.set("strategy.tp_overlap", tp_overlap_name(s.tp_overlap), "test");
+  replay.set("strategy.dp_overlap", s.dp_overlap ? "true" : "false", "test");
   replay.set("strategy.zero", std::to_string(s.zero), "test");
   replay.set("strategy.recompute", recompute_name(s.recompute), "test");
   replay.set("strategy.sequence_parallel", s.sequence_parallel ? "true" : "false", "test");
@@ -96,6 +99,7 @@ TEST(OptimizedPoint, StrategySearchWithMetisPlacementIsReplayedWithItsPlacement)
       {"server.gpus", "4"},
       {"optimize.search", "exhaustive"},
       {"optimize.max_microbatches", "4"},
+      {"optimize.tp_across_servers", "true"},  // TP-8 spans two 4-GPU servers
       // One efficiency for every layer keeps this a placement test: with per-operator compute the
       // larger GEMMs of a smaller tp outweigh the bridged links for so small a model.
       {"server.efficiency", "0.5"}};

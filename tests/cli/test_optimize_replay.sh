@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The exact strategy search through the command line: the k best strategies it reports replay
+# with `simulate` to the same iteration time, bit for bit; its counts add up; the knob lists
+# reject bad values naming the key.
+source "$(dirname "$0")/assert.sh"
+
+base=(--set model.name=gpt3-1.3b --set model.global_batch=32 --set topology.kind=switch
+      --set topology.servers=4 --set server.gpus=4 --set topology.link_bandwidth=100Gbps
+      --set simulate.network_model=analytical)
+
+run_cmd optimize --target strategy "${base[@]}" --set optimize.search=exhaustive --set optimize.top=4 \
+  --set optimize.max_microbatches=8 --json
+assert_status 0 "optimize --target strategy, top 4"
+cp "$WORK/out" "$WORK/optimize.json"
+
+# The counts: every canonical candidate is infeasible, simulated or pruned.
+/usr/bin/python3 - "$WORK/optimize.json" <<'PY' && pass "candidates = infeasible + simulations + pruned; 4 ranked" || fail "counts or ranking"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["search"] == "exhaustive", j["search"]
+assert j["candidates"] == j["infeasible"] + j["simulations"] + j["pruned"], j
+assert j["pruned"] > 0, "the bound pruned nothing"
+top = j["top"]
+assert len(top) == 4
+assert top[0]["iteration_time_s"] == j["iteration_time_s"] and top[0]["gap"] == 0
+assert all(a["iteration_time_s"] <= b["iteration_time_s"] for a, b in zip(top, top[1:]))
+PY
+
+# Each reported strategy, replayed as a plain point.
+for i in 0 1 2 3; do
+  sets=$(/usr/bin/python3 - "$WORK/optimize.json" "$i" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["top"][int(sys.argv[2])]["strategy"]
+keys = {"dp": s["dp"], "tp": s["tp"], "pp": s["pp"], "microbatches": s["microbatches"],
+        "schedule": s["schedule"], "virtual_stages": s.get("virtual_stages", 1), "recompute": s["recompute"],
+        "sequence_parallel": str(s["sequence_parallel"]).lower(), "tp_overlap": s["tp_overlap"],
+        "dp_overlap": str(s["dp_overlap"]).lower(), "zero": s["zero_stage"]}
+print(" ".join(f"--set strategy.{k}={v}" for k, v in keys.items()))
+PY
+)
+  # shellcheck disable=SC2086
+  run_cmd simulate "${base[@]}" $sets --json
+  assert_status 0 "simulate top-$i"
+  /usr/bin/python3 - "$WORK/optimize.json" "$WORK/out" "$i" <<'PY' && pass "top-$i replays bit for bit" || fail "top-$i replay"
+import json, sys
+want = json.load(open(sys.argv[1]))["top"][int(sys.argv[3])]["iteration_time_s"]
+got = json.load(open(sys.argv[2]))["iteration_time_s"]
+assert got == want, (got, want)
+PY
+done
+
+run_cmd optimize --target strategy "${base[@]}" --set optimize.recompute=some
+assert_status 2 "a recompute mode that does not exist"
+assert_stderr_has "optimize.recompute" "the error names optimize.recompute"
+assert_one_error_line "optimize.recompute = some"
+run_cmd optimize --target strategy "${base[@]}" --set optimize.top=0
+assert_status 2 "optimize.top = 0"
+assert_stderr_has "optimize.top" "the error names optimize.top"
+
+finish
