@@ -149,10 +149,14 @@ void run_flow(benchmark::State& state, const Config& c) {
   state.counters["peak_rss_MiB"] = peak_rss_bytes() / (1 << 20);
 }
 
-void BM_FlowDlrm128Topoopt(benchmark::State& state) { run_flow(state, dlrm_topoopt(128)); }
+void BM_FlowDlrm128Topoopt(benchmark::State& state) {
+  run_flow(state, dlrm_topoopt(128));
+}
 BENCHMARK(BM_FlowDlrm128Topoopt)->Unit(benchmark::kMillisecond)->Iterations(1);
 
-void BM_FlowGpt3_1024(benchmark::State& state) { run_flow(state, gpt3_1024("flow")); }
+void BM_FlowGpt3_1024(benchmark::State& state) {
+  run_flow(state, gpt3_1024("flow"));
+}
 BENCHMARK(BM_FlowGpt3_1024)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // 16,384 GPUs: 2,048 servers x 8 on a three-tier fat-tree, tp=8 pp=16 dp=128.
@@ -190,7 +194,11 @@ void BM_FlowScalingBertFattree(benchmark::State& state) {
   run_flow(state, c);
   state.SetComplexityN(static_cast<benchmark::IterationCount>(state.counters["flows"]));
 }
-BENCHMARK(BM_FlowScalingBertFattree)->RangeMultiplier(4)->Range(64, 4096)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_FlowScalingBertFattree)
+    ->RangeMultiplier(4)
+    ->Range(64, 4096)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 

@@ -44,31 +44,35 @@ void build_and_measure(benchmark::State& state, const Config& c) {
 }
 
 void BM_TopoOpt4096_d8(benchmark::State& state) {
-  build_and_measure(state, config({{"topology.kind", "topoopt"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
+  build_and_measure(
+      state, config({{"topology.kind", "topoopt"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
 }
 BENCHMARK(BM_TopoOpt4096_d8)->Unit(benchmark::kMillisecond);
 
 void BM_MultiDim16384(benchmark::State& state) {
-  build_and_measure(state, config({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8,ring:16,switch:32"},
+  build_and_measure(state, config({{"topology.kind", "multidim"},
+                                   {"topology.dims", "ring:4,fc:8,ring:16,switch:32"},
                                    {"topology.dim_bandwidth", "400GB/s,200GB/s,100GB/s,50GB/s"}}));
 }
 BENCHMARK(BM_MultiDim16384)->Unit(benchmark::kMillisecond);
 
 void BM_Expander4096_d8(benchmark::State& state) {
-  build_and_measure(state, config({{"topology.kind", "expander"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
+  build_and_measure(
+      state, config({{"topology.kind", "expander"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
 }
 BENCHMARK(BM_Expander4096_d8)->Unit(benchmark::kMillisecond);
 
 void BM_FatTree8192(benchmark::State& state) {
-  build_and_measure(state, config({{"topology.kind", "fattree"}, {"topology.servers", "8192"}, {"topology.degree", "1"}}));
+  build_and_measure(
+      state, config({{"topology.kind", "fattree"}, {"topology.servers", "8192"}, {"topology.degree", "1"}}));
 }
 BENCHMARK(BM_FatTree8192)->Unit(benchmark::kMillisecond);
 
 // All-pairs hop counts without the vertex-transitivity shortcut: the topoopt network read
 // back from its edge list (same arcs, no family knowledge), 64 sources per BFS sweep.
 void BM_AllPairsHops_TopoOpt4096_d8(benchmark::State& state) {
-  const Network original =
-      network_from_config(config({{"topology.kind", "topoopt"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
+  const Network original = network_from_config(
+      config({{"topology.kind", "topoopt"}, {"topology.servers", "4096"}, {"topology.degree", "8"}}));
   std::stringstream ss;
   topology::write_edge_list(ss, original);
   const Network net = topology::read_edge_list(ss, "bench", {});

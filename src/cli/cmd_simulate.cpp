@@ -21,7 +21,8 @@ namespace {
 using nlohmann::json;
 
 void add_options(po::options_description& o) {
-  o.add_options()("trace", po::value<std::string>(), "write the simulated timeline as Chrome trace-event JSON to FILE")(
+  o.add_options()("trace", po::value<std::string>(),
+                  "write the simulated timeline as Chrome trace-event JSON to FILE")(
       "links", po::value<unsigned>()->default_value(10), "busiest links listed in the output (flow model)");
 }
 
@@ -41,7 +42,9 @@ json topology_json(const Network& net) {
   if (!info.dims.empty()) {
     json dims = json::array();
     for (const Dimension& d : info.dims)
-      dims.push_back({{"type", d.type == DimensionType::Ring ? "ring" : d.type == DimensionType::Switch ? "switch" : "fc"},
+      dims.push_back({{"type", d.type == DimensionType::Ring     ? "ring"
+                               : d.type == DimensionType::Switch ? "switch"
+                                                                 : "fc"},
                       {"size", d.size},
                       {"bandwidth_Bps", d.bandwidth_Bps},
                       {"latency_s", d.latency_s}});
@@ -57,12 +60,9 @@ json job_times_json(const sim::JobTimes& j) {
     busy[name] = j.comm_busy_s[p];
     bytes[name] = j.comm_bytes[p];
   }
-  return {{"iteration_time_s", j.iteration_time_s},
-          {"compute_time_s", j.compute_time_s},
-          {"exposed_comm_time_s", j.exposed_comm_time_s},
-          {"bubble_time_s", j.bubble_time_s},
-          {"critical_stage", j.critical_stage},
-          {"comm_busy_s", std::move(busy)},
+  return {{"iteration_time_s", j.iteration_time_s},       {"compute_time_s", j.compute_time_s},
+          {"exposed_comm_time_s", j.exposed_comm_time_s}, {"bubble_time_s", j.bubble_time_s},
+          {"critical_stage", j.critical_stage},           {"comm_busy_s", std::move(busy)},
           {"comm_bytes_per_rank", std::move(bytes)}};
 }
 
@@ -126,8 +126,9 @@ void print_breakdown(std::ostream& out, const sim::JobTimes& j) {
 
 void print_links(std::ostream& out, const Network& net, const sim::SimResult& r) {
   if (r.links.empty()) return;
-  out << "  links         max utilisation " << std::setprecision(3) << r.max_link_utilisation * 100 << " %, mean "
-      << r.mean_link_utilisation * 100 << " % over " << net.arc_count() << " arcs, " << r.flows << " flows\n";
+  out << "  links         max utilisation " << std::setprecision(3) << r.max_link_utilisation * 100
+      << " %, mean " << r.mean_link_utilisation * 100 << " % over " << net.arc_count() << " arcs, " << r.flows
+      << " flows\n";
 }
 
 int run(CommandContext& ctx) {
@@ -152,7 +153,9 @@ int run(CommandContext& ctx) {
         e["servers"] = m.jobs[j].spec.servers;
         e["first_server"] = m.jobs[j].first_server;
         e["memory_per_gpu_bytes"] = m.jobs[j].plan.memory_per_gpu_bytes;
-        e["strategy"] = {{"dp", m.jobs[j].plan.dp}, {"tp", m.jobs[j].plan.tp}, {"pp", m.jobs[j].plan.pp},
+        e["strategy"] = {{"dp", m.jobs[j].plan.dp},
+                         {"tp", m.jobs[j].plan.tp},
+                         {"pp", m.jobs[j].plan.pp},
                          {"microbatches", m.jobs[j].plan.microbatches}};
         list.push_back(std::move(e));
       }
@@ -246,7 +249,8 @@ int run(CommandContext& ctx) {
       out << "  throughput    " << std::setprecision(4) << res.samples_per_s << " samples/s\n";
       print_links(out, net, p.sim);
     }
-    if (!std::isnan(res.cost_usd)) out << "  cost          " << std::fixed << std::setprecision(0) << res.cost_usd << " USD\n";
+    if (!std::isnan(res.cost_usd))
+      out << "  cost          " << std::fixed << std::setprecision(0) << res.cost_usd << " USD\n";
   }
   if (trace_file) {
     if (!p.simulated) throw BadInput("nothing to trace: the strategy does not fit in memory", "--trace");

@@ -279,9 +279,10 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
       // every mode.
       std::string first;
       for (std::uint64_t i = o.begin; i < std::min(o.end, o.begin + 3); ++i)
-        first += "\n  point " + std::to_string(i) + ": " + sweep::evaluate_point(space, i, evaluate).result.message;
-      std::cerr << "toposweep: failure: every one of the " << summary.points << " points failed; the first:"
-                << first << "\n";
+        first += "\n  point " + std::to_string(i) + ": " +
+                 sweep::evaluate_point(space, i, evaluate).result.message;
+      std::cerr << "toposweep: failure: every one of the " << summary.points
+                << " points failed; the first:" << first << "\n";
     }
     return kExitFailure;
   }
@@ -322,8 +323,12 @@ int run(CommandContext& ctx) {
 }  // namespace
 
 Command sweep_command() {
-  return Command{"sweep", "explore a design space; run under mpirun or srun; writes HDF5 (docs/sweep.md)",
-                 "[--merge SLICE.h5 ...]", add_options, run, false};
+  return Command{"sweep",
+                 "explore a design space; run under mpirun or srun; writes HDF5 (docs/sweep.md)",
+                 "[--merge SLICE.h5 ...]",
+                 add_options,
+                 run,
+                 false};
 }
 
 }  // namespace toposweep::cli

@@ -19,8 +19,10 @@ namespace toposweep::cli {
 namespace {
 
 void add_options(po::options_description& o) {
-  o.add_options()("edges", po::bool_switch(), "with --json: add the arc list [src, dst, bandwidth_Bps, latency_s]")(
-      "out", po::value<std::string>(), "write the topology as an edge-list file (readable by topology.kind = file)")(
+  o.add_options()("edges", po::bool_switch(),
+                  "with --json: add the arc list [src, dst, bandwidth_Bps, latency_s]")(
+      "out", po::value<std::string>(),
+      "write the topology as an edge-list file (readable by topology.kind = file)")(
       "similar-cost", po::bool_switch(),
       "also report the fat-tree link bandwidth whose cost equals this network's (TopoOpt's comparison; "
       "fat-tree shape from topology.fattree_*, topology.oversubscription, degree 1)");
@@ -43,7 +45,8 @@ void write_edge_list_file(const std::string& path, const Network& net) {
 }
 
 int run(CommandContext& ctx) {
-  if (!ctx.positional.empty()) throw BadInput("unexpected argument '" + ctx.positional[0] + "'", "command line of 'topology'");
+  if (!ctx.positional.empty())
+    throw BadInput("unexpected argument '" + ctx.positional[0] + "'", "command line of 'topology'");
   const Config& c = ctx.config;
   // The server's fabric defaults to server.device's measured link class.
   const LinkClass intra = intra_link_from_config(c);
@@ -76,8 +79,8 @@ int run(CommandContext& ctx) {
   } else {
     out << topology::report_text(net, report);
     if (similar_cost)
-      out << "similar-cost fat-tree: " << human_quantity(Quantity::Bandwidth, similar_cost->link_bandwidth_Bps)
-          << " per server port\n";
+      out << "similar-cost fat-tree: "
+          << human_quantity(Quantity::Bandwidth, similar_cost->link_bandwidth_Bps) << " per server port\n";
     if (ctx.options.count("out")) out << "wrote " << ctx.options["out"].as<std::string>() << "\n";
   }
   return kExitOk;
@@ -86,7 +89,8 @@ int run(CommandContext& ctx) {
 }  // namespace
 
 Command topology_command() {
-  return Command{"topology", "build one topology and report it (ports, links, diameter, mean hops, bisection, cost)", "",
+  return Command{"topology",
+                 "build one topology and report it (ports, links, diameter, mean hops, bisection, cost)", "",
                  add_options, run};
 }
 

@@ -20,9 +20,9 @@ Command frontier_command();
 Command models_command();
 
 const std::vector<Command>& all_commands() {
-  static const std::vector<Command> commands = {
-      topology_command(), collective_command(), simulate_command(), optimize_command(),
-      sweep_command(),    frontier_command(),   models_command()};
+  static const std::vector<Command> commands = {topology_command(), collective_command(), simulate_command(),
+                                                optimize_command(), sweep_command(),      frontier_command(),
+                                                models_command()};
   return commands;
 }
 

@@ -19,7 +19,8 @@ void print_usage(std::ostream& os) {
         "Co-design the training network and the parallelization strategy of DNN workloads.\n\n"
         "commands:\n";
   for (const auto& c : all_commands()) {
-    os << "  " << c.name << std::string(12 - std::min<std::size_t>(11, c.name.size()), ' ') << c.summary << "\n";
+    os << "  " << c.name << std::string(12 - std::min<std::size_t>(11, c.name.size()), ' ') << c.summary
+       << "\n";
   }
   os << "\nEvery command takes --help, --config FILE (repeatable, later files win), --set KEY=VALUE\n"
         "(repeatable, wins over files), --json, --log-level LEVEL and --show-config.\n"
@@ -29,13 +30,13 @@ void print_usage(std::ostream& os) {
 
 po::options_description common_options() {
   po::options_description common("common options");
-  common.add_options()
-      ("help,h", "show this help")
-      ("config", po::value<std::vector<std::string>>()->composing(), "INI config file (repeatable; later files win)")
-      ("set", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE (repeatable; wins over files)")
-      ("json", po::bool_switch(), "print one JSON object on stdout")
-      ("log-level", po::value<std::string>()->default_value("info"), "debug, info, warn, error or quiet")
-      ("show-config", po::bool_switch(), "print the effective configuration and exit");
+  common.add_options()("help,h", "show this help")("config",
+                                                   po::value<std::vector<std::string>>()->composing(),
+                                                   "INI config file (repeatable; later files win)")(
+      "set", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE (repeatable; wins over files)")(
+      "json", po::bool_switch(), "print one JSON object on stdout")(
+      "log-level", po::value<std::string>()->default_value("info"), "debug, info, warn, error or quiet")(
+      "show-config", po::bool_switch(), "print the effective configuration and exit");
   return common;
 }
 
@@ -58,7 +59,8 @@ int launched_rank() {
 
 // Keys set in a file or with --set that the command never read, in the sections it did read
 // (a config file shared by several commands keeps, say, model.* keys `topology` has no use for).
-void warn_unused_keys(const std::string& command, const CommandContext& ctx, const std::set<std::string>& reads) {
+void warn_unused_keys(const std::string& command, const CommandContext& ctx,
+                      const std::set<std::string>& reads) {
   std::set<std::string> sections;
   for (const auto& k : reads) sections.insert(k.substr(0, k.find('.')));
   for (const auto& [key, e] : ctx.config.entries()) {
@@ -99,13 +101,15 @@ int run_command(const Command& cmd, int argc, char** argv) {
   CommandContext ctx;
   ctx.log = Logger(parse_log_level(vm["log-level"].as<std::string>()));
   if (ctx.log.enabled(LogLevel::Info))
-    opt::set_strategy_search_progress([log = ctx.log](std::uint64_t done, std::uint64_t left, double seconds) {
-      char line[200];
-      std::snprintf(line, sizeof line, "strategy search: %llu simulated, at most %llu left, %.0f s (ETA at most %.0f s)",
-                    static_cast<unsigned long long>(done), static_cast<unsigned long long>(left), seconds,
-                    seconds / static_cast<double>(done) * static_cast<double>(left));
-      log.info(line);
-    });
+    opt::set_strategy_search_progress(
+        [log = ctx.log](std::uint64_t done, std::uint64_t left, double seconds) {
+          char line[200];
+          std::snprintf(line, sizeof line,
+                        "strategy search: %llu simulated, at most %llu left, %.0f s (ETA at most %.0f s)",
+                        static_cast<unsigned long long>(done), static_cast<unsigned long long>(left), seconds,
+                        seconds / static_cast<double>(done) * static_cast<double>(left));
+          log.info(line);
+        });
   ctx.json = vm["json"].as<bool>();
   ctx.out = &std::cout;
   if (vm.count("args")) ctx.positional = vm["args"].as<std::vector<std::string>>();

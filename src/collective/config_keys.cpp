@@ -7,17 +7,22 @@ namespace toposweep::collective {
 
 std::vector<KeySpec> config_keys() {
   return {
-      {"collective.algorithm", "auto", collective_algorithm_help(), checks::one_of(collective_algorithm_names())},
+      {"collective.algorithm", "auto", collective_algorithm_help(),
+       checks::one_of(collective_algorithm_names())},
       {"collective.model", "pipelined",
-       "hierarchical and two-level collectives: pipelined (max over dimensions) or sequential (sum)", checks::one_of({"pipelined", "sequential"})},
+       "hierarchical and two-level collectives: pipelined (max over dimensions) or sequential (sum)",
+       checks::one_of({"pipelined", "sequential"})},
       {"collective.routing", "shortest",
        "networks with switches: shortest (first shortest path per transfer) or spread (equal-cost "
-       "paths, least busy arc first, like ECMP over a fat-tree's cores)", checks::one_of({"shortest", "spread"})},
+       "paths, least busy arc first, like ECMP over a fat-tree's cores)",
+       checks::one_of({"shortest", "spread"})},
       {"collective.chunks", "1",
-       "ASTRA-sim's preferred-dataset-splits: run each collective in this many chunks, one chunk per dimension "
+       "ASTRA-sim's preferred-dataset-splits: run each collective in this many chunks, one chunk per "
+       "dimension "
        "at a time, each paying every step's latency (1: off)",
        checks::integer(1, 1 << 20)},
-      {"collective.endpoint_delay", "0s", "ASTRA-sim's endpoint-delay: processing time per message (time; 0s: off)",
+      {"collective.endpoint_delay", "0s",
+       "ASTRA-sim's endpoint-delay: processing time per message (time; 0s: off)",
        checks::quantity(Quantity::Time, false)},
       {"collective.reduction_bandwidth", "0",
        "ASTRA-sim's local-mem-bw: a reduce step moves 3x its message through local memory at this bandwidth "

@@ -166,7 +166,8 @@ ChunkedTime hierarchical_chunked_time(CollectiveOp op, const std::vector<Dimensi
     case CollectiveOp::Broadcast:
     case CollectiveOp::Reduce:
       for (std::uint32_t k : active)
-        passes.push_back(pass(k, m, pass_steps(DimensionType::Ring, group_sizes[k]), op == CollectiveOp::Reduce));
+        passes.push_back(
+            pass(k, m, pass_steps(DimensionType::Ring, group_sizes[k]), op == CollectiveOp::Reduce));
       break;
   }
   // Flow shop: chunk c's pass p starts when its pass p-1 is done and the pass's dimension is
@@ -222,8 +223,8 @@ GroupShape group_shape(const Network& net, const std::vector<VertexId>& members)
   std::uint64_t product = 1;
   for (const auto& d : dims) product *= d.size;
   if (product != net.compute_count()) {
-    out.why_not = "hierarchical: the dimensions hold " + std::to_string(product) + " NPUs but the network has " +
-                  std::to_string(net.compute_count());
+    out.why_not = "hierarchical: the dimensions hold " + std::to_string(product) +
+                  " NPUs but the network has " + std::to_string(net.compute_count());
     out.where = "topology.dims";
     return out;
   }
@@ -247,15 +248,16 @@ GroupShape group_shape(const Network& net, const std::vector<VertexId>& members)
   // Members are distinct, so they fill the product of their coordinate sets iff the counts match.
   if (grid != members.size()) {
     out.why_not = "hierarchical: the " + std::to_string(members.size()) +
-                  " members are not a sub-grid of the dimensions (their coordinates span " + std::to_string(grid) +
-                  " positions)";
+                  " members are not a sub-grid of the dimensions (their coordinates span " +
+                  std::to_string(grid) + " positions)";
     out.where = "collective members";
     shape.clear();
   }
   return out;
 }
 
-std::vector<std::uint32_t> hierarchical_group_shape(const Network& net, const std::vector<VertexId>& members) {
+std::vector<std::uint32_t> hierarchical_group_shape(const Network& net,
+                                                    const std::vector<VertexId>& members) {
   GroupShape g = group_shape(net, members);
   if (g.shape.empty()) throw BadInput(g.why_not, g.where);
   return std::move(g.shape);

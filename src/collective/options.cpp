@@ -8,11 +8,13 @@
 namespace toposweep {
 
 void system_costs_from_config(const Config& config, std::uint32_t& chunks, double& endpoint_delay_s,
-                       double& reduction_Bps) {
+                              double& reduction_Bps) {
   if (config.has("collective.chunks"))
     chunks = static_cast<std::uint32_t>(config.get_int("collective.chunks", 1, 1 << 20));
-  if (config.has("collective.endpoint_delay")) endpoint_delay_s = config.get_time("collective.endpoint_delay");
-  if (config.has("collective.reduction_bandwidth") && config.get_string("collective.reduction_bandwidth") != "0")
+  if (config.has("collective.endpoint_delay"))
+    endpoint_delay_s = config.get_time("collective.endpoint_delay");
+  if (config.has("collective.reduction_bandwidth") &&
+      config.get_string("collective.reduction_bandwidth") != "0")
     reduction_Bps = config.get_bandwidth("collective.reduction_bandwidth");
 }
 

@@ -140,14 +140,16 @@ CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, co
 // carrying them: the serving strides, or for a sub-group the best ring set over the network's
 // links), hierarchical on a multidim network when the members are a sub-grid of its dimensions,
 // a ring otherwise.
-CollectivePlan plan_auto(const Network& net, RouteCache&, const CollectiveRequest& req, const CollectiveOptions& opt) {
+CollectivePlan plan_auto(const Network& net, RouteCache&, const CollectiveRequest& req,
+                         const CollectiveOptions& opt) {
   if (!net.info().strides.empty()) return plan_network(net, req, "multiring", opt);
   if (net.info().kind == "multidim" && !net.info().dims.empty() && !group_shape(net, req.nodes).shape.empty())
     return plan_network(net, req, "hierarchical", opt);
   return plan_network(net, req, "ring", opt);
 }
 
-CollectivePlan plan_ring(const Network&, RouteCache& routes, const CollectiveRequest& req, const CollectiveOptions& opt) {
+CollectivePlan plan_ring(const Network&, RouteCache& routes, const CollectiveRequest& req,
+                         const CollectiveOptions& opt) {
   return from_phases(routes, ring_phases(req.op, {req.nodes}, {1.0}, req.bytes, req.root), opt, "ring");
 }
 
@@ -168,7 +170,8 @@ CollectivePlan plan_multiring(const Network& net, RouteCache& routes, const Coll
   return from_phases(routes, std::move(phases), opt, "multiring");
 }
 
-CollectivePlan plan_tree(const Network&, RouteCache& routes, const CollectiveRequest& req, const CollectiveOptions& opt) {
+CollectivePlan plan_tree(const Network&, RouteCache& routes, const CollectiveRequest& req,
+                         const CollectiveOptions& opt) {
   return from_phases(routes, tree_phases(req.op, req.nodes, req.bytes, req.root), opt, "tree");
 }
 
@@ -178,7 +181,8 @@ CollectivePlan plan_halving_doubling(const Network&, RouteCache& routes, const C
                      "halving_doubling");
 }
 
-CollectivePlan plan_direct(const Network&, RouteCache& routes, const CollectiveRequest& req, const CollectiveOptions& opt) {
+CollectivePlan plan_direct(const Network&, RouteCache& routes, const CollectiveRequest& req,
+                           const CollectiveOptions& opt) {
   return from_phases(routes, direct_phases(req.op, req.nodes, req.bytes, req.root), opt, "direct");
 }
 
@@ -204,7 +208,8 @@ constexpr Algorithm kAlgorithms[] = {
     {"ring", "one ring over the members in order, one direction", plan_ring},
     {"biring", "two rings over the members, one each way, half the data each", plan_biring},
     {"multiring", "rings over the network's strides, data split by their bandwidth", plan_multiring},
-    {"hierarchical", "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style)", plan_hierarchical},
+    {"hierarchical", "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style)",
+     plan_hierarchical},
     {"tree", "binary tree (reduce up, broadcast down)", plan_tree},
     {"halving_doubling", "recursive halving and doubling (Rabenseifner)", plan_halving_doubling},
     {"direct", "every member exchanges with every other at once", plan_direct},
@@ -223,8 +228,9 @@ CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, co
   RouteCache routes(net);
   for (const auto& a : kAlgorithms)
     if (algorithm == a.name) return a.plan(net, routes, req, opt);
-  throw BadInput("unknown collective algorithm '" + algorithm + "' (" + join(collective_algorithm_names(), ", ") + ")",
-                 "collective.algorithm");
+  throw BadInput(
+      "unknown collective algorithm '" + algorithm + "' (" + join(collective_algorithm_names(), ", ") + ")",
+      "collective.algorithm");
 }
 
 // Intra-node part of a two-level collective over g GPUs (a ring on the node's fabric): NCCL's

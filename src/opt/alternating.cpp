@@ -36,7 +36,8 @@ AlternatingResult alternating_optimize(const Workload& w, const AlternatingSetti
   const auto started = std::chrono::steady_clock::now();
   auto budget_spent = [&] {
     return st.time_budget_s > 0 &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= st.time_budget_s;
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >=
+               st.time_budget_s;
   };
   const std::uint32_t gpn = std::max<std::uint32_t>(1, st.finder.server.gpus);
   const std::uint32_t gpus = st.servers * gpn;

@@ -8,8 +8,8 @@
 
 #include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/topology/build.hpp"
-#include "toposweep/topology/spec.hpp"
 #include "toposweep/topology/cost.hpp"
+#include "toposweep/topology/spec.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/strings.hpp"
 #include "toposweep/util/units.hpp"
@@ -66,18 +66,20 @@ topology::TopologySpec with_dim_bandwidth(const topology::TopologySpec& spec, co
   return out;
 }
 
-double simulate_with_dim_bandwidth(const OptimizeProblem& p, const std::vector<double>& bw, const TaskGraph& graph,
-                                   double* cost) {
+double simulate_with_dim_bandwidth(const OptimizeProblem& p, const std::vector<double>& bw,
+                                   const TaskGraph& graph, double* cost) {
   const Network net = build_network(with_dim_bandwidth(p.topology, bw));
   *cost = network_cost_usd(net, p.costs);
   return sim::simulate_iteration(net, graph, p.sim).job(0).iteration_time_s;
 }
 
-OptimizeResult optimize_bandwidth(const OptimizeProblem& prob, const std::optional<SingleCollective>& single) {
+OptimizeResult optimize_bandwidth(const OptimizeProblem& prob,
+                                  const std::optional<SingleCollective>& single) {
   OptimizeResult out;
   out.target = OptimizeTarget::Bandwidth;
   if (!std::holds_alternative<topology::MultiDimSpec>(prob.topology.family))
-    throw BadInput("bandwidth allocation needs a multidim network (topology.kind = multidim)", "key topology.kind");
+    throw BadInput("bandwidth allocation needs a multidim network (topology.kind = multidim)",
+                   "key topology.kind");
   const Network net = build_network(prob.topology);
   const auto& dims = net.info().dims;
   const auto& options = prob.sim;
@@ -211,7 +213,8 @@ OptimizeResult optimize_strategy(const OptimizeProblem& p) {
     t0 = scorer.iteration_time(start);
   }
   out.baseline_time_s = t0 ? *t0 : std::numeric_limits<double>::quiet_NaN();
-  const SearchMethod method = resolve_search_method(p.settings.search, f.workload, f.network.gpu_count(), space);
+  const SearchMethod method =
+      resolve_search_method(p.settings.search, f.workload, f.network.gpu_count(), space);
   StrategySearchResult r;
   if (method == SearchMethod::Exhaustive || !t0) {
     r = exhaustive_strategy_search(scorer, f.workload, space, p.settings.top, search_progress());
@@ -332,7 +335,9 @@ nlohmann::json links_json(const std::vector<std::pair<std::uint32_t, std::uint32
 
 }  // namespace
 
-void set_strategy_search_progress(SearchProgress progress) { search_progress() = std::move(progress); }
+void set_strategy_search_progress(SearchProgress progress) {
+  search_progress() = std::move(progress);
+}
 
 OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTarget target,
                                      const std::optional<SingleCollective>& single) {

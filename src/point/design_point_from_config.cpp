@@ -10,7 +10,9 @@
 namespace toposweep {
 namespace {
 
-bool user_set(const Config& c, std::string_view key) { return c.user_set(key); }
+bool user_set(const Config& c, std::string_view key) {
+  return c.user_set(key);
+}
 
 }  // namespace
 
@@ -22,7 +24,8 @@ std::vector<JobSpec> parse_job_list(const std::string& text, const std::string& 
   };
   for (const std::string& item : split_list(text)) {
     const auto bad = [&] {
-      return BadInput("job '" + item + "' is not MODEL:SERVERS[:tpT][:ppP][:mbM] with SERVERS, T, P, M >= 1", where);
+      return BadInput("job '" + item + "' is not MODEL:SERVERS[:tpT][:ppP][:mbM] with SERVERS, T, P, M >= 1",
+                      where);
     };
     // Peel the strategy options off the right, then SERVERS; what is left is the model (a name or
     // a file path, which may itself hold colons).
@@ -65,10 +68,12 @@ DesignPoint design_point_from_config(const Config& config, std::optional<opt::Op
   p.sim = sim::sim_options_from_config(config);
   p.costs = topology::cost_spec_from_config(config);
   if (config.has("optimize.placement"))
-    p.placement = opt::parse_placement_kind(config.get_string("optimize.placement"), config.where("optimize.placement"));
+    p.placement = opt::parse_placement_kind(config.get_string("optimize.placement"),
+                                            config.where("optimize.placement"));
   if (config.has("simulate.jobs") && !trim(config.get_string("simulate.jobs")).empty()) {
     p.jobs = parse_job_list(config.get_string("simulate.jobs"), config.where("simulate.jobs"));
-    if (p.jobs.empty()) throw BadInput("multi-job mode needs at least one job", config.where("simulate.jobs"));
+    if (p.jobs.empty())
+      throw BadInput("multi-job mode needs at least one job", config.where("simulate.jobs"));
     p.jobs_share_batch = user_set(config, "model.batch_per_gpu");
   }
   // Last: an impossible topology (InvalidDesign) leaves every other key read, so a check that

@@ -105,7 +105,8 @@ struct PointCache::Impl {
     auto m = models.find(spec.model);
     if (m == models.end()) m = models.emplace(spec.model, resolve_model(spec.model, "key model.name")).first;
     auto d = devices.find(spec.device);
-    if (d == devices.end()) d = devices.emplace(spec.device, resolve_device(spec.device, "key server.device")).first;
+    if (d == devices.end())
+      d = devices.emplace(spec.device, resolve_device(spec.device, "key server.device")).first;
     return make_workload(spec, gpus, m->second, d->second);
   }
 
@@ -245,15 +246,18 @@ void check_step(F&& f) {
 
 Evaluation check_only(const DesignPoint& p, PointCache::Impl& c) {
   if (!p.jobs.empty())
-    throw BadInput("multi-job mode runs in `toposweep simulate`; a sweep point is one job", "key simulate.jobs");
+    throw BadInput("multi-job mode runs in `toposweep simulate`; a sweep point is one job",
+                   "key simulate.jobs");
   const bool own_network = p.optimize && *p.optimize == opt::OptimizeTarget::Alternating;
   const Network* net = nullptr;
   if (!own_network) check_step([&] { net = &c.network_for(p.topology, p.costs); });
   if (p.optimize && *p.optimize == opt::OptimizeTarget::Bandwidth &&
       !std::holds_alternative<topology::MultiDimSpec>(p.topology.family))
     return {};  // the optimizer reports it as an impossible design
-  const std::uint32_t gpus = own_network ? p.optimize_settings->servers * p.optimize_settings->finder.server.gpus
-                                         : net ? net->gpu_count() : 0;
+  const std::uint32_t gpus = own_network
+                                 ? p.optimize_settings->servers * p.optimize_settings->finder.server.gpus
+                             : net ? net->gpu_count()
+                                   : 0;
   if (gpus == 0) return {};
   check_step([&] {
     const Workload w = c.workload(p.workload, gpus);
@@ -265,7 +269,8 @@ Evaluation check_only(const DesignPoint& p, PointCache::Impl& c) {
 
 Evaluation evaluate_jobs(const DesignPoint& p, PointCache::Impl& c, Detail detail) {
   if (detail != Detail::Full)
-    throw BadInput("multi-job mode runs in `toposweep simulate`; a sweep point is one job", "key simulate.jobs");
+    throw BadInput("multi-job mode runs in `toposweep simulate`; a sweep point is one job",
+                   "key simulate.jobs");
   Evaluation e;
   e.network = std::make_shared<const Network>(build_network(p.topology));
   const Network& net = *e.network;
@@ -273,13 +278,14 @@ Evaluation evaluate_jobs(const DesignPoint& p, PointCache::Impl& c, Detail detai
   std::uint32_t next_server = 0;
   for (const JobSpec& s : p.jobs) {
     if (next_server + s.servers > net.compute_count())
-      throw BadInput("the jobs need " + std::to_string(next_server + s.servers) + "+ servers but the topology has " +
-                         std::to_string(net.compute_count()),
+      throw BadInput("the jobs need " + std::to_string(next_server + s.servers) +
+                         "+ servers but the topology has " + std::to_string(net.compute_count()),
                      "key simulate.jobs");
     const std::uint32_t job_gpus = s.servers * g;
     if (job_gpus % (s.tp * s.pp) != 0)
-      throw InvalidDesign("job '" + s.model + ":" + std::to_string(s.servers) + "': tp x pp = " +
-                              std::to_string(s.tp * s.pp) + " does not divide its " + std::to_string(job_gpus) + " GPUs",
+      throw InvalidDesign("job '" + s.model + ":" + std::to_string(s.servers) +
+                              "': tp x pp = " + std::to_string(s.tp * s.pp) + " does not divide its " +
+                              std::to_string(job_gpus) + " GPUs",
                           "key simulate.jobs");
     WorkloadSpec ws = p.workload;
     ws.model = s.model;
@@ -316,7 +322,8 @@ Evaluation evaluate_jobs(const DesignPoint& p, PointCache::Impl& c, Detail detai
 
 Evaluation evaluate_optimized(const DesignPoint& p, PointCache::Impl& c, Detail detail) {
   Evaluation e;
-  const opt::OptimizeResult r = opt::optimize_design_point(optimize_problem(p), *p.optimize, p.single_collective);
+  const opt::OptimizeResult r =
+      opt::optimize_design_point(optimize_problem(p), *p.optimize, p.single_collective);
   if (detail == Detail::Full) {
     e.optimized = r;
     return e;
@@ -381,7 +388,8 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
     e.row = make_point_result(plan, &sim, cost_usd, bisection);
     return e;
   }
-  const opt::StrategyPlacement placed = opt::place_strategy(net, plan.graph.gpus, plan.tp, plan.pp, p.placement);
+  const opt::StrategyPlacement placed =
+      opt::place_strategy(net, plan.graph.gpus, plan.tp, plan.pp, p.placement);
   e.placement = placed.placement;
   e.placement_requested = opt::placement_kind_name(p.placement);
   e.placement_method = placed.method;

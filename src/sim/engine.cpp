@@ -18,7 +18,9 @@ struct Completion {
   bool operator>(const Completion& o) const { return time > o.time || (time == o.time && task > o.task); }
 };
 
-bool is_comm(const Task& t) { return t.kind != TaskKind::Compute; }
+bool is_comm(const Task& t) {
+  return t.kind != TaskKind::Compute;
+}
 
 // Per-stage busy/exposed accounting over the recorded spans.
 JobTimes breakdown(const TaskGraph& g, const std::vector<TaskSpan>& spans) {
@@ -72,12 +74,18 @@ double union_length(std::vector<TaskSpan>& spans) {
 
 std::string_view comm_purpose_name(CommPurpose p) {
   switch (p) {
-    case CommPurpose::None: return "none";
-    case CommPurpose::DataParallel: return "data_parallel";
-    case CommPurpose::TensorParallel: return "tensor_parallel";
-    case CommPurpose::PipelineParallel: return "pipeline_parallel";
-    case CommPurpose::Embedding: return "embedding";
-    case CommPurpose::Other: return "other";
+    case CommPurpose::None:
+      return "none";
+    case CommPurpose::DataParallel:
+      return "data_parallel";
+    case CommPurpose::TensorParallel:
+      return "tensor_parallel";
+    case CommPurpose::PipelineParallel:
+      return "pipeline_parallel";
+    case CommPurpose::Embedding:
+      return "embedding";
+    case CommPurpose::Other:
+      return "other";
   }
   return "other";
 }
@@ -125,7 +133,9 @@ EngineResult run_engine(std::span<const Job> jobs, NetworkModel& model) {
   EngineResult result;
   result.spans.resize(jobs.size());
   for (std::size_t j = 0; j < jobs.size(); ++j) result.spans[j].resize(jobs[j].graph->tasks.size());
-  auto span_of = [&](std::uint64_t gi) -> TaskSpan& { return result.spans[job_of[gi]][gi - offset[job_of[gi]]]; };
+  auto span_of = [&](std::uint64_t gi) -> TaskSpan& {
+    return result.spans[job_of[gi]][gi - offset[job_of[gi]]];
+  };
 
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> fixed;
   std::vector<std::uint64_t> ready, batch;
@@ -180,8 +190,9 @@ EngineResult run_engine(std::span<const Job> jobs, NetworkModel& model) {
     for (std::uint64_t gi : completed) complete(gi, now);
   }
   if (finished != n)
-    throw RuntimeFailure("simulation stalled with " + std::to_string(n - finished) + " of " + std::to_string(n) +
-                         " tasks unfinished (dependency cycle through stream order, or a flow with no bandwidth)");
+    throw RuntimeFailure(
+        "simulation stalled with " + std::to_string(n - finished) + " of " + std::to_string(n) +
+        " tasks unfinished (dependency cycle through stream order, or a flow with no bandwidth)");
 
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     result.jobs.push_back(breakdown(*jobs[j].graph, result.spans[j]));

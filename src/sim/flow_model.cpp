@@ -21,7 +21,8 @@ std::uint64_t splitmix64(std::uint64_t x) {
 
 // Per-connection ECMP: a hash of (src, dst, connection) picks one path, with the probability
 // the per-hop even split gives each path.
-std::size_t ecmp_pick(const std::vector<WeightedPath>& paths, VertexId src, VertexId dst, std::uint32_t conn) {
+std::size_t ecmp_pick(const std::vector<WeightedPath>& paths, VertexId src, VertexId dst,
+                      std::uint32_t conn) {
   if (paths.size() <= 1) return 0;
   const std::uint64_t h = splitmix64(splitmix64(std::uint64_t{src} << 32 | dst) ^ conn);
   const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
@@ -76,8 +77,9 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes
   for (const Flow& f : plan.flows) stages = std::max(stages, f.stage + 1);
   std::vector<std::uint32_t> order(plan.flows.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return plan.flows[a].stage < plan.flows[b].stage; });
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return plan.flows[a].stage < plan.flows[b].stage;
+  });
   ip.stage_begin.assign(stages + 1, 0);
   for (const Flow& f : plan.flows) ++ip.stage_begin[f.stage + 1];
   for (std::uint32_t s = 0; s < stages; ++s) ip.stage_begin[s + 1] += ip.stage_begin[s];
@@ -92,8 +94,8 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes
 
 const FlowModel::TaskPlan& FlowModel::plan_for(const CommTask& comm) {
   const Task& t = comm.task();
-  const PlanKey key{comm.graph, t.group_set, static_cast<std::uint8_t>(t.kind), static_cast<std::uint8_t>(t.op),
-                    t.bytes};
+  const PlanKey key{comm.graph, t.group_set, static_cast<std::uint8_t>(t.kind),
+                    static_cast<std::uint8_t>(t.op), t.bytes};
   auto it = plans_.find(key);
   if (it != plans_.end()) return *it->second;
   auto plan = std::make_unique<TaskPlan>();
@@ -117,7 +119,8 @@ const FlowModel::TaskPlan& FlowModel::plan_for(const CommTask& comm) {
     }
   }
   plan->instances.reserve(unique.size());
-  for (std::size_t u = 0; u < unique.size(); ++u) plan->instances.push_back(plan_instance(t, unique[u], copies[u]));
+  for (std::size_t u = 0; u < unique.size(); ++u)
+    plan->instances.push_back(plan_instance(t, unique[u], copies[u]));
   return *plans_.emplace(key, std::move(plan)).first->second;
 }
 
@@ -242,7 +245,8 @@ void FlowModel::report(const Network& net, SimResult& r) const {
   const auto& bytes = flows_.arc_bytes();
   double sum = 0;
   for (ArcId a = 0; a < net.arc_count(); ++a) {
-    const double u = r.engine.makespan_s > 0 ? bytes[a] / (net.arc(a).bandwidth_Bps * r.engine.makespan_s) : 0.0;
+    const double u =
+        r.engine.makespan_s > 0 ? bytes[a] / (net.arc(a).bandwidth_Bps * r.engine.makespan_s) : 0.0;
     r.links.push_back({a, bytes[a], u});
     r.max_link_utilisation = std::max(r.max_link_utilisation, u);
     sum += u;

@@ -53,7 +53,8 @@ std::unique_ptr<NetworkModel> make_flow(const Network& net, const SimOptions& o)
 
 // The network models by name. Adding one: a NetworkModel subclass, its NetworkModelKind, one line.
 constexpr NetworkModelEntry kModels[] = {
-    {"analytical", NetworkModelKind::Analytical, "alpha-beta, uncontended: each collective's planned time", make_analytical},
+    {"analytical", NetworkModelKind::Analytical, "alpha-beta, uncontended: each collective's planned time",
+     make_analytical},
     {"flow", NetworkModelKind::Flow, "max-min fair flows sharing the links (contention)", make_flow},
 };
 
@@ -111,8 +112,9 @@ SimResult simulate_iteration(const Network& net, const TaskGraph& graph, const S
                        std::to_string(net.gpu_count()),
                    "topology.servers x server.gpus");
   Placement rank_order = rank_order_placement(graph.gpus, net.gpus_per_node());
-  const bool is_rank_order = placement.node_of_gpu.empty() || (placement.gpus_per_node == rank_order.gpus_per_node &&
-                                                               placement.node_of_gpu == rank_order.node_of_gpu);
+  const bool is_rank_order =
+      placement.node_of_gpu.empty() || (placement.gpus_per_node == rank_order.gpus_per_node &&
+                                        placement.node_of_gpu == rank_order.node_of_gpu);
   if (options.model == NetworkModelKind::Analytical && is_rank_order) {
     // One job on rank order with fixed task times: the prepared single-pass playback, which
     // equals run_engine's result bit for bit.

@@ -11,12 +11,14 @@ std::string task_name(const TaskGraph& g, const Task& t) {
   if (t.label < g.labels.size() && !g.labels[t.label].empty()) return g.labels[t.label];
   switch (t.kind) {
     case TaskKind::Compute:
-      return t.phase == TaskPhase::Forward    ? "forward"
-             : t.phase == TaskPhase::Backward ? "backward"
+      return t.phase == TaskPhase::Forward        ? "forward"
+             : t.phase == TaskPhase::Backward     ? "backward"
              : t.phase == TaskPhase::WeightUpdate ? "update"
                                                   : "compute";
-    case TaskKind::Collective: return std::string(collective_op_name(t.op));
-    case TaskKind::Transfer: return "transfer";
+    case TaskKind::Collective:
+      return std::string(collective_op_name(t.op));
+    case TaskKind::Transfer:
+      return "transfer";
   }
   return "task";
 }
@@ -32,7 +34,11 @@ nlohmann::json chrome_trace(const Network& net, std::span<const Job> jobs, const
     const TaskGraph& g = *jobs[j].graph;
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", j}, {"args", {{"name", jobs[j].name}}}});
     for (std::uint32_t s = 0; s < g.stream_count(); ++s)
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", j}, {"tid", s}, {"args", {{"name", g.stream_names[s]}}}});
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", j},
+                        {"tid", s},
+                        {"args", {{"name", g.stream_names[s]}}}});
     const auto& spans = result.engine.spans.at(j);
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
       const Task& t = g.tasks[i];
@@ -63,14 +69,19 @@ nlohmann::json chrome_trace(const Network& net, std::span<const Job> jobs, const
     if (busy.size() > max_links) busy.resize(max_links);
     std::unordered_set<ArcId> shown;
     const std::size_t pid = jobs.size();
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", "links (Gbps)"}}}});
+    events.push_back(
+        {{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", "links (Gbps)"}}}});
     for (const LinkLoad& l : busy) shown.insert(l.arc);
     auto link_name = [&](ArcId a) {
-      return "link " + std::to_string(net.arc(a).src) + "->" + std::to_string(net.arc(a).dst) + " #" + std::to_string(a);
+      return "link " + std::to_string(net.arc(a).src) + "->" + std::to_string(net.arc(a).dst) + " #" +
+             std::to_string(a);
     };
     for (const LinkSample& s : result.link_samples)
       if (shown.count(s.arc))
-        events.push_back({{"ph", "C"}, {"name", link_name(s.arc)}, {"pid", pid}, {"ts", s.time_s * us},
+        events.push_back({{"ph", "C"},
+                          {"name", link_name(s.arc)},
+                          {"pid", pid},
+                          {"ts", s.time_s * us},
                           {"args", {{"Gbps", s.load_Bps * 8 / 1e9}}}});
   }
   return json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};

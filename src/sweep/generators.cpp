@@ -107,19 +107,22 @@ std::vector<std::string> simplex_values(const GeneratorCall& c) {
   const std::int64_t dims = c.args.size() == 3
                                 ? int_of(c.args[2], "simplex dimensions", c.where)
                                 : static_cast<std::int64_t>(split_list(c.context("topology.dims")).size());
-  return simplex_allocations(parse_bandwidth(c.args[0], c.where), parse_bandwidth(c.args[1], c.where), dims, c.where);
+  return simplex_allocations(parse_bandwidth(c.args[0], c.where), parse_bandwidth(c.args[1], c.where), dims,
+                             c.where);
 }
 
 // permutations(PORTS) or permutations(SERVERS, PORTS): every non-isomorphic connected circulant.
 std::vector<std::string> permutation_values(const GeneratorCall& c) {
-  if (c.args.empty() || c.args.size() > 2) throw BadInput("permutations takes (PORTS) or (SERVERS, PORTS)", c.where);
-  const std::int64_t n = c.args.size() == 2 ? int_of(c.args[0], "servers", c.where)
-                                            : int_of(c.context("topology.servers"), "topology.servers", c.where);
+  if (c.args.empty() || c.args.size() > 2)
+    throw BadInput("permutations takes (PORTS) or (SERVERS, PORTS)", c.where);
+  const std::int64_t n = c.args.size() == 2
+                             ? int_of(c.args[0], "servers", c.where)
+                             : int_of(c.context("topology.servers"), "topology.servers", c.where);
   const std::int64_t d = int_of(c.args.back(), "ports", c.where);
   if (n > 4096) throw BadInput("permutations: at most 4096 servers", c.where);
   std::vector<std::string> out;
-  for (const auto& set : topology::enumerate_stride_sets(static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(d),
-                                                          true, 0, c.where)) {
+  for (const auto& set : topology::enumerate_stride_sets(static_cast<std::uint32_t>(n),
+                                                         static_cast<std::uint32_t>(d), true, 0, c.where)) {
     std::string v;
     for (std::size_t i = 0; i < set.size(); ++i) {
       if (i) v += ',';
@@ -128,8 +131,8 @@ std::vector<std::string> permutation_values(const GeneratorCall& c) {
     out.push_back(v);
   }
   if (out.empty())
-    throw BadInput("no connected circulant graph on " + std::to_string(n) + " servers with " + std::to_string(d) +
-                       " ports",
+    throw BadInput("no connected circulant graph on " + std::to_string(n) + " servers with " +
+                       std::to_string(d) + " ports",
                    c.where);
   return out;
 }

@@ -224,7 +224,9 @@ class SubSpaceBuilder {
     if (key == "optimize") return AxisKind::Optimize;
     return AxisKind::Plain;
   }
-  static bool is_generated(const RawAxis& r) { return find_generator(r.key, std::string(trim(r.value))) != nullptr; }
+  static bool is_generated(const RawAxis& r) {
+    return find_generator(r.key, std::string(trim(r.value))) != nullptr;
+  }
 
   std::vector<std::string> checked_list(const RawAxis& r) const {
     auto values = split_alternatives(r.key, r.value);

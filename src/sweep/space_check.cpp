@@ -9,7 +9,9 @@
 namespace toposweep::sweep {
 namespace {
 
-bool sweep_only(const std::string& key) { return key.starts_with("sweep.") || key.starts_with("space."); }
+bool sweep_only(const std::string& key) {
+  return key.starts_with("sweep.") || key.starts_with("space.");
+}
 
 }  // namespace
 

@@ -19,11 +19,21 @@ namespace {
 
 using namespace topology;
 
-Network build_family(const SwitchSpec& s) { return build_switch(s); }
-Network build_family(const FatTreeSpec& s) { return build_fattree(s); }
-Network build_family(const MultiDimSpec& s) { return build_multidim(s, "key topology.dims"); }
-Network build_family(const TorusSpec& s) { return build_torus(s, "key topology.dims"); }
-Network build_family(const ExpanderSpec& s) { return build_expander(s); }
+Network build_family(const SwitchSpec& s) {
+  return build_switch(s);
+}
+Network build_family(const FatTreeSpec& s) {
+  return build_fattree(s);
+}
+Network build_family(const MultiDimSpec& s) {
+  return build_multidim(s, "key topology.dims");
+}
+Network build_family(const TorusSpec& s) {
+  return build_torus(s, "key topology.dims");
+}
+Network build_family(const ExpanderSpec& s) {
+  return build_expander(s);
+}
 
 Network build_family(const TopoOptSpec& given) {
   if (!given.strides.empty()) return build_topoopt(given, "key topology.strides");
@@ -69,6 +79,8 @@ Network build_network(const TopologySpec& spec) {
   return net;
 }
 
-Network network_from_config(const Config& config) { return build_network(topology_spec_from_config(config)); }
+Network network_from_config(const Config& config) {
+  return build_network(topology_spec_from_config(config));
+}
 
 }  // namespace toposweep

@@ -26,7 +26,9 @@ void check_dims(const std::string& value, const std::string& where) {
   checks::integer_list(1, 1 << 26)(value, where);
 }
 
-void check_extra_links(const std::string& value, const std::string& where) { parse_extra_links(value, where); }
+void check_extra_links(const std::string& value, const std::string& where) {
+  parse_extra_links(value, where);
+}
 
 void check_price_table(const std::string& value, const std::string& where) {
   if (trim(value).empty()) return;
@@ -40,9 +42,13 @@ std::vector<KeySpec> config_keys() {
   return {
       {"topology.kind", "switch", "topology family: " + join(topology_family_names(), ", "),
        checks::one_of(topology_family_names())},
-      {"topology.servers", "16", "number of servers (compute nodes); multidim/torus: checked against dims when set", checks::integer(1, 1 << 26)},
-      {"topology.degree", "4", "ports per server (topoopt: 2 per bidirectional ring)", checks::integer(1, 1 << 26)},
-      {"topology.link_bandwidth", "100Gbps", "bandwidth of one port / link, each direction", checks::quantity(Quantity::Bandwidth, true)},
+      {"topology.servers", "16",
+       "number of servers (compute nodes); multidim/torus: checked against dims when set",
+       checks::integer(1, 1 << 26)},
+      {"topology.degree", "4", "ports per server (topoopt: 2 per bidirectional ring)",
+       checks::integer(1, 1 << 26)},
+      {"topology.link_bandwidth", "100Gbps", "bandwidth of one port / link, each direction",
+       checks::quantity(Quantity::Bandwidth, true)},
       {"topology.link_latency", "1us", "latency of one link", checks::quantity(Quantity::Time, false)},
       {"topology.link_efficiency", "1",
        "fraction of topology.link_bandwidth collectives reach on every link (nccl-tests busbw / line rate; "

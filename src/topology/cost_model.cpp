@@ -50,7 +50,8 @@ CostBreakdown per_dimension_cost(const Network& net, const PriceTable& t) {
   CostBreakdown c;
   c.model = "per_dimension";
   const auto& dims = net.info().dims;
-  const auto& levels = net.info().dim_levels.empty() ? default_dim_levels(dims.size()) : net.info().dim_levels;
+  const auto& levels =
+      net.info().dim_levels.empty() ? default_dim_levels(dims.size()) : net.info().dim_levels;
   for (std::size_t k = 0; k < dims.size(); ++k) add_dimension(c, net.compute_count(), dims[k], levels[k], t);
   finish(c);
   return c;

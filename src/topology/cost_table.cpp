@@ -50,7 +50,9 @@ ocs_port = 500
 fibre = 30
 )INI";
 
-bool is_level(const std::string& s) { return s == "chiplet" || s == "package" || s == "node" || s == "pod"; }
+bool is_level(const std::string& s) {
+  return s == "chiplet" || s == "package" || s == "node" || s == "pod";
+}
 
 }  // namespace
 
@@ -65,23 +67,33 @@ PriceTable parse_price_table(const std::string& text, const std::string& name) {
     const std::string item = dot == std::string::npos ? key : key.substr(dot + 1);
     const auto value = parse_plain_number(entry.value);
     if (!value || *value < 0 || !std::isfinite(*value))
-      throw BadInput("price '" + entry.value + "' of " + key + " must be a non-negative number (US$)", entry.origin);
+      throw BadInput("price '" + entry.value + "' of " + key + " must be a non-negative number (US$)",
+                     entry.origin);
     if (section == "per_dimension") {
       const auto d2 = item.find('.');
       const std::string part = item.substr(0, d2 == std::string::npos ? 0 : d2);
       const std::string level = d2 == std::string::npos ? "" : item.substr(d2 + 1);
       if (!is_level(level) || (part != "link" && part != "switch" && part != "nic"))
         throw BadInput("expected link|switch|nic.chiplet|package|node|pod, got '" + item + "'", entry.origin);
-      (part == "link" ? t.link_per_GBps : part == "switch" ? t.switch_per_GBps : t.nic_per_GBps)[level] = *value;
+      (part == "link"     ? t.link_per_GBps
+       : part == "switch" ? t.switch_per_GBps
+                          : t.nic_per_GBps)[level] = *value;
     } else if (section == "nic_port" || section == "transceiver" || section == "switch_port") {
       const double speed_Bps = parse_bandwidth(item, entry.origin);
       if (!(speed_Bps > 0)) throw BadInput("port speed must be positive", entry.origin);
-      (section == "nic_port" ? t.nic_port : section == "transceiver" ? t.transceiver : t.switch_port)[speed_Bps * 8] = *value;
+      (section == "nic_port"      ? t.nic_port
+       : section == "transceiver" ? t.transceiver
+                                  : t.switch_port)[speed_Bps * 8] = *value;
     } else if (section == "passive") {
-      if (item == "patch_panel_port") t.patch_panel_port = *value;
-      else if (item == "ocs_port") t.ocs_port = *value;
-      else if (item == "fibre") t.fibre = *value;
-      else throw BadInput("unknown passive part '" + item + "' (patch_panel_port, ocs_port, fibre)", entry.origin);
+      if (item == "patch_panel_port")
+        t.patch_panel_port = *value;
+      else if (item == "ocs_port")
+        t.ocs_port = *value;
+      else if (item == "fibre")
+        t.fibre = *value;
+      else
+        throw BadInput("unknown passive part '" + item + "' (patch_panel_port, ocs_port, fibre)",
+                       entry.origin);
     } else {
       throw BadInput("unknown price-table entry '" + key +
                          "' (sections: per_dimension, nic_port, transceiver, switch_port, passive)",
@@ -91,7 +103,9 @@ PriceTable parse_price_table(const std::string& text, const std::string& name) {
   return t;
 }
 
-PriceTable builtin_price_table() { return parse_price_table(kBuiltinTable, "built-in (inputs/costs/libra.ini)"); }
+PriceTable builtin_price_table() {
+  return parse_price_table(kBuiltinTable, "built-in (inputs/costs/libra.ini)");
+}
 
 PriceTable load_price_table(const std::string& path) {
   std::ifstream in(path);
@@ -110,7 +124,8 @@ CostSpec cost_spec_from_config(const Config& config) {
 PriceTable price_table(const CostSpec& spec) {
   if (spec.table.empty()) return builtin_price_table();
   // A missing file is the key's fault; a malformed one is reported at its own file:line.
-  if (!std::ifstream(spec.table)) throw BadInput("cannot read price table '" + spec.table + "'", "key costs.table");
+  if (!std::ifstream(spec.table))
+    throw BadInput("cannot read price table '" + spec.table + "'", "key costs.table");
   return load_price_table(spec.table);
 }
 

@@ -109,8 +109,8 @@ void write_edge_list(std::ostream& out, const Network& network) {
     out << '\n';
   }
   for (const Arc& a : network.arcs())
-    out << a.src << ' ' << a.dst << ' ' << format_bandwidth(a.bandwidth_Bps) << ' ' << format_time(a.latency_s)
-        << '\n';
+    out << a.src << ' ' << a.dst << ' ' << format_bandwidth(a.bandwidth_Bps) << ' '
+        << format_time(a.latency_s) << '\n';
 }
 
 }  // namespace toposweep::topology

@@ -22,7 +22,9 @@ LeafSplit leaf_split(std::uint32_t k, double oversubscription) {
   return s;
 }
 
-std::uint32_t ceil_div(std::uint64_t a, std::uint64_t b) { return static_cast<std::uint32_t>((a + b - 1) / b); }
+std::uint32_t ceil_div(std::uint64_t a, std::uint64_t b) {
+  return static_cast<std::uint32_t>((a + b - 1) / b);
+}
 
 bool fits(std::uint32_t ports, std::uint32_t tiers, std::uint32_t k, double oversubscription) {
   const LeafSplit s = leaf_split(k, oversubscription);
@@ -36,9 +38,9 @@ bool fits(std::uint32_t ports, std::uint32_t tiers, std::uint32_t k, double over
 std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers, double oversubscription) {
   for (std::uint32_t k = 4; k <= 4096; k += 2)
     if (fits(server_ports, tiers, k, oversubscription)) return k;
-  throw InvalidDesign("no switch radix up to 4096 fits " + std::to_string(server_ports) + " server ports in " +
-                     std::to_string(tiers) + " tiers",
-                 "topology.fattree_radix");
+  throw InvalidDesign("no switch radix up to 4096 fits " + std::to_string(server_ports) +
+                          " server ports in " + std::to_string(tiers) + " tiers",
+                      "topology.fattree_radix");
 }
 
 Network build_fattree(const FatTreeSpec& spec) {
@@ -49,18 +51,21 @@ Network build_fattree(const FatTreeSpec& spec) {
                    "topology.fattree_tiers");
   if (!(spec.oversubscription > 0) || !std::isfinite(spec.oversubscription))
     throw BadInput("oversubscription must be a positive number", "topology.oversubscription");
-  if (!(spec.link_bandwidth_Bps > 0)) throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
+  if (!(spec.link_bandwidth_Bps > 0))
+    throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
   const std::uint32_t ports = spec.servers * spec.degree;
   std::uint32_t k = spec.radix;
   if (k == 0) k = fattree_auto_radix(ports, spec.tiers, spec.oversubscription);
   if (k < 4 || k % 2 != 0)
-    throw BadInput("fat-tree radix must be an even number >= 4, got " + std::to_string(k), "topology.fattree_radix");
-  if (!fits(ports, spec.tiers, k, spec.oversubscription))
-    throw InvalidDesign(std::to_string(ports) + " server ports (" + std::to_string(spec.servers) + " servers x degree " +
-                       std::to_string(spec.degree) + ") do not fit a " + std::to_string(spec.tiers) +
-                       "-tier fat-tree of radix " + std::to_string(k) + " (radix " +
-                       std::to_string(fattree_auto_radix(ports, spec.tiers, spec.oversubscription)) + " would)",
+    throw BadInput("fat-tree radix must be an even number >= 4, got " + std::to_string(k),
                    "topology.fattree_radix");
+  if (!fits(ports, spec.tiers, k, spec.oversubscription))
+    throw InvalidDesign(
+        std::to_string(ports) + " server ports (" + std::to_string(spec.servers) + " servers x degree " +
+            std::to_string(spec.degree) + ") do not fit a " + std::to_string(spec.tiers) +
+            "-tier fat-tree of radix " + std::to_string(k) + " (radix " +
+            std::to_string(fattree_auto_radix(ports, spec.tiers, spec.oversubscription)) + " would)",
+        "topology.fattree_radix");
 
   const LeafSplit split = leaf_split(k, spec.oversubscription);
   const std::uint32_t leaves = ceil_div(ports, split.down);
@@ -84,7 +89,8 @@ Network build_fattree(const FatTreeSpec& spec) {
     const VertexId core0 = b.add_switches(split.up * (k / 2));
     for (std::uint32_t l = 0; l < leaves; ++l) {
       const std::uint32_t pod = l / edges_per_pod;
-      for (std::uint32_t a = 0; a < split.up; ++a) arcs.add_link(leaf0 + l, agg0 + pod * split.up + a, bw, lat);
+      for (std::uint32_t a = 0; a < split.up; ++a)
+        arcs.add_link(leaf0 + l, agg0 + pod * split.up + a, bw, lat);
     }
     for (std::uint32_t pod = 0; pod < pods; ++pod)
       for (std::uint32_t a = 0; a < split.up; ++a)

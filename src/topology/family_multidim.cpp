@@ -10,9 +10,12 @@ namespace toposweep::topology {
 
 const char* dimension_type_name(DimensionType t) {
   switch (t) {
-    case DimensionType::Ring: return "ring";
-    case DimensionType::FullyConnected: return "fc";
-    case DimensionType::Switch: return "switch";
+    case DimensionType::Ring:
+      return "ring";
+    case DimensionType::FullyConnected:
+      return "fc";
+    case DimensionType::Switch:
+      return "switch";
   }
   return "?";
 }
@@ -37,10 +40,14 @@ std::vector<Dimension> parse_dims(const std::vector<std::string>& items, const s
     const std::string type = to_lower(trim(std::string_view(item).substr(0, colon)));
     const std::string size_text(trim(std::string_view(item).substr(colon + 1)));
     Dimension d;
-    if (type == "ring") d.type = DimensionType::Ring;
-    else if (type == "fc" || type == "fullyconnected" || type == "fully_connected") d.type = DimensionType::FullyConnected;
-    else if (type == "switch" || type == "sw") d.type = DimensionType::Switch;
-    else throw BadInput("dimension type '" + type + "' is not ring, fc or switch", where);
+    if (type == "ring")
+      d.type = DimensionType::Ring;
+    else if (type == "fc" || type == "fullyconnected" || type == "fully_connected")
+      d.type = DimensionType::FullyConnected;
+    else if (type == "switch" || type == "sw")
+      d.type = DimensionType::Switch;
+    else
+      throw BadInput("dimension type '" + type + "' is not ring, fc or switch", where);
     const auto size = parse_plain_number(size_text);
     if (!size || *size != std::floor(*size) || *size < 2 || *size > 1e7)
       throw BadInput("dimension size '" + size_text + "' must be an integer >= 2", where);
@@ -55,7 +62,8 @@ Network build_multidim(const MultiDimSpec& spec, const std::string& where) {
   std::uint64_t total = 1;
   for (const Dimension& d : spec.dims) {
     if (d.size < 2) throw BadInput("dimension size " + std::to_string(d.size) + " must be >= 2", where);
-    if (!(d.bandwidth_Bps > 0)) throw BadInput("dimension bandwidth must be positive", "topology.dim_bandwidth");
+    if (!(d.bandwidth_Bps > 0))
+      throw BadInput("dimension bandwidth must be positive", "topology.dim_bandwidth");
     total *= d.size;
     if (total > (1u << 26)) throw BadInput("more than 2^26 NPUs", where);
   }
@@ -64,11 +72,13 @@ Network build_multidim(const MultiDimSpec& spec, const std::string& where) {
   for (const Dimension& d : spec.dims)
     arcs_estimate += total * (d.type == DimensionType::FullyConnected ? d.size - 1 : 2);
   if (arcs_estimate > (1ull << 30))
-    throw BadInput("about " + std::to_string(arcs_estimate) + " arcs: more than this tool builds (2^30)", where);
+    throw BadInput("about " + std::to_string(arcs_estimate) + " arcs: more than this tool builds (2^30)",
+                   where);
   const std::vector<std::string> levels =
       spec.levels.empty() ? default_dim_levels(spec.dims.size()) : spec.levels;
   if (levels.size() != spec.dims.size())
-    throw InvalidDesign("need one level per dimension (" + std::to_string(spec.dims.size()) + ")", "topology.dim_levels");
+    throw InvalidDesign("need one level per dimension (" + std::to_string(spec.dims.size()) + ")",
+                        "topology.dim_levels");
   const auto N = static_cast<std::uint32_t>(total);
   NetworkBuilder b(N, 1, 0);
   detail::MergedArcs arcs;

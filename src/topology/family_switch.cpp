@@ -7,7 +7,8 @@ Network build_switch(const SwitchSpec& spec) {
   // One server is a valid network: its GPUs talk over the server's fabric, the switch carries nothing.
   if (spec.servers < 1) throw BadInput("a switch network needs at least 1 server", "topology.servers");
   if (spec.degree < 1) throw BadInput("degree must be at least 1", "topology.degree");
-  if (!(spec.link_bandwidth_Bps > 0)) throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
+  if (!(spec.link_bandwidth_Bps > 0))
+    throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
   NetworkBuilder b(spec.servers, spec.server.gpus, spec.server.intra_bandwidth_Bps);
   b.set_link_classes(spec.server.intra(), spec.server.link_efficiency);
   const VertexId sw = b.add_switches(1);

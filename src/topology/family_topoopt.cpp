@@ -12,20 +12,23 @@ Network build_topoopt(const TopoOptSpec& spec, const std::string& strides_where)
   const std::uint32_t n = spec.servers;
   if (n < 3) throw BadInput("topoopt needs at least 3 servers, got " + std::to_string(n), "topology.servers");
   if (spec.degree < 1 || spec.degree >= n)
-    throw BadInput("degree " + std::to_string(spec.degree) + " must be between 1 and servers-1 = " +
-                       std::to_string(n - 1),
+    throw BadInput("degree " + std::to_string(spec.degree) +
+                       " must be between 1 and servers-1 = " + std::to_string(n - 1),
                    "topology.degree");
-  if (!(spec.link_bandwidth_Bps > 0)) throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
+  if (!(spec.link_bandwidth_Bps > 0))
+    throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
   const std::vector<std::uint32_t> strides = normalize_strides(n, spec.strides, strides_where);
   if (2 * strides.size() > spec.degree)
     throw BadInput(std::to_string(strides.size()) + " bidirectional rings need " +
-                       std::to_string(2 * strides.size()) + " ports but degree is " + std::to_string(spec.degree),
+                       std::to_string(2 * strides.size()) + " ports but degree is " +
+                       std::to_string(spec.degree),
                    strides_where);
 
   std::vector<std::uint32_t> ports(n, static_cast<std::uint32_t>(2 * strides.size()));
   detail::MergedArcs arcs;
   for (std::uint32_t s : strides)
-    for (std::uint32_t i = 0; i < n; ++i) arcs.add_link(i, (i + s) % n, spec.link_bandwidth_Bps, spec.link_latency_s);
+    for (std::uint32_t i = 0; i < n; ++i)
+      arcs.add_link(i, (i + s) % n, spec.link_bandwidth_Bps, spec.link_latency_s);
   for (const auto& [a, b] : spec.extra_links) {
     if (a >= n || b >= n || a == b)
       throw BadInput("extra link " + std::to_string(a) + "-" + std::to_string(b) +

@@ -8,7 +8,8 @@ namespace toposweep::topology {
 
 Network build_torus(const TorusSpec& spec, const std::string& where) {
   if (spec.dims.empty()) throw BadInput("a torus needs at least one dimension size (e.g. 4,4,4)", where);
-  if (!(spec.link_bandwidth_Bps > 0)) throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
+  if (!(spec.link_bandwidth_Bps > 0))
+    throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
   std::uint64_t total = 1;
   std::uint32_t degree = 0;
   for (std::uint32_t a : spec.dims) {

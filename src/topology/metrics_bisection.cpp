@@ -82,8 +82,9 @@ Bisection metis_bisection(const Network& net) {
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_SEED] = seed;
     options[METIS_OPTION_NUMBERING] = 0;
-    const int rc = METIS_PartGraphRecursive(&nv, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr,
-                                            adjwgt.data(), &nparts, nullptr, &ubvec, options, &objval, part.data());
+    const int rc =
+        METIS_PartGraphRecursive(&nv, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(),
+                                 &nparts, nullptr, &ubvec, options, &objval, part.data());
     if (rc != METIS_OK) throw RuntimeFailure("METIS bisection failed (code " + std::to_string(rc) + ")");
     std::vector<int> side(part.begin(), part.end());
     // Rebalance to exactly floor(C/2) : ceil(C/2) compute nodes, moving the node whose move
@@ -92,9 +93,12 @@ Bisection metis_bisection(const Network& net) {
     while (true) {
       const long c0 = count0();
       int from;
-      if (c0 > static_cast<long>((C + 1) / 2)) from = 0;
-      else if (c0 < static_cast<long>(C / 2)) from = 1;
-      else break;
+      if (c0 > static_cast<long>((C + 1) / 2))
+        from = 0;
+      else if (c0 < static_cast<long>(C / 2))
+        from = 1;
+      else
+        break;
       double best_gain = -std::numeric_limits<double>::infinity();
       VertexId pick = 0;
       for (VertexId u = 0; u < C; ++u) {

@@ -14,7 +14,8 @@ std::uint32_t rep(std::uint64_t s, std::uint32_t n) {
 }
 
 // Image of a normalized set under unit u, normalized and sorted into `out`.
-void image(std::uint32_t n, const std::vector<std::uint32_t>& set, std::uint32_t u, std::vector<std::uint32_t>& out) {
+void image(std::uint32_t n, const std::vector<std::uint32_t>& set, std::uint32_t u,
+           std::vector<std::uint32_t>& out) {
   out.clear();
   for (std::uint32_t s : set) out.push_back(rep(static_cast<std::uint64_t>(s) * u, n));
   std::sort(out.begin(), out.end());
@@ -71,8 +72,8 @@ std::vector<std::vector<std::uint32_t>> enumerate_stride_sets(std::uint32_t n, s
     throw BadInput("degree " + std::to_string(degree) + " must be even: each bidirectional ring uses 2 ports",
                    where);
   if (degree >= n)
-    throw BadInput("degree " + std::to_string(degree) + " must be below the " + std::to_string(n) + " servers",
-                   where);
+    throw BadInput(
+        "degree " + std::to_string(degree) + " must be below the " + std::to_string(n) + " servers", where);
   const std::uint32_t m = degree / 2;
   const std::uint32_t classes = n / 2;  // representatives 1..floor(n/2)
   std::vector<std::vector<std::uint32_t>> result;

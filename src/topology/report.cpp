@@ -35,8 +35,10 @@ nlohmann::json report_json(const Network& net, const TopologyReport& r, bool wit
   j["links"] = net.arc_count();
   // Ports per server (docs/topology.md, `degree`): the family's configured degree, else the
   // measured one where uniform, else null.
-  if (info.degree > 0) j["degree"] = info.degree;
-  else j["degree"] = r.ports.min_ports == r.ports.max_ports ? json(r.ports.min_ports) : json(nullptr);
+  if (info.degree > 0)
+    j["degree"] = info.degree;
+  else
+    j["degree"] = r.ports.min_ports == r.ports.max_ports ? json(r.ports.min_ports) : json(nullptr);
   j["ports_per_server_min"] = r.ports.min_ports;
   j["ports_per_server_max"] = r.ports.max_ports;
   j["ports_total"] = r.ports.total_ports;
@@ -119,10 +121,10 @@ std::string report_text(const Network& net, const TopologyReport& r) {
   o << "hops       diameter " << r.hops.diameter << ", mean " << r.hops.mean_hops;
   if (!r.hops.connected()) o << "  (DISCONNECTED: " << r.hops.unreachable_pairs << " unreachable pairs)";
   o << "\n";
-  o << "bisection  " << human_quantity(Quantity::Bandwidth, r.bisection.bandwidth_Bps) << " (" << r.bisection.method
-    << ")\n";
-  o << "cost       US$" << static_cast<long long>(std::llround(r.cost.total_usd)) << " (" << r.cost.model << ", "
-    << r.price_table << ")\n";
+  o << "bisection  " << human_quantity(Quantity::Bandwidth, r.bisection.bandwidth_Bps) << " ("
+    << r.bisection.method << ")\n";
+  o << "cost       US$" << static_cast<long long>(std::llround(r.cost.total_usd)) << " (" << r.cost.model
+    << ", " << r.price_table << ")\n";
   for (const auto& [part, usd] : r.cost.by_component) {
     o << "  " << part << std::string(part.size() < 18 ? 18 - part.size() : 1, ' ') << "US$"
       << static_cast<long long>(std::llround(usd));

@@ -13,7 +13,9 @@
 namespace toposweep::topology {
 namespace {
 
-bool explicitly_set(const Config& c, std::string_view key) { return c.user_set(key); }
+bool explicitly_set(const Config& c, std::string_view key) {
+  return c.user_set(key);
+}
 bool nonempty(const Config& c, std::string_view key) {
   const ConfigEntry* e = c.entry(key);
   return e && !trim(e->value).empty();
@@ -94,8 +96,9 @@ FamilySpec topoopt_from(const Config& c, const LinkClass* intra) {
   spec.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
   spec.link_latency_s = c.get_time("topology.link_latency");
   spec.server = server_spec_from_config(c, intra);
-  spec.extra_links = parse_extra_links(nonempty(c, "topology.extra_links") ? c.get_string("topology.extra_links") : "",
-                                       c.where("topology.extra_links"));
+  spec.extra_links =
+      parse_extra_links(nonempty(c, "topology.extra_links") ? c.get_string("topology.extra_links") : "",
+                        c.where("topology.extra_links"));
   spec.optical = optical_device(c, "patch_panel");
   const std::uint32_t n = spec.servers;
   if (spec.degree >= n)
@@ -161,7 +164,8 @@ FamilySpec multidim_from(const Config& c, const LinkClass*) {
 }
 
 FamilySpec torus_from(const Config& c, const LinkClass* intra) {
-  if (!nonempty(c, "topology.dims")) throw BadInput("torus needs topology.dims, e.g. 8,8,8", "key topology.dims");
+  if (!nonempty(c, "topology.dims"))
+    throw BadInput("torus needs topology.dims, e.g. 8,8,8", "key topology.dims");
   const std::string where = c.where("topology.dims");
   TorusSpec spec;
   for (std::string item : c.get_list("topology.dims")) {
@@ -222,10 +226,12 @@ struct Family {
 // The topology families by name. Adding one: its spec in families.hpp (and FamilySpec), its
 // builder, its parser here, one line below.
 constexpr Family kFamilies[] = {
-    {"switch", switch_from},     {"fattree", fattree_from}, {"topoopt", topoopt_from}, {"multidim", multidim_from},
-    {"torus", torus_from},       {"expander", expander_from}, {"file", file_from},
+    {"switch", switch_from},     {"fattree", fattree_from}, {"topoopt", topoopt_from},
+    {"multidim", multidim_from}, {"torus", torus_from},     {"expander", expander_from},
+    {"file", file_from},
 };
-static_assert(std::size(kFamilies) == std::variant_size_v<FamilySpec>, "one parser per FamilySpec alternative, in its order");
+static_assert(std::size(kFamilies) == std::variant_size_v<FamilySpec>,
+              "one parser per FamilySpec alternative, in its order");
 
 }  // namespace
 
@@ -248,7 +254,8 @@ TopologySpec topology_spec_from_config(const Config& config, const LinkClass* in
     if (kind == f.name) {
       TopologySpec spec;
       spec.family = f.from_config(config, intra_defaults);
-      spec.allow_disconnected = config.entry("topology.allow_disconnected") && config.get_bool("topology.allow_disconnected");
+      spec.allow_disconnected =
+          config.entry("topology.allow_disconnected") && config.get_bool("topology.allow_disconnected");
       return spec;
     }
   throw BadInput("unknown topology kind '" + kind + "' (" + join(topology_family_names(), ", ") + ")",

@@ -6,12 +6,18 @@ namespace toposweep {
 
 std::string_view collective_op_name(CollectiveOp op) {
   switch (op) {
-    case CollectiveOp::AllReduce: return "allreduce";
-    case CollectiveOp::ReduceScatter: return "reducescatter";
-    case CollectiveOp::AllGather: return "allgather";
-    case CollectiveOp::AllToAll: return "alltoall";
-    case CollectiveOp::Broadcast: return "broadcast";
-    case CollectiveOp::Reduce: return "reduce";
+    case CollectiveOp::AllReduce:
+      return "allreduce";
+    case CollectiveOp::ReduceScatter:
+      return "reducescatter";
+    case CollectiveOp::AllGather:
+      return "allgather";
+    case CollectiveOp::AllToAll:
+      return "alltoall";
+    case CollectiveOp::Broadcast:
+      return "broadcast";
+    case CollectiveOp::Reduce:
+      return "reduce";
   }
   return "unknown";
 }
@@ -30,12 +36,15 @@ double busbw_factor(CollectiveOp op, int ranks) {
   if (ranks <= 1) return 0.0;
   const double n = ranks;
   switch (op) {
-    case CollectiveOp::AllReduce: return 2.0 * (n - 1) / n;
+    case CollectiveOp::AllReduce:
+      return 2.0 * (n - 1) / n;
     case CollectiveOp::ReduceScatter:
     case CollectiveOp::AllGather:
-    case CollectiveOp::AllToAll: return (n - 1) / n;
+    case CollectiveOp::AllToAll:
+      return (n - 1) / n;
     case CollectiveOp::Broadcast:
-    case CollectiveOp::Reduce: return 1.0;
+    case CollectiveOp::Reduce:
+      return 1.0;
   }
   return 1.0;
 }

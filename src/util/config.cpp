@@ -8,7 +8,9 @@
 
 namespace toposweep {
 
-Config::Config(const Config& other) : entries_(other.entries_), reads_(other.reads_) { rebuild_index(); }
+Config::Config(const Config& other) : entries_(other.entries_), reads_(other.reads_) {
+  rebuild_index();
+}
 
 Config& Config::operator=(const Config& other) {
   if (this != &other) {
@@ -77,10 +79,9 @@ std::int64_t Config::get_int(std::string_view key, std::int64_t min, std::int64_
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size())
-    throw BadInput("'" + text + "' is not an integer", where(key));
+  if (used == 0 || used != text.size()) throw BadInput("'" + text + "' is not an integer", where(key));
   if (v < min || v > max) {
-    std::string range = min == INT64_MIN ? "at most " + std::to_string(max)
+    std::string range = min == INT64_MIN   ? "at most " + std::to_string(max)
                         : max == INT64_MAX ? "at least " + std::to_string(min)
                                            : "between " + std::to_string(min) + " and " + std::to_string(max);
     throw BadInput("value " + text + " is out of range (must be " + range + ")", where(key));
@@ -104,8 +105,7 @@ bool Config::get_bool(std::string_view key) const {
 
 double Config::get_quantity(std::string_view key, Quantity q, bool positive) const {
   double v = parse_quantity(q, get_string(key), where(key));
-  if (positive && v <= 0)
-    throw BadInput(std::string(quantity_name(q)) + " must be positive", where(key));
+  if (positive && v <= 0) throw BadInput(std::string(quantity_name(q)) + " must be positive", where(key));
   return v;
 }
 
@@ -128,8 +128,7 @@ std::vector<double> Config::get_quantity_list(std::string_view key, Quantity q, 
   std::vector<double> out;
   for (const auto& item : get_list(key)) {
     double v = parse_quantity(q, item, where(key));
-    if (positive && v <= 0)
-      throw BadInput(std::string(quantity_name(q)) + " must be positive", where(key));
+    if (positive && v <= 0) throw BadInput(std::string(quantity_name(q)) + " must be positive", where(key));
     out.push_back(v);
   }
   return out;

@@ -29,7 +29,8 @@ std::string plain(double x) {
   return os.str();
 }
 
-void require_one_of(const std::string& text, const std::vector<std::string>& names, const std::string& where) {
+void require_one_of(const std::string& text, const std::vector<std::string>& names,
+                    const std::string& where) {
   const std::string v = to_lower(trim(text));
   for (const auto& n : names)
     if (v == n) return;
@@ -55,7 +56,8 @@ KeyCheck number_in(double min, double max) {
     double x = 0;
     parse(v, w, [&](const Config& c, const std::string& k) { x = c.get_double(k); });
     if (x < min || x > max)
-      throw BadInput("value " + v + " is out of range (must be between " + plain(min) + " and " + plain(max) + ")", w);
+      throw BadInput(
+          "value " + v + " is out of range (must be between " + plain(min) + " and " + plain(max) + ")", w);
   };
 }
 
@@ -84,7 +86,8 @@ KeyCheck quantity_list(Quantity q, bool positive) {
 }
 
 KeyCheck one_of(std::vector<std::string> names) {
-  return [names = std::move(names)](const std::string& v, const std::string& w) { require_one_of(v, names, w); };
+  return
+      [names = std::move(names)](const std::string& v, const std::string& w) { require_one_of(v, names, w); };
 }
 
 KeyCheck list_of(std::vector<std::string> names) {

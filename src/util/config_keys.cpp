@@ -42,7 +42,9 @@ void KeyRegistry::check(const Config& config, const std::string& key) const {
 }
 
 namespace util {
-std::vector<KeySpec> config_keys() { return {}; }
+std::vector<KeySpec> config_keys() {
+  return {};
+}
 }  // namespace util
 
 }  // namespace toposweep

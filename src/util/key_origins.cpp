@@ -9,7 +9,9 @@ KeyOrigins KeyOrigins::of(const Config& config) {
   return o;
 }
 
-void KeyOrigins::redirect(const std::string& key, const std::string& alias) { alias_[key] = alias; }
+void KeyOrigins::redirect(const std::string& key, const std::string& alias) {
+  alias_[key] = alias;
+}
 
 std::string KeyOrigins::where(const std::string& name) const {
   const auto a = alias_.find(name);

@@ -24,11 +24,18 @@ std::vector<NamedUnit> make_units(Quantity q) {
   if (q == Quantity::Time)
     return {{"s", 1, 1},    {"ms", 1, 1e3},  {"us", 1, 1e6}, {"\xC2\xB5s", 1, 1e6},
             {"ns", 1, 1e9}, {"ps", 1, 1e12}, {"min", 60, 1}, {"h", 3600, 1}};
-  static const std::pair<const char*, double> prefixes[] = {
-      {"", 1.0},         {"k", 1e3},           {"K", 1e3},          {"M", 1e6},
-      {"G", 1e9},        {"T", 1e12},          {"P", 1e15},         {"Ki", 1024.0},
-      {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-      {"Pi", 1125899906842624.0}};
+  static const std::pair<const char*, double> prefixes[] = {{"", 1.0},
+                                                            {"k", 1e3},
+                                                            {"K", 1e3},
+                                                            {"M", 1e6},
+                                                            {"G", 1e9},
+                                                            {"T", 1e12},
+                                                            {"P", 1e15},
+                                                            {"Ki", 1024.0},
+                                                            {"Mi", 1048576.0},
+                                                            {"Gi", 1073741824.0},
+                                                            {"Ti", 1099511627776.0},
+                                                            {"Pi", 1125899906842624.0}};
   const std::vector<std::pair<std::string, double>> bases =
       q == Quantity::Bandwidth
           ? std::vector<std::pair<std::string, double>>{{"B/s", 1}, {"Bps", 1}, {"b/s", 8}, {"bps", 8}}
@@ -44,18 +51,24 @@ const std::vector<NamedUnit>& units_for(Quantity q) {
   static const std::vector<NamedUnit> sz = make_units(Quantity::Size);
   static const std::vector<NamedUnit> tm = make_units(Quantity::Time);
   switch (q) {
-    case Quantity::Bandwidth: return bw;
-    case Quantity::Size: return sz;
-    case Quantity::Time: return tm;
+    case Quantity::Bandwidth:
+      return bw;
+    case Quantity::Size:
+      return sz;
+    case Quantity::Time:
+      return tm;
   }
   return tm;
 }
 
 const char* example_for(Quantity q) {
   switch (q) {
-    case Quantity::Bandwidth: return "e.g. 100Gbps or 12.5GB/s";
-    case Quantity::Size: return "e.g. 64MiB or 1GB";
-    case Quantity::Time: return "e.g. 1us or 500ns";
+    case Quantity::Bandwidth:
+      return "e.g. 100Gbps or 12.5GB/s";
+    case Quantity::Size:
+      return "e.g. 64MiB or 1GB";
+    case Quantity::Time:
+      return "e.g. 1us or 500ns";
   }
   return "";
 }
@@ -70,9 +83,12 @@ std::string shortest(double v) {
 
 const char* quantity_name(Quantity q) {
   switch (q) {
-    case Quantity::Bandwidth: return "bandwidth";
-    case Quantity::Size: return "size";
-    case Quantity::Time: return "time";
+    case Quantity::Bandwidth:
+      return "bandwidth";
+    case Quantity::Size:
+      return "size";
+    case Quantity::Time:
+      return "time";
   }
   return "quantity";
 }
@@ -81,8 +97,7 @@ std::optional<double> parse_plain_number(std::string_view text) {
   if (text.empty()) return std::nullopt;
   double v = 0;
   auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (res.ec != std::errc() || res.ptr != text.data() + text.size() || !std::isfinite(v))
-    return std::nullopt;
+  if (res.ec != std::errc() || res.ptr != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -95,8 +110,7 @@ double parse_quantity(Quantity q, std::string_view text, const std::string& wher
   if (res.ec == std::errc::result_out_of_range)
     throw BadInput("value '" + shown + "' is out of range", where);
   if (res.ec != std::errc() || res.ptr == text.data())
-    throw BadInput("malformed " + std::string(quantity_name(q)) + " '" + shown + "' (" +
-                       example_for(q) + ")",
+    throw BadInput("malformed " + std::string(quantity_name(q)) + " '" + shown + "' (" + example_for(q) + ")",
                    where);
   if (!std::isfinite(number))
     throw BadInput(std::string(quantity_name(q)) + " '" + shown + "' is not finite", where);
@@ -104,8 +118,7 @@ double parse_quantity(Quantity q, std::string_view text, const std::string& wher
     throw BadInput(std::string(quantity_name(q)) + " '" + shown + "' is negative", where);
   std::string_view unit = text.substr(static_cast<std::size_t>(res.ptr - text.data()));
   if (unit.empty())
-    throw BadInput(std::string(quantity_name(q)) + " '" + shown + "' needs a unit (" +
-                       example_for(q) + ")",
+    throw BadInput(std::string(quantity_name(q)) + " '" + shown + "' needs a unit (" + example_for(q) + ")",
                    where);
   for (const auto& u : units_for(q)) {
     if (unit == u.text) {
@@ -114,8 +127,8 @@ double parse_quantity(Quantity q, std::string_view text, const std::string& wher
       return v;
     }
   }
-  throw BadInput("unknown " + std::string(quantity_name(q)) + " unit '" + std::string(unit) +
-                     "' in '" + shown + "' (" + example_for(q) + ")",
+  throw BadInput("unknown " + std::string(quantity_name(q)) + " unit '" + std::string(unit) + "' in '" +
+                     shown + "' (" + example_for(q) + ")",
                  where);
 }
 

@@ -8,18 +8,27 @@
 namespace toposweep::workload {
 namespace {
 
-void check_model(const std::string& value, const std::string& where) { resolve_model(value, where); }
-void check_device(const std::string& value, const std::string& where) { resolve_device(value, where); }
-void check_datatype(const std::string& value, const std::string& where) { datatype_bytes(value, where); }
+void check_model(const std::string& value, const std::string& where) {
+  resolve_model(value, where);
+}
+void check_device(const std::string& value, const std::string& where) {
+  resolve_device(value, where);
+}
+void check_datatype(const std::string& value, const std::string& where) {
+  datatype_bytes(value, where);
+}
 
 }  // namespace
 
 std::vector<KeySpec> config_keys() {
   return {
-      {"model.name", "bert-large", "built-in model name (toposweep models) or path to a model JSON file", check_model},
+      {"model.name", "bert-large", "built-in model name (toposweep models) or path to a model JSON file",
+       check_model},
       {"model.batch_per_gpu", "0",
-       "samples per GPU per iteration (0: the model's default); global batch = this x GPUs", checks::integer(0, 1 << 30)},
-      {"model.global_batch", "", "samples per iteration over all GPUs (overrides model.batch_per_gpu)", checks::optional(checks::integer(1, INT64_C(1) << 40))},
+       "samples per GPU per iteration (0: the model's default); global batch = this x GPUs",
+       checks::integer(0, 1 << 30)},
+      {"model.global_batch", "", "samples per iteration over all GPUs (overrides model.batch_per_gpu)",
+       checks::optional(checks::integer(1, INT64_C(1) << 40))},
       {"model.datatype", "fp16", "training datatype: fp16, bf16, fp32, tf32, fp8", check_datatype},
       {"model.optimizer", "adam", "optimizer (sets its state memory): adam, momentum or sgd",
        checks::one_of({"adam", "momentum", "sgd"})},
@@ -34,9 +43,12 @@ std::vector<KeySpec> config_keys() {
        "keeps fp32)",
        checks::optional(check_datatype)},
       {"server.device", "a100", "accelerator: a100, h100, v100 or a device JSON file", check_device},
-      {"server.efficiency", "", "achieved fraction of peak FLOP/s (default: the device's)", checks::optional(checks::number_in(1e-6, 1))},
-      {"strategy.dp", "0", "data-parallel degree (0: all GPUs not used by tp*pp)", checks::integer(0, 1 << 24)},
-      {"strategy.tp", "1", "tensor-parallel degree (transformers; divides the head count)", checks::integer(1, 1 << 24)},
+      {"server.efficiency", "", "achieved fraction of peak FLOP/s (default: the device's)",
+       checks::optional(checks::number_in(1e-6, 1))},
+      {"strategy.dp", "0", "data-parallel degree (0: all GPUs not used by tp*pp)",
+       checks::integer(0, 1 << 24)},
+      {"strategy.tp", "1", "tensor-parallel degree (transformers; divides the head count)",
+       checks::integer(1, 1 << 24)},
       {"strategy.pp", "1", "pipeline-parallel stages", checks::integer(1, 1 << 24)},
       {"strategy.microbatches", "1", "microbatches per iteration and pipeline", checks::integer(1, 1 << 24)},
       {"strategy.microbatch_size", "", "samples per microbatch (sets strategy.microbatches from the batch)",
@@ -70,12 +82,16 @@ std::vector<KeySpec> config_keys() {
        checks::boolean()},
       {"strategy.zero", "0",
        "ZeRO stage over the data-parallel group: 0 none, 1 optimizer state sharded, 2 also gradients, 3 also "
-       "weights", checks::integer(0, 3)},
+       "weights",
+       checks::integer(0, 3)},
       {"strategy.zero1", "false", "deprecated: true is strategy.zero = 1", checks::boolean()},
-      {"strategy.bucket_size", "25MiB", "gradient AllReduce bucket size", checks::quantity(Quantity::Size, true)},
+      {"strategy.bucket_size", "25MiB", "gradient AllReduce bucket size",
+       checks::quantity(Quantity::Size, true)},
       {"strategy.layer_degrees", "",
-       "per-layer degrees, one per model layer (1: data parallel, k: model parallel over k GPUs)", checks::optional(checks::integer_list(1, 1 << 24))},
-      {"strategy.table_owners", "", "GPU rank owning each embedding table (default: round robin)", checks::optional(checks::integer_list(0, 1 << 30))},
+       "per-layer degrees, one per model layer (1: data parallel, k: model parallel over k GPUs)",
+       checks::optional(checks::integer_list(1, 1 << 24))},
+      {"strategy.table_owners", "", "GPU rank owning each embedding table (default: round robin)",
+       checks::optional(checks::integer_list(0, 1 << 30))},
   };
 }
 

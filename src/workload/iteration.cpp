@@ -820,9 +820,10 @@ TaskGraph IterationBuilder::build() {
   for (std::uint32_t p = 0; p < pp; ++p) {
     compute_stream_.push_back(g_.add_stream("stage" + std::to_string(p) + ".compute"));
     dp_stream_.push_back(g_.add_stream("stage" + std::to_string(p) + ".dp"));
-    send_fwd_stream_.push_back(p + 1 < pp || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_forward")
-                                                  : 0);
-    send_bwd_stream_.push_back(p > 0 || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_backward") : 0);
+    send_fwd_stream_.push_back(
+        p + 1 < pp || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_forward") : 0);
+    send_bwd_stream_.push_back(p > 0 || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_backward")
+                                             : 0);
     if (s_.dp > 1 && !s_.per_layer()) dp_set_[p] = g_.add_group_set(ranks_.dp_groups(p));
     pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pp_pairs(p, true)) : kNoSet);
     pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pp_pairs(p - 1, false)) : kNoSet);

@@ -10,7 +10,9 @@ namespace toposweep {
 namespace {
 
 // Set by the user (a file or --set), not filled in from the key's default.
-bool user_set(const Config& config, std::string_view key) { return config.user_set(key); }
+bool user_set(const Config& config, std::string_view key) {
+  return config.user_set(key);
+}
 
 // strategy.zero, or the deprecated strategy.zero1 alias for stage 1; both given must agree.
 std::uint8_t zero_stage_from_config(const Config& config) {
@@ -50,7 +52,8 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
     s.batch_per_gpu = config.get_int("model.batch_per_gpu", 0);
   if (config.has("server.efficiency")) {
     s.efficiency = config.get_double("server.efficiency");
-    if (!(s.efficiency > 0 && s.efficiency <= 1)) throw BadInput("must be in (0, 1]", config.where("server.efficiency"));
+    if (!(s.efficiency > 0 && s.efficiency <= 1))
+      throw BadInput("must be in (0, 1]", config.where("server.efficiency"));
   }
   s.optimizer = config.get_string("model.optimizer");
   s.fused_attention = config.get_bool("model.fused_attention");
@@ -59,7 +62,8 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
     if (!s.grad_datatype.empty()) datatype_bytes(s.grad_datatype, config.where("model.grad_datatype"));
   }
   if (s.optimizer != "adam" && s.optimizer != "momentum" && s.optimizer != "sgd")
-    throw BadInput("unknown optimizer '" + s.optimizer + "' (adam, momentum or sgd)", config.where("model.optimizer"));
+    throw BadInput("unknown optimizer '" + s.optimizer + "' (adam, momentum or sgd)",
+                   config.where("model.optimizer"));
   return s;
 }
 
@@ -79,7 +83,8 @@ StrategySpec strategy_spec_from_config(const Config& config) {
   else if (sched == "interleaved")
     s.schedule = PipelineSchedule::Interleaved;
   else
-    throw BadInput("unknown schedule '" + sched + "' (1f1b, gpipe or interleaved)", config.where("strategy.schedule"));
+    throw BadInput("unknown schedule '" + sched + "' (1f1b, gpipe or interleaved)",
+                   config.where("strategy.schedule"));
   s.virtual_stages = static_cast<std::uint32_t>(config.get_int("strategy.virtual_stages", 1, 1 << 24));
   const auto recompute = parse_recompute(config.get_string("strategy.recompute"));
   if (!recompute)

@@ -95,12 +95,14 @@ Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint
   s.bucket_bytes = spec.bucket_bytes;
   s.layer_degree = spec.layer_degree;
   if (!s.layer_degree.empty() && s.layer_degree.size() != w.model.layers.size())
-    throw BadInput("expected " + std::to_string(w.model.layers.size()) + " degrees, one per layer of " + w.model.name,
-                   "key strategy.layer_degrees");
+    throw BadInput(
+        "expected " + std::to_string(w.model.layers.size()) + " degrees, one per layer of " + w.model.name,
+        "key strategy.layer_degrees");
   s.table_owner = spec.table_owner;
   if (!s.table_owner.empty() && s.table_owner.size() != w.model.tables.size())
-    throw BadInput("expected " + std::to_string(w.model.tables.size()) + " ranks, one per table of " + w.model.name,
-                   "key strategy.table_owners");
+    throw BadInput(
+        "expected " + std::to_string(w.model.tables.size()) + " ranks, one per table of " + w.model.name,
+        "key strategy.table_owners");
   validate_strategy(s, w, gpus);
   return s;
 }
@@ -133,13 +135,13 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
     throw BadInput("strategy degrees must be at least 1", "key strategy.dp");
   if (static_cast<std::uint64_t>(s.dp) * s.tp * s.pp != gpus)
     throw InvalidDesign("dp*tp*pp = " + std::to_string(std::uint64_t{s.dp} * s.tp * s.pp) + " is not the " +
-                       std::to_string(gpus) + " GPUs",
-                   "key strategy.dp");
+                            std::to_string(gpus) + " GPUs",
+                        "key strategy.dp");
   if (m.transformer) {
     if (s.tp > m.transformer->heads)
-      throw InvalidDesign("tp = " + std::to_string(s.tp) + " exceeds the " + std::to_string(m.transformer->heads) +
-                         " attention heads of " + m.name,
-                     "key strategy.tp");
+      throw InvalidDesign("tp = " + std::to_string(s.tp) + " exceeds the " +
+                              std::to_string(m.transformer->heads) + " attention heads of " + m.name,
+                          "key strategy.tp");
     if (m.transformer->heads % s.tp != 0)
       throw InvalidDesign("tp = " + std::to_string(s.tp) + " does not divide the " +
                               std::to_string(m.transformer->heads) + " attention heads of " + m.name,
@@ -154,20 +156,20 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
         "key strategy.tp");
   }
   if (s.pp > m.pipeline_units())
-    throw InvalidDesign("pp = " + std::to_string(s.pp) + " exceeds the " + std::to_string(m.pipeline_units()) +
-                       " layers of " + m.name,
-                   "key strategy.pp");
+    throw InvalidDesign("pp = " + std::to_string(s.pp) + " exceeds the " +
+                            std::to_string(m.pipeline_units()) + " layers of " + m.name,
+                        "key strategy.pp");
   if (s.pp > 1 && m.has_tables())
     throw InvalidDesign("pipeline parallelism is not supported for models with embedding tables",
-                   "key strategy.pp");
+                        "key strategy.pp");
   if (!divides(w.global_batch, s.dp))
     throw InvalidDesign(
         "global batch " + num(w.global_batch) + " is not divisible by dp = " + std::to_string(s.dp),
         "key strategy.dp");
   if (!divides(w.global_batch / s.dp, s.microbatches))
     throw InvalidDesign("batch per replica " + num(w.global_batch / s.dp) + " is not divisible by " +
-                       std::to_string(s.microbatches) + " microbatches",
-                   "key strategy.microbatches");
+                            std::to_string(s.microbatches) + " microbatches",
+                        "key strategy.microbatches");
   if (s.virtual_stages == 0)
     throw BadInput("virtual stages must be at least 1", "key strategy.virtual_stages");
   if (s.schedule != PipelineSchedule::Interleaved && s.virtual_stages != 1)
@@ -178,12 +180,11 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
     if (s.virtual_stages < 2)
       throw InvalidDesign("the interleaved schedule needs strategy.virtual_stages >= 2",
                           "key strategy.virtual_stages");
-    if (s.pp < 2)
-      throw InvalidDesign("the interleaved schedule needs pp >= 2", "key strategy.pp");
+    if (s.pp < 2) throw InvalidDesign("the interleaved schedule needs pp >= 2", "key strategy.pp");
     if (static_cast<std::uint64_t>(s.pp) * s.virtual_stages > m.pipeline_units())
       throw InvalidDesign("pp * virtual_stages = " + std::to_string(std::uint64_t{s.pp} * s.virtual_stages) +
-                              " model chunks exceed the " + std::to_string(m.pipeline_units()) + " layers of " +
-                              m.name,
+                              " model chunks exceed the " + std::to_string(m.pipeline_units()) +
+                              " layers of " + m.name,
                           "key strategy.virtual_stages");
     if (s.microbatches % s.pp != 0)
       throw InvalidDesign("the interleaved schedule needs microbatches (" + std::to_string(s.microbatches) +

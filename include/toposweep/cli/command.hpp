@@ -15,18 +15,18 @@ namespace toposweep::cli {
 namespace po = boost::program_options;
 
 struct CommandContext {
-  Config config;                       // validated, registry defaults filled in
-  bool json = false;                   // --json: one JSON object on stdout, nothing else there
+  Config config;      // validated, registry defaults filled in
+  bool json = false;  // --json: one JSON object on stdout, nothing else there
   Logger log;
-  std::vector<std::string> positional; // arguments after the command that are not options
-  po::variables_map options;           // command-specific options
-  std::ostream* out = nullptr;         // stdout
+  std::vector<std::string> positional;  // arguments after the command that are not options
+  po::variables_map options;            // command-specific options
+  std::ostream* out = nullptr;          // stdout
 };
 
 struct Command {
   std::string name;
   std::string summary;
-  std::string positional_usage;        // e.g. "[NAME]" or "RESULTS.h5"
+  std::string positional_usage;  // e.g. "[NAME]" or "RESULTS.h5"
   void (*add_options)(po::options_description&) = nullptr;
   int (*run)(CommandContext&) = nullptr;
   // After a successful run, warn about keys set explicitly that the command never read (in the

@@ -4,8 +4,8 @@
 // growing (All-Gather, dims descending) from phase to phase, each dimension with its own
 // algorithm (ring on Ring, direct on FullyConnected, halving-doubling latency on Switch).
 #include <cstdint>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "toposweep/topology/network.hpp"
 #include "toposweep/util/collective_op.hpp"

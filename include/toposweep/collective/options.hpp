@@ -18,6 +18,7 @@ bool spread_routing_from_config(const Config& config);
 // collective.forest: true for `greedy`, false for `exact` or when the key is absent.
 bool greedy_forest_from_config(const Config& config);
 // collective.chunks, collective.endpoint_delay, collective.reduction_bandwidth (0: free).
-void system_costs_from_config(const Config& config, std::uint32_t& chunks, double& endpoint_delay_s, double& reduction_Bps);
+void system_costs_from_config(const Config& config, std::uint32_t& chunks, double& endpoint_delay_s,
+                              double& reduction_Bps);
 
 }  // namespace toposweep

@@ -16,7 +16,6 @@
 
 namespace toposweep::opt {
 
-
 struct AlternatingSettings {
   std::uint32_t servers = 0;
   FinderSettings finder;

@@ -51,7 +51,7 @@ struct OptimizeResult {
   std::uint64_t candidates = 0, infeasible = 0, pruned = 0;  // Strategy: the search's counts
   std::uint64_t simulations = 0;
   // Placement target: METIS placement of the configured strategy against rank order.
-  std::string placement_method;  // "metis", or "rank_order" when METIS found nothing better
+  std::string placement_method;   // "metis", or "rank_order" when METIS found nothing better
   std::string placement_grouped;  // "tp", "pp" or "" (no group spans several servers)
   std::vector<std::vector<std::uint32_t>> placement_groups;  // servers of each mapped group
   double placement_internal_bandwidth_Bps = 0;

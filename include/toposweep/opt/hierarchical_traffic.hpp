@@ -1,7 +1,7 @@
 #pragma once
 // Bytes each NPU moves in each dimension of a multi-dimensional network for one hierarchical
-// collective (docs/optimizers.md, bandwidth allocation, LIBRA/Themis model). A collective spans a subset of the
-// dimensions, with `group` members along each (a TP group may use 4 of a dimension's 8 NPUs).
+// collective (docs/optimizers.md, bandwidth allocation, LIBRA/Themis model). A collective spans a subset of
+// the dimensions, with `group` members along each (a TP group may use 4 of a dimension's 8 NPUs).
 #include <cstdint>
 #include <vector>
 

@@ -28,7 +28,7 @@ struct PointResult {
   double bubble_time_s = nan;
   double cost_usd = nan;
   double memory_per_gpu_bytes = nan;
-  double samples_per_s = nan;       // global batch / iteration time
+  double samples_per_s = nan;  // global batch / iteration time
   double network_bisection_Bps = nan;
   // The strategy actually simulated (after optimization when the point asks for it).
   std::uint32_t dp = 0, tp = 0, pp = 0, microbatches = 0;

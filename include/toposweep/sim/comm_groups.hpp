@@ -15,7 +15,7 @@
 namespace toposweep::sim {
 
 struct GroupNodes {
-  std::vector<VertexId> nodes;    // distinct nodes in order of first appearance among the ranks
+  std::vector<VertexId> nodes;      // distinct nodes in order of first appearance among the ranks
   std::uint32_t gpus_per_node = 1;  // most members any one node holds
   std::uint32_t ranks = 0;
   // Instances of the same task whose groups use the first node too (CollectiveRequest::

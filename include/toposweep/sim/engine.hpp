@@ -46,8 +46,8 @@ struct JobTimes {
 
 struct EngineResult {
   std::vector<JobTimes> jobs;
-  double makespan_s = 0;                      // the slowest job's iteration time
-  std::vector<std::vector<TaskSpan>> spans;   // spans[job][task]
+  double makespan_s = 0;                     // the slowest job's iteration time
+  std::vector<std::vector<TaskSpan>> spans;  // spans[job][task]
 };
 
 // Throws RuntimeFailure when the graph cannot finish (a dependency cycle through streams, or
@@ -62,7 +62,8 @@ double union_length(std::vector<TaskSpan>& spans);
 // (`compute_union(p)`), the exposed communication between them and the rest as bubble. Both the
 // event-driven engine and the prepared playback use it, so their breakdowns agree bit for bit.
 template <class ComputeUnion, class BusyUnion>
-void set_critical_stage(JobTimes& out, std::uint32_t stages, ComputeUnion compute_union, BusyUnion busy_union) {
+void set_critical_stage(JobTimes& out, std::uint32_t stages, ComputeUnion compute_union,
+                        BusyUnion busy_union) {
   double best_busy = -1;
   for (std::uint32_t p = 0; p < stages; ++p) {
     const double c = compute_union(p);

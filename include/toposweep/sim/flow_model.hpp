@@ -5,9 +5,9 @@
 // ECMP switches do), and all flows in flight share arc capacities max-min fairly. Instances
 // whose members sit on the same nodes in the same order (the TP-rank replicas of a DP group,
 // the GPU pairs of a pipeline send between two servers) are merged: w identical flows become
-// one flow of weight w carrying w times the bytes (same rates, far fewer flows). A collective's flows run stage by stage; what flows cannot
-// express (the plan's latency and its intra-node part) is charged evenly after each stage.
-// A task standing for `repeat` operations moves repeat x the bytes and pays repeat x the
+// one flow of weight w carrying w times the bytes (same rates, far fewer flows). A collective's flows run
+// stage by stage; what flows cannot express (the plan's latency and its intra-node part) is charged evenly
+// after each stage. A task standing for `repeat` operations moves repeat x the bytes and pays repeat x the
 // latency (its operations are folded, so their order is not modelled).
 #include <cstdint>
 #include <map>
@@ -75,7 +75,8 @@ class FlowModel final : public NetworkModel {
     double time;
     std::uint32_t active, instance;
     bool operator>(const Timer& o) const {
-      return time > o.time || (time == o.time && (active > o.active || (active == o.active && instance > o.instance)));
+      return time > o.time ||
+             (time == o.time && (active > o.active || (active == o.active && instance > o.instance)));
     }
   };
 

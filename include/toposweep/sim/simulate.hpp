@@ -57,7 +57,7 @@ struct SimResult {
   std::uint64_t flows_represented = 0;    // the flows they stand for
   std::uint64_t rate_recomputations = 0;  // progressive-filling runs
   std::uint64_t rate_assignments = 0;     // flow rates those runs set (work measure)
-  std::vector<LinkSample> link_samples;  // when SimOptions::record_link_loads
+  std::vector<LinkSample> link_samples;   // when SimOptions::record_link_loads
   const JobTimes& job(std::size_t j = 0) const { return engine.jobs.at(j); }
 };
 

@@ -33,7 +33,7 @@ StrategyTriple parse_strategy(const std::string& text, const std::string& where)
 // A generator written as an axis value, e.g. `topology.strides = permutations(4)`: its arguments,
 // a way to read single-valued keys of the sub-space (or the base), and where to point errors.
 struct GeneratorCall {
-  std::vector<std::string> args;                            // empty for a bare name (`strategy = all`)
+  std::vector<std::string> args;                               // empty for a bare name (`strategy = all`)
   std::function<std::string(const std::string& key)> context;  // BadInput when the key is missing or a list
   std::string where;
 };

@@ -15,8 +15,8 @@ using PointCheck = std::function<void(const Config&)>;
 
 struct UnusedKey {
   std::string key;
-  std::string origin;                   // where it was set
-  std::vector<std::string> subspaces;   // sub-spaces none of whose points reads it
+  std::string origin;                  // where it was set
+  std::vector<std::string> subspaces;  // sub-spaces none of whose points reads it
   bool in_every_subspace = false;
 };
 

@@ -12,8 +12,8 @@ namespace toposweep::topology {
 // one switch are 2 hops apart). Exact: bit-parallel BFS, 64 sources per sweep, or one BFS when
 // info().vertex_transitive.
 struct HopStats {
-  std::uint32_t diameter = 0;         // over reachable pairs
-  double mean_hops = 0;               // over reachable pairs
+  std::uint32_t diameter = 0;  // over reachable pairs
+  double mean_hops = 0;        // over reachable pairs
   std::uint64_t unreachable_pairs = 0;
   bool connected() const { return unreachable_pairs == 0; }
 };
@@ -36,9 +36,9 @@ struct Bisection {
 Bisection bisection_bandwidth(const Network& network);
 
 struct PortStats {
-  std::uint32_t min_ports = 0, max_ports = 0;   // physical ports per compute node (see docs)
+  std::uint32_t min_ports = 0, max_ports = 0;     // physical ports per compute node (see docs)
   double min_egress_Bps = 0, max_egress_Bps = 0;  // sum of a compute node's out-arc bandwidth
-  std::uint64_t total_ports = 0;                // compute + switch ports
+  std::uint64_t total_ports = 0;                  // compute + switch ports
 };
 PortStats port_stats(const Network& network);
 // Physical ports behind one arc: bandwidth / info().link_bandwidth_Bps rounded (merged parallel

@@ -37,9 +37,9 @@ struct Dimension {
 // What the builder knew about the family, for algorithms that exploit structure
 // (multi-ring over strides, hierarchical collectives over dimensions).
 struct TopologyInfo {
-  std::string kind;                  // "switch", "fattree", "topoopt", "multidim", "torus", ...
-  std::uint32_t degree = 0;          // ports per compute node where uniform, else 0
-  double link_bandwidth_Bps = 0;     // per-port bandwidth where uniform, else 0
+  std::string kind;               // "switch", "fattree", "topoopt", "multidim", "torus", ...
+  std::uint32_t degree = 0;       // ports per compute node where uniform, else 0
+  double link_bandwidth_Bps = 0;  // per-port bandwidth where uniform, else 0
   double link_latency_s = 0;
   std::vector<std::uint32_t> strides;  // topoopt: ring strides s (ring i -> i+s mod n), each bidirectional
   std::vector<Dimension> dims;         // multidim: dimension 0 fastest in the mixed-radix address
@@ -52,10 +52,10 @@ struct TopologyInfo {
   std::vector<std::string> dim_levels;  // multidim: cost level of each dimension (chiplet/package/node/pod)
   std::uint32_t ring_group = 0;         // topoopt: TotientPerms group size g (0 = explicit strides)
   std::vector<std::pair<std::uint32_t, std::uint32_t>> extra_links;  // topoopt: explicit extra links
-  std::uint32_t fattree_tiers = 0;      // fattree: 2 (leaf-spine) or 3 (k-ary fat-tree)
-  std::uint32_t fattree_radix = 0;      // fattree: switch ports k
-  double oversubscription = 0;          // fattree: leaf down:up port ratio
-  std::string optical;                  // direct-connect reconfiguration device: "patch_panel", "ocs", "none"
+  std::uint32_t fattree_tiers = 0;  // fattree: 2 (leaf-spine) or 3 (k-ary fat-tree)
+  std::uint32_t fattree_radix = 0;  // fattree: switch ports k
+  double oversubscription = 0;      // fattree: leaf down:up port ratio
+  std::string optical;              // direct-connect reconfiguration device: "patch_panel", "ocs", "none"
   // Bisection bandwidth known in closed form by the builder (B/s, one direction); 0 = unknown.
   double bisection_closed_form_Bps = 0;
 };
@@ -64,7 +64,9 @@ class Network {
  public:
   Network() = default;
 
-  std::uint32_t vertex_count() const { return static_cast<std::uint32_t>(out_offsets_.empty() ? 0 : out_offsets_.size() - 1); }
+  std::uint32_t vertex_count() const {
+    return static_cast<std::uint32_t>(out_offsets_.empty() ? 0 : out_offsets_.size() - 1);
+  }
   std::uint32_t compute_count() const { return compute_count_; }
   std::uint32_t switch_count() const { return vertex_count() - compute_count_; }
   bool is_switch(VertexId v) const { return v >= compute_count_; }
@@ -97,7 +99,7 @@ class Network {
   std::uint32_t gpus_per_node_ = 1;
   LinkClass intra_link_;
   double link_efficiency_ = 1;
-  std::vector<Arc> arcs_;                 // sorted by (src, dst); arc id = index
+  std::vector<Arc> arcs_;                   // sorted by (src, dst); arc id = index
   std::vector<std::uint32_t> out_offsets_;  // size vertex_count()+1
   std::vector<ArcId> out_ids_;
   std::vector<std::uint32_t> in_offsets_;

@@ -23,8 +23,8 @@ struct FileTopologySpec {
   bool operator==(const FileTopologySpec&) const = default;
 };
 
-using FamilySpec =
-    std::variant<SwitchSpec, FatTreeSpec, TopoOptSpec, MultiDimSpec, TorusSpec, ExpanderSpec, FileTopologySpec>;
+using FamilySpec = std::variant<SwitchSpec, FatTreeSpec, TopoOptSpec, MultiDimSpec, TorusSpec, ExpanderSpec,
+                                FileTopologySpec>;
 
 struct TopologySpec {
   FamilySpec family;

@@ -23,8 +23,12 @@ std::vector<std::uint32_t> totient_candidates(std::uint32_t n, std::uint32_t g,
 
 // The ring stride s (i -> i+s mod n) splits Z_n into gcd(n, s) cycles of n/gcd(n, s) nodes;
 // it is one Hamiltonian cycle iff gcd(n, s) = 1.
-inline std::uint32_t ring_cycle_count(std::uint32_t n, std::uint32_t s) { return gcd_u32(n, s); }
-inline bool is_hamiltonian_stride(std::uint32_t n, std::uint32_t s) { return s % n != 0 && gcd_u32(n, s) == 1; }
+inline std::uint32_t ring_cycle_count(std::uint32_t n, std::uint32_t s) {
+  return gcd_u32(n, s);
+}
+inline bool is_hamiltonian_stride(std::uint32_t n, std::uint32_t s) {
+  return s % n != 0 && gcd_u32(n, s) == 1;
+}
 
 // Picks `m` bidirectional rings from `candidates` (strides mod n; s and n-s are one
 // bidirectional ring, represented by min(s, n-s)). With the distinct representatives sorted,

@@ -12,8 +12,8 @@
 namespace toposweep::checks {
 
 KeyCheck integer(std::int64_t min = INT64_MIN, std::int64_t max = INT64_MAX);
-KeyCheck number();                            // a plain finite number
-KeyCheck number_in(double min, double max);   // min <= x <= max
+KeyCheck number();                           // a plain finite number
+KeyCheck number_in(double min, double max);  // min <= x <= max
 KeyCheck boolean();
 KeyCheck quantity(Quantity q, bool positive);  // positive: zero rejected
 KeyCheck integer_list(std::int64_t min = INT64_MIN, std::int64_t max = INT64_MAX);

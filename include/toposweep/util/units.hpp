@@ -31,9 +31,15 @@ inline double parse_time(std::string_view t, const std::string& where) {
 // Exact formatting: parse_quantity(q, format_quantity(q, x)) == x for every finite x >= 0.
 // Picks the largest decimal prefix that still round-trips, e.g. 12.5e9 -> "12.5GB/s".
 std::string format_quantity(Quantity q, double value);
-inline std::string format_bandwidth(double Bps) { return format_quantity(Quantity::Bandwidth, Bps); }
-inline std::string format_size(double bytes) { return format_quantity(Quantity::Size, bytes); }
-inline std::string format_time(double s) { return format_quantity(Quantity::Time, s); }
+inline std::string format_bandwidth(double Bps) {
+  return format_quantity(Quantity::Bandwidth, Bps);
+}
+inline std::string format_size(double bytes) {
+  return format_quantity(Quantity::Size, bytes);
+}
+inline std::string format_time(double s) {
+  return format_quantity(Quantity::Time, s);
+}
 
 // Human formatting with ~4 significant digits, for summaries (not round-trip exact).
 std::string human_quantity(Quantity q, double value);

@@ -18,9 +18,9 @@ struct WorkloadSpec {
   std::string model = "bert-large";  // a built-in name or a model file (resolved by make_workload)
   std::string device = "a100";       // a built-in name or a device file
   std::string datatype = "fp16";
-  std::int64_t batch_per_gpu = 0;    // 0: the model's default
-  std::int64_t global_batch = 0;     // > 0: overrides batch_per_gpu x GPUs
-  double efficiency = 0;             // > 0: overrides the device's
+  std::int64_t batch_per_gpu = 0;  // 0: the model's default
+  std::int64_t global_batch = 0;   // > 0: overrides batch_per_gpu x GPUs
+  double efficiency = 0;           // > 0: overrides the device's
   std::string optimizer = "adam";
   bool fused_attention = false;  // model.fused_attention: one flash-attention kernel per layer
   std::string grad_datatype;     // model.grad_datatype; empty: the training datatype

@@ -26,7 +26,14 @@ namespace toposweep {
 enum class TaskKind : std::uint8_t { Compute, Collective, Transfer };
 enum class TaskPhase : std::uint8_t { Forward, Backward, WeightUpdate, Other };
 // What a communication task is for, so results can break communication time down.
-enum class CommPurpose : std::uint8_t { None, DataParallel, TensorParallel, PipelineParallel, Embedding, Other };
+enum class CommPurpose : std::uint8_t {
+  None,
+  DataParallel,
+  TensorParallel,
+  PipelineParallel,
+  Embedding,
+  Other
+};
 
 using TaskId = std::uint32_t;
 inline constexpr std::uint32_t kNoLayer = std::numeric_limits<std::uint32_t>::max();
@@ -46,10 +53,10 @@ struct Task {
   bool is_mutable = false;  // may run over any permutation of its members (AllReduce for DP)
   double bytes = 0;
   std::uint32_t group_set = 0;
-  std::uint32_t stage = 0;              // pipeline stage this task belongs to
+  std::uint32_t stage = 0;  // pipeline stage this task belongs to
   std::uint32_t layer = kNoLayer;
   std::uint32_t microbatch = 0;
-  std::uint32_t label = 0;              // index into TaskGraph::labels
+  std::uint32_t label = 0;  // index into TaskGraph::labels
   // The task stands for `repeat` identical back-to-back operations (e.g. the 2 TP AllReduces
   // of each of a stage's layers folded into one task): duration_s/flops/bytes are per
   // operation, and a network model charges per-operation latency `repeat` times.

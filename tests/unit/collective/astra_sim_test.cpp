@@ -18,8 +18,8 @@ namespace {
 constexpr double GiB = 1073741824.0;
 constexpr double MiB = 1048576.0;
 
-Network multidim(const std::vector<std::pair<DimensionType, std::uint32_t>>& shape, const std::vector<double>& bw,
-                 const std::vector<double>& lat) {
+Network multidim(const std::vector<std::pair<DimensionType, std::uint32_t>>& shape,
+                 const std::vector<double>& bw, const std::vector<double>& lat) {
   topology::MultiDimSpec s;
   for (std::size_t k = 0; k < shape.size(); ++k) {
     Dimension d;
@@ -78,7 +78,8 @@ TEST(AstraSimCosts, ChunksPipelineAcrossDimensionsOneChunkPerDimensionAtATime) {
   // Chunks: d0 serves RS and AG, d1 serves AR (2T per chunk since RS + AG on one dimension).
   // By hand for 2 chunks, each pass of a chunk half the full pass time t:
   //   chunk0: RS0 [0,t], AR1 [t,3t], AG0 [3t,4t]; chunk1: RS0 [t,2t], AR1 [3t,5t], AG0 [5t,6t].
-  const Network net = multidim({{DimensionType::Ring, 2}, {DimensionType::Ring, 2}}, {GiB, GiB / 2}, {0.0, 0.0});
+  const Network net =
+      multidim({{DimensionType::Ring, 2}, {DimensionType::Ring, 2}}, {GiB, GiB / 2}, {0.0, 0.0});
   CollectiveOptions o;
   o.chunks = 2;
   const double S = GiB;
@@ -97,10 +98,10 @@ struct Case {
 TEST(AstraSimCosts, OneDimensionRingAllReduceMatchesAstraSimWithin3Percent) {
   // ASTRA-sim, Ring_4chunks system, 1-D ring, 50 GB/s (its GB = 2^30 B), 500 ns.
   const std::vector<Case> cases = {
-      {8, MiB, 0.064440},      {8, GiB, 36.790164},     {16, MiB, 0.099640},    {16, GiB, 39.448540},
-      {32, MiB, 0.166076},     {32, GiB, 40.826544},    {64, MiB, 0.296896},    {64, GiB, 41.613556},
-      {128, MiB, 0.558332},    {128, GiB, 42.201632},   {256, MiB, 1.079200},   {256, GiB, 42.887980},
-      {512, MiB, 2.121712},    {512, GiB, 44.009404},   {1024, MiB, 4.206616},  {1024, GiB, 46.129156},
+      {8, MiB, 0.064440},   {8, GiB, 36.790164},   {16, MiB, 0.099640},   {16, GiB, 39.448540},
+      {32, MiB, 0.166076},  {32, GiB, 40.826544},  {64, MiB, 0.296896},   {64, GiB, 41.613556},
+      {128, MiB, 0.558332}, {128, GiB, 42.201632}, {256, MiB, 1.079200},  {256, GiB, 42.887980},
+      {512, MiB, 2.121712}, {512, GiB, 44.009404}, {1024, MiB, 4.206616}, {1024, GiB, 46.129156},
   };
   // The same runs with the costs switched off (1 chunk, 1 ns endpoint delay: 0 aborts ASTRA-sim,
   // 1e12 GB/s local memory) against toposweep with none.
@@ -129,21 +130,21 @@ TEST(AstraSimCosts, ThreeDimensionalExamplesMatchAstraSimWithin5Percent) {
   // each NPU b-1 links of 100 GB/s (per-NPU (b-1) x 100 GiB/s here); a switch crossing is two
   // hops (4000 ns here).
   const std::vector<Case3d> cases = {
-      {2, 2, 2, MiB, 0.040983, 0.023757},   {2, 2, 2, GiB, 7.910787, 15.009111},
-      {2, 8, 4, MiB, 0.069025, 0.025045},   {2, 8, 4, GiB, 6.007192, 8.142113},
-      {4, 4, 4, MiB, 0.069992, 0.027687},   {4, 4, 4, GiB, 9.011468, 10.642317},
-      {4, 8, 8, MiB, 0.101133, 0.034315},   {4, 8, 8, GiB, 9.011468, 9.244069},
-      {8, 8, 8, MiB, 0.101338, 0.035103},   {8, 8, 8, GiB, 10.515004, 9.635101},
-      {8, 8, 16, MiB, 0.133450, 0.043143},  {8, 8, 16, GiB, 10.515004, 9.682165},
+      {2, 2, 2, MiB, 0.040983, 0.023757},  {2, 2, 2, GiB, 7.910787, 15.009111},
+      {2, 8, 4, MiB, 0.069025, 0.025045},  {2, 8, 4, GiB, 6.007192, 8.142113},
+      {4, 4, 4, MiB, 0.069992, 0.027687},  {4, 4, 4, GiB, 9.011468, 10.642317},
+      {4, 8, 8, MiB, 0.101133, 0.034315},  {4, 8, 8, GiB, 9.011468, 9.244069},
+      {8, 8, 8, MiB, 0.101338, 0.035103},  {8, 8, 8, GiB, 10.515004, 9.635101},
+      {8, 8, 16, MiB, 0.133450, 0.043143}, {8, 8, 16, GiB, 10.515004, 9.682165},
   };
   for (const Case3d& c : cases) {
-    const Network net =
-        multidim({{DimensionType::Ring, c.a}, {DimensionType::FullyConnected, c.b}, {DimensionType::Switch, c.c}},
-                 {200 * GiB, (c.b - 1) * 100 * GiB, 50 * GiB}, {50e-9, 500e-9, 4000e-9});
+    const Network net = multidim(
+        {{DimensionType::Ring, c.a}, {DimensionType::FullyConnected, c.b}, {DimensionType::Switch, c.c}},
+        {200 * GiB, (c.b - 1) * 100 * GiB, 50 * GiB}, {50e-9, 500e-9, 4000e-9});
     CollectiveOptions sequential;  // ASTRA-sim's one chunk visits the dimensions one after another
     sequential.hierarchical_pipelined = false;
-    const std::string what = std::to_string(c.a) + "x" + std::to_string(c.b) + "x" + std::to_string(c.c) + ", " +
-                             std::to_string(c.bytes) + " B";
+    const std::string what = std::to_string(c.a) + "x" + std::to_string(c.b) + "x" + std::to_string(c.c) +
+                             ", " + std::to_string(c.bytes) + " B";
     EXPECT_NEAR(allreduce_s(net, c.bytes, ring_4chunks()) * 1e3 / c.astra_on_ms, 1.0, 0.05) << what << " on";
     EXPECT_NEAR(allreduce_s(net, c.bytes, sequential) * 1e3 / c.astra_off_ms, 1.0, 0.05) << what << " off";
   }

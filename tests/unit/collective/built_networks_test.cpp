@@ -39,12 +39,12 @@ TEST(BuiltNetworks, TopoOptMultiRingUsesEveryStride) {
   // 16 servers, degree 4, explicit strides 1 and 3 (both coprime with 16): two bidirectional
   // rings, four directed rings at 100 Gbps each.
   const Network net = network_from_config(config({{"topology.kind", "topoopt"},
-                                            {"topology.servers", "16"},
-                                            {"topology.degree", "4"},
-                                            {"topology.strides", "1,3"},
-                                            {"topology.link_bandwidth", "100Gbps"},
-                                            {"topology.link_latency", "0s"},
-                                            {"server.gpus", "1"}}));
+                                                  {"topology.servers", "16"},
+                                                  {"topology.degree", "4"},
+                                                  {"topology.strides", "1,3"},
+                                                  {"topology.link_bandwidth", "100Gbps"},
+                                                  {"topology.link_latency", "0s"},
+                                                  {"server.gpus", "1"}}));
   ASSERT_EQ(net.info().kind, "topoopt");
   const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, 1e9), "auto");
   EXPECT_EQ(plan.algorithm, "multiring");
@@ -56,11 +56,11 @@ TEST(BuiltNetworks, TopoOptMultiRingUsesEveryStride) {
 
 TEST(BuiltNetworks, MultidimHierarchicalMatchesClosedForm) {
   const Network net = network_from_config(config({{"topology.kind", "multidim"},
-                                            {"topology.dims", "ring:4,fc:4,switch:4"},
-                                            {"topology.dim_bandwidth", "200GB/s,100GB/s,50GB/s"},
-                                            {"topology.dim_latency", "0s,0s,0s"},
-                                            {"topology.servers", "64"},
-                                            {"server.gpus", "1"}}));
+                                                  {"topology.dims", "ring:4,fc:4,switch:4"},
+                                                  {"topology.dim_bandwidth", "200GB/s,100GB/s,50GB/s"},
+                                                  {"topology.dim_latency", "0s,0s,0s"},
+                                                  {"topology.servers", "64"},
+                                                  {"server.gpus", "1"}}));
   ASSERT_EQ(net.info().dims.size(), 3u);
   ASSERT_EQ(net.compute_count(), 64u);
   CollectiveOptions seq = collective_options_from_config(config({{"collective.model", "sequential"}}));
@@ -77,14 +77,15 @@ TEST(BuiltNetworks, MultidimHierarchicalMatchesClosedForm) {
 
 TEST(BuiltNetworks, SwitchTwoLevelAndBadModelKey) {
   const Network net = network_from_config(config({{"topology.kind", "switch"},
-                                            {"topology.servers", "8"},
-                                            {"topology.degree", "1"},
-                                            {"topology.link_bandwidth", "100Gbps"},
-                                            {"topology.link_latency", "0s"},
-                                            {"server.gpus", "4"},
-                                            {"server.intra_bandwidth", "300GB/s"}}));
-  const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, 1e9), "ring",
-                                    collective_options_from_config(config({{"collective.model", "sequential"}})));
+                                                  {"topology.servers", "8"},
+                                                  {"topology.degree", "1"},
+                                                  {"topology.link_bandwidth", "100Gbps"},
+                                                  {"topology.link_latency", "0s"},
+                                                  {"server.gpus", "4"},
+                                                  {"server.intra_bandwidth", "300GB/s"}}));
+  const auto plan =
+      plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, 1e9), "ring",
+                      collective_options_from_config(config({{"collective.model", "sequential"}})));
   // NCCL's ring through all 32 GPUs: 2 x 31/32 of the buffer over each server's 12.5 GB/s link,
   // plus (sequential model) the same bus bytes on the 300 GB/s fabric.
   EXPECT_NEAR(plan.time_s, 2.0 * 31 / 32 * 1e9 / 12.5e9 + 2.0 * 31 / 32 * 1e9 / 300e9, 1e-12);

@@ -16,7 +16,6 @@ OptimizeResult optimize_config(const Config& c, OptimizeTarget t,
   return optimize_design_point(optimize_problem_from_config(c, t), t, single);
 }
 
-
 TEST(DesignPoint, SingleAllReduceBandwidthMatchesTheClosedForm) {
   const Config c = testing::make_config({{"topology.kind", "multidim"},
                                          {"topology.dims", "ring:4,fc:8,switch:4"},
@@ -82,9 +81,8 @@ TEST(DesignPoint, BadInputs) {
                             {"topology.dim_bandwidth", "100GB/s,100GB/s"},
                             {"optimize.dim_bandwidth_min", "50GB/s,50GB/s"},
                             {"optimize.cost_budget", "10"}});
-  EXPECT_THROW(
-      optimize_config(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9}),
-      BadInput);  // cost budget below the cheapest network the bounds allow
+  EXPECT_THROW(optimize_config(c, OptimizeTarget::Bandwidth, SingleCollective{CollectiveOp::AllReduce, 1e9}),
+               BadInput);  // cost budget below the cheapest network the bounds allow
   EXPECT_THROW(parse_optimize_target("fastest", "--target"), BadInput);
 }
 

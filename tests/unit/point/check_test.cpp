@@ -30,9 +30,10 @@ TEST(CheckPointConfig, MissingOrMalformedInputIsBadInput) {
   EXPECT_THROW(check_point_config(testing::make_point_config({{"topology.kind", "multidim"}})), BadInput);
   EXPECT_THROW(check_point_config(testing::make_point_config({{"topology.kind", "file"}})), BadInput);
   // Read only because an optimizer runs: the MCMC budget must be at least 1.
-  EXPECT_THROW(check_point_config(testing::make_point_config(
-                   {{"point.optimize", "strategy"}, {"optimize.search", "mcmc"}, {"optimize.mcmc_budget", "0"}})),
-               BadInput);
+  EXPECT_THROW(
+      check_point_config(testing::make_point_config(
+          {{"point.optimize", "strategy"}, {"optimize.search", "mcmc"}, {"optimize.mcmc_budget", "0"}})),
+      BadInput);
   EXPECT_NO_THROW(check_point_config(testing::make_point_config({{"optimize.mcmc_budget", "0"}})));
 }
 

@@ -5,18 +5,18 @@
 
 #include <cmath>
 #include <fstream>
-#include <string>
 #include <initializer_list>
+#include <string>
 #include <utility>
 
+#include "evaluation_helpers.hpp"
+#include "point_config.hpp"
 #include "toposweep/collective/config_keys.hpp"
 #include "toposweep/opt/config_keys.hpp"
 #include "toposweep/point/config_keys.hpp"
-#include "evaluation_helpers.hpp"
 #include "toposweep/sim/config_keys.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/util/error.hpp"
-#include "point_config.hpp"
 #include "toposweep/workload/config_keys.hpp"
 
 namespace toposweep {
@@ -340,9 +340,10 @@ TEST(MultiJob, AJobsStrategyIsSimulatedAsAlone) {
 }
 
 TEST(MultiJob, BadJobListsAreBadInput) {
-  for (const char* jobs : {"bert-large", "bert-large:0", ":4", "bert-large:x", "bert-large:9", "bert-large:4:tp0",
-                           "bert-large:tp2", "bert-large:4:tpx"}) {
-    const Config c = make_config({{"topology.kind", "switch"}, {"topology.servers", "8"}, {"simulate.jobs", jobs}});
+  for (const char* jobs : {"bert-large", "bert-large:0", ":4", "bert-large:x", "bert-large:9",
+                           "bert-large:4:tp0", "bert-large:tp2", "bert-large:4:tpx"}) {
+    const Config c =
+        make_config({{"topology.kind", "switch"}, {"topology.servers", "8"}, {"simulate.jobs", jobs}});
     EXPECT_THROW(testing::full_evaluation(c), BadInput) << jobs;
   }
 }

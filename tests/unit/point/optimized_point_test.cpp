@@ -33,8 +33,11 @@ opt::OptimizeResult run_optimizer(const Config& c, opt::OptimizeTarget target) {
 // strategy's own time.
 TEST(OptimizedPoint, StrategySearchRowMatchesReplayOfChosenStrategy) {
   const std::initializer_list<std::pair<const char*, const char*>> base = {
-      {"model.name", "gpt3-1.3b"}, {"topology.kind", "switch"}, {"topology.servers", "4"},
-      {"topology.link_bandwidth", "10Gbps"}, {"server.gpus", "4"}};
+      {"model.name", "gpt3-1.3b"},
+      {"topology.kind", "switch"},
+      {"topology.servers", "4"},
+      {"topology.link_bandwidth", "10Gbps"},
+      {"server.gpus", "4"}};
   testing::RowEvaluator evaluator;
   Config given = testing::make_point_config(base);
   const PointResult as_given = evaluator.evaluate(given);
@@ -127,7 +130,8 @@ TEST(OptimizedPoint, StrategySearchWithMetisPlacementIsReplayedWithItsPlacement)
 
 TEST(OptimizedPoint, UnknownOptimizerIsBadInput) {
   testing::RowEvaluator evaluator;
-  EXPECT_THROW(evaluator.evaluate(testing::make_point_config({{"point.optimize", "gradient-descent"}})), BadInput);
+  EXPECT_THROW(evaluator.evaluate(testing::make_point_config({{"point.optimize", "gradient-descent"}})),
+               BadInput);
 }
 
 }  // namespace

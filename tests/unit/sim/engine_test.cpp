@@ -221,7 +221,8 @@ TEST(Engine, PipelineBubbleMatchesClosedForm) {
         const double f = 1e-3, b = 2e-3;
         const EngineResult r = run_one(pipeline(q, mu, f, b, gpipe));
         const JobTimes& j = r.jobs[0];
-        SCOPED_TRACE(std::string(gpipe ? "gpipe" : "1f1b") + " q=" + std::to_string(q) + " mu=" + std::to_string(mu));
+        SCOPED_TRACE(std::string(gpipe ? "gpipe" : "1f1b") + " q=" + std::to_string(q) +
+                     " mu=" + std::to_string(mu));
         EXPECT_NEAR(j.iteration_time_s, (mu + q - 1) * (f + b), 1e-12);
         EXPECT_NEAR(j.compute_time_s, mu * (f + b), 1e-12);
         EXPECT_NEAR(j.bubble_time_s / j.iteration_time_s, double(q - 1) / (mu + q - 1), 1e-9);

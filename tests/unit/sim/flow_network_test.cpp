@@ -149,7 +149,9 @@ TEST(FlowNetwork, WeightedFlowGetsThatManyShares) {
   EXPECT_DOUBLE_EQ(capped.rate(d), 7.0);
 }
 
-TEST(FlowNetwork, ZeroCapacityIsRejected) { EXPECT_ANY_THROW(FlowNetwork({1.0, 0.0})); }
+TEST(FlowNetwork, ZeroCapacityIsRejected) {
+  EXPECT_ANY_THROW(FlowNetwork({1.0, 0.0}));
+}
 
 }  // namespace
 }  // namespace toposweep::sim

@@ -12,7 +12,7 @@
 namespace toposweep::sim {
 namespace {
 
-constexpr double kB = 10e9;     // 10 GB/s per link
+constexpr double kB = 10e9;      // 10 GB/s per link
 constexpr double kAlpha = 1e-6;  // 1 us per link
 
 Network ring_network(std::uint32_t n, std::uint32_t gpus = 1, double intra = 0) {
@@ -35,8 +35,9 @@ Network line_network(std::uint32_t n) {
 }
 
 // One communication task with every group of `groups` as a concurrent instance.
-TaskGraph one_comm(TaskKind kind, CollectiveOp op, double bytes, std::vector<std::vector<std::uint32_t>> groups,
-                   std::uint32_t gpus, std::uint32_t repeat = 1) {
+TaskGraph one_comm(TaskKind kind, CollectiveOp op, double bytes,
+                   std::vector<std::vector<std::uint32_t>> groups, std::uint32_t gpus,
+                   std::uint32_t repeat = 1) {
   TaskGraph g;
   g.gpus = gpus;
   g.add_stream("comm");

@@ -27,7 +27,8 @@ inline Config sim_config(const std::vector<std::pair<std::string, std::string>>&
 
 // One job on rank order through the event-driven engine (simulate_jobs always runs it, while
 // simulate_iteration takes the analytical fast path): the reference the fast path must equal.
-inline sim::SimResult engine_result(const Network& net, const TaskGraph& graph, const sim::SimOptions& options) {
+inline sim::SimResult engine_result(const Network& net, const TaskGraph& graph,
+                                    const sim::SimOptions& options) {
   const sim::Job job{"job0", &graph, rank_order_placement(graph.gpus, net.gpus_per_node())};
   return sim::simulate_jobs(net, std::span<const sim::Job>(&job, 1), options);
 }

@@ -460,7 +460,8 @@ TEST(Engine, InvalidDesignIsInfeasibleAndOtherBadInputFails) {
     if (has_degree && degree >= p.get_int("topology.servers")) {
       // Only degree 9 with 8 servers (three kinds) in this space.
       EXPECT_EQ(r.result.status, PointStatus::Infeasible) << i;
-      EXPECT_NE(r.result.message.find("degree must be below the servers"), std::string::npos) << r.result.message;
+      EXPECT_NE(r.result.message.find("degree must be below the servers"), std::string::npos)
+          << r.result.message;
       EXPECT_TRUE(std::isnan(r.result.iteration_time_s));
       ++infeasible;
     } else if (degree == 9) {

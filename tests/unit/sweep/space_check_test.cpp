@@ -83,7 +83,8 @@ topology.seed = 1, 2
   EXPECT_EQ(unused[0].subspaces, (std::vector<std::string>{"only_switch", "unread_axis"}));
   EXPECT_FALSE(unused[0].in_every_subspace);
   EXPECT_EQ(describe_unused(unused[0]),
-            "key topology.dims (set at check.ini:3) is not read by any point of sub-spaces only_switch, unread_axis");
+            "key topology.dims (set at check.ini:3) is not read by any point of sub-spaces only_switch, "
+            "unread_axis");
   EXPECT_EQ(unused[1].key, "topology.seed");
   EXPECT_TRUE(unused[1].in_every_subspace);  // the base value and unread_axis' own values alike
   EXPECT_EQ(describe_unused(unused[1]),

@@ -45,13 +45,16 @@ class TopologyCommand : public ::testing::Test {
 
 TEST_F(TopologyCommand, JsonAndFileRoundTrip) {
   const std::string file = dir_ + "/net.topo";
-  const CommandRun a = run_topology("--set topology.kind=topoopt --set topology.servers=24 --set topology.degree=6 --json --edges --out " + file);
+  const CommandRun a = run_topology(
+      "--set topology.kind=topoopt --set topology.servers=24 --set topology.degree=6 --json --edges --out " +
+      file);
   ASSERT_EQ(a.status, 0);
   const auto ja = nlohmann::json::parse(a.out);  // stdout is exactly one JSON object
   EXPECT_EQ(ja.at("kind"), "topoopt");
   EXPECT_EQ(ja.at("servers"), 24);
   EXPECT_EQ(ja.at("links"), 144);
-  const CommandRun b = run_topology("--set topology.kind=file --set topology.file=" + file + " --set topology.optical=patch_panel --json --edges");
+  const CommandRun b = run_topology("--set topology.kind=file --set topology.file=" + file +
+                                    " --set topology.optical=patch_panel --json --edges");
   ASSERT_EQ(b.status, 0);
   const auto jb = nlohmann::json::parse(b.out);
   EXPECT_EQ(jb.at("edges"), ja.at("edges"));
@@ -63,13 +66,14 @@ TEST_F(TopologyCommand, JsonAndFileRoundTrip) {
 TEST_F(TopologyCommand, BadInputExitsTwoAndLeavesOutputAlone) {
   const std::string file = dir_ + "/keep.txt";
   { std::ofstream(file) << "keep\n"; }
-  for (const std::string& bad : std::vector<std::string>{"--set topology.kind=topoopt --set topology.servers=8 --set topology.degree=8",
-                                 "--set topology.kind=topoopt --set topology.degree=3",
-                                 "--set topology.kind=topoopt --set topology.strides=0",
-                                 "--set topology.kind=multidim --set topology.dims=ring:4,fc:1",
-                                 "--set topology.kind=multidim --set topology.dims=ring:4 --set topology.servers=3",
-                                 "--set topology.kind=switch --set topology.link_bandwidth=0Gbps",
-                                 "--set topology.kind=file --set topology.file=" + dir_ + "/missing.topo"}) {
+  for (const std::string& bad : std::vector<std::string>{
+           "--set topology.kind=topoopt --set topology.servers=8 --set topology.degree=8",
+           "--set topology.kind=topoopt --set topology.degree=3",
+           "--set topology.kind=topoopt --set topology.strides=0",
+           "--set topology.kind=multidim --set topology.dims=ring:4,fc:1",
+           "--set topology.kind=multidim --set topology.dims=ring:4 --set topology.servers=3",
+           "--set topology.kind=switch --set topology.link_bandwidth=0Gbps",
+           "--set topology.kind=file --set topology.file=" + dir_ + "/missing.topo"}) {
     const CommandRun r = run_topology(bad + " --out " + file);
     EXPECT_EQ(r.status, 2) << bad;
     EXPECT_EQ(r.out, "") << bad;

@@ -18,9 +18,10 @@ TEST(Cost, LibraHandWorked3D) {
   // ring:4 (package) x fc:8 (node) x switch:32 (pod) = 1024 NPUs at 100, 50, 25 GB/s.
   // link: 1024 * (100*4.0 + 50*4.0 + 25*7.8) = 1024 * 795 = 814,080
   // switch: 1024 * 25 * 18.0 = 460,800; nic: 1024 * 25 * 31.6 = 808,960; total 2,083,840.
-  const Network n = network_from_config(test::topology_config({{"topology.kind", "multidim"},
-                                                         {"topology.dims", "ring:4,fc:8,switch:32"},
-                                                         {"topology.dim_bandwidth", "100GB/s,50GB/s,25GB/s"}}));
+  const Network n =
+      network_from_config(test::topology_config({{"topology.kind", "multidim"},
+                                                 {"topology.dims", "ring:4,fc:8,switch:32"},
+                                                 {"topology.dim_bandwidth", "100GB/s,50GB/s,25GB/s"}}));
   const CostBreakdown c = network_cost(n, builtin_price_table());
   EXPECT_EQ(c.model, "per_dimension");
   EXPECT_NEAR(c.by_component.at("link"), 814080, 1e-6);
@@ -31,7 +32,8 @@ TEST(Cost, LibraHandWorked3D) {
   const CostBreakdown old = network_cost(n, load_price_table(kSource + "/inputs/costs/astrasim-2021.ini"));
   EXPECT_NEAR(old.total_usd, 2634240, 1e-6);
   // Per dimension, N * bw_k * unit_k.
-  EXPECT_NEAR(libra_dimension_cost(1024, n.info().dims[2], "pod", builtin_price_table()), 1024 * 25 * 57.4, 1e-6);
+  EXPECT_NEAR(libra_dimension_cost(1024, n.info().dims[2], "pod", builtin_price_table()), 1024 * 25 * 57.4,
+              1e-6);
 }
 
 TEST(Cost, BuiltinTableEqualsShippedFile) {
@@ -52,10 +54,10 @@ TEST(Cost, BuiltinTableEqualsShippedFile) {
 
 TEST(Cost, PriceInterpolation) {
   const std::map<double, double> p = {{10e9, 100}, {100e9, 400}};
-  EXPECT_DOUBLE_EQ(price_at_speed(p, 1e9, "x", "t"), 100);    // smallest part
-  EXPECT_DOUBLE_EQ(price_at_speed(p, 55e9, "x", "t"), 250);   // halfway
+  EXPECT_DOUBLE_EQ(price_at_speed(p, 1e9, "x", "t"), 100);   // smallest part
+  EXPECT_DOUBLE_EQ(price_at_speed(p, 55e9, "x", "t"), 250);  // halfway
   EXPECT_DOUBLE_EQ(price_at_speed(p, 100e9, "x", "t"), 400);
-  EXPECT_DOUBLE_EQ(price_at_speed(p, 250e9, "x", "t"), 1000); // 2.5 x the largest
+  EXPECT_DOUBLE_EQ(price_at_speed(p, 250e9, "x", "t"), 1000);  // 2.5 x the largest
   EXPECT_THAT(test::bad_input_text([] { price_at_speed({}, 1, "nic_port", "t.ini"); }), HasSubstr("t.ini"));
 }
 
@@ -120,14 +122,20 @@ TEST(Cost, SimilarCostFatTree) {
 }
 
 TEST(Cost, TableErrorsNameFileAndLine) {
-  EXPECT_THAT(test::bad_input_text([] { parse_price_table("[nic_port]\n100 = 5\n", "p.ini"); }), HasSubstr("p.ini:2"));
-  EXPECT_THAT(test::bad_input_text([] { parse_price_table("[per_dimension]\nlink.rack = 5\n", "p.ini"); }), HasSubstr("p.ini:2"));
-  EXPECT_THAT(test::bad_input_text([] { parse_price_table("[passive]\nfibre = -1\n", "p.ini"); }), HasSubstr("p.ini:2"));
-  EXPECT_THAT(test::bad_input_text([] { parse_price_table("[gpu]\na100 = 1\n", "p.ini"); }), HasSubstr("p.ini:2"));
+  EXPECT_THAT(test::bad_input_text([] { parse_price_table("[nic_port]\n100 = 5\n", "p.ini"); }),
+              HasSubstr("p.ini:2"));
+  EXPECT_THAT(test::bad_input_text([] { parse_price_table("[per_dimension]\nlink.rack = 5\n", "p.ini"); }),
+              HasSubstr("p.ini:2"));
+  EXPECT_THAT(test::bad_input_text([] { parse_price_table("[passive]\nfibre = -1\n", "p.ini"); }),
+              HasSubstr("p.ini:2"));
+  EXPECT_THAT(test::bad_input_text([] { parse_price_table("[gpu]\na100 = 1\n", "p.ini"); }),
+              HasSubstr("p.ini:2"));
   // A switch at the chiplet level has no LIBRA price.
-  const Network n = network_from_config(test::topology_config({{"topology.kind", "multidim"}, {"topology.dims", "switch:4,ring:4"},
-                                                         {"topology.dim_levels", "chiplet,pod"}}));
-  EXPECT_THAT(test::bad_input_text([&] { network_cost(n, builtin_price_table()); }), HasSubstr("switch.chiplet"));
+  const Network n = network_from_config(test::topology_config({{"topology.kind", "multidim"},
+                                                               {"topology.dims", "switch:4,ring:4"},
+                                                               {"topology.dim_levels", "chiplet,pod"}}));
+  EXPECT_THAT(test::bad_input_text([&] { network_cost(n, builtin_price_table()); }),
+              HasSubstr("switch.chiplet"));
 }
 
 }  // namespace

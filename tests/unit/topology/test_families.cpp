@@ -6,17 +6,17 @@
 
 #include "topology_test_helpers.hpp"
 #include "toposweep/topology/build.hpp"
-#include "toposweep/topology/families.hpp"
 #include "toposweep/topology/cost.hpp"
+#include "toposweep/topology/families.hpp"
 #include "toposweep/topology/metrics.hpp"
 #include "toposweep/topology/spec.hpp"
 
 namespace toposweep::topology {
 namespace {
 
-using ::testing::HasSubstr;
 using test::bad_input_text;
 using test::topology_config;
+using ::testing::HasSubstr;
 
 class KaryFatTree : public ::testing::TestWithParam<std::uint32_t> {};
 
@@ -92,23 +92,26 @@ TEST(Torus, ShapeAndClosedForms) {
   // Distances add over dimensions: diameter sum floor(a/2), mean sum_k (N/a_k) R(a_k) / (N-1).
   const HopStats hs = hop_stats(n);
   EXPECT_EQ(hs.diameter, 2u + 1u + 1u);
-  const double sum = 6 * test::ring_distance_sum(4) + 8 * test::ring_distance_sum(3) + 12 * test::ring_distance_sum(2);
+  const double sum =
+      6 * test::ring_distance_sum(4) + 8 * test::ring_distance_sum(3) + 12 * test::ring_distance_sum(2);
   EXPECT_NEAR(hs.mean_hops, sum / 23, 1e-12);
   EXPECT_THAT(bad_input_text([] {
                 network_from_config(topology_config({{"topology.kind", "torus"}, {"topology.dims", "4,1"}}));
               }),
               HasSubstr("topology.dims"));
   EXPECT_THAT(bad_input_text([] {
-                network_from_config(topology_config({{"topology.kind", "torus"}, {"topology.dims", "4,4"}, {"topology.servers", "15"}}));
+                network_from_config(topology_config(
+                    {{"topology.kind", "torus"}, {"topology.dims", "4,4"}, {"topology.servers", "15"}}));
               }),
               HasSubstr("16 servers but topology.servers = 15"));
 }
 
 TEST(MultiDim, ArcsCarryTheDimensionBandwidth) {
-  const Network n = network_from_config(topology_config({{"topology.kind", "multidim"},
-                                                   {"topology.dims", "ring:4,fc:4,switch:4"},
-                                                   {"topology.dim_bandwidth", "400GB/s,300GB/s,100GB/s"},
-                                                   {"topology.dim_latency", "100ns,200ns,1us"}}));
+  const Network n =
+      network_from_config(topology_config({{"topology.kind", "multidim"},
+                                           {"topology.dims", "ring:4,fc:4,switch:4"},
+                                           {"topology.dim_bandwidth", "400GB/s,300GB/s,100GB/s"},
+                                           {"topology.dim_latency", "100ns,200ns,1us"}}));
   EXPECT_EQ(n.compute_count(), 64u);
   EXPECT_EQ(n.gpus_per_node(), 1u);
   EXPECT_EQ(n.switch_count(), 16u);
@@ -117,8 +120,9 @@ TEST(MultiDim, ArcsCarryTheDimensionBandwidth) {
   // each, switch 64 (line of NPUs 0, 16, 32, 48) at 100 GB/s with half the latency.
   std::vector<std::tuple<VertexId, double, double>> got;
   for (ArcId a : n.out_arcs(0)) got.emplace_back(n.arc(a).dst, n.arc(a).bandwidth_Bps, n.arc(a).latency_s);
-  const std::vector<std::tuple<VertexId, double, double>> want = {
-      {1, 200e9, 100e-9}, {3, 200e9, 100e-9}, {4, 100e9, 200e-9}, {8, 100e9, 200e-9}, {12, 100e9, 200e-9}, {64, 100e9, 0.5e-6}};
+  const std::vector<std::tuple<VertexId, double, double>> want = {{1, 200e9, 100e-9},  {3, 200e9, 100e-9},
+                                                                  {4, 100e9, 200e-9},  {8, 100e9, 200e-9},
+                                                                  {12, 100e9, 200e-9}, {64, 100e9, 0.5e-6}};
   EXPECT_EQ(got, want);
   std::set<VertexId> line;
   for (ArcId a : n.out_arcs(64)) line.insert(n.arc(a).dst);
@@ -134,8 +138,9 @@ TEST(MultiDim, ArcsCarryTheDimensionBandwidth) {
 }
 
 TEST(MultiDim, RingOfTwoIsOneArc) {
-  const Network n = network_from_config(topology_config({{"topology.kind", "multidim"}, {"topology.dims", "ring:2,ring:3"},
-                                                   {"topology.dim_bandwidth", "10GB/s"}}));
+  const Network n = network_from_config(topology_config({{"topology.kind", "multidim"},
+                                                         {"topology.dims", "ring:2,ring:3"},
+                                                         {"topology.dim_bandwidth", "10GB/s"}}));
   ASSERT_EQ(n.out_arcs(0).size(), 3u);
   EXPECT_DOUBLE_EQ(n.arc(n.out_arcs(0)[0]).bandwidth_Bps, 10e9);  // to 1: the whole bw_0
   EXPECT_DOUBLE_EQ(n.arc(n.out_arcs(0)[1]).bandwidth_Bps, 5e9);   // to 2: half of bw_1
@@ -145,17 +150,25 @@ TEST(MultiDim, BadInput) {
   auto text = [](std::initializer_list<std::pair<const char*, const char*>> kv) {
     return bad_input_text([&] { network_from_config(topology_config(kv)); });
   };
-  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:1"}}), HasSubstr("topology.dims"));
+  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:1"}}),
+              HasSubstr("topology.dims"));
   EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,mesh:4"}}), HasSubstr("mesh"));
   EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc"}}), HasSubstr("type:size"));
-  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.servers", "4"}}),
-              HasSubstr("32 NPUs but topology.servers x server.gpus = 16"));
-  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.dim_bandwidth", "1GB/s,2GB/s,3GB/s"}}),
+  EXPECT_THAT(
+      text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.servers", "4"}}),
+      HasSubstr("32 NPUs but topology.servers x server.gpus = 16"));
+  EXPECT_THAT(text({{"topology.kind", "multidim"},
+                    {"topology.dims", "ring:4,fc:8"},
+                    {"topology.dim_bandwidth", "1GB/s,2GB/s,3GB/s"}}),
               HasSubstr("topology.dim_bandwidth"));
-  EXPECT_THAT(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.dim_bandwidth", "1GB/s,0GB/s"}}),
+  EXPECT_THAT(text({{"topology.kind", "multidim"},
+                    {"topology.dims", "ring:4,fc:8"},
+                    {"topology.dim_bandwidth", "1GB/s,0GB/s"}}),
               HasSubstr("topology.dim_bandwidth"));
   // Consistent servers x GPUs is accepted.
-  EXPECT_EQ(text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.servers", "8"}}), "no error");
+  EXPECT_EQ(
+      text({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:8"}, {"topology.servers", "8"}}),
+      "no error");
 }
 
 TEST(Expander, RegularSimpleConnectedAndReproducible) {
@@ -217,7 +230,9 @@ TEST(OneServer, SwitchAndFatTreeBuildWithOneServer) {
 // topology.link_efficiency: every arc carries the achievable rate; prices and port counts stay
 // at the line rate.
 TEST(LinkClasses, LinkEfficiencyScalesArcsNotPrices) {
-  Config c = topology_config({{"topology.kind", "fattree"}, {"topology.servers", "16"}, {"topology.degree", "2"},
+  Config c = topology_config({{"topology.kind", "fattree"},
+                              {"topology.servers", "16"},
+                              {"topology.degree", "2"},
                               {"topology.link_bandwidth", "200Gbps"}});
   const Network line = network_from_config(c);
   c.set("topology.link_efficiency", "0.96", "test");

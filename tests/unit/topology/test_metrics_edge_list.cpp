@@ -71,7 +71,8 @@ TEST(HopStats, TorusAllPairsAgreesWithClosedForm) {
   const Network t = round_trip(build_torus(s));
   const HopStats h = hop_stats(t);
   EXPECT_EQ(h.diameter, 4u + 3u + 2u);
-  const double sum = 30 * test::ring_distance_sum(8) + 40 * test::ring_distance_sum(6) + 48 * test::ring_distance_sum(5);
+  const double sum =
+      30 * test::ring_distance_sum(8) + 40 * test::ring_distance_sum(6) + 48 * test::ring_distance_sum(5);
   EXPECT_NEAR(h.mean_hops, sum / 239, 1e-12);
 }
 
@@ -154,8 +155,14 @@ TEST(EdgeList, RoundTripEveryFamily) {
   for (const auto& kv : std::vector<std::vector<std::pair<const char*, const char*>>>{
            {{"topology.kind", "switch"}},
            {{"topology.kind", "fattree"}, {"topology.servers", "30"}, {"topology.oversubscription", "2"}},
-           {{"topology.kind", "topoopt"}, {"topology.servers", "20"}, {"topology.degree", "6"}, {"topology.link_bandwidth", "12.3Gbps"}},
-           {{"topology.kind", "multidim"}, {"topology.dims", "ring:4,fc:3,switch:5"}, {"topology.dim_bandwidth", "7GB/s,1.1GB/s,3GB/s"}, {"topology.dim_latency", "0.7us"}},
+           {{"topology.kind", "topoopt"},
+            {"topology.servers", "20"},
+            {"topology.degree", "6"},
+            {"topology.link_bandwidth", "12.3Gbps"}},
+           {{"topology.kind", "multidim"},
+            {"topology.dims", "ring:4,fc:3,switch:5"},
+            {"topology.dim_bandwidth", "7GB/s,1.1GB/s,3GB/s"},
+            {"topology.dim_latency", "0.7us"}},
            {{"topology.kind", "torus"}, {"topology.dims", "3,4"}},
            {{"topology.kind", "expander"}, {"topology.servers", "30"}, {"topology.degree", "3"}}}) {
     Config c;
@@ -199,8 +206,8 @@ TEST(EdgeList, ErrorsNameFileAndLine) {
     });
   };
   EXPECT_THAT(err("0 1 1GB/s\n0 x 1GB/s\n"), HasSubstr("t.topo:2"));
-  EXPECT_THAT(err("0 1 25\n"), HasSubstr("t.topo:1"));             // bare number bandwidth
-  EXPECT_THAT(err("\n\n0 1 0GB/s\n"), HasSubstr("t.topo:3"));       // zero bandwidth
+  EXPECT_THAT(err("0 1 25\n"), HasSubstr("t.topo:1"));         // bare number bandwidth
+  EXPECT_THAT(err("\n\n0 1 0GB/s\n"), HasSubstr("t.topo:3"));  // zero bandwidth
   EXPECT_THAT(err("0 1 -1GB/s\n"), HasSubstr("t.topo:1"));
   EXPECT_THAT(err("0 1\n"), HasSubstr("t.topo:1"));
   EXPECT_THAT(err("0 1 1GB/s 1us extra\n"), HasSubstr("t.topo:1"));

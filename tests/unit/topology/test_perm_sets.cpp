@@ -134,7 +134,8 @@ TEST(PermSets, CanonicalFormsAgreeWithBruteForceIsomorphism) {
           // multiplier images) may do that.
           const bool known = n == 16 && adam_exceptions.count({canon[i], canon[j]});
           EXPECT_TRUE(known) << "n=" << n << " sets " << ::testing::PrintToString(sets[i]) << " "
-                             << ::testing::PrintToString(sets[j]) << " canonical " << ::testing::PrintToString(canon[i]) << " "
+                             << ::testing::PrintToString(sets[j]) << " canonical "
+                             << ::testing::PrintToString(canon[i]) << " "
                              << ::testing::PrintToString(canon[j]);
           exceptions_seen += known;
         }
@@ -169,7 +170,10 @@ TEST(PermSets, HandWorkedClasses) {
   EXPECT_FALSE(stride_set_connected(12, {2, 4}));
   EXPECT_TRUE(stride_set_connected(12, {3, 4}));
   EXPECT_THAT(test::bad_input_text([] { enumerate_stride_sets(10, 3); }), ::testing::HasSubstr("even"));
-  EXPECT_THAT(test::bad_input_text([] { normalize_strides(10, {1, 9}); }), ::testing::HasSubstr("same bidirectional ring"));
+  EXPECT_THAT(test::bad_input_text([] {
+                normalize_strides(10, {1, 9});
+              }),
+              ::testing::HasSubstr("same bidirectional ring"));
   EXPECT_EQ(enumerate_stride_sets(64, 8, true, 5).size(), 5u);
 }
 

@@ -13,8 +13,10 @@ TEST(Report, TopoOptRingJson) {
   // Ring of 8 servers (stride 1, degree 2) at 100 Gb/s: diameter 4, mean 16/7, bisection 2
   // links = 25 GB/s; cost with the built-in table: 16 NIC ports x 400 + 16 transceivers x 100
   // + 16 patch-panel ports x 100 + 8 fibres x 30 = 9840.
-  const Network n = network_from_config(test::topology_config(
-      {{"topology.kind", "topoopt"}, {"topology.servers", "8"}, {"topology.degree", "2"}, {"topology.strides", "1"}}));
+  const Network n = network_from_config(test::topology_config({{"topology.kind", "topoopt"},
+                                                               {"topology.servers", "8"},
+                                                               {"topology.degree", "2"},
+                                                               {"topology.strides", "1"}}));
   const nlohmann::json j = report_json(n, describe_topology(n, builtin_price_table()), true);
   EXPECT_EQ(j.at("kind"), "topoopt");
   EXPECT_EQ(j.at("servers"), 8);
@@ -37,7 +39,8 @@ TEST(Report, TopoOptRingJson) {
 }
 
 TEST(Report, MultiDimHasDimsAndNoUniformDegreeWhenMixed) {
-  const Network n = network_from_config(test::topology_config({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,switch:2"}}));
+  const Network n = network_from_config(
+      test::topology_config({{"topology.kind", "multidim"}, {"topology.dims", "ring:4,switch:2"}}));
   const nlohmann::json j = report_json(n, describe_topology(n, builtin_price_table()));
   EXPECT_EQ(j.at("dims").size(), 2u);
   EXPECT_EQ(j.at("dims")[1].at("type"), "switch");

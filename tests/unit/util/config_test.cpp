@@ -1,10 +1,11 @@
+#include "toposweep/util/config.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 
 #include "toposweep/util/collective_op.hpp"
-#include "toposweep/util/config.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/strings.hpp"
 
@@ -20,8 +21,9 @@ KeyRegistry test_registry() {
 
 TEST(Config, IniSectionsBecomePrefixesAndLaterWins) {
   Config c;
-  load_ini_text(c, "# comment\n[topology]\ndegree = 4\nlink_bandwidth = 25GB/s  # inline\n\n[topology]\ndegree=8\n",
-                "a.ini");
+  load_ini_text(
+      c, "# comment\n[topology]\ndegree = 4\nlink_bandwidth = 25GB/s  # inline\n\n[topology]\ndegree=8\n",
+      "a.ini");
   EXPECT_EQ(c.get_int("topology.degree"), 8);
   EXPECT_EQ(c.entries().at("topology.degree").origin, "a.ini:7");
   EXPECT_DOUBLE_EQ(c.get_bandwidth("topology.link_bandwidth"), 25e9);

@@ -1,3 +1,5 @@
+#include "toposweep/util/units.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -5,7 +7,6 @@
 #include <random>
 
 #include "toposweep/util/error.hpp"
-#include "toposweep/util/units.hpp"
 
 namespace toposweep {
 namespace {
@@ -20,17 +21,28 @@ struct Case {
 // bits are 1/8 byte.
 TEST(Units, HandCheckedTable) {
   const Case cases[] = {
-      {Quantity::Bandwidth, "100Gbps", 12.5e9},  {Quantity::Bandwidth, "12.5GB/s", 12.5e9},
-      {Quantity::Bandwidth, "25GBps", 25e9},     {Quantity::Bandwidth, "1e9B/s", 1e9},
-      {Quantity::Bandwidth, "800Mb/s", 1e8},     {Quantity::Bandwidth, "1KiB/s", 1024},
-      {Quantity::Bandwidth, "400Gbps", 50e9},    {Quantity::Bandwidth, "10Gbps", 1.25e9},
-      {Quantity::Size, "64MiB", 67108864},       {Quantity::Size, "1GB", 1e9},
-      {Quantity::Size, "1e9B", 1e9},             {Quantity::Size, "1GiB", 1073741824},
-      {Quantity::Size, "16b", 2},                {Quantity::Size, "0B", 0},
-      {Quantity::Size, "1.5kB", 1500},           {Quantity::Time, "1us", 1e-6},
-      {Quantity::Time, "500ns", 5e-7},           {Quantity::Time, "2.5ms", 2.5e-3},
-      {Quantity::Time, "1s", 1},                 {Quantity::Time, "1min", 60},
-      {Quantity::Time, "2h", 7200},              {Quantity::Time, "700ns", 7e-7},
+      {Quantity::Bandwidth, "100Gbps", 12.5e9},
+      {Quantity::Bandwidth, "12.5GB/s", 12.5e9},
+      {Quantity::Bandwidth, "25GBps", 25e9},
+      {Quantity::Bandwidth, "1e9B/s", 1e9},
+      {Quantity::Bandwidth, "800Mb/s", 1e8},
+      {Quantity::Bandwidth, "1KiB/s", 1024},
+      {Quantity::Bandwidth, "400Gbps", 50e9},
+      {Quantity::Bandwidth, "10Gbps", 1.25e9},
+      {Quantity::Size, "64MiB", 67108864},
+      {Quantity::Size, "1GB", 1e9},
+      {Quantity::Size, "1e9B", 1e9},
+      {Quantity::Size, "1GiB", 1073741824},
+      {Quantity::Size, "16b", 2},
+      {Quantity::Size, "0B", 0},
+      {Quantity::Size, "1.5kB", 1500},
+      {Quantity::Time, "1us", 1e-6},
+      {Quantity::Time, "500ns", 5e-7},
+      {Quantity::Time, "2.5ms", 2.5e-3},
+      {Quantity::Time, "1s", 1},
+      {Quantity::Time, "1min", 60},
+      {Quantity::Time, "2h", 7200},
+      {Quantity::Time, "700ns", 7e-7},
       {Quantity::Time, "1\xC2\xB5s", 1e-6},
   };
   for (const auto& c : cases) {

@@ -104,7 +104,8 @@ TEST(Devices, LinkClassAndPerOperatorFields) {
   EXPECT_EQ(error_where(R"("intra_server": {"bandwidth": "100GB/s", "efficiency": 1.2}})"),
             "d.json.intra_server.efficiency");
   EXPECT_EQ(error_where(R"("intra_server_bandwidth": "1GB/s", "sms": 64})"), "d.json.gemm_efficiency");
-  EXPECT_EQ(error_where(R"("intra_server_bandwidth": "1GB/s", "memory_reserve": "20GiB"})"), "d.json.memory_reserve");
+  EXPECT_EQ(error_where(R"("intra_server_bandwidth": "1GB/s", "memory_reserve": "20GiB"})"),
+            "d.json.memory_reserve");
   EXPECT_EQ(error_where(R"("intra_server_bandwidth": "1GB/s", "intra_server": {"bandwidth": "1GB/s"}})"),
             "d.json.intra_server");
 }

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "workload_test_helpers.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/config_keys.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/model_library.hpp"
+#include "workload_test_helpers.hpp"
 
 namespace toposweep {
 namespace {
@@ -34,8 +34,8 @@ TEST(Interleaved, IterationTimeIsMuPlusBubbleOverV) {
     for (std::uint32_t pp : {2u, 4u})
       for (std::uint32_t mu : {pp, 2 * pp, 4 * pp}) {
         const int per_chunk = 2;  // two layers per chunk
-        const Workload w = make_workload(test::uniform_chain(static_cast<int>(pp * v) * per_chunk), builtin_device("a100"),
-                                         "fp16", mu);
+        const Workload w = make_workload(test::uniform_chain(static_cast<int>(pp * v) * per_chunk),
+                                         builtin_device("a100"), "fp16", mu);
         const auto plan = plan_iteration(w, interleaved(1, pp, v, mu));
         const double layers_per_device = per_chunk * v;
         const double tf = layers_per_device * 1e12 / w.flops_per_s, tb = 2 * tf;
@@ -54,7 +54,8 @@ TEST(Interleaved, OneChunkPerDeviceIsPlainOneFOneB) {
   // Reference point of the closed form: v = 1 is 1F1B, (mu + pp - 1)(t_f + t_b).
   for (std::uint32_t pp : {2u, 4u})
     for (std::uint32_t mu : {pp, 4 * pp}) {
-      const Workload w = make_workload(test::uniform_chain(static_cast<int>(pp)), builtin_device("a100"), "fp16", mu);
+      const Workload w =
+          make_workload(test::uniform_chain(static_cast<int>(pp)), builtin_device("a100"), "fp16", mu);
       Strategy s = interleaved(1, pp, 2, mu);
       s.schedule = PipelineSchedule::OneFOneB;
       s.virtual_stages = 1;
@@ -141,25 +142,29 @@ TEST(Interleaved, ValidationNamesTheKey) {
   EXPECT_EQ(test::plan_error_where(with({"strategy.virtual_stages=2", "strategy.microbatches=6"}), 8),
             "key strategy.microbatches at --set");
   // Interleaving needs at least two chunks per device, and no more chunks than blocks (24).
-  EXPECT_EQ(test::plan_error_where(with({"strategy.microbatches=4"}), 8), "key strategy.virtual_stages at default");
+  EXPECT_EQ(test::plan_error_where(with({"strategy.microbatches=4"}), 8),
+            "key strategy.virtual_stages at default");
   EXPECT_EQ(test::plan_error_where(with({"strategy.virtual_stages=7", "strategy.microbatches=4"}), 8),
             "key strategy.virtual_stages at --set");
-  EXPECT_EQ(test::plan_error_where(with({"strategy.virtual_stages=6", "strategy.microbatches=4"}), 8), "no error");
+  EXPECT_EQ(test::plan_error_where(with({"strategy.virtual_stages=6", "strategy.microbatches=4"}), 8),
+            "no error");
   EXPECT_EQ(test::plan_error_where({"model.name=gpt3-1.3b", "strategy.pp=4", "model.global_batch=16",
-                           "strategy.microbatches=4", "strategy.virtual_stages=2"},
-                          8),
+                                    "strategy.microbatches=4", "strategy.virtual_stages=2"},
+                                   8),
             "key strategy.virtual_stages at --set");  // 1f1b with chunks
-  EXPECT_EQ(test::plan_error_where({"model.name=gpt3-1.3b", "model.global_batch=16", "strategy.microbatches=2",
-                           "strategy.schedule=interleaved", "strategy.virtual_stages=2"},
-                          8),
-            "key strategy.pp at default");  // pp = 1
+  EXPECT_EQ(
+      test::plan_error_where({"model.name=gpt3-1.3b", "model.global_batch=16", "strategy.microbatches=2",
+                              "strategy.schedule=interleaved", "strategy.virtual_stages=2"},
+                             8),
+      "key strategy.pp at default");  // pp = 1
 }
 
 TEST(Interleaved, StrategyJsonCarriesScheduleAndChunks) {
-  const auto plan = plan_iteration_from_config(test::workload_config({"model.name=gpt3-1.3b", "strategy.pp=2", "model.global_batch=8",
-                                                "strategy.microbatches=4", "strategy.schedule=interleaved",
-                                                "strategy.virtual_stages=3"}),
-                                   4);
+  const auto plan = plan_iteration_from_config(
+      test::workload_config({"model.name=gpt3-1.3b", "strategy.pp=2", "model.global_batch=8",
+                             "strategy.microbatches=4", "strategy.schedule=interleaved",
+                             "strategy.virtual_stages=3"}),
+      4);
   EXPECT_EQ(plan.strategy.schedule, PipelineSchedule::Interleaved);
   EXPECT_EQ(plan.strategy.virtual_stages, 3u);
   const auto j = strategy_to_json(plan.strategy);

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "workload_test_helpers.hpp"
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/config_keys.hpp"
 #include "toposweep/workload/strategy.hpp"
 #include "toposweep/workload/workload.hpp"
+#include "workload_test_helpers.hpp"
 
 namespace toposweep {
 namespace {
@@ -38,7 +38,7 @@ TEST(InvalidDesign, StrategyMismatchesAreImpossibleDesigns) {
   EXPECT_EQ(kind_of({"model.name=bert-large", "strategy.tp=3"}, 24), 1);
   // 8 GPUs x 1 sample: a batch of 8 per replica does not split into 3 microbatches.
   EXPECT_EQ(kind_of({"model.name=bert-large", "model.batch_per_gpu=1", "strategy.microbatches=3"}, 8), 1);
-  EXPECT_EQ(kind_of({"model.name=bert-large", "strategy.dp=3"}, 8), 1);  // dp x tp x pp is not 8
+  EXPECT_EQ(kind_of({"model.name=bert-large", "strategy.dp=3"}, 8), 1);    // dp x tp x pp is not 8
   EXPECT_EQ(kind_of({"model.name=bert-large", "strategy.zero=4"}, 8), 2);  // no such ZeRO stage
   EXPECT_EQ(kind_of({"model.name=bert-large", "strategy.tp=2"}, 8), 0);
 }

@@ -384,10 +384,12 @@ TEST(Iteration, GraphStaysSmallForGpt3OnAThousandGpus) {
 TEST(Iteration, InconsistentStrategiesAreBadInputNamingTheKey) {
   EXPECT_EQ(test::plan_error_where({"strategy.tp=3"}, 16), "key strategy.tp at --set");
   EXPECT_EQ(test::plan_error_where({"strategy.dp=3", "strategy.tp=2"}, 16), "key strategy.dp at --set");
-  EXPECT_EQ(test::plan_error_where({"model.name=gpt3-1.3b", "strategy.tp=32"}, 32), "key strategy.tp at --set");
+  EXPECT_EQ(test::plan_error_where({"model.name=gpt3-1.3b", "strategy.tp=32"}, 32),
+            "key strategy.tp at --set");
   EXPECT_EQ(test::plan_error_where({"model.name=bert-base", "strategy.tp=8"}, 16),
             "key strategy.tp at --set");  // 12 heads
-  EXPECT_EQ(test::plan_error_where({"model.name=bert-base", "strategy.pp=16"}, 16), "key strategy.pp at --set");
+  EXPECT_EQ(test::plan_error_where({"model.name=bert-base", "strategy.pp=16"}, 16),
+            "key strategy.pp at --set");
   EXPECT_EQ(test::plan_error_where({"model.global_batch=24", "strategy.microbatches=5"}, 8),
             "key strategy.microbatches at --set");
   EXPECT_EQ(test::plan_error_where({"model.name=resnet50", "strategy.tp=2"}, 8), "key strategy.tp at --set");
@@ -398,9 +400,10 @@ TEST(Iteration, InconsistentStrategiesAreBadInputNamingTheKey) {
 }
 
 TEST(Iteration, FromConfigUsesDefaultsAndDerivesDp) {
-  const auto plan = plan_iteration_from_config(test::workload_config({"model.name=gpt3-1.3b", "strategy.tp=2", "strategy.pp=2",
-                                                "strategy.microbatch_size=1", "model.batch_per_gpu=2"}),
-                                   16);
+  const auto plan = plan_iteration_from_config(
+      test::workload_config({"model.name=gpt3-1.3b", "strategy.tp=2", "strategy.pp=2",
+                             "strategy.microbatch_size=1", "model.batch_per_gpu=2"}),
+      16);
   EXPECT_EQ(plan.dp, 4u);
   EXPECT_DOUBLE_EQ(plan.global_batch, 32);
   EXPECT_EQ(plan.microbatches, 8u);  // 32 / 4 replicas / 1 per microbatch

@@ -6,13 +6,13 @@
 #include <set>
 #include <tuple>
 
-#include "workload_test_helpers.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/config_keys.hpp"
 #include "toposweep/workload/enumerate.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/model_library.hpp"
 #include "toposweep/workload/traffic.hpp"
+#include "workload_test_helpers.hpp"
 
 namespace toposweep {
 namespace {
