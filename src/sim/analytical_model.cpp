@@ -130,18 +130,9 @@ AnalyticalModel::TransferSet& AnalyticalModel::transfer_set(const CommTask& comm
   const GroupSet& gs = comm.graph->group_sets[t.group_set];
   const Placement& placement = *comm.placement;
   TransferSet ts;
-  constexpr std::size_t kSamples = 64;
-  const std::size_t stride = std::max<std::size_t>(1, gs.groups.size() / kSamples);
-  for (std::size_t i = 0; i < gs.groups.size(); i += stride)
-    ts.shapes.push_back(shape_of(gs.groups[i], placement, 1));
+  for (std::size_t i : sampled_transfer_groups(gs)) ts.shapes.push_back(shape_of(gs.groups[i], placement, 1));
   std::vector<std::uint32_t> out(net_->compute_count(), 0), in(net_->compute_count(), 0);
-  for (const auto& g : gs.groups) {
-    if (g.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
-    const VertexId a = placement.node_of_gpu.at(g[0]), b = placement.node_of_gpu.at(g[1]);
-    if (a == b) continue;
-    ++out[a];
-    ++in[b];
-  }
+  count_transfer_endpoints(gs, placement, out, in);
   for (VertexId v = 0; v < net_->compute_count(); ++v) {
     if (!out[v] && !in[v]) continue;
     double egress = 0, ingress = 0;

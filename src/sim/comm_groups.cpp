@@ -31,6 +31,25 @@ GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& pl
   return g;
 }
 
+std::vector<std::size_t> sampled_transfer_groups(const GroupSet& gs) {
+  constexpr std::size_t kSamples = 64;
+  const std::size_t stride = std::max<std::size_t>(1, gs.groups.size() / kSamples);
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < gs.groups.size(); i += stride) out.push_back(i);
+  return out;
+}
+
+void count_transfer_endpoints(const GroupSet& gs, const Placement& placement, std::vector<std::uint32_t>& out,
+                              std::vector<std::uint32_t>& in) {
+  for (const auto& g : gs.groups) {
+    if (g.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
+    const VertexId a = placement.node_of_gpu.at(g[0]), b = placement.node_of_gpu.at(g[1]);
+    if (a == b) continue;
+    ++out[a];
+    ++in[b];
+  }
+}
+
 std::uint32_t instances_on_first_node(const GroupSet& gs, const Placement& placement) {
   if (gs.groups.empty() || gs.groups[0].empty()) return 1;
   const VertexId node = placement.node_of_gpu.at(gs.groups[0][0]);

@@ -59,19 +59,10 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
         for (const auto& ranks : gs.groups) shape_refs_.push_back(shape_of(ranks, sharing));
       } else if (kind == TaskKind::Transfer && gs.groups.size() > 1) {
         t.mode = Mode::TransferSet;
-        constexpr std::size_t kSamples = 64;
-        const std::size_t stride = std::max<std::size_t>(1, gs.groups.size() / kSamples);
-        for (std::size_t i = 0; i < gs.groups.size(); i += stride)
-          shape_refs_.push_back(shape_of(gs.groups[i], 1));
+        for (std::size_t i : sampled_transfer_groups(gs)) shape_refs_.push_back(shape_of(gs.groups[i], 1));
         out.assign(nodes, 0);
         in.assign(nodes, 0);
-        for (const auto& g : gs.groups) {
-          if (g.size() != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
-          const VertexId a = placement.node_of_gpu.at(g[0]), b = placement.node_of_gpu.at(g[1]);
-          if (a == b) continue;
-          ++out[a];
-          ++in[b];
-        }
+        count_transfer_endpoints(gs, placement, out, in);
         t.injection = static_cast<std::uint32_t>(injections_.size());
         auto& list = injections_.emplace_back();
         for (VertexId v = 0; v < nodes; ++v)

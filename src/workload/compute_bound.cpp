@@ -36,17 +36,8 @@ double compute_lower_bound(const Workload& w, const Strategy& s, LayerCostCache*
   for (std::uint32_t c = 0; c < chunks; ++c)
     for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
       const Layer& l = m.layers[i];
-      const LayerCost* cost = nullptr;
-      if (costs) {
-        if (l.kind == LayerKind::TransformerBlock) cost = &costs->block;
-        if (l.kind == LayerKind::Embedding) cost = &costs->embedding;
-        if (l.kind == LayerKind::Head) cost = &costs->head;
-      }
-      double recomputed = 0;
-      if (s.recompute == Recompute::Full && (!m.transformer || l.kind == LayerKind::TransformerBlock))
-        recomputed = l.forward_flops;
-      if (s.recompute == Recompute::Selective && l.kind == LayerKind::TransformerBlock && !w.fused_attention)
-        recomputed = 4.0 * m.transformer->seq_len * double(m.transformer->seq_len) * m.transformer->hidden;
+      const LayerCost* cost = costs ? cost_of_layer(*costs, l) : nullptr;
+      const double recomputed = recomputed_forward_flops(w, s, l);
       F[c] += cost ? cost->forward.compute_s : l.forward_flops * mb / shard / w.flops_per_s;
       B[c] += cost ? cost->backward.compute_s : (l.backward_flops + recomputed) * mb / shard / w.flops_per_s;
     }

@@ -245,12 +245,7 @@ void IterationBuilder::make_3d_programs() {
     std::vector<Op> backward_reversed;
     for (std::uint32_t i = stages[c].first; i < stages[c].last; ++i) {
       const Layer& l = m_.layers[i];
-      const LayerCost* cost = nullptr;
-      if (costs_) {
-        if (l.kind == LayerKind::TransformerBlock) cost = &costs_->block;
-        if (l.kind == LayerKind::Embedding) cost = &costs_->embedding;
-        if (l.kind == LayerKind::Head) cost = &costs_->head;
-      }
+      const LayerCost* cost = costs_ ? cost_of_layer(*costs_, l) : nullptr;
       Op f;
       f.flops = l.forward_flops * mb_ / shard;
       f.layer = i;
@@ -262,12 +257,7 @@ void IterationBuilder::make_3d_programs() {
       // Backward: with recomputation the recomputed forward (full: all of it, with its
       // collectives; selective: the attention core, 4 s^2 h FLOPs per sample) runs again.
       Op b;
-      double recomputed = 0;
-      if (s_.recompute == Recompute::Full && (!m_.transformer || l.kind == LayerKind::TransformerBlock))
-        recomputed = l.forward_flops;
-      if (s_.recompute == Recompute::Selective && l.kind == LayerKind::TransformerBlock &&
-          !w_.fused_attention)
-        recomputed = 4.0 * m_.transformer->seq_len * double(m_.transformer->seq_len) * m_.transformer->hidden;
+      const double recomputed = recomputed_forward_flops(w_, s_, l);
       b.flops = (l.backward_flops + recomputed) * mb_ / shard;
       b.layer = i;
       if (cost && timed) {

@@ -318,6 +318,22 @@ TransformerCosts transformer_costs(const LayerCostKey& key) {
   return {block_cost(key.device, key), embedding_cost(key.device, key), head_cost(key.device, key)};
 }
 
+const LayerCost* cost_of_layer(const TransformerCosts& costs, const Layer& l) {
+  if (l.kind == LayerKind::TransformerBlock) return &costs.block;
+  if (l.kind == LayerKind::Embedding) return &costs.embedding;
+  if (l.kind == LayerKind::Head) return &costs.head;
+  return nullptr;
+}
+
+double recomputed_forward_flops(const Workload& w, const Strategy& s, const Layer& l) {
+  const Model& m = w.model;
+  if (s.recompute == Recompute::Full && (!m.transformer || l.kind == LayerKind::TransformerBlock))
+    return l.forward_flops;
+  if (s.recompute == Recompute::Selective && l.kind == LayerKind::TransformerBlock && !w.fused_attention)
+    return 4.0 * m.transformer->seq_len * double(m.transformer->seq_len) * m.transformer->hidden;
+  return 0;
+}
+
 const TransformerCosts& LayerCostCache::get(const LayerCostKey& key) {
   for (const auto& [k, c] : entries_)
     if (k == key) return c;

@@ -28,6 +28,15 @@ GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& pl
 // instances that share that node's network links when the whole set runs at once.
 std::uint32_t instances_on_first_node(const GroupSet& gs, const Placement& placement);
 
+// A transfer set's timing inputs, shared by the analytical model and the communication layout so
+// both sample and count alike: the groups whose shapes are timed (at most 64, evenly strided;
+// the slowest of them stands for the set) and, per compute node, how many of the set's transfers
+// leave it (`out`) and enter it (`in`); transfers inside one node count nowhere. RuntimeFailure
+// when a group is not {src, dst}.
+std::vector<std::size_t> sampled_transfer_groups(const GroupSet& gs);
+void count_transfer_endpoints(const GroupSet& gs, const Placement& placement, std::vector<std::uint32_t>& out,
+                              std::vector<std::uint32_t>& in);
+
 // A collective among `ranks` GPUs of one node over its internal fabric: a ring moving
 // busbw_factor(op, ranks) x bytes through each GPU at the fabric's achievable bandwidth, plus
 // NCCL's latency (once, and per ring step); 0 s for one rank. Throws RuntimeFailure when the node

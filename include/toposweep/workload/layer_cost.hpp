@@ -77,6 +77,13 @@ struct TransformerCosts {
   LayerCost block, embedding, head;
 };
 
+// The per-operator costs of layer `l` (block, embedding or head), or null for other layers.
+const LayerCost* cost_of_layer(const TransformerCosts& costs, const Layer& l);
+// FLOPs per sample a layer's backward recomputes: its whole forward with full recomputation
+// (transformer blocks only, for transformers), the attention core (4 s^2 h) with selective
+// recomputation unless attention is fused (then nothing is kept to recompute); else 0.
+double recomputed_forward_flops(const Workload& w, const Strategy& s, const Layer& l);
+
 // Everything the costs depend on.
 struct LayerCostKey {
   TransformerShape shape;
