@@ -7,7 +7,8 @@ trust the row's own axis fields), so a replay checks the file's description of t
 the evaluation. A point's configuration is the base plus what its own sub-space's axes set:
 
   * a plain axis sets its key;
-  * ``strategy`` (``dp4tp2pp1``) sets ``strategy.dp``, ``strategy.tp`` and ``strategy.pp``;
+  * ``strategy`` (``dp4tp2pp1[/knob=value...]``) sets ``strategy.dp``, ``strategy.tp``, ``strategy.pp``
+    and ``strategy.<knob>`` for each knob (the others keep the base configuration's value);
   * ``optimize`` sets ``point.optimize``.
 
 Command line::
@@ -87,10 +88,17 @@ def axis_values(f, index):
 def assignments(key, value):
     """The configuration keys an axis value sets."""
     if key == "strategy":
-        m = STRATEGY.fullmatch(value)
+        head, *knobs = value.split("/")
+        m = STRATEGY.fullmatch(head)
         if not m:
-            raise ValueError(f"strategy value {value!r} is not dpNtpNppN")
-        return {"strategy.dp": m[1], "strategy.tp": m[2], "strategy.pp": m[3]}
+            raise ValueError(f"strategy value {value!r} is not dpNtpNppN[/knob=value...]")
+        out = {"strategy.dp": m[1], "strategy.tp": m[2], "strategy.pp": m[3]}
+        for knob in knobs:
+            name, sep, setting = knob.partition("=")
+            if not sep or not name or not setting:
+                raise ValueError(f"strategy value {value!r}: {knob!r} is not knob=value")
+            out["strategy." + name] = setting
+        return out
     if key == "optimize":
         return {"point.optimize": value}
     return {key: value}
@@ -102,7 +110,12 @@ def point_config(path, index):
         config = base_config(f)
         _, values = axis_values(f, index)
     for key, value in values:
-        config.update(assignments(key, value))
+        set_here = assignments(key, value)
+        if "strategy.zero" in set_here:
+            # The root configuration lists every key, defaults too; the deprecated alias
+            # strategy.zero1 at its default would read as a contradiction of the axis's stage.
+            config.pop("strategy.zero1", None)
+        config.update(set_here)
     return config
 
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <regex>
 
@@ -61,7 +62,9 @@ std::vector<std::string> simplex_allocations(double total_Bps, double step_Bps, 
 }
 
 std::string StrategyTriple::spelled() const {
-  return "dp" + std::to_string(dp) + "tp" + std::to_string(tp) + "pp" + std::to_string(pp);
+  std::string out = "dp" + std::to_string(dp) + "tp" + std::to_string(tp) + "pp" + std::to_string(pp);
+  for (const auto& [name, value] : knobs) out += "/" + name + "=" + value;
+  return out;
 }
 
 std::vector<StrategyTriple> all_strategies(std::int64_t gpus, std::int64_t max_tp, std::int64_t max_pp) {
@@ -72,7 +75,7 @@ std::vector<StrategyTriple> all_strategies(std::int64_t gpus, std::int64_t max_t
     for (std::int64_t tp = 1; tp <= rest; ++tp) {
       if (rest % tp) continue;
       const std::int64_t pp = rest / tp;
-      if (tp <= max_tp && pp <= max_pp) out.push_back({dp, tp, pp});
+      if (tp <= max_tp && pp <= max_pp) out.push_back({dp, tp, pp, {}});
     }
   }
   return out;
@@ -80,11 +83,30 @@ std::vector<StrategyTriple> all_strategies(std::int64_t gpus, std::int64_t max_t
 
 StrategyTriple parse_strategy(const std::string& text, const std::string& where) {
   static const std::regex pattern(R"(dp(\d{1,9})tp(\d{1,9})pp(\d{1,9}))");
+  const std::string head = text.substr(0, text.find('/'));
   std::smatch m;
-  if (!std::regex_match(text, m, pattern))
-    throw BadInput("strategy '" + text + "' is not of the form dpNtpNppN", where);
-  StrategyTriple t{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3])};
+  if (!std::regex_match(head, m, pattern))
+    throw BadInput("strategy '" + text + "' is not of the form dpNtpNppN[/knob=value...]", where);
+  StrategyTriple t{std::stoll(m[1]), std::stoll(m[2]), std::stoll(m[3]), {}};
   if (t.dp < 1 || t.tp < 1 || t.pp < 1) throw BadInput("strategy degrees must be at least 1", where);
+  for (std::size_t at = head.size(); at < text.size();) {
+    const std::size_t end = std::min(text.find('/', at + 1), text.size());
+    const std::string token = text.substr(at + 1, end - at - 1);
+    const auto eq = token.find('=');
+    const std::string name = token.substr(0, eq);
+    const bool known = std::any_of(std::begin(kStrategyKnobs), std::end(kStrategyKnobs),
+                                   [&](const char* k) { return name == k; });
+    if (eq == std::string::npos || eq + 1 == token.size() || !known)
+      throw BadInput(
+          "strategy '" + text + "': '" + token + "' is not knob=value with a knob of " +
+              "microbatches, microbatch_size, schedule, virtual_stages, recompute, sequence_parallel, "
+              "tp_overlap, dp_overlap, zero",
+          where);
+    for (const auto& [seen, value] : t.knobs)
+      if (seen == name) throw BadInput("strategy '" + text + "' sets " + name + " twice", where);
+    t.knobs.emplace_back(name, token.substr(eq + 1));
+    at = end;
+  }
   return t;
 }
 
@@ -137,21 +159,101 @@ std::vector<std::string> permutation_values(const GeneratorCall& c) {
   return out;
 }
 
-// strategy = all | all(max_tp=T, max_pp=P): every dp x tp x pp of the GPU count.
+// strategy = all | all(max_tp=T, max_pp=P, KNOB=v1|v2|..., ...): every dp x tp x pp of the GPU
+// count, times the listed values of each knob (the optimizer's knob lists, docs/sweep.md). Only
+// canonical combinations: schedules only with pp > 1 (interleaved once per listed chunk count,
+// and only when the listed microbatch count is a multiple of pp), sequence parallelism and TP
+// overlap only with tp > 1, ZeRO and DP overlap only with dp > 1; elsewhere the knob is left to
+// the base configuration. A knob not listed is not written.
 std::vector<std::string> strategy_values(const GeneratorCall& c) {
   std::int64_t max_tp = INT64_MAX, max_pp = INT64_MAX;
+  std::map<std::string, std::vector<std::string>> lists;
   for (const auto& arg : c.args) {
     const auto eq = arg.find('=');
     const std::string name = eq == std::string::npos ? arg : std::string(trim(arg.substr(0, eq)));
-    if (eq == std::string::npos || (name != "max_tp" && name != "max_pp"))
-      throw BadInput("strategy generator takes max_tp=N and max_pp=N", c.where);
-    const std::int64_t x = int_of(std::string(trim(arg.substr(eq + 1))), name, c.where);
-    (name == "max_tp" ? max_tp : max_pp) = x;
+    const std::string value = eq == std::string::npos ? "" : std::string(trim(arg.substr(eq + 1)));
+    const bool knob = std::any_of(std::begin(kStrategyKnobs), std::end(kStrategyKnobs),
+                                  [&](const char* k) { return name == k; });
+    if (eq == std::string::npos || (name != "max_tp" && name != "max_pp" && !knob) ||
+        name == "microbatch_size")
+      throw BadInput(
+          "strategy generator takes max_tp=N, max_pp=N and knob lists (e.g. recompute=none|selective) of "
+          "microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, dp_overlap, "
+          "zero",
+          c.where);
+    if (!knob) {
+      (name == "max_tp" ? max_tp : max_pp) = int_of(value, name, c.where);
+      continue;
+    }
+    if (lists.count(name)) throw BadInput("strategy generator: " + name + " given twice", c.where);
+    auto& list = lists[name];
+    for (const auto& v : split_list(value, '|')) {
+      if (std::find(list.begin(), list.end(), v) != list.end())
+        throw BadInput("strategy generator: " + name + " lists '" + v + "' twice", c.where);
+      list.push_back(v);
+    }
+    if (list.empty()) throw BadInput("strategy generator: empty list for " + name, c.where);
   }
+  const bool interleaved =
+      lists.count("schedule") &&
+      std::find(lists["schedule"].begin(), lists["schedule"].end(), "interleaved") != lists["schedule"].end();
+  if (interleaved != (lists.count("virtual_stages") > 0))
+    throw BadInput("strategy generator: schedule=...interleaved needs virtual_stages=N|M, and only it",
+                   c.where);
   const std::int64_t servers = int_of(c.context("topology.servers"), "topology.servers", c.where);
   const std::int64_t gpus = int_of(c.context("server.gpus"), "server.gpus", c.where);
   std::vector<std::string> out;
-  for (const auto& t : all_strategies(servers * gpus, max_tp, max_pp)) out.push_back(t.spelled());
+  for (const auto& t : all_strategies(servers * gpus, max_tp, max_pp)) {
+    // The knobs that matter for this shape, in a fixed order; each a list of (name, value) choices.
+    std::vector<std::vector<std::pair<std::string, std::string>>> axes;
+    const auto add = [&](const char* name, bool matters) {
+      if (!matters || !lists.count(name)) return;
+      auto& axis = axes.emplace_back();
+      for (const auto& v : lists[name]) axis.emplace_back(name, v);
+    };
+    add("microbatches", true);
+    if (t.pp > 1 && lists.count("schedule")) {
+      auto& axis = axes.emplace_back();
+      for (const auto& v : lists["schedule"]) {
+        if (v != "interleaved") {
+          axis.emplace_back("schedule", v);
+          continue;
+        }
+        for (const auto& chunks : lists["virtual_stages"])
+          axis.emplace_back("schedule", "interleaved/virtual_stages=" + chunks);
+      }
+    }
+    add("recompute", true);
+    add("sequence_parallel", t.tp > 1);
+    add("tp_overlap", t.tp > 1);
+    add("zero", t.dp > 1);
+    add("dp_overlap", t.dp > 1);
+    std::vector<std::size_t> at(axes.size(), 0);
+    while (true) {
+      StrategyTriple v{t.dp, t.tp, t.pp, {}};
+      std::string microbatches;
+      bool valid = true;
+      for (std::size_t a = 0; a < axes.size(); ++a) {
+        const auto& [name, value] = axes[a][at[a]];
+        if (name == "microbatches") microbatches = value;
+        if (name == "schedule" && value.starts_with("interleaved/")) {
+          v.knobs.emplace_back("schedule", "interleaved");
+          v.knobs.emplace_back("virtual_stages", value.substr(value.find('=') + 1));
+          // Megatron's interleaving needs the microbatch count to be a multiple of pp.
+          if (!microbatches.empty() && std::stoll(microbatches) % t.pp != 0) valid = false;
+          continue;
+        }
+        v.knobs.emplace_back(name, value);
+      }
+      if (valid) out.push_back(v.spelled());
+      std::size_t a = 0;
+      for (; a < axes.size(); ++a) {
+        if (++at[a] < axes[a].size()) break;
+        at[a] = 0;
+      }
+      if (a == axes.size()) break;
+    }
+  }
   if (out.empty()) throw BadInput("no strategy satisfies the limits", c.where);
   return out;
 }
@@ -164,7 +266,10 @@ const std::vector<Generator>& generators() {
        "simplex(TOTAL, STEP[, DIMS]): bandwidth allocations over the dimensions in STEP multiples"},
       {"permutations", nullptr, false, permutation_values,
        "permutations([SERVERS,] PORTS): every non-isomorphic connected circulant (ring strides)"},
-      {"all", "strategy", true, strategy_values, "all[(max_tp=T, max_pp=P)]: every dp x tp x pp of the GPUs"},
+      {"all", "strategy", true, strategy_values,
+       "all[(max_tp=T, max_pp=P, KNOB=v1|v2...)]: every dp x tp x pp of the GPUs times the knob lists "
+       "(microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, dp_overlap, "
+       "zero)"},
   };
   return table;
 }

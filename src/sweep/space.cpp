@@ -36,10 +36,22 @@ std::vector<std::string> split_alternatives(const std::string& key, const std::s
   return split_list(text, bars ? '|' : ',');
 }
 
-std::vector<std::string> keys_written_by(const Axis& axis) {
+std::vector<std::string> keys_written_by(const Axis& axis, const std::vector<std::uint32_t>* positions) {
   switch (axis.kind) {
-    case AxisKind::Strategy:
-      return {"strategy.dp", "strategy.tp", "strategy.pp"};
+    case AxisKind::Strategy: {
+      // The degrees, and every knob some value of the axis sets.
+      std::vector<std::string> keys{"strategy.dp", "strategy.tp", "strategy.pp"};
+      const auto add = [&](const std::string& v) {
+        for (const auto& [name, value] : parse_strategy(v, axis.key).knobs)
+          if (std::find(keys.begin(), keys.end(), "strategy." + name) == keys.end())
+            keys.push_back("strategy." + name);
+      };
+      if (positions)
+        for (auto p : *positions) add(axis.values.at(p));
+      else
+        for (const auto& v : axis.values) add(v);
+      return keys;
+    }
     case AxisKind::Optimize:
       return {"point.optimize"};
     case AxisKind::Plain:
@@ -54,9 +66,11 @@ std::vector<std::pair<std::string, std::string>> axis_assignments(const Axis& ax
   switch (axis.kind) {
     case AxisKind::Strategy: {
       const StrategyTriple t = parse_strategy(v, where);
-      return {{"strategy.dp", std::to_string(t.dp)},
-              {"strategy.tp", std::to_string(t.tp)},
-              {"strategy.pp", std::to_string(t.pp)}};
+      std::vector<std::pair<std::string, std::string>> out{{"strategy.dp", std::to_string(t.dp)},
+                                                           {"strategy.tp", std::to_string(t.tp)},
+                                                           {"strategy.pp", std::to_string(t.pp)}};
+      for (const auto& [name, value] : t.knobs) out.emplace_back("strategy." + name, value);
+      return out;
     }
     case AxisKind::Optimize:
       return {{"point.optimize", v}};
@@ -95,8 +109,11 @@ Space::Space(Config base, std::vector<Axis> axes, std::vector<SubSpace> subspace
     // One key, one writer: two axes of a sub-space setting the same key would make the point
     // depend on the order they are applied in.
     std::map<std::string, std::string> writer;
-    for (const auto& a : s.axes)
-      for (const auto& k : keys_written_by(axes_.at(a.axis))) {
+    auto& written = written_.emplace_back();
+    for (const auto& a : s.axes) written.push_back(keys_written_by(axes_.at(a.axis), &a.positions));
+    for (std::size_t j = 0; j < s.axes.size(); ++j)
+      for (const auto& k : written[j]) {
+        const auto& a = s.axes[j];
         const auto [it, fresh] = writer.emplace(k, axes_[a.axis].key);
         if (!fresh)
           throw BadInput("sub-space '" + s.name + "' sets " + k + " twice: by its '" + it->second +
@@ -147,17 +164,24 @@ Config Space::point_config(std::uint64_t index) const {
 
 void Space::apply_point(std::uint64_t index, Config& cfg) const {
   const PointCoordinates c = decode(index);
-  for (const auto& key : restore_[c.subspace]) {
+  const auto restore = [&](const std::string& key) {
     auto it = base_.entries().find(key);
     if (it == base_.entries().end())
       cfg.erase(key);
     else
       cfg.set(key, it->second.value, it->second.origin);
-  }
+  };
+  for (const auto& key : restore_[c.subspace]) restore(key);
   const SubSpace& s = subspaces_[c.subspace];
-  for (const auto& a : s.axes) {
+  for (std::size_t j = 0; j < s.axes.size(); ++j) {
+    const auto& a = s.axes[j];
     const std::string& origin = a.origin.empty() ? "space." + s.name : a.origin;
-    for (const auto& [key, value] : assignments_[a.axis][c.axis_value[a.axis]]) cfg.set(key, value, origin);
+    const auto& set = assignments_[a.axis][c.axis_value[a.axis]];
+    if (written_[c.subspace][j].size() > set.size())
+      for (const auto& key : written_[c.subspace][j])
+        if (std::none_of(set.begin(), set.end(), [&](const auto& kv) { return kv.first == key; }))
+          restore(key);
+    for (const auto& [key, value] : set) cfg.set(key, value, origin);
   }
 }
 

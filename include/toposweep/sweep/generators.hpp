@@ -20,14 +20,21 @@ std::vector<std::vector<std::int64_t>> compositions(std::int64_t total, std::int
 std::vector<std::string> simplex_allocations(double total_Bps, double step_Bps, std::int64_t dims,
                                              const std::string& where);
 
+// A strategy axis value: the degrees, then optional knobs, each setting strategy.<name>
+// ("dp2tp8pp4/schedule=interleaved/virtual_stages=3/recompute=selective"). Knob names are those of
+// kStrategyKnobs; their values are checked by the keys' own checks like any axis value.
 struct StrategyTriple {
   std::int64_t dp = 1, tp = 1, pp = 1;
-  std::string spelled() const;  // "dp4tp2pp1"
+  std::vector<std::pair<std::string, std::string>> knobs;  // (name without "strategy.", value)
+  std::string spelled() const;                             // "dp4tp2pp1[/name=value...]"
   bool operator==(const StrategyTriple&) const = default;
 };
+inline constexpr const char* kStrategyKnobs[] = {"microbatches",   "microbatch_size", "schedule",
+                                                 "virtual_stages", "recompute",       "sequence_parallel",
+                                                 "tp_overlap",     "dp_overlap",      "zero"};
 // Every (dp, tp, pp) with dp·tp·pp = gpus, tp ≤ max_tp, pp ≤ max_pp; ordered by dp, tp.
 std::vector<StrategyTriple> all_strategies(std::int64_t gpus, std::int64_t max_tp, std::int64_t max_pp);
-// Parse "dp4tp2pp1"; throws BadInput naming `where`.
+// Parse "dp4tp2pp1[/name=value...]"; throws BadInput naming `where`.
 StrategyTriple parse_strategy(const std::string& text, const std::string& where);
 
 // A generator written as an axis value, e.g. `topology.strides = permutations(4)`: its arguments,

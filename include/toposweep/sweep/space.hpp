@@ -26,9 +26,11 @@ struct Axis {
   std::vector<std::string> values;  // as written in the space file or generated
 };
 
-// The configuration keys an axis writes: its own key for a plain axis, strategy.dp/tp/pp for the
-// strategy axis, point.optimize for the optimize axis.
-std::vector<std::string> keys_written_by(const Axis& axis);
+// The configuration keys an axis writes: its own key for a plain axis, strategy.dp/tp/pp and the
+// knobs its values set for the strategy axis, point.optimize for the optimize axis. With
+// `positions`, only those values count (what one sub-space's part of a shared axis writes).
+std::vector<std::string> keys_written_by(const Axis& axis,
+                                         const std::vector<std::uint32_t>* positions = nullptr);
 // The (key, value) pairs value `value` of `axis` sets, in keys_written_by order.
 std::vector<std::pair<std::string, std::string>> axis_assignments(const Axis& axis, std::size_t value,
                                                                   const std::string& where);
@@ -96,6 +98,9 @@ class Space {
   // other sub-spaces' axes write and this one does not (reset to the base per point).
   std::vector<std::vector<std::vector<std::pair<std::string, std::string>>>> assignments_;
   std::vector<std::vector<std::string>> restore_;
+  // written_[subspace][j]: the keys the sub-space's j-th axis writes over its values; those a
+  // value does not set (a strategy value without some knob) keep the base configuration's value.
+  std::vector<std::vector<std::vector<std::string>>> written_;
 };
 
 // Build the space from an effective configuration. Inner keys of [space.NAME] are checked

@@ -49,7 +49,7 @@ TEST(Strategies, CountsOfOrderedFactorisations) {
   const auto dp_only = all_strategies(12, 1, 1);
   ASSERT_EQ(dp_only.size(), 1u);
   EXPECT_EQ(dp_only[0].spelled(), "dp12tp1pp1");
-  EXPECT_EQ(parse_strategy("dp12tp1pp1", "k"), (StrategyTriple{12, 1, 1}));
+  EXPECT_EQ(parse_strategy("dp12tp1pp1", "k"), (StrategyTriple{12, 1, 1, {}}));
   EXPECT_THROW(parse_strategy("dp0tp1pp1", "k"), BadInput);
   EXPECT_THROW(parse_strategy("dp1tp1", "k"), BadInput);
 }

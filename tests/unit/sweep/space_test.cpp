@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
+#include <string>
 
 #include "toposweep/sweep/generators.hpp"
 #include "toposweep/util/error.hpp"
@@ -150,6 +152,38 @@ TEST(Space, StrategyAxisSetsTheDegrees) {
   EXPECT_EQ(p.get_string("strategy.pp"), "1");
 }
 
+TEST(Space, StrategyGeneratorTakesTheOptimizersKnobLists) {
+  const Space s = space_from(
+      "[space.s]\ntopology.servers = 2\nserver.gpus = 2\n"
+      "strategy = all(microbatches=2|4, schedule=1f1b|gpipe|interleaved, virtual_stages=2|3, "
+      "recompute=none|selective, sequence_parallel=false|true, zero=0|1)\n");
+  // By hand, 4 GPUs: (dp, tp, pp) in {(1,1,4), (1,2,2), (1,4,1), (2,1,2), (2,2,1), (4,1,1)}; per
+  // shape 2 microbatch counts x 2 recompute modes, x the schedules when pp > 1 (1F1B, GPipe, and
+  // interleaved x2 or x3 only with microbatches a multiple of pp: pp = 2 both counts, pp = 4 only
+  // 4), x 2 SP when tp > 1, x 2 ZeRO when dp > 1.
+  //   (1,1,4): (2 + 4) x 2 = 12 — microbatches 2: 1F1B, GPipe; 4: 1F1B, GPipe, i2, i3
+  //   (1,2,2): 2 x 4 x 2 x 2 = 32;  (1,4,1): 2 x 2 x 2 = 8;  (2,1,2): 2 x 4 x 2 x 2 = 32
+  //   (2,2,1): 2 x 2 x 2 x 2 = 16;  (4,1,1): 2 x 2 x 2 = 8
+  EXPECT_EQ(s.size(), 12u + 32u + 8u + 32u + 16u + 8u);
+  std::size_t axis = 0;
+  while (s.axes()[axis].key != "strategy") ++axis;
+  std::set<std::string> seen;
+  for (std::uint64_t i = 0; i < s.size(); ++i) {
+    const Config p = s.point_config(i);
+    const auto& value = s.axes()[axis].values[s.decode(i).axis_value[axis]];
+    EXPECT_TRUE(seen.insert(value).second) << value;
+    // Every knob of the value, and nothing else, is set; the rest keep the base.
+    const StrategyTriple t = parse_strategy(value, "test");
+    EXPECT_EQ(t.spelled(), value);
+    EXPECT_EQ(p.get_string("strategy.dp"), std::to_string(t.dp));
+    for (const auto& [name, v] : t.knobs) EXPECT_EQ(p.get_string("strategy." + name), v) << value;
+    const bool interleaved = value.find("schedule=interleaved") != std::string::npos;
+    EXPECT_EQ(p.has("strategy.virtual_stages"), interleaved) << value;
+    EXPECT_EQ(p.has("strategy.sequence_parallel"), t.tp > 1) << value;
+    EXPECT_EQ(p.has("strategy.zero"), t.dp > 1) << value;
+  }
+}
+
 TEST(Space, SimplexAndPermutationGenerators) {
   const Space s = space_from(R"(
 [space.m]
@@ -188,6 +222,10 @@ TEST(Space, BadInputNamesTheKey) {
   expect_bad("[space.a]\nstrategy = all\ntopology.servers = 2, 4\n", "single value");
   expect_bad("[space.a]\ntopology.dim_bandwidth = simplex(310GB/s, 50GB/s, 2)\n", "multiple");
   expect_bad("[space.a]\nstrategy = dp2tp\n", "dpNtpNppN");
+  expect_bad("[space.a]\nstrategy = dp2tp1pp1/colour=red\n", "knob=value");
+  expect_bad("[space.a]\nstrategy = dp2tp1pp1/zero=1/zero=2\n", "twice");
+  expect_bad("[space.a]\nstrategy = all(schedule=interleaved)\n", "virtual_stages");
+  expect_bad("[space.a]\nstrategy = all(recompute=none|none)\n", "twice");
   expect_bad("[space.a]\noptimize = alternating\n", "optimize");
   expect_bad("[space.a]\nsweep.objectives = cost_usd\n", "cannot be swept");
   expect_bad("[space]\nx = 1\n", "space.NAME");
