@@ -35,15 +35,20 @@ std::string write_interleaved_cliques() {
   return path.string();
 }
 
+// BERT-large, TP 4 x DP 2 on the topology file, with the given placement.
+Config cliques_config(const std::string& file, const char* placement) {
+  return testing::make_point_config({{"topology.kind", "file"},
+                                     {"topology.file", file.c_str()},
+                                     {"server.gpus", "1"},
+                                     {"model.name", "bert-large"},
+                                     {"strategy.tp", "4"},
+                                     {"strategy.dp", "2"},
+                                     {"simulate.network_model", "analytical"},
+                                     {"optimize.placement", placement}});
+}
+
 Evaluation run(const std::string& file, const char* placement) {
-  return testing::full_evaluation(testing::make_point_config({{"topology.kind", "file"},
-                                                              {"topology.file", file.c_str()},
-                                                              {"server.gpus", "1"},
-                                                              {"model.name", "bert-large"},
-                                                              {"strategy.tp", "4"},
-                                                              {"strategy.dp", "2"},
-                                                              {"simulate.network_model", "analytical"},
-                                                              {"optimize.placement", placement}}));
+  return testing::full_evaluation(cliques_config(file, placement));
 }
 
 TEST(Placement, MetisPutsTensorGroupsInsideTheCliquesAndIsFaster) {
@@ -80,18 +85,10 @@ TEST(Placement, PointEvaluatorHonoursMetisPlacement) {
   const Evaluation metis = run(file, "metis");
   const Evaluation rank = run(file, "rank_order");
   testing::RowEvaluator evaluator;
-  const auto cfg = [&](const char* placement) {
-    return testing::make_point_config({{"topology.kind", "file"},
-                                       {"topology.file", file.c_str()},
-                                       {"server.gpus", "1"},
-                                       {"model.name", "bert-large"},
-                                       {"strategy.tp", "4"},
-                                       {"strategy.dp", "2"},
-                                       {"simulate.network_model", "analytical"},
-                                       {"optimize.placement", placement}});
-  };
-  EXPECT_DOUBLE_EQ(evaluator.evaluate(cfg("metis")).iteration_time_s, metis.row.iteration_time_s);
-  EXPECT_DOUBLE_EQ(evaluator.evaluate(cfg("rank_order")).iteration_time_s, rank.row.iteration_time_s);
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(cliques_config(file, "metis")).iteration_time_s,
+                   metis.row.iteration_time_s);
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(cliques_config(file, "rank_order")).iteration_time_s,
+                   rank.row.iteration_time_s);
 }
 
 TEST(Placement, PureDataParallelismKeepsRankOrder) {
