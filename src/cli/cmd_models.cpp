@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "toposweep/cli/command.hpp"
+#include "toposweep/opt/settings.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/units.hpp"
 #include "toposweep/workload/device.hpp"
@@ -85,7 +86,11 @@ int describe(CommandContext& ctx, const std::string& name) {
     Config c = ctx.config;
     c.set("model.name", name, "command line");
     const Workload w = workload_from_config(c, gpus);
-    const StrategyCount count = for_each_strategy(w, gpus, StrategySpace{}, {});
+    // The strategy search's own space: the optimize.* knob lists, tp within a server of
+    // server.gpus GPUs unless optimize.tp_across_servers.
+    StrategySpace space = opt::optimize_settings_from_config(c, opt::OptimizeTarget::Strategy).space;
+    space.gpus_per_server = static_cast<std::uint32_t>(c.get_int("server.gpus", 1, 1 << 20));
+    const StrategyCount count = for_each_strategy(w, gpus, space, {});
     j["strategies"] = {{"gpus", gpus},
                        {"device", w.device.name},
                        {"global_batch", w.global_batch},

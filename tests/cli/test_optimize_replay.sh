@@ -26,6 +26,15 @@ assert top[0]["iteration_time_s"] == j["iteration_time_s"] and top[0]["gap"] == 
 assert all(a["iteration_time_s"] <= b["iteration_time_s"] for a, b in zip(top, top[1:]))
 PY
 
+# `models --gpus` counts the same space the search enumerates.
+run_cmd models gpt3-1.3b --gpus 16 "${base[@]}" --set optimize.max_microbatches=8 --json
+assert_status 0 "models --gpus 16"
+/usr/bin/python3 - "$WORK/optimize.json" "$WORK/out" <<'PY' && pass "models --gpus counts the search's candidates" || fail "models --gpus count"
+import json, sys
+search, models = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["strategies"]
+assert models["checked"] == search["candidates"] and models["infeasible"] == search["infeasible"], (models, search)
+PY
+
 # Each reported strategy, replayed as a plain point.
 for i in 0 1 2 3; do
   sets=$(/usr/bin/python3 - "$WORK/optimize.json" "$i" <<'PY'
