@@ -52,7 +52,7 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
      << what << ": " << human_quantity(Quantity::Time, r.time_s);
   // No baseline time when even the fallback does not fit (NaN): say so instead of "nan ps".
   if (std::isnan(r.baseline_time_s))
-    os << "  (no baseline: " << r.baseline << " does not fit either)\n";
+    os << "  (no baseline: " << r.baseline << ")\n";
   else
     os << "  (baseline " << human_quantity(Quantity::Time, r.baseline_time_s) << ": " << r.baseline << ")\n"
        << "gain: " << r.baseline_time_s / r.time_s << "x\n";

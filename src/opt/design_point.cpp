@@ -196,7 +196,18 @@ SearchProgress& search_progress() {
 OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   OptimizeResult out;
   out.target = OptimizeTarget::Strategy;
-  const FixedPoint f = fixed_point(p);
+  // The configured strategy is only the baseline (and MCMC's start): a search must not need a
+  // valid one, e.g. when the default pure data parallelism does not divide the batch.
+  FixedPoint f;
+  f.network = build_network(p.topology);
+  f.workload = make_workload(p.workload, f.network.gpu_count());
+  f.options = p.sim;
+  std::optional<std::string> invalid;
+  try {
+    f.strategy = resolve_strategy(p.strategy, f.workload, f.network.gpu_count());
+  } catch (const InvalidDesign& e) {
+    invalid = e.what();
+  }
   StrategyScorer scorer(f.workload, f.network, f.options);
   // Placement and strategy are searched together: every candidate runs where `simulate` with
   // the same optimize.placement would put it (TAG's joint deployment, docs/optimizers.md).
@@ -204,13 +215,23 @@ OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   scorer.use_placement(placement);
   StrategySpace space = p.settings.space;
   space.gpus_per_server = f.network.gpus_per_node();
-  auto t0 = scorer.iteration_time(f.strategy);
+  std::optional<double> t0;
   Strategy start = f.strategy;
-  out.baseline = "the configured strategy";
-  if (!t0) {
+  if (invalid) {
+    out.baseline = "none (the configured strategy is not a valid design: " + *invalid + ")";
+  } else {
+    t0 = scorer.iteration_time(f.strategy);
+    out.baseline = "the configured strategy";
+  }
+  if (!t0 && !invalid) {
     out.baseline = "pure data parallelism (the configured strategy does not fit)";
     start = pure_data_parallel(f.network.gpu_count());
-    t0 = scorer.iteration_time(start);
+    try {
+      t0 = scorer.iteration_time(start);
+    } catch (const InvalidDesign& e) {
+      out.baseline = "none (the configured strategy does not fit; pure data parallelism is not valid: " +
+                     std::string(e.what()) + ")";
+    }
   }
   out.baseline_time_s = t0 ? *t0 : std::numeric_limits<double>::quiet_NaN();
   const SearchMethod method =

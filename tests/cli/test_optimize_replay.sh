@@ -58,6 +58,13 @@ assert got == want, (got, want)
 PY
 done
 
+# The configured strategy is only the baseline: with the default pure data parallelism not
+# dividing the batch (24 samples on 16 GPUs), the search still runs and says there is no baseline.
+run_cmd optimize --target strategy "${base[@]}" --set model.global_batch=24 --set optimize.max_microbatches=4 --json
+assert_status 0 "optimize with an invalid configured strategy"
+/usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert 'not a valid design' in j['baseline'] and j['iteration_time_s'] > 0" \
+  "$WORK/out" && pass "no baseline, a strategy found" || fail "invalid configured strategy"
+
 run_cmd optimize --target strategy "${base[@]}" --set optimize.recompute=some
 assert_status 2 "a recompute mode that does not exist"
 assert_stderr_has "optimize.recompute" "the error names optimize.recompute"
