@@ -229,6 +229,26 @@ int run(CommandContext& ctx) {
     o["placement_requested"] = p.placement_requested;
     o["placement_groups"] = p.placement_groups;
     if (res.status != PointStatus::Evaluated) o["infeasible_reason"] = res.message;
+    if (!p.plan.replica_samples.empty())
+      o["batch_split"] = {{"method", batch_split_name(p.plan.strategy.batch_split)},
+                          {"replica_microbatch", p.plan.replica_samples}};
+    if (p.compression) {
+      json layers = json::array();
+      for (const auto& l : p.compression->layers)
+        layers.push_back({{"name", l.name},
+                          {"layer", l.layer},
+                          {"stage", l.stage},
+                          {"allreduce_bytes", l.allreduce_bytes},
+                          {"allgather_bytes", l.allgather_bytes},
+                          {"allreduce_s", l.allreduce_s},
+                          {"allgather_s", l.allgather_s},
+                          {"rebuild_s", l.rebuild_s},
+                          {"chosen", l.chosen}});
+      o["compression"] = {{"method", "sfb"},
+                          {"layers", std::move(layers)},
+                          {"dp_bytes_per_rank_before", p.compression->dp_bytes_per_rank_before},
+                          {"dp_bytes_per_rank_after", p.compression->dp_bytes_per_rank_after}};
+    }
     if (p.simulated) {
       o["breakdown"] = job_times_json(p.sim.job());
       o["tasks"] = p.plan.graph.tasks.size();
@@ -241,6 +261,14 @@ int run(CommandContext& ctx) {
         << sim::network_model_name(point.sim.model) << " network model\n";
     out << "  strategy      dp=" << p.plan.dp << " tp=" << p.plan.tp << " pp=" << p.plan.pp
         << " microbatches=" << p.plan.microbatches << "\n";
+    if (p.plan.strategy.batch_split != BatchSplit::Even || p.plan.strategy.stage_split != StageSplit::Even)
+      out << "  splits        batch " << batch_split_name(p.plan.strategy.batch_split) << ", stages "
+          << stage_split_name(p.plan.strategy.stage_split) << "\n";
+    if (p.compression)
+      out << "  compression   sfb on " << p.compression->chosen.size() << " of "
+          << p.compression->layers.size() << " candidate layers; DP bytes/GPU "
+          << human_quantity(Quantity::Size, p.compression->dp_bytes_per_rank_before) << " -> "
+          << human_quantity(Quantity::Size, p.compression->dp_bytes_per_rank_after) << "\n";
     out << "  memory/GPU    " << human_quantity(Quantity::Size, res.memory_per_gpu_bytes) << "\n";
     if (res.status != PointStatus::Evaluated) {
       out << "  infeasible    " << res.message << "\n";

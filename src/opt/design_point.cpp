@@ -7,6 +7,7 @@
 #include <set>
 
 #include "toposweep/opt/strategy_placement.hpp"
+#include "toposweep/opt/workload_on.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/spec.hpp"
@@ -157,7 +158,7 @@ struct FixedPoint {
 FixedPoint fixed_point(const OptimizeProblem& p) {
   FixedPoint f;
   f.network = build_network(p.topology);
-  f.workload = make_workload(p.workload, f.network.gpu_count());
+  f.workload = workload_on(p.workload, f.network);
   f.strategy = resolve_strategy(p.strategy, f.workload, f.network.gpu_count());
   f.options = p.sim;
   return f;
@@ -200,7 +201,7 @@ OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   // valid one, e.g. when the default pure data parallelism does not divide the batch.
   FixedPoint f;
   f.network = build_network(p.topology);
-  f.workload = make_workload(p.workload, f.network.gpu_count());
+  f.workload = workload_on(p.workload, f.network);
   f.options = p.sim;
   std::optional<std::string> invalid;
   try {
@@ -275,7 +276,7 @@ OptimizeResult optimize_placement(const OptimizeProblem& p) {
   out.baseline = "rank-order placement";
   out.network = build_network(p.topology);
   const std::uint32_t gpus = out.network.gpu_count();
-  const Workload w = make_workload(p.workload, gpus);
+  const Workload w = workload_on(p.workload, out.network);
   const IterationPlan plan = plan_iteration(w, resolve_strategy(p.strategy, w, gpus));
   if (plan.graph.gpus > out.network.gpu_count())
     throw BadInput("the strategy needs " + std::to_string(plan.graph.gpus) + " GPUs but the topology holds " +
@@ -364,6 +365,14 @@ OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTar
                                      const std::optional<SingleCollective>& single) {
   if (single && target != OptimizeTarget::Bandwidth)
     throw BadInput("--op/--bytes (a single collective) only apply to --target bandwidth", "command line");
+  // These targets build their own networks of identical servers.
+  if (mixed_devices(problem.workload.device) &&
+      (target == OptimizeTarget::Bandwidth || target == OptimizeTarget::Topology ||
+       target == OptimizeTarget::Alternating))
+    throw BadInput(std::string("optimize --target ") + optimize_target_name(target) +
+                       " builds its own network of identical servers; mixed server.device lists work with "
+                       "--target strategy or placement",
+                   "key server.device");
   switch (target) {
     case OptimizeTarget::Bandwidth:
       return optimize_bandwidth(problem, single);

@@ -144,6 +144,24 @@ StrategySpace strategy_space(const Config& config) {
                                             return std::nullopt;
                                           });
   space.dp_overlap = knob_list<bool>(config, "optimize.dp_overlap", "true, false", parse_bool);
+  space.batch_split = knob_list<BatchSplit>(config, "optimize.batch_splits", "even, proportional",
+                                            [](const std::string& t) -> std::optional<BatchSplit> {
+                                              if (t == "even") return BatchSplit::Even;
+                                              if (t == "proportional") return BatchSplit::Proportional;
+                                              return std::nullopt;
+                                            });
+  space.stage_split = knob_list<StageSplit>(config, "optimize.stage_splits", "even, speed",
+                                            [](const std::string& t) -> std::optional<StageSplit> {
+                                              if (t == "even") return StageSplit::Even;
+                                              if (t == "speed") return StageSplit::Speed;
+                                              return std::nullopt;
+                                            });
+  space.compression = knob_list<Compression>(config, "optimize.compressions", "none, sfb",
+                                             [](const std::string& t) -> std::optional<Compression> {
+                                               if (t == "none") return Compression::None;
+                                               if (t == "sfb") return Compression::Sfb;
+                                               return std::nullopt;
+                                             });
   return space;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "toposweep/opt/compression.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/compute_bound.hpp"
 #include "toposweep/workload/iteration.hpp"
@@ -38,11 +39,13 @@ std::optional<double> StrategyScorer::iteration_time(const Strategy& s) {
     throw BadInput("strategy needs " + std::to_string(s.gpus()) + " GPUs but the network has " +
                        std::to_string(network_->gpu_count()),
                    "strategy.dp");
-  const IterationPlan plan = plan_iteration(*workload_, s, &layer_costs_);
+  const Placement placement = placement_of(s);
+  // plan_on: with compression = sfb the layers are chosen here, as `simulate` would.
+  const IterationPlan plan = plan_on(*network_, *workload_, s, placement, options_, &layer_costs_);
   std::optional<double> time;
   if (plan.feasible) {
     ++simulations_;
-    const auto result = sim::simulate_iteration(*network_, plan.graph, options_, placement_of(s));
+    const auto result = sim::simulate_iteration(*network_, plan.graph, options_, placement);
     time = result.job(0).iteration_time_s;
   }
   memo_.emplace(key, time);

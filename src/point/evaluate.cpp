@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <exception>
 
+#include "toposweep/opt/compression.hpp"
 #include "toposweep/opt/strategy_placement.hpp"
+#include "toposweep/opt/workload_on.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/model_library.hpp"
@@ -42,6 +44,7 @@ struct PointCache::Impl {
     WorkloadSpec workload;
     StrategySpec strategy;
     std::uint32_t gpus = 0;
+    std::vector<std::uint32_t> layout;  // mixed devices: GPUs per server (which rank holds which device)
     std::shared_ptr<const IterationPlan> plan;
     std::uint64_t used = 0;
     // Its graph's communication layouts (by GPUs per node and instance setting), shared by the
@@ -110,12 +113,35 @@ struct PointCache::Impl {
     return make_workload(spec, gpus, m->second, d->second);
   }
 
+  // The workload on a network's servers (mixed server.device lists laid over them).
+  Workload workload(const WorkloadSpec& spec, const Network& net) {
+    if (!mixed_devices(spec.device)) {
+      opt::check_device_servers(spec, net);
+      return workload(spec, net.gpu_count());
+    }
+    return opt::workload_on(
+        spec, net,
+        [&](const std::string& name) {
+          auto m = models.find(name);
+          if (m == models.end()) m = models.emplace(name, resolve_model(name, "key model.name")).first;
+          return m->second;
+        },
+        [&](const std::string& name) {
+          auto d = devices.find(name);
+          if (d == devices.end()) d = devices.emplace(name, resolve_device(name, "key server.device")).first;
+          return d->second;
+        });
+  }
+
   // `graph_needed`: the caller plays the plan even when it does not fit (Detail::Full).
-  const IterationPlan& plan_for(const WorkloadSpec& w, const StrategySpec& s, std::uint32_t gpus,
+  const IterationPlan& plan_for(const WorkloadSpec& w, const StrategySpec& s, const Network& net,
                                 bool graph_needed = true) {
     ++clock;
+    const std::uint32_t gpus = net.gpu_count();
+    std::vector<std::uint32_t> layout;
+    if (mixed_devices(w.device)) layout = opt::gpus_of_servers(net);
     for (auto it = plans.begin(); it != plans.end(); ++it)
-      if (it->gpus == gpus && it->strategy == s && it->workload == w) {
+      if (it->gpus == gpus && it->strategy == s && it->workload == w && it->layout == layout) {
         if (it->failure) {
           it->used = clock;
           std::rethrow_exception(it->failure);
@@ -131,7 +157,7 @@ struct PointCache::Impl {
     std::shared_ptr<const IterationPlan> plan;
     std::exception_ptr failure;
     try {
-      const Workload wl = workload(w, gpus);
+      const Workload wl = workload(w, net);
       const Strategy strategy = resolve_strategy(s, wl, gpus);
       if (!graph_needed) {
         IterationPlan memory_only = plan_memory(wl, strategy);
@@ -147,7 +173,7 @@ struct PointCache::Impl {
       if (plans.size() >= kMaxPlans)
         drop_plan(std::min_element(plans.begin(), plans.end(),
                                    [](const auto& a, const auto& b) { return a.used < b.used; }));
-      plans.push_back(PlanEntry{w, s, gpus, nullptr, clock, {}, 0, failure});
+      plans.push_back(PlanEntry{w, s, gpus, layout, nullptr, clock, {}, 0, failure});
       std::rethrow_exception(failure);
     }
     std::size_t size = plan->graph.tasks.size() + plan->graph.deps.size();
@@ -156,7 +182,7 @@ struct PointCache::Impl {
     while (!plans.empty() && (plans.size() >= kMaxPlans || plan_size + size > kMaxPlanSize))
       drop_plan(std::min_element(plans.begin(), plans.end(),
                                  [](const auto& a, const auto& b) { return a.used < b.used; }));
-    plans.push_back(PlanEntry{w, s, gpus, std::move(plan), clock, {}, size, nullptr});
+    plans.push_back(PlanEntry{w, s, gpus, std::move(layout), std::move(plan), clock, {}, size, nullptr});
     plan_size += size;
     last_plan = &plans.back();
     return *plans.back().plan;
@@ -260,7 +286,7 @@ Evaluation check_only(const DesignPoint& p, PointCache::Impl& c) {
                                    : 0;
   if (gpus == 0) return {};
   check_step([&] {
-    const Workload w = c.workload(p.workload, gpus);
+    const Workload w = own_network ? c.workload(p.workload, gpus) : c.workload(p.workload, *net);
     // The plan's memory and GPU count are all the check needs (its task graph adds no reading).
     if (!own_network) require_gpus(plan_memory(w, resolve_strategy(p.strategy, w, gpus)), *net);
   });
@@ -330,7 +356,7 @@ Evaluation evaluate_optimized(const DesignPoint& p, PointCache::Impl& c, Detail 
   }
   // The optimizer's design, played once more for the breakdown the row carries.
   const Network& net = r.network;
-  const Workload workload = c.workload(p.workload, net.gpu_count());
+  const Workload workload = c.workload(p.workload, net);
   const IterationPlan plan = plan_iteration(workload, r.strategy);
   Placement placement = rank_order_placement(plan.graph.gpus, net.gpus_per_node());
   if (!r.position_of_node.empty())
@@ -342,6 +368,43 @@ Evaluation evaluate_optimized(const DesignPoint& p, PointCache::Impl& c, Detail 
     e.row = make_point_result(plan, &sim, r.cost_usd, network_bisection_Bps(net));
   }
   e.row.optimizer_rounds = static_cast<std::uint32_t>(std::max<std::size_t>(1, r.rounds.size()));
+  return e;
+}
+
+// strategy.compression = sfb: the layers are chosen on this network where the plan runs, so the
+// plan is built here (not shared across networks) and played by simulate_iteration.
+Evaluation evaluate_sfb(const DesignPoint& p, PointCache::Impl& c, PointCache::Impl::NetEntry& entry,
+                        Detail detail) {
+  Evaluation e;
+  const Network& net = *entry.network;
+  const topology::CostBreakdown& cost = c.cost_for(entry, p.costs);
+  const Workload w = c.workload(p.workload, net);
+  const Strategy s = resolve_strategy(p.strategy, w, net.gpu_count());
+  IterationPlan plain = plan_memory(w, s);
+  require_gpus(plain, net);
+  if (detail == Detail::Full) {
+    e.network = entry.network;
+    e.cost = cost;
+  }
+  if (!plain.feasible) {
+    e.row = make_point_result(plain, nullptr, cost.total_usd, entry.bisection_Bps);
+    if (detail == Detail::Full) e.plan = std::move(plain);
+    return e;
+  }
+  const opt::StrategyPlacement placed = opt::place_strategy(net, s.gpus(), s.tp, s.pp, p.placement);
+  opt::SfbChoice choice;
+  IterationPlan plan = opt::plan_on(net, w, s, placed.placement, p.sim, &c.layer_costs, &choice);
+  e.sim = sim::simulate_iteration(net, plan.graph, p.sim, placed.placement);
+  e.simulated = plan.feasible;
+  e.row = make_point_result(plan, plan.feasible ? &e.sim : nullptr, cost.total_usd, entry.bisection_Bps);
+  if (detail == Detail::Full) {
+    e.plan = std::move(plan);
+    e.placement = placed.placement;
+    e.placement_requested = opt::placement_kind_name(p.placement);
+    e.placement_method = placed.method;
+    e.placement_groups = placed.node_groups;
+    e.compression = std::move(choice);
+  }
   return e;
 }
 
@@ -359,7 +422,8 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
   const topology::CostBreakdown& cost = c.cost_for(entry, p.costs);
   const bool rank_order = p.placement == opt::PlacementKind::RankOrder;
   const bool row_path = detail == Detail::Row && rank_order;
-  const IterationPlan& plan = c.plan_for(p.workload, p.strategy, net.gpu_count(), !row_path);
+  if (p.strategy.compression == Compression::Sfb) return evaluate_sfb(p, c, entry, detail);
+  const IterationPlan& plan = c.plan_for(p.workload, p.strategy, net, !row_path);
   require_gpus(plan, net);
   const double cost_usd = cost.total_usd;
   const double bisection = entry.bisection_Bps;

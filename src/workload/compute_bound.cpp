@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "toposweep/workload/hetero.hpp"
 #include "toposweep/workload/memory.hpp"
 
 namespace toposweep {
@@ -16,7 +17,12 @@ double compute_lower_bound(const Workload& w, const Strategy& s, LayerCostCache*
   const Model& m = w.model;
   const std::uint32_t v = s.schedule == PipelineSchedule::Interleaved ? s.virtual_stages : 1;
   const std::uint32_t chunks = s.pp * v;
-  const auto ranges = partition_stages(m, chunks);
+  // Unequal devices or microbatches: the plan's own stage split and per-stage slowdown (the
+  // bound below holds for any chunk times, so it stays admissible).
+  const bool hetero = w.mixed() || s.batch_split != BatchSplit::Even || s.stage_split != StageSplit::Even;
+  std::optional<DeviceShares> shares;
+  if (hetero) shares = device_shares(w, s);
+  const auto ranges = hetero ? shares->chunks : partition_stages(m, chunks);
   const bool transformer = m.transformer && !m.has_tables();
   const bool timed = transformer && w.per_operator;
   std::optional<TransformerCosts> own;
@@ -40,6 +46,11 @@ double compute_lower_bound(const Workload& w, const Strategy& s, LayerCostCache*
       const double recomputed = recomputed_forward_flops(w, s, l);
       F[c] += cost ? cost->forward.compute_s : l.forward_flops * mb / shard / w.flops_per_s;
       B[c] += cost ? cost->backward.compute_s : (l.backward_flops + recomputed) * mb / shard / w.flops_per_s;
+    }
+  if (hetero)
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+      F[c] *= shares->slow[c % s.pp];
+      B[c] *= shares->slow[c % s.pp];
     }
   double bound = 0, before_f = 0, before_b = 0;
   for (std::uint32_t p = 0; p < s.pp; ++p) {

@@ -2,6 +2,7 @@
 
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/config_checks.hpp"
+#include "toposweep/util/runs.hpp"
 #include "toposweep/workload/device.hpp"
 #include "toposweep/workload/model_library.hpp"
 
@@ -42,7 +43,11 @@ std::vector<KeySpec> config_keys() {
        "Megatron "
        "keeps fp32)",
        checks::optional(check_datatype)},
-      {"server.device", "a100", "accelerator: a100, h100, v100 or a device JSON file", check_device},
+      {"server.device", "a100",
+       "accelerator: a100, h100, v100 or a device JSON file; mixed servers: runs NAME*COUNT,... of "
+       "consecutive "
+       "servers, e.g. a100*4,v100*4",
+       checks::runs(check_device)},
       {"server.efficiency", "", "achieved fraction of peak FLOP/s (default: the device's)",
        checks::optional(checks::number_in(1e-6, 1))},
       {"strategy.dp", "0", "data-parallel degree (0: all GPUs not used by tp*pp)",
@@ -75,6 +80,19 @@ std::vector<KeySpec> config_keys() {
        "gradient buckets reduce during the last backward (false: one reduction after it)", checks::boolean()},
       {"strategy.p2p_overlap", "true",
        "pipeline sends on their own stream (false: each send blocks the stage)", checks::boolean()},
+      {"strategy.batch_split", "even",
+       "data parallelism on unequal devices: even (same microbatch everywhere) or proportional (each "
+       "replica's "
+       "share of every microbatch in proportion to its compute rate, whole samples)",
+       checks::one_of({"even", "proportional"})},
+      {"strategy.stage_split", "even",
+       "pipeline stages: even (equal blocks / FLOPs) or speed (layers in proportion to the compute rate of "
+       "the devices each stage runs on)",
+       checks::one_of({"even", "speed"})},
+      {"strategy.compression", "none",
+       "data-parallel gradients: none, or sfb (sufficient-factor broadcasting of dense and conv layers, "
+       "lossless, per layer where the network model says it is faster)",
+       checks::one_of({"none", "sfb"})},
       {"strategy.grad_accum_fusion", "true",
        "weight-gradient GEMMs accumulate into the gradient buffer (false: a separate add per microbatch, "
        "Megatron-LM "

@@ -89,8 +89,14 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   StrategyCount count;
   const Model& m = w.model;
   const double B = w.bytes_per_element;
-  const double capacity = w.device.hbm_bytes - w.device.memory_reserve_bytes;
+  // Mixed devices: the roomiest device prunes (what does not fit there fits nowhere); the plan
+  // checks every GPU against its own device (a heuristic with stage_split = speed, whose
+  // stages are not the even ones counted here).
+  double capacity = w.device.hbm_bytes - w.device.memory_reserve_bytes;
+  for (const Device& d : w.kinds) capacity = std::max(capacity, d.hbm_bytes - d.memory_reserve_bytes);
   const double tables = table_bytes_per_gpu(w, gpus);
+  const bool has_sfb_layers =
+      std::any_of(m.layers.begin(), m.layers.end(), [](const Layer& l) { return l.sfb_elements > 0; });
   std::uint32_t max_tp = m.transformer ? m.transformer->heads : 1;
   if (space.max_tp > 0) max_tp = std::min(max_tp, space.max_tp);
   if (space.gpus_per_server > 0 && !space.tp_across_servers) max_tp = std::min(max_tp, space.gpus_per_server);
@@ -113,6 +119,11 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
       const auto tp_overlaps = knob(space.tp_overlap, tp > 1, TpOverlap::None);
       const auto zeros = knob(space.zero, dp > 1, std::uint8_t{0});
       const auto dp_overlaps = knob(space.dp_overlap, dp > 1, true);
+      // Mixed servers: the batch split matters with several replicas, the stage split with
+      // several stages; compression needs replicas and layers that can send factors.
+      const auto batch_splits = knob(space.batch_split, dp > 1 && w.mixed(), BatchSplit::Even);
+      const auto stage_splits = knob(space.stage_split, pp > 1 && w.mixed(), StageSplit::Even);
+      const bool sfb_possible = dp > 1 && has_sfb_layers;
       const auto schedules = knob(space.schedules, pp > 1, PipelineSchedule::OneFOneB);
       const auto stages_plain =
           aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
@@ -158,7 +169,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
                     // Chunks interleave over the devices: the exact per-device accounting.
                     const MemoryBreakdown mem = memory_per_gpu(w, s);
                     worst = mem.total();
-                    feasible = fits_in_memory(w, mem);
+                    feasible = w.mixed() ? mem.total() - mem.reserve <= capacity : fits_in_memory(w, mem);
                   } else {
                     const auto& stages = sp ? stages_sp : stages_plain;
                     for (std::uint64_t p = 0; p < pp; ++p) {
@@ -177,9 +188,19 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
                     s.tp_overlap = tpo;
                     for (bool dpo : dp_overlaps) {
                       s.dp_overlap = dpo;
-                      ++count.checked;
-                      ++(feasible ? count.feasible : count.infeasible);
-                      if (visit) visit(s, worst, feasible);
+                      for (BatchSplit bs : batch_splits) {
+                        s.batch_split = bs;
+                        for (StageSplit ss : stage_splits) {
+                          s.stage_split = ss;
+                          for (Compression cm :
+                               knob(space.compression, sfb_possible && zero == 0, Compression::None)) {
+                            s.compression = cm;
+                            ++count.checked;
+                            ++(feasible ? count.feasible : count.infeasible);
+                            if (visit) visit(s, worst, feasible);
+                          }
+                        }
+                      }
                     }
                   }
                 }
@@ -191,6 +212,9 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
     }
   }
   s.virtual_stages = 1;
+  s.batch_split = BatchSplit::Even;
+  s.stage_split = StageSplit::Even;
+  s.compression = Compression::None;
   return count;
 }
 

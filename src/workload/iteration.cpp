@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/workload/hetero.hpp"
 #include "toposweep/workload/ranks.hpp"
 
 namespace toposweep {
@@ -39,6 +40,9 @@ struct Op {
   // Gradients complete once this op is done, and the group set that reduces them.
   double grad_bytes = 0;
   std::uint32_t grad_group_set = kNoSet;
+  // Compute: the layer sends sufficient factors (SFB) instead of its weight gradient; its
+  // AllGather starts after this op in the final backward.
+  bool sfb = false;
 };
 
 struct StageProgram {
@@ -58,7 +62,10 @@ class IterationBuilder {
         gpus_(s.gpus()),
         ranks_{s.dp, s.tp, s.pp},
         mb_(microbatch_size(s, w)),
-        virtual_stages_(s.schedule == PipelineSchedule::Interleaved ? s.virtual_stages : 1) {}
+        virtual_stages_(s.schedule == PipelineSchedule::Interleaved ? s.virtual_stages : 1),
+        shares_(device_shares(w, s)),
+        bytes_mb_(shares_.max_samples),
+        byte_scale_(shares_.max_samples / mb_) {}
 
   TaskGraph build();
   double total_flops() const { return total_flops_; }
@@ -79,6 +86,18 @@ class IterationBuilder {
   void emit_exchange(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   void close_bucket(std::uint32_t stage, std::uint32_t micro);
   void emit_optimizer(std::uint32_t stage);
+  // SFB: the AllGather of a layer's factors after its final backward, and the rebuild of its
+  // weight gradient from them once the stage's last backward is done.
+  void emit_sfb_allgather(std::uint32_t stage, std::uint32_t layer, std::uint32_t micro);
+  void emit_sfb_rebuilds(std::uint32_t stage);
+  struct SfbPending {
+    std::uint32_t layer;
+    TaskId gathered;
+  };
+  std::vector<std::vector<SfbPending>> sfb_pending_;  // per stage
+  bool is_sfb_layer(std::uint32_t layer) const {
+    return std::find(s_.sfb_layers.begin(), s_.sfb_layers.end(), layer) != s_.sfb_layers.end();
+  }
   void add_zero3_gathers();
   void flush(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   TaskId add_task(const Task& t, std::initializer_list<TaskId> deps);
@@ -104,6 +123,8 @@ class IterationBuilder {
     kTpReduceScatter,
     kTpAllGather,
     kDpParamAllGather,
+    kDpSfbAllGather,
+    kSfbRebuild,
     kLabelCount
   };
   std::uint32_t label(Label l);
@@ -120,6 +141,13 @@ class IterationBuilder {
   RankGrid ranks_;
   double mb_;
   std::uint32_t virtual_stages_;  // model chunks per device (1 unless interleaved)
+  // Unequal devices or microbatches: the stage split, per-stage compute slowdown and the
+  // largest replica microbatch, which sample-proportional messages are sized by (the same as
+  // mb_ and 1.0 on homogeneous clusters with an even split).
+  DeviceShares shares_;
+  double bytes_mb_;
+  double byte_scale_;
+  double slowest_hbm_Bps(std::uint32_t stage, bool all_stages) const;
   TaskGraph g_;
   std::vector<StageProgram> programs_;  // per model chunk (chunk c runs on device c % pp)
   std::vector<std::uint32_t> compute_stream_, dp_stream_, send_fwd_stream_, send_bwd_stream_;
@@ -158,10 +186,10 @@ class IterationBuilder {
 
 std::uint32_t IterationBuilder::label(Label l) {
   static constexpr const char* kNames[kLabelCount] = {
-      "forward",          "backward",        "tp_allreduce",       "mp_allgather", "mp_alltoall",
-      "mp_reducescatter", "mp_other",        "embedding_exchange", "dp_allreduce", "dp_reducescatter",
-      "dp_allgather",     "pp_send_forward", "pp_send_backward",   "optimizer",    "embedding_sync",
-      "tp_reducescatter", "tp_allgather",    "dp_param_allgather"};
+      "forward",          "backward",        "tp_allreduce",       "mp_allgather",     "mp_alltoall",
+      "mp_reducescatter", "mp_other",        "embedding_exchange", "dp_allreduce",     "dp_reducescatter",
+      "dp_allgather",     "pp_send_forward", "pp_send_backward",   "optimizer",        "embedding_sync",
+      "tp_reducescatter", "tp_allgather",    "dp_param_allgather", "dp_sfb_allgather", "sfb_rebuild"};
   if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
   return label_ids_[l];
 }
@@ -194,11 +222,24 @@ double IterationBuilder::embedding_lookup_seconds() const {
   for (std::size_t t = 0; t < m_.tables.size(); ++t)
     elements[owners[t]] += m_.tables[t].lookups_per_sample * m_.tables[t].dim;
   const double worst = *std::max_element(elements.begin(), elements.end());
-  return worst * mb_ * gpus_ * w_.table_bytes_per_element / w_.device.hbm_Bps;
+  return worst * mb_ * gpus_ * w_.table_bytes_per_element / slowest_hbm_Bps(0, true);
+}
+
+double IterationBuilder::slowest_hbm_Bps(std::uint32_t stage, bool all_stages) const {
+  if (!w_.mixed()) return w_.device.hbm_Bps;
+  double bw = 0;
+  const std::uint32_t per_stage = s_.dp * s_.tp;
+  const std::uint32_t first = all_stages ? 0 : stage * per_stage;
+  const std::uint32_t last = all_stages ? gpus_ : first + per_stage;
+  for (std::uint32_t r = first; r < last; ++r) {
+    const double x = w_.device_of_rank(r).hbm_Bps;
+    bw = r == first ? x : std::min(bw, x);
+  }
+  return bw;
 }
 
 void IterationBuilder::make_3d_programs() {
-  const auto stages = partition_stages(m_, chunks());
+  const auto& stages = shares_.chunks;
   const double shard = m_.transformer ? s_.tp : 1;
   const double B = w_.bytes_per_element;
   const double G = w_.grad_bytes_per_element;
@@ -239,7 +280,7 @@ void IterationBuilder::make_3d_programs() {
     // receiving server before the pass uses it.
     const bool gathers = m_.transformer && s_.tp > 1 && s_.scatter_gather && !s_.sequence_parallel;
     if (gathers && c > 0) {
-      const double bytes = mb_ * m_.layers[stages[c - 1].last - 1].output_elements * B;
+      const double bytes = bytes_mb_ * m_.layers[stages[c - 1].last - 1].output_elements * B;
       prog.forward.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].first, false));
     }
     std::vector<Op> backward_reversed;
@@ -270,26 +311,33 @@ void IterationBuilder::make_3d_programs() {
       prog.local_params += params;
       std::vector<Op> layer_bwd{b};
       if (cost) {
-        tp_comms(cost->forward.exposed, cost->tp_bytes, i, false, prog.forward);
-        tp_comms(cost->forward.hidden, cost->tp_bytes, i, true, prog.overlapped_forward);
-        tp_comms(cost->backward.exposed, cost->tp_bytes, i, false, layer_bwd);
-        tp_comms(cost->backward.hidden, cost->tp_bytes, i, true, prog.overlapped_backward);
+        const double tp_bytes = cost->tp_bytes * byte_scale_;
+        tp_comms(cost->forward.exposed, tp_bytes, i, false, prog.forward);
+        tp_comms(cost->forward.hidden, tp_bytes, i, true, prog.overlapped_forward);
+        tp_comms(cost->backward.exposed, tp_bytes, i, false, layer_bwd);
+        tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward);
       } else if (tp_set != kNoSet) {
         // Layers without a transformer's costs: their AllReduces of the output.
-        const double bytes = mb_ * l.output_elements * B;
+        const double bytes = bytes_mb_ * l.output_elements * B;
         const std::uint32_t fwd = l.tp_allreduces_forward;
         const std::uint32_t bwd = l.tp_allreduces_backward + (s_.recompute == Recompute::Full ? fwd : 0);
         if (fwd > 0) prog.forward.push_back(tp_op(CollectiveOp::AllReduce, bytes, fwd, i, false));
         if (bwd > 0) layer_bwd.push_back(tp_op(CollectiveOp::AllReduce, bytes, bwd, i, false));
       }
-      // Gradients are complete after the layer's backward compute and its collectives.
+      // Gradients are complete after the layer's backward compute and its collectives. An SFB
+      // layer's weight gradient travels as factors; its bias (replicated parameters) stays.
+      const bool sfb = is_sfb_layer(i);
+      if (sfb) {
+        layer_bwd.front().sfb = true;
+        params -= l.params_sharded / shard;
+      }
       Op* last = &layer_bwd.back();
       last->grad_bytes = params * G;
       last->grad_group_set = dp_set_[p];
       for (auto it = layer_bwd.rbegin(); it != layer_bwd.rend(); ++it) backward_reversed.push_back(*it);
     }
     if (gathers && c + 1 < chunks()) {
-      const double bytes = mb_ * m_.layers[stages[c].last - 1].output_elements * B;
+      const double bytes = bytes_mb_ * m_.layers[stages[c].last - 1].output_elements * B;
       backward_reversed.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].last - 1, false));
     }
     prog.backward.assign(backward_reversed.rbegin(), backward_reversed.rend());
@@ -472,7 +520,10 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
     t.phase = phase;
     t.stream = compute_stream_[stage];
     t.flops = pend_flops_ + pend_timed_flops_;
-    t.duration_s = pend_flops_ / w_.flops_per_s + pend_seconds_;
+    // The stage's slowdown scales compute; on mixed devices pend_seconds_ holds only memory-bound
+    // steps already timed at the slowest device's bandwidth (no per-operator model there).
+    const double slow = shares_.slow[stage];
+    t.duration_s = pend_flops_ / w_.flops_per_s * slow + pend_seconds_ * (w_.mixed() ? 1.0 : slow);
     t.stage = stage;
     t.layer = pend_layer_;
     t.microbatch = micro;
@@ -676,6 +727,10 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   }
   for (const Op& op : forward ? prog.forward : prog.backward) {
     emit_op(op, stage, micro, phase);
+    if (final_backward && op.sfb) {
+      flush(stage, micro, phase);
+      emit_sfb_allgather(stage, op.layer, micro);
+    }
     if (defer && op.grad_group_set != kNoSet) deferred_grad_bytes_[stage] += op.grad_bytes;
     if (reduce && op.grad_group_set != kNoSet && op.grad_bytes > 0) {
       // Gradients fill buckets in backward order; a full bucket (or a change of group) starts
@@ -708,7 +763,7 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   // parallelism or scatter/gather each TP rank sends its 1/tp of them.
   const double elements = forward ? prog.output_elements : programs_[chunk - 1].output_elements;
   const bool split = m_.transformer && s_.tp > 1 && (s_.sequence_parallel || s_.scatter_gather);
-  t.bytes = mb_ * elements * w_.bytes_per_element / (split ? s_.tp : 1);
+  t.bytes = bytes_mb_ * elements * w_.bytes_per_element / (split ? s_.tp : 1);
   t.stage = stage;
   t.microbatch = micro;
   t.label = label(forward ? kPpSendForward : kPpSendBackward);
@@ -720,6 +775,55 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   (forward ? sent_fwd_ : sent_bwd_)[chunk][micro] = sent;
   // Megatron-LM's blocking exchanges: the stage goes on once its send is done.
   if (!s_.p2p_overlap) stage_waits_[stage].push_back(sent);
+}
+
+void IterationBuilder::emit_sfb_allgather(std::uint32_t stage, std::uint32_t layer, std::uint32_t micro) {
+  if (dp_set_[stage] == kNoSet) return;
+  // Every replica's factors of all its microbatches; NCCL's AllGather takes equal blocks, so
+  // unequal replicas pad to the largest. Bytes: the gathered output, as the other AllGathers.
+  Task t;
+  t.kind = TaskKind::Collective;
+  t.phase = TaskPhase::Backward;
+  t.purpose = CommPurpose::DataParallel;
+  t.stream = dp_stream_[stage];
+  t.op = CollectiveOp::AllGather;
+  t.is_mutable = true;
+  t.bytes = s_.dp * s_.microbatches * bytes_mb_ * m_.layers[layer].sfb_elements * w_.bytes_per_element;
+  t.group_set = dp_set_[stage];
+  t.stage = stage;
+  t.layer = layer;
+  t.microbatch = micro;
+  t.label = label(kDpSfbAllGather);
+  last_dp_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
+  sfb_pending_[stage].push_back({layer, last_dp_[stage]});
+}
+
+void IterationBuilder::emit_sfb_rebuilds(std::uint32_t stage) {
+  // Each replica adds the other replicas' samples' outer products to its own gradient: one
+  // weight-gradient GEMM (the forward's FLOPs) per sample it did not compute; the slowest
+  // replica decides.
+  for (const SfbPending& pending : sfb_pending_[stage]) {
+    const Layer& l = m_.layers[pending.layer];
+    double seconds = 0, flops = 0;
+    for (std::uint32_t d = 0; d < s_.dp; ++d) {
+      const double others = w_.global_batch - s_.microbatches * shares_.replica_samples[d];
+      const double f = others * l.forward_flops;
+      flops = std::max(flops, f);
+      seconds = std::max(seconds, f / replica_stage_rate(w_, s_, d, stage));
+    }
+    Task t;
+    t.kind = TaskKind::Compute;
+    t.phase = TaskPhase::Backward;
+    t.stream = compute_stream_[stage];
+    t.flops = flops;
+    t.duration_s = seconds;
+    t.stage = stage;
+    t.layer = pending.layer;
+    t.label = label(kSfbRebuild);
+    last_compute_[stage] = add_task(t, {last_compute_[stage], pending.gathered});
+    total_flops_ += flops * s_.dp;
+  }
+  sfb_pending_[stage].clear();
 }
 
 void IterationBuilder::add_zero3_gathers() {
@@ -771,7 +875,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   // The step is memory bound: it streams gradients, optimizer state and weights once, at the
   // bandwidth memory-bound kernels reach.
   const double memory_Bps =
-      w_.per_operator ? w_.device.hbm_Bps * w_.device.memory_efficiency : w_.device.hbm_Bps;
+      w_.per_operator ? w_.device.hbm_Bps * w_.device.memory_efficiency : slowest_hbm_Bps(stage, false);
   t.duration_s = params * w_.optimizer_step_bytes_per_param() / memory_Bps;
   t.stage = stage;
   t.label = label(kOptimizer);
@@ -840,6 +944,7 @@ TaskGraph IterationBuilder::build() {
   g_.tasks.reserve(estimate);
   g_.dep_offsets.reserve(estimate + 1);
   g_.deps.reserve(2 * estimate);
+  if (!s_.sfb_layers.empty()) sfb_pending_.assign(pp, {});
   if (s_.per_layer() || m_.has_tables())
     make_per_layer_program();
   else
@@ -873,6 +978,7 @@ TaskGraph IterationBuilder::build() {
         const bool final_backward =
             !forward && (virtual_stages_ == 1 ? last_pass : micro + 1 == s_.microbatches);
         emit_pass(chunk, micro, forward, final_backward, last_pass);
+        if (last_pass && !sfb_pending_.empty()) emit_sfb_rebuilds(p);
         if (last_pass) emit_optimizer(p);
         ++cursor[p];
         --remaining;
@@ -899,6 +1005,24 @@ IterationPlan plan_memory(const Workload& workload, const Strategy& strategy) {
   plan.memory = memory_per_gpu(workload, strategy);
   plan.memory_per_gpu_bytes = plan.memory.total();
   plan.feasible = fits_in_memory(workload, plan.memory);
+  if (workload.mixed() || strategy.batch_split == BatchSplit::Proportional) {
+    // Every GPU against its own device and its replica's microbatch.
+    const DeviceShares shares = device_shares(workload, strategy);
+    plan.replica_samples = shares.replica_samples;
+    const RankMemory tight = tightest_rank_memory(workload, strategy, shares.replica_samples);
+    plan.memory = tight.memory;
+    plan.memory_per_gpu_bytes = plan.memory.total();
+    plan.feasible = plan.memory.total() <= tight.capacity;
+    if (!plan.feasible) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "needs %.3g GiB per GPU on stage %u (%.3g GiB reserve included), device %s has %.3g GiB",
+                    plan.memory.total() / kGiB, plan.memory.stage, plan.memory.reserve / kGiB,
+                    tight.device.c_str(), tight.capacity / kGiB);
+      plan.infeasible_reason = buf;
+    }
+    return plan;
+  }
   if (!plan.feasible) {
     char buf[160];
     std::snprintf(buf, sizeof buf,

@@ -1,6 +1,9 @@
 #include "toposweep/workload/memory.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "toposweep/workload/hetero.hpp"
 
 namespace toposweep {
 
@@ -106,6 +109,44 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp) {
   return stages;
 }
 
+std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::span<const double> weight) {
+  if (weight.empty() || std::all_of(weight.begin(), weight.end(), [&](double x) { return x == weight[0]; }))
+    return partition_stages(m, pp);
+  const auto n = static_cast<std::uint32_t>(m.layers.size());
+  std::vector<double> cum(pp + 1, 0);
+  for (std::uint32_t p = 0; p < pp; ++p) cum[p + 1] = cum[p] + weight[p];
+  std::vector<StageRange> stages(pp);
+  if (m.transformer) {
+    // Boundary b_p (blocks before stage p) at round(L cum_p / total), each stage >= 1 block.
+    const auto L = static_cast<std::int64_t>(m.transformer->layers);
+    std::vector<std::int64_t> b(pp + 1, 0);
+    b[pp] = L;
+    for (std::uint32_t p = 1; p < pp; ++p) {
+      const auto ideal = static_cast<std::int64_t>(std::llround(static_cast<double>(L) * cum[p] / cum[pp]));
+      b[p] = std::clamp(ideal, b[p - 1] + 1, L - static_cast<std::int64_t>(pp - p));
+    }
+    for (std::uint32_t p = 0; p < pp; ++p) {
+      stages[p].first = p == 0 ? 0 : static_cast<std::uint32_t>(1 + b[p]);
+      stages[p].last = p + 1 == pp ? n : static_cast<std::uint32_t>(1 + b[p + 1]);
+    }
+    return stages;
+  }
+  std::vector<double> prefix(n + 1, 0);
+  for (std::uint32_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + m.layers[i].forward_flops;
+  std::uint32_t start = 0;
+  for (std::uint32_t p = 0; p < pp; ++p) {
+    std::uint32_t end = n;
+    if (p + 1 < pp) {
+      const double target = prefix[n] * cum[p + 1] / cum[pp];
+      end = start + 1;
+      while (end < n - (pp - p - 1) && prefix[end] < target) ++end;
+    }
+    stages[p] = {start, end};
+    start = end;
+  }
+  return stages;
+}
+
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage) {
   const Model& m = w.model;
@@ -154,13 +195,46 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
 }
 
 MemoryBreakdown memory_per_gpu(const Workload& w, const Strategy& s) {
-  const auto stages = partition_stages(w.model, s.pp);
+  const auto stages = partition_stages(w.model, s.pp, stage_weights(w, s));
   MemoryBreakdown worst;
   for (std::uint32_t p = 0; p < s.pp; ++p) {
     const MemoryBreakdown b = stage_memory(w, s, stages, p);
     if (p == 0 || b.total() > worst.total()) worst = b;
   }
   return worst;
+}
+
+}  // namespace toposweep
+
+namespace toposweep {
+
+RankMemory tightest_rank_memory(const Workload& w, const Strategy& s,
+                                std::span<const double> replica_samples) {
+  const auto stages = partition_stages(w.model, s.pp, stage_weights(w, s));
+  const double mb = microbatch_size(s, w);
+  RankMemory out;
+  double least = 0;
+  bool first = true;
+  for (std::uint32_t p = 0; p < s.pp; ++p) {
+    const MemoryBreakdown b = stage_memory(w, s, stages, p);
+    for (std::uint32_t d = 0; d < s.dp; ++d) {
+      MemoryBreakdown r = b;
+      r.activations = b.activations * (replica_samples[d] / mb);
+      for (std::uint32_t t = 0; t < s.tp; ++t) {
+        const Device& dev = w.device_of_rank(t + s.tp * (d + s.dp * p));
+        r.reserve = dev.memory_reserve_bytes;
+        const double headroom = dev.hbm_bytes - r.total();
+        if (first || headroom < least) {
+          least = headroom;
+          first = false;
+          out.memory = r;
+          out.capacity = dev.hbm_bytes;
+          out.device = dev.name;
+        }
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace toposweep

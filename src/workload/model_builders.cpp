@@ -94,6 +94,8 @@ Layer dense_layer(std::string name, double in, double out, double tokens) {
   l.input_elements = tokens * in;
   l.output_elements = tokens * out;
   l.act_replicated = tokens * in;  // the input, needed for the weight gradient
+  // dW = sum over samples and tokens of x^T delta: the inputs and the output gradients rebuild it.
+  l.sfb_elements = l.input_elements + l.output_elements;
   return l;
 }
 
@@ -110,6 +112,8 @@ Layer conv_layer(std::string name, double in_ch, double out_ch, double kernel, d
   l.output_elements = out_ch * h_out * w_out;
   // Conv input, plus the normalisation input when there is one.
   l.act_replicated = l.input_elements + (batch_norm ? l.output_elements : 0);
+  // dW = im2col(x)^T delta: the input map and the output gradient map rebuild it (TAG's SFB for conv).
+  l.sfb_elements = l.input_elements + l.output_elements;
   return l;
 }
 

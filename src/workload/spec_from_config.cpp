@@ -2,6 +2,7 @@
 // place the workload module reads a Config.
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/key_origins.hpp"
+#include "toposweep/util/runs.hpp"
 #include "toposweep/util/strings.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/spec.hpp"
@@ -45,6 +46,12 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
   WorkloadSpec s;
   s.model = config.get_string("model.name");
   s.device = config.get_string("server.device");
+  if (has_run_counts(s.device)) {
+    const auto runs = parse_runs(s.device, config.where("server.device"));
+    for (const auto& r : runs) s.device_servers += r.count;
+    const auto names = distinct_run_values(runs);
+    if (names.size() == 1) s.device = names[0];
+  }
   s.datatype = config.get_string("model.datatype");
   if (config.has("model.global_batch"))
     s.global_batch = config.get_int("model.global_batch", 1);
@@ -109,6 +116,23 @@ StrategySpec strategy_spec_from_config(const Config& config) {
   s.p2p_overlap = config.get_bool("strategy.p2p_overlap");
   s.grad_accum_fusion = config.get_bool("strategy.grad_accum_fusion");
   s.bucket_bytes = config.get_size("strategy.bucket_size");
+  const std::string split = to_lower(trim(config.get_string("strategy.batch_split")));
+  if (split == "even" || split == "proportional")
+    s.batch_split = split == "even" ? BatchSplit::Even : BatchSplit::Proportional;
+  else
+    throw BadInput("unknown batch split '" + split + "' (even or proportional)",
+                   config.where("strategy.batch_split"));
+  const std::string stages = to_lower(trim(config.get_string("strategy.stage_split")));
+  if (stages == "even" || stages == "speed")
+    s.stage_split = stages == "even" ? StageSplit::Even : StageSplit::Speed;
+  else
+    throw BadInput("unknown stage split '" + stages + "' (even or speed)",
+                   config.where("strategy.stage_split"));
+  const std::string comp = to_lower(trim(config.get_string("strategy.compression")));
+  if (comp == "none" || comp == "sfb")
+    s.compression = comp == "none" ? Compression::None : Compression::Sfb;
+  else
+    throw BadInput("unknown compression '" + comp + "' (none or sfb)", config.where("strategy.compression"));
   if (config.has("strategy.layer_degrees"))
     for (auto k : config.get_int_list("strategy.layer_degrees", 1, 1 << 24))
       s.layer_degree.push_back(static_cast<std::uint32_t>(k));
@@ -119,7 +143,9 @@ StrategySpec strategy_spec_from_config(const Config& config) {
 }
 
 LinkClass intra_link_from_config(const Config& config) {
-  const std::string name = config.get_string("server.device");
+  std::string name = config.get_string("server.device");
+  // Mixed servers: the first server's device (server.intra_bandwidth takes a run list too).
+  if (has_run_counts(name)) name = parse_runs(name, config.where("server.device"))[0].value;
   if (const Device* d = find_builtin_device(name)) return d->intra_server;
   return resolve_device(name, config.where("server.device")).intra_server;
 }

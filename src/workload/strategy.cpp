@@ -45,6 +45,16 @@ const char* tp_overlap_name(TpOverlap o) {
   return o == TpOverlap::Full ? "full" : o == TpOverlap::Backward ? "backward" : "none";
 }
 
+const char* batch_split_name(BatchSplit b) {
+  return b == BatchSplit::Proportional ? "proportional" : "even";
+}
+const char* stage_split_name(StageSplit s) {
+  return s == StageSplit::Speed ? "speed" : "even";
+}
+const char* compression_name(Compression c) {
+  return c == Compression::Sfb ? "sfb" : "none";
+}
+
 bool operator==(const Strategy& a, const Strategy& b) {
   return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.microbatches == b.microbatches &&
          a.schedule == b.schedule && a.virtual_stages == b.virtual_stages && a.recompute == b.recompute &&
@@ -52,7 +62,9 @@ bool operator==(const Strategy& a, const Strategy& b) {
          a.scatter_gather == b.scatter_gather && a.tp_overlap == b.tp_overlap &&
          a.dp_overlap == b.dp_overlap && a.p2p_overlap == b.p2p_overlap &&
          a.grad_accum_fusion == b.grad_accum_fusion && a.bucket_bytes == b.bucket_bytes &&
-         a.layer_degree == b.layer_degree && a.table_owner == b.table_owner;
+         a.layer_degree == b.layer_degree && a.table_owner == b.table_owner &&
+         a.batch_split == b.batch_split && a.stage_split == b.stage_split && a.compression == b.compression &&
+         a.sfb_layers == b.sfb_layers;
 }
 
 Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint32_t gpus) {
@@ -99,6 +111,10 @@ Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint
         "expected " + std::to_string(w.model.layers.size()) + " degrees, one per layer of " + w.model.name,
         "key strategy.layer_degrees");
   s.table_owner = spec.table_owner;
+  s.batch_split = spec.batch_split;
+  s.stage_split = spec.stage_split;
+  s.compression = spec.compression;
+  s.sfb_layers = spec.sfb_layers;
   if (!s.table_owner.empty() && s.table_owner.size() != w.model.tables.size())
     throw BadInput(
         "expected " + std::to_string(w.model.tables.size()) + " ranks, one per table of " + w.model.name,
@@ -126,6 +142,10 @@ StrategySpec spec_of(const Strategy& s) {
   spec.bucket_bytes = s.bucket_bytes;
   spec.layer_degree = s.layer_degree;
   spec.table_owner = s.table_owner;
+  spec.batch_split = s.batch_split;
+  spec.stage_split = s.stage_split;
+  spec.compression = s.compression;
+  spec.sfb_layers = s.sfb_layers;
   return spec;
 }
 
@@ -162,11 +182,26 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
   if (s.pp > 1 && m.has_tables())
     throw InvalidDesign("pipeline parallelism is not supported for models with embedding tables",
                         "key strategy.pp");
-  if (!divides(w.global_batch, s.dp))
+  if (s.batch_split == BatchSplit::Proportional) {
+    // Whole samples per replica and microbatch: the batch splits into microbatch rounds, each
+    // round's samples over the replicas, at least one each.
+    if (!divides(w.global_batch, s.microbatches))
+      throw InvalidDesign("global batch " + num(w.global_batch) + " is not divisible by " +
+                              std::to_string(s.microbatches) + " microbatches",
+                          "key strategy.microbatches");
+    if (w.global_batch / s.microbatches < s.dp)
+      throw InvalidDesign("a proportional split needs at least one sample per replica and microbatch (" +
+                              num(w.global_batch / s.microbatches) +
+                              " samples, dp = " + std::to_string(s.dp) + ")",
+                          "key strategy.batch_split");
+    if (s.per_layer() || m.has_tables())
+      throw InvalidDesign("a proportional split needs a global strategy without embedding tables",
+                          "key strategy.batch_split");
+  } else if (!divides(w.global_batch, s.dp))
     throw InvalidDesign(
         "global batch " + num(w.global_batch) + " is not divisible by dp = " + std::to_string(s.dp),
         "key strategy.dp");
-  if (!divides(w.global_batch / s.dp, s.microbatches))
+  else if (!divides(w.global_batch / s.dp, s.microbatches))
     throw InvalidDesign("batch per replica " + num(w.global_batch / s.dp) + " is not divisible by " +
                             std::to_string(s.microbatches) + " microbatches",
                         "key strategy.microbatches");
@@ -211,6 +246,18 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
                            " does not divide the " + std::to_string(gpus) + " GPUs",
                        "key strategy.layer_degrees");
   }
+  if (s.compression == Compression::None && !s.sfb_layers.empty())
+    throw BadInput("SFB layers are set but strategy.compression = none", "key strategy.compression");
+  if (s.compression == Compression::Sfb && s.zero > 0)
+    throw InvalidDesign("sufficient-factor broadcasting replaces the gradient AllReduce: it needs ZeRO 0",
+                        "key strategy.compression");
+  if (!s.sfb_layers.empty() && (s.per_layer() || m.has_tables()))
+    throw InvalidDesign("sufficient factors need a global strategy without embedding tables",
+                        "key strategy.compression");
+  for (auto l : s.sfb_layers)
+    if (l >= m.layers.size() || !(m.layers[l].sfb_elements > 0))
+      throw BadInput("layer " + std::to_string(l) + " cannot send sufficient factors",
+                     "key strategy.compression");
   if (!s.table_owner.empty()) {
     if (s.table_owner.size() != m.tables.size())
       throw BadInput("expected one owner per table (" + std::to_string(m.tables.size()) + ")",
@@ -259,6 +306,11 @@ nlohmann::json strategy_to_json(const Strategy& s) {
   if (s.schedule == PipelineSchedule::Interleaved) j["virtual_stages"] = s.virtual_stages;
   if (s.per_layer()) j["layer_degrees"] = s.layer_degree;
   if (!s.table_owner.empty()) j["table_owners"] = s.table_owner;
+  // The heterogeneous-cluster choices appear only when not the default, so existing output is unchanged.
+  if (s.batch_split != BatchSplit::Even) j["batch_split"] = batch_split_name(s.batch_split);
+  if (s.stage_split != StageSplit::Even) j["stage_split"] = stage_split_name(s.stage_split);
+  if (s.compression != Compression::None) j["compression"] = compression_name(s.compression);
+  if (!s.sfb_layers.empty()) j["sfb_layers"] = s.sfb_layers;
   return j;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/runs.hpp"
 #include "toposweep/workload/model_library.hpp"
 #include "toposweep/workload/spec.hpp"
 
@@ -46,6 +47,9 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
 }
 
 Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus) {
+  if (has_run_counts(spec.device))
+    throw BadInput("mixed servers (" + spec.device + ") need a topology with servers here",
+                   "key server.device");
   return make_workload(spec, gpus, resolve_model(spec.model, "key model.name"),
                        resolve_device(spec.device, "key server.device"));
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "toposweep/opt/compression.hpp"
 #include "toposweep/opt/design_point.hpp"
 #include "toposweep/point/design_point.hpp"
 #include "toposweep/point/point_result.hpp"
@@ -49,6 +50,7 @@ struct Evaluation {
   sim::SimResult sim;      // one job, or every job of the multi-job mode (sim.engine.jobs[j])
   std::optional<opt::OptimizeResult> optimized;  // when an optimizer ran
   std::vector<MultiJobRun> jobs;                 // multi-job mode
+  std::optional<opt::SfbChoice> compression;     // strategy.compression = sfb: the per-layer choice
 };
 
 class PointCache {

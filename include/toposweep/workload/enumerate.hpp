@@ -27,6 +27,11 @@ struct StrategySpace {
   std::vector<bool> sequence_parallel{false, true};  // true only with tp > 1
   std::vector<TpOverlap> tp_overlap{TpOverlap::None, TpOverlap::Backward, TpOverlap::Full};
   std::vector<bool> dp_overlap{true, false};
+  // Mixed servers and compression (optimize.batch_splits, stage_splits, compressions): the
+  // configured strategy's value unless listed. A split is searched only on mixed devices.
+  std::vector<BatchSplit> batch_split{BatchSplit::Even};
+  std::vector<StageSplit> stage_split{StageSplit::Even};
+  std::vector<Compression> compression{Compression::None};
   std::vector<std::uint32_t> tp, pp;           // degrees tried; empty: every divisor
   std::vector<std::uint32_t> microbatch_size;  // samples per microbatch tried; empty: every divisor
   std::uint32_t max_microbatches = 0;          // 0: every divisor of the per-replica batch

@@ -11,6 +11,7 @@
 // runs on the stage's DP stream as soon as its gradients exist; then the optimizer step.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "toposweep/util/config.hpp"
 #include "toposweep/workload/layer_cost.hpp"
@@ -32,6 +33,9 @@ struct IterationPlan {
   Strategy strategy;       // the full strategy the graph was built from
   MemoryBreakdown memory;  // of the worst stage
   double total_flops = 0;  // all GPUs, one iteration (including recomputation)
+  // Samples per microbatch of each DP replica when they differ (mixed devices or a
+  // proportional split; workload/hetero.hpp); empty: global_batch / (dp x microbatches) each.
+  std::vector<double> replica_samples;
 };
 
 // `gpus` is the number of GPUs the topology offers: workload_from_config, strategy_from_config,

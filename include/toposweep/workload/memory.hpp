@@ -7,6 +7,8 @@
 // flight: GPipe all, 1F1B min(pp - stage, microbatches), interleaved 1F1B its warm-up units
 // (pp (1 + (pp - 1)/(pp v)) on the first stage). The worst stage decides (docs/models.md).
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "toposweep/workload/strategy.hpp"
@@ -57,10 +59,26 @@ struct StageRange {
   std::uint32_t first = 0, last = 0;
 };
 std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp);
+// The same with stage p's share in proportion to weight[p] (strategy.stage_split = speed):
+// transformer blocks by cumulative share (boundary after stage p at round(L x its cumulative
+// weight share), at least one block each), other models by weighted FLOP targets. Equal weights
+// give the unweighted split.
+std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::span<const double> weight);
 
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage);
 MemoryBreakdown memory_per_gpu(const Workload& w, const Strategy& s);
+// Mixed devices or unequal microbatches (workload/hetero.hpp): every GPU against its own device,
+// activations scaled by its replica's microbatch (replica_samples[d] over the mean), the reserve
+// its device's. The GPU with the least headroom: its breakdown, its capacity and device name.
+struct RankMemory {
+  MemoryBreakdown memory;
+  double capacity = 0;
+  std::string device;
+};
+RankMemory tightest_rank_memory(const Workload& w, const Strategy& s,
+                                std::span<const double> replica_samples);
+
 inline bool fits_in_memory(const Workload& w, const MemoryBreakdown& m) {
   return m.total() <= w.device.hbm_bytes;
 }

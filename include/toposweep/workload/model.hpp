@@ -45,6 +45,10 @@ struct Layer {
   // Megatron TP AllReduces of output_elements per sample, forward and backward.
   std::uint32_t tp_allreduces_forward = 0;
   std::uint32_t tp_allreduces_backward = 0;
+  // Sufficient factors (SFB): elements per sample that rebuild the weight gradient (a dense
+  // layer's input and output gradient, tokens x (in + out); a conv layer's input map and output
+  // gradient map). 0: the layer cannot send factors.
+  double sfb_elements = 0;
 
   double parameters() const { return params_sharded + params_replicated; }
 };

@@ -16,7 +16,10 @@ namespace toposweep {
 
 struct WorkloadSpec {
   std::string model = "bert-large";  // a built-in name or a model file (resolved by make_workload)
-  std::string device = "a100";       // a built-in name or a device file
+  // A built-in name or a device file; mixed servers: the server.device run list as written
+  // ("a100*4,v100*4", workload/devices.hpp). A list of one device is stored as its name.
+  std::string device = "a100";
+  std::uint32_t device_servers = 0;  // the run list's server count (0: a lone name, any count)
   std::string datatype = "fp16";
   std::int64_t batch_per_gpu = 0;  // 0: the model's default
   std::int64_t global_batch = 0;   // > 0: overrides batch_per_gpu x GPUs
@@ -53,6 +56,10 @@ struct StrategySpec {
   double bucket_bytes = 25.0 * 1024 * 1024;
   std::vector<std::uint32_t> layer_degree;
   std::vector<std::uint32_t> table_owner;
+  BatchSplit batch_split = BatchSplit::Even;
+  StageSplit stage_split = StageSplit::Even;
+  Compression compression = Compression::None;
+  std::vector<std::uint32_t> sfb_layers;  // chosen by an optimizer; never read from a key
   bool operator==(const StrategySpec&) const = default;
 };
 

@@ -37,6 +37,22 @@ std::optional<Recompute> parse_recompute(std::string_view text);
 enum class TpOverlap : std::uint8_t { None, Backward, Full };
 const char* tp_overlap_name(TpOverlap o);  // "none", "backward", "full"
 
+// How a global batch is split over data-parallel replicas on unequal devices: even (every replica
+// the same microbatch) or proportional to each replica's compute rate, in whole samples (each
+// replica's microbatch differs; the gradient AllReduce still joins every replica).
+enum class BatchSplit : std::uint8_t { Even, Proportional };
+const char* batch_split_name(BatchSplit b);  // "even", "proportional"
+// How layers are split over pipeline stages: even (today's rule) or in proportion to the compute
+// rate of the devices each stage lands on.
+enum class StageSplit : std::uint8_t { Even, Speed };
+const char* stage_split_name(StageSplit s);  // "even", "speed"
+// Data-parallel gradient compression: none, or sufficient-factor broadcasting (SFB: dense and
+// conv layers whose factors are cheaper to AllGather than their gradient is to AllReduce send
+// the factors; lossless). The layers are chosen per design point by the network model
+// (opt/compression.hpp) and stored in Strategy::sfb_layers.
+enum class Compression : std::uint8_t { None, Sfb };
+const char* compression_name(Compression c);  // "none", "sfb"
+
 struct Strategy {
   std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
@@ -70,6 +86,12 @@ struct Strategy {
   // Per embedding table: the GPU rank that owns it. Empty: round robin (table i on rank
   // i * gpus / tables, spreading tables over servers).
   std::vector<std::uint32_t> table_owner;
+  BatchSplit batch_split = BatchSplit::Even;
+  StageSplit stage_split = StageSplit::Even;
+  Compression compression = Compression::None;
+  // With compression = sfb: the layers (indices into Model::layers) whose gradients travel as
+  // sufficient factors. Written by the chooser, not a key; empty: none (identical to no compression).
+  std::vector<std::uint32_t> sfb_layers;
 
   std::uint32_t gpus() const { return dp * tp * pp; }
   bool per_layer() const { return !layer_degree.empty(); }

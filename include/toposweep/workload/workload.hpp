@@ -3,6 +3,7 @@
 // global batch. Built once per design point from model.*, server.* keys.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "toposweep/util/config.hpp"
 #include "toposweep/workload/device.hpp"
@@ -27,6 +28,18 @@ struct Workload {
   double table_bytes_per_element = 4;
   // "adam" (default), "momentum" (SGD with momentum) or "sgd" (plain SGD, as FlexFlow/TopoOpt).
   std::string optimizer = "adam";
+  // Mixed servers (workload/devices.hpp): the device kinds, their achievable FLOP/s and the kind
+  // of every GPU rank in rank order. Empty: every GPU is `device`. With several kinds `device` is
+  // the fastest one and `flops_per_s` its rate.
+  std::vector<Device> kinds;
+  std::vector<double> kind_flops_per_s;
+  std::vector<std::uint16_t> rank_kind;
+  bool mixed() const { return !rank_kind.empty(); }
+  // The device GPU rank r runs (rank order: placements only swap servers of the same kind).
+  const Device& device_of_rank(std::uint32_t r) const { return mixed() ? kinds[rank_kind[r]] : device; }
+  double flops_of_rank(std::uint32_t r) const {
+    return mixed() ? kind_flops_per_s[rank_kind[r]] : flops_per_s;
+  }
   // Optimizer state per dense parameter: below fp32 an fp32 master copy (4 bytes) plus fp32
   // moments (Adam 8, momentum 4); in fp32 just the moments.
   double optimizer_bytes_per_param() const {

@@ -1,0 +1,60 @@
+#include "toposweep/workload/devices.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "toposweep/util/error.hpp"
+#include "toposweep/util/runs.hpp"
+
+namespace toposweep {
+namespace {
+const std::string kKey = "key server.device";
+}
+
+bool mixed_devices(const std::string& device_text) {
+  if (!has_run_counts(device_text)) return false;
+  return distinct_run_values(parse_runs(device_text, kKey)).size() > 1;
+}
+
+ServerDevices server_devices(const std::string& device_text, std::uint32_t servers,
+                             const std::function<Device(const std::string&)>& resolve) {
+  const auto runs = parse_runs(device_text, kKey);
+  const auto names = expand_runs(runs, servers, kKey);
+  const auto distinct = distinct_run_values(runs);
+  ServerDevices d;
+  for (const auto& name : distinct) d.kinds.push_back(resolve(name));
+  d.kind_of_server.reserve(names.size());
+  for (const auto& name : names)
+    d.kind_of_server.push_back(
+        static_cast<std::uint16_t>(std::find(distinct.begin(), distinct.end(), name) - distinct.begin()));
+  return d;
+}
+
+Workload make_workload(const WorkloadSpec& spec, Model model, const ServerDevices& devices,
+                       std::span<const std::uint32_t> gpus_of_server) {
+  const std::uint32_t gpus = std::accumulate(gpus_of_server.begin(), gpus_of_server.end(), 0u);
+  if (devices.kinds.size() == 1) return make_workload(spec, gpus, std::move(model), devices.kinds[0]);
+  if (devices.kind_of_server.size() != gpus_of_server.size())
+    throw BadInput("server.device lists " + std::to_string(devices.kind_of_server.size()) +
+                       " servers but the topology has " + std::to_string(gpus_of_server.size()),
+                   kKey);
+  // Achievable FLOP/s of every kind; the fastest is the reference device.
+  std::vector<double> rate(devices.kinds.size());
+  for (std::size_t k = 0; k < devices.kinds.size(); ++k) {
+    const Device& d = devices.kinds[k];
+    const double eff = spec.efficiency > 0 ? spec.efficiency : d.efficiency;
+    rate[k] = d.peak(spec.datatype, "key model.datatype (device " + d.name + ")") * eff;
+  }
+  const auto ref = static_cast<std::size_t>(std::max_element(rate.begin(), rate.end()) - rate.begin());
+  Workload w = make_workload(spec, gpus, std::move(model), devices.kinds[ref]);
+  w.per_operator = false;
+  w.flops_per_s = rate[ref];
+  w.kinds = devices.kinds;
+  w.kind_flops_per_s = rate;
+  w.rank_kind.reserve(gpus);
+  for (std::size_t s = 0; s < gpus_of_server.size(); ++s)
+    w.rank_kind.insert(w.rank_kind.end(), gpus_of_server[s], devices.kind_of_server[s]);
+  return w;
+}
+
+}  // namespace toposweep
