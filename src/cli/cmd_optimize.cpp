@@ -43,6 +43,9 @@ std::string describe(const Strategy& s) {
   if (s.dp > 1 && !s.dp_overlap) os << ", no DP overlap";
   if (s.per_layer()) os << ", per-layer degrees";
   if (!s.table_owner.empty()) os << ", tables placed";
+  if (s.batch_split != BatchSplit::Even) os << ", batch split " << batch_split_name(s.batch_split);
+  if (s.stage_split != StageSplit::Even) os << ", stage split " << stage_split_name(s.stage_split);
+  if (s.compression != Compression::None) os << ", " << compression_name(s.compression);
   return os.str();
 }
 

@@ -31,8 +31,15 @@ bool is_list_valued_key(const std::string& key) {
   return false;
 }
 
+// Per-server run lists (server.device = a100*4,v100*4): with a '*' count the comma is inside one
+// value, so alternatives are split on '|' ("server.gpus = 4, 8" still means two values).
+bool is_server_run_key(const std::string& key) {
+  return key == "server.device" || key == "server.gpus" || key == "server.intra_bandwidth";
+}
+
 std::vector<std::string> split_alternatives(const std::string& key, const std::string& text) {
-  const bool bars = is_list_valued_key(key) || text.find('|') != std::string::npos;
+  const bool runs = is_server_run_key(key) && text.find('*') != std::string::npos;
+  const bool bars = is_list_valued_key(key) || runs || text.find('|') != std::string::npos;
   return split_list(text, bars ? '|' : ',');
 }
 
