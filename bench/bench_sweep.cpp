@@ -89,6 +89,48 @@ void BM_Perf1024_ColdPass(benchmark::State& state) {
 }
 BENCHMARK(BM_Perf1024_ColdPass)->Unit(benchmark::kMillisecond)->MinTime(2);
 
+// Issue 18: the same space cold on homogeneous servers (arg 0: server.device = a100) and on mixed
+// ones (arg 1: a100*4,v100*4 with a proportional batch split), per point. Goal: mixed <= 2x.
+const sweep::Space& hetero_space(bool mixed) {
+  static const sweep::Space spaces[2] = {
+      [] {
+        Config c;
+        load_ini_file(c, std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/sweeps/hetero-bench.ini");
+        validate_and_default(c, cli::all_config_keys());
+        return sweep::parse_space(c, cli::all_config_keys());
+      }(),
+      [] {
+        Config c;
+        load_ini_file(c, std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/sweeps/hetero-bench.ini");
+        c.set("server.device", "a100*4,v100*4", "bench");
+        c.set("strategy.batch_split", "proportional", "bench");
+        validate_and_default(c, cli::all_config_keys());
+        return sweep::parse_space(c, cli::all_config_keys());
+      }()};
+  return spaces[mixed ? 1 : 0];
+}
+
+void BM_HeteroPoint_ColdPass(benchmark::State& state) {
+  const auto& space = hetero_space(state.range(0) != 0);
+  std::uint64_t points = 0, evaluated = 0;
+  Config scratch = space.base();
+  for (auto _ : state) {
+    PointCache cache;
+    const sweep::Evaluator eval = [&](const Config& p) { return evaluate_config(p, cache, Detail::Row).row; };
+    evaluated = 0;
+    for (std::uint64_t i = 0; i < space.size(); ++i) {
+      const auto r = sweep::evaluate_point(space, i, eval, scratch);
+      evaluated += r.result.status == PointStatus::Evaluated;
+    }
+    points += space.size();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(points));
+  state.counters["us_per_point"] = benchmark::Counter(
+      static_cast<double>(points), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["evaluated"] = static_cast<double>(evaluated);
+}
+BENCHMARK(BM_HeteroPoint_ColdPass)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->MinTime(2);
+
 // Engine-side cost of a point without the model: decode the index, build the point's Config,
 // run the synthetic closed form, catch its exceptions.
 void BM_EvaluatePoint_EngineOnly(benchmark::State& state) {
