@@ -36,6 +36,11 @@ json topology_json(const Network& net) {
             {"links", net.arc_count()},
             {"intra_bandwidth_Bps", net.intra_bandwidth_Bps()}};
   if (info.degree) t["degree"] = info.degree;
+  if (!net.uniform_servers()) {
+    json per = json::array();
+    for (VertexId v = 0; v < net.compute_count(); ++v) per.push_back(net.intra_link(v).bandwidth_Bps);
+    t["server_intra_bandwidth_Bps"] = std::move(per);
+  }
   if (info.link_bandwidth_Bps > 0) t["link_bandwidth_Bps"] = info.link_bandwidth_Bps;
   t["link_latency_s"] = info.link_latency_s;
   if (!info.strides.empty()) t["strides"] = info.strides;

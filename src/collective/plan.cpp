@@ -296,7 +296,11 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
   }
   // Two-level: the GPUs of a node first combine inside it, then the nodes run the network
   // collective on the node's whole buffer (AllToAll: the node sends g buffers' worth).
-  if (!(net.intra_link().achievable_Bps() > 0))
+  double slowest_fabric = net.intra_link().achievable_Bps();
+  if (!net.uniform_servers())
+    for (VertexId v : request.nodes)
+      slowest_fabric = std::min(slowest_fabric, net.intra_link(v).achievable_Bps());
+  if (!(slowest_fabric > 0))
     throw BadInput("a two-level collective over " + std::to_string(g) +
                        " GPUs per node needs a positive intra-node bandwidth",
                    "server.intra_bandwidth");
@@ -320,15 +324,21 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
     intra_ranks = n;
   }
   scale_network_bytes(plan, network_factor);
-  double intra = intra_node_time(request.op, request.bytes, intra_ranks, net.intra_link());
-  if (intra_ranks != g) {
+  // The intra-node part on one fabric; on mixed servers every member node's, the slowest wins.
+  const auto intra_on = [&](const LinkClass& fabric) {
+    if (intra_ranks == g) return intra_node_time(request.op, request.bytes, intra_ranks, fabric);
     // Latency of one node's steps only, as in the hierarchical form: a Simple-protocol ring pays
     // every one of its 2(n - 1) steps, but NCCL's tuner picks LL128 or a tree where that would
     // dominate, so large groups do not pay O(n) step latencies.
-    LinkClass no_latency = net.intra_link();
+    LinkClass no_latency = fabric;
     no_latency.latency_s = no_latency.step_latency_s = 0;
-    intra = intra_node_time(request.op, request.bytes, intra_ranks, no_latency) +
-            intra_node_time(request.op, 0, g, net.intra_link());
+    return intra_node_time(request.op, request.bytes, intra_ranks, no_latency) +
+           intra_node_time(request.op, 0, g, fabric);
+  };
+  double intra = intra_on(net.intra_link());
+  if (!net.uniform_servers()) {
+    intra = 0;
+    for (VertexId v : request.nodes) intra = std::max(intra, intra_on(net.intra_link(v)));
   }
   const double network_s = plan.time_s;
   if (options.hierarchical_pipelined) {

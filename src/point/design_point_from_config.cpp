@@ -4,14 +4,45 @@
 
 #include "toposweep/collective/options.hpp"
 #include "toposweep/point/design_point.hpp"
+#include "toposweep/topology/spec.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/runs.hpp"
 #include "toposweep/util/strings.hpp"
+#include "toposweep/workload/devices.hpp"
 
 namespace toposweep {
 namespace {
 
 bool user_set(const Config& c, std::string_view key) {
   return c.user_set(key);
+}
+
+// Mixed server.device lists: each server's fabric defaults to its device's (NVLink servers beside
+// PCIe ones), unless the user gave server.intra_bandwidth. Other server.intra_* keys, when set,
+// apply to every server.
+void server_fabrics_from_devices(const Config& config, DesignPoint& p) {
+  if (!mixed_devices(p.workload.device) || user_set(config, "server.intra_bandwidth")) return;
+  topology::ServerSpec* server = topology::server_of(p.topology);
+  // A count that does not match the servers is reported by the workload, naming server.device.
+  if (!server || p.workload.device_servers == 0 || !config.has("topology.servers") ||
+      config.get_int("topology.servers") != p.workload.device_servers)
+    return;
+  const std::string where = config.where("server.device");
+  const auto runs = parse_runs(p.workload.device, where);
+  std::vector<std::pair<std::string, LinkClass>> fabric;
+  for (const auto& name : distinct_run_values(runs)) {
+    LinkClass l = resolve_device(name, where).intra_server;
+    if (!(l.bandwidth_Bps > 0)) l = server->intra();
+    if (user_set(config, "server.intra_efficiency")) l.efficiency = server->intra_efficiency;
+    if (user_set(config, "server.intra_latency")) l.latency_s = server->intra_latency_s;
+    if (user_set(config, "server.intra_step_latency")) l.step_latency_s = server->intra_step_latency_s;
+    fabric.emplace_back(name, l);
+  }
+  server->intra_of_server.clear();
+  for (const auto& r : runs)
+    for (const auto& [name, l] : fabric)
+      if (name == r.value) server->intra_of_server.insert(server->intra_of_server.end(), r.count, l);
+  topology::normalize_server_fabrics(*server);
 }
 
 }  // namespace
@@ -80,6 +111,7 @@ DesignPoint design_point_from_config(const Config& config, std::optional<opt::Op
   // tolerates impossible designs still sees which keys the point uses.
   const LinkClass intra = intra_link_from_config(config);
   p.topology = topology::topology_spec_from_config(config, &intra);
+  server_fabrics_from_devices(config, p);
   return p;
 }
 

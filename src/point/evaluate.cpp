@@ -442,9 +442,10 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
       sim::SimResult& sim = c.row_sim;
       sim.model = sim::NetworkModelKind::Analytical;
       sim.engine.jobs.resize(1);
-      sim.engine.jobs[0] = c.analytical_for(entry, p.sim.comm)
-                               .play_times(c.layout_for(*c.last_plan, net.gpus_per_node(),
-                                                        p.sim.comm.analytical_all_instances));
+      sim.engine.jobs[0] =
+          c.analytical_for(entry, p.sim.comm)
+              .play_times(c.layout_for(*c.last_plan, net.gpus_per_node(),
+                                       p.sim.comm.analytical_all_instances || !net.uniform_servers()));
       e.row = make_point_result(plan, &sim, cost_usd, bisection);
       return e;
     }

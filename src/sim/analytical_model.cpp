@@ -37,7 +37,7 @@ std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, 
 double AnalyticalModel::transfer_time(std::int32_t shape, double bytes) {
   const GroupNodes& g = shapes_[static_cast<std::size_t>(shape)];
   if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
-  if (g.nodes.size() == 1) return intra_node_transfer_time(bytes, net_->intra_link());
+  if (g.nodes.size() == 1) return intra_node_transfer_time(bytes, net_->intra_link(g.nodes[0]));
   if (paths_.size() < shapes_.size()) paths_.resize(shapes_.size());
   PathCost& p = paths_[static_cast<std::size_t>(shape)];
   if (!p.known) {
@@ -66,7 +66,7 @@ double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
   if (t.kind == TaskKind::Transfer) {
     time = transfer_time(shape, t.bytes);
   } else if (g.nodes.size() == 1) {
-    time = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_link());
+    time = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_link(g.nodes[0]));
   } else {
     ++plans_computed_;
     time = plan_collective(*net_, node_collective_request(t, g), settings_.algorithm,
@@ -97,7 +97,8 @@ double AnalyticalModel::compute_operation_time(const CommTask& comm) {
                ? instances_on_first_node(gs, *comm.placement)
                : 1u;
   };
-  if (settings_.analytical_all_instances) {
+  // Mixed servers: instances on different fabrics differ, so every instance is timed.
+  if (settings_.analytical_all_instances || !net_->uniform_servers()) {
     const std::uint32_t sharing = sharing_of();
     // Irregular networks: time every instance, the slowest wins.
     double worst = 0;
@@ -192,7 +193,7 @@ JobTimes AnalyticalModel::play(const TaskGraph& graph, std::uint32_t gpus_per_no
 
 const JobTimes& AnalyticalModel::play_times(const CommLayout& layout) {
   if (auto it = layout_times_.find(&layout); it != layout_times_.end()) return it->second;
-  if (layout.all_instances() != settings_.analytical_all_instances)
+  if (layout.all_instances() != (settings_.analytical_all_instances || !net_->uniform_servers()))
     throw RuntimeFailure("a communication layout played with other instance settings than it was made for");
   // The layout's shapes as this model's shape ids (the ids key the cache of plans).
   layout_shapes_.resize(layout.signatures().size());

@@ -45,7 +45,7 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes
   if (t.kind == TaskKind::Transfer) {
     if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
     if (g.nodes.size() == 1) {
-      ip.fixed_s = intra_node_transfer_time(t.bytes, net_->intra_link());
+      ip.fixed_s = intra_node_transfer_time(t.bytes, net_->intra_link(g.nodes[0]));
       return ip;
     }
     // Each of the `copies` connections between these two nodes hashes onto its own path; the
@@ -63,7 +63,7 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes
     return ip;
   }
   if (g.nodes.size() == 1) {
-    ip.fixed_s = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_link());
+    ip.fixed_s = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_link(g.nodes[0]));
     return ip;
   }
   CollectivePlan plan = plan_collective(*net_, node_collective_request(t, g), settings_.algorithm,

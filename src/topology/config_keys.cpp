@@ -8,6 +8,7 @@
 #include "toposweep/topology/spec.hpp"
 #include "toposweep/util/config_checks.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/runs.hpp"
 #include "toposweep/util/strings.hpp"
 
 namespace toposweep::topology {
@@ -91,9 +92,8 @@ std::vector<KeySpec> config_keys() {
       {"server.gpus", "4", "GPUs per server", checks::integer(1, 1 << 16)},
       {"server.intra_bandwidth", "",
        "GPU fabric inside a server: line rate per GPU and direction (default: server.device's; 300GB/s "
-       "without a "
-       "device)",
-       checks::optional(checks::quantity(Quantity::Bandwidth, true))},
+       "without a device); mixed servers: runs VALUE*COUNT,... e.g. 300GB/s*4,15.75GB/s*4",
+       checks::optional(checks::runs(checks::quantity(Quantity::Bandwidth, true)))},
       {"server.intra_efficiency", "",
        "fraction of server.intra_bandwidth collectives reach, nccl-tests busbw / line rate (default: "
        "server.device's)",

@@ -81,7 +81,7 @@ Network read_edge_list(std::istream& in, const std::string& name, const EdgeList
   if (compute < 1) throw BadInput("the topology file has no compute node", name);
 
   NetworkBuilder b(compute, options.server.gpus, options.server.intra_bandwidth_Bps);
-  b.set_link_classes(options.server.intra(), options.server.link_efficiency);
+  apply_server_fabric(b, options.server, b.vertex_count());
   b.add_switches(static_cast<std::uint32_t>(vertices) - compute);
   for (const Arc& a : arcs) b.add_arc(relabel[a.src], relabel[a.dst], a.bandwidth_Bps, a.latency_s);
   TopologyInfo info;

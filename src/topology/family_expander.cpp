@@ -98,7 +98,7 @@ Network build_expander(const ExpanderSpec& spec) {
     throw RuntimeFailure("could not draw a simple connected " + std::to_string(d) + "-regular graph on " +
                          std::to_string(n) + " vertices in 1000 attempts");
   NetworkBuilder b(n, spec.server.gpus, spec.server.intra_bandwidth_Bps);
-  b.set_link_classes(spec.server.intra(), spec.server.link_efficiency);
+  apply_server_fabric(b, spec.server, b.vertex_count());
   detail::MergedArcs arcs;
   for (const auto& [a, c] : edges) arcs.add_link(a, c, spec.link_bandwidth_Bps, spec.link_latency_s);
   arcs.flush_into(b);

@@ -71,7 +71,7 @@ Network build_fattree(const FatTreeSpec& spec) {
   const std::uint32_t leaves = ceil_div(ports, split.down);
   const double bw = spec.link_bandwidth_Bps, lat = spec.link_latency_s;
   NetworkBuilder b(spec.servers, spec.server.gpus, spec.server.intra_bandwidth_Bps);
-  b.set_link_classes(spec.server.intra(), spec.server.link_efficiency);
+  apply_server_fabric(b, spec.server, b.vertex_count());
   detail::MergedArcs arcs;
   const VertexId leaf0 = b.add_switches(leaves);
   for (std::uint32_t p = 0; p < ports; ++p) arcs.add_link(p / spec.degree, leaf0 + p / split.down, bw, lat);

@@ -10,7 +10,7 @@ Network build_switch(const SwitchSpec& spec) {
   if (!(spec.link_bandwidth_Bps > 0))
     throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
   NetworkBuilder b(spec.servers, spec.server.gpus, spec.server.intra_bandwidth_Bps);
-  b.set_link_classes(spec.server.intra(), spec.server.link_efficiency);
+  apply_server_fabric(b, spec.server, b.vertex_count());
   const VertexId sw = b.add_switches(1);
   const double uplink = spec.degree * spec.link_bandwidth_Bps;
   for (VertexId i = 0; i < spec.servers; ++i) b.add_link(i, sw, uplink, spec.link_latency_s);

@@ -41,7 +41,7 @@ Network build_topoopt(const TopoOptSpec& spec, const std::string& strides_where)
     arcs.add_link(a, b, spec.link_bandwidth_Bps, spec.link_latency_s);
   }
   NetworkBuilder b(n, spec.server.gpus, spec.server.intra_bandwidth_Bps);
-  b.set_link_classes(spec.server.intra(), spec.server.link_efficiency);
+  apply_server_fabric(b, spec.server, b.vertex_count());
   arcs.flush_into(b);
   TopologyInfo info;
   info.kind = "topoopt";

@@ -20,7 +20,7 @@ Network build_torus(const TorusSpec& spec, const std::string& where) {
   }
   const auto N = static_cast<std::uint32_t>(total);
   NetworkBuilder b(N, spec.server.gpus, spec.server.intra_bandwidth_Bps);
-  b.set_link_classes(spec.server.intra(), spec.server.link_efficiency);
+  apply_server_fabric(b, spec.server, b.vertex_count());
   detail::MergedArcs arcs;
   std::uint32_t stride = 1;
   for (std::uint32_t a : spec.dims) {

@@ -35,6 +35,7 @@ Network NetworkBuilder::build() && {
   n.compute_count_ = compute_count_;
   n.gpus_per_node_ = gpus_per_node_;
   n.intra_link_ = intra_link_;
+  n.node_intra_ = std::move(node_intra_);
   n.link_efficiency_ = link_efficiency_;
   if (link_efficiency_ != 1)
     for (Arc& a : arcs_) a.bandwidth_Bps *= link_efficiency_;

@@ -31,6 +31,11 @@ nlohmann::json report_json(const Network& net, const TopologyReport& r, bool wit
   j["intra_efficiency"] = net.intra_link().efficiency;
   j["intra_latency_s"] = net.intra_link().latency_s;
   j["intra_step_latency_s"] = net.intra_link().step_latency_s;
+  if (!net.uniform_servers()) {
+    json per = json::array();
+    for (VertexId v = 0; v < net.compute_count(); ++v) per.push_back(net.intra_link(v).bandwidth_Bps);
+    j["server_intra_bandwidth_Bps"] = std::move(per);
+  }
   j["link_efficiency"] = net.link_efficiency();
   j["links"] = net.arc_count();
   // Ports per server (docs/topology.md, `degree`): the family's configured degree, else the

@@ -7,6 +7,7 @@
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/spec.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/runs.hpp"
 #include "toposweep/util/strings.hpp"
 #include "toposweep/util/units.hpp"
 
@@ -45,8 +46,21 @@ ServerSpec server_spec_from_config(const Config& c, const LinkClass* intra) {
   s.gpus = get_u32(c, "server.gpus", 1, 1 << 16);
   const LinkClass fallback{300e9, 1, 0, 0};
   const LinkClass& d = intra ? *intra : fallback;
-  s.intra_bandwidth_Bps =
-      nonempty(c, "server.intra_bandwidth") ? c.get_bandwidth("server.intra_bandwidth") : d.bandwidth_Bps;
+  std::vector<double> intra_runs;  // per server, from a server.intra_bandwidth run list
+  if (nonempty(c, "server.intra_bandwidth") && has_run_counts(c.get_string("server.intra_bandwidth"))) {
+    const std::string where = c.where("server.intra_bandwidth");
+    const auto runs = parse_runs(c.get_string("server.intra_bandwidth"), where);
+    if (!c.has("topology.servers") || c.get_string("topology.kind") == "multidim" ||
+        c.get_string("topology.kind") == "file")
+      throw BadInput("per-server lists need a topology family with topology.servers (not multidim or file)",
+                     where);
+    for (const auto& v : expand_runs(runs, get_u32(c, "topology.servers", 1), where))
+      intra_runs.push_back(parse_quantity(Quantity::Bandwidth, v, where));
+    s.intra_bandwidth_Bps = intra_runs[0];
+  } else {
+    s.intra_bandwidth_Bps =
+        nonempty(c, "server.intra_bandwidth") ? c.get_bandwidth("server.intra_bandwidth") : d.bandwidth_Bps;
+  }
   s.intra_efficiency = d.efficiency;
   if (nonempty(c, "server.intra_efficiency")) {
     s.intra_efficiency = c.get_double("server.intra_efficiency");
@@ -56,6 +70,11 @@ ServerSpec server_spec_from_config(const Config& c, const LinkClass* intra) {
   s.intra_latency_s = nonempty(c, "server.intra_latency") ? c.get_time("server.intra_latency") : d.latency_s;
   s.intra_step_latency_s =
       nonempty(c, "server.intra_step_latency") ? c.get_time("server.intra_step_latency") : d.step_latency_s;
+  if (!intra_runs.empty()) {
+    s.intra_of_server.assign(intra_runs.size(), s.intra());
+    for (std::size_t i = 0; i < intra_runs.size(); ++i) s.intra_of_server[i].bandwidth_Bps = intra_runs[i];
+    normalize_server_fabrics(s);
+  }
   s.link_efficiency = c.has("topology.link_efficiency") ? c.get_double("topology.link_efficiency") : 1.0;
   if (!(s.link_efficiency > 0 && s.link_efficiency <= 1))
     throw BadInput("must be in (0, 1]", c.where("topology.link_efficiency"));
@@ -260,6 +279,29 @@ TopologySpec topology_spec_from_config(const Config& config, const LinkClass* in
     }
   throw BadInput("unknown topology kind '" + kind + "' (" + join(topology_family_names(), ", ") + ")",
                  config.where("topology.kind"));
+}
+
+void normalize_server_fabrics(ServerSpec& s) {
+  if (s.intra_of_server.empty()) return;
+  const LinkClass first = s.intra_of_server[0];
+  for (const LinkClass& l : s.intra_of_server)
+    if (!(l == first)) return;
+  s.intra_bandwidth_Bps = first.bandwidth_Bps;
+  s.intra_efficiency = first.efficiency;
+  s.intra_latency_s = first.latency_s;
+  s.intra_step_latency_s = first.step_latency_s;
+  s.intra_of_server.clear();
+}
+
+ServerSpec* server_of(TopologySpec& spec) {
+  return std::visit(
+      [](auto& f) -> ServerSpec* {
+        if constexpr (requires { f.server; })
+          return &f.server;
+        else
+          return nullptr;
+      },
+      spec.family);
 }
 
 }  // namespace toposweep::topology

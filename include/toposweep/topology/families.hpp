@@ -28,11 +28,20 @@ struct ServerSpec {
   double intra_latency_s = 0;
   double intra_step_latency_s = 0;
   double link_efficiency = 1;
+  // Mixed servers (server.intra_bandwidth = 300GB/s*4,16GB/s*4, or a mixed server.device list
+  // whose devices bring different fabrics): each server's fabric, server 0 first. Empty: every
+  // server has intra(); a list of equal classes is stored empty.
+  std::vector<LinkClass> intra_of_server;
   LinkClass intra() const {
     return {intra_bandwidth_Bps, intra_efficiency, intra_latency_s, intra_step_latency_s};
   }
   bool operator==(const ServerSpec&) const = default;
 };
+
+// Sets the builder's server fabric and link efficiency from `server` (every family builder calls
+// it): per-server fabrics must list one class per compute node (BadInput naming `where`).
+void apply_server_fabric(NetworkBuilder& b, const ServerSpec& server, std::uint32_t compute_nodes,
+                         const std::string& where = "key server.intra_bandwidth");
 
 // One ideal non-blocking switch; each server has `degree` ports of `link_bandwidth_Bps`,
 // modelled as one uplink and one downlink of degree x link_bandwidth.

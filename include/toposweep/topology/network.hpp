@@ -87,6 +87,9 @@ class Network {
   double intra_bandwidth_Bps() const { return intra_link_.bandwidth_Bps; }
   // The fabric inside a compute node as collectives see it: achievable fraction and latencies.
   const LinkClass& intra_link() const { return intra_link_; }
+  // Mixed servers: compute node v's fabric (intra_link() when every server has the same).
+  const LinkClass& intra_link(VertexId v) const { return node_intra_.empty() ? intra_link_ : node_intra_[v]; }
+  bool uniform_servers() const { return node_intra_.empty(); }
   // The achievable fraction of the line rate the arcs' bandwidths already include (arcs carry
   // what collectives reach; prices and reports use bandwidth / link_efficiency).
   double link_efficiency() const { return link_efficiency_; }
@@ -98,6 +101,7 @@ class Network {
   std::uint32_t compute_count_ = 0;
   std::uint32_t gpus_per_node_ = 1;
   LinkClass intra_link_;
+  std::vector<LinkClass> node_intra_;  // per compute node when servers differ; empty otherwise
   double link_efficiency_ = 1;
   std::vector<Arc> arcs_;                   // sorted by (src, dst); arc id = index
   std::vector<std::uint32_t> out_offsets_;  // size vertex_count()+1
@@ -124,6 +128,8 @@ class NetworkBuilder {
     link_efficiency_ = link_efficiency;
   }
   TopologyInfo& info() { return info_; }
+  // Per-compute-node fabrics (mixed servers); empty: every node has the class above.
+  void set_node_intra(std::vector<LinkClass> per_node) { node_intra_ = std::move(per_node); }
   // Sorts arcs by (src, dst) (stable: parallel arcs keep insertion order) and builds the CSR.
   Network build() &&;
 
@@ -132,6 +138,7 @@ class NetworkBuilder {
   std::uint32_t vertex_count_;
   std::uint32_t gpus_per_node_;
   LinkClass intra_link_;
+  std::vector<LinkClass> node_intra_;
   double link_efficiency_ = 1;
   std::vector<Arc> arcs_;
   TopologyInfo info_;

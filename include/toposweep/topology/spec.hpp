@@ -45,6 +45,10 @@ std::string family_name(const TopologySpec& spec);
 TopologySpec topology_spec_from_config(const Config& config, const LinkClass* intra_defaults = nullptr);
 // server.gpus, server.intra_* and topology.link_efficiency, as above.
 ServerSpec server_spec_from_config(const Config& config, const LinkClass* intra_defaults = nullptr);
+// Per-server fabrics that are all equal become the uniform form (same spec, same network).
+void normalize_server_fabrics(ServerSpec& s);
+// The server spec inside a family's spec (nullptr for multidim, whose NPUs are not servers).
+ServerSpec* server_of(TopologySpec& spec);
 
 }  // namespace toposweep::topology
 

@@ -244,6 +244,29 @@ TEST(MixedServers, SfbSendsFactorsWhereTheyAreCheaper) {
   EXPECT_TRUE(fast.plan.strategy.sfb_layers.empty());
 }
 
+TEST(MixedServers, ServerFabricsPerServerTimeEveryInstanceTheSlowestWins) {
+  // bert-large, TP 8 inside each of 2 servers, DP 2 across: one server on NVLink-class 300 GB/s,
+  // the other on PCIe-class 15 GB/s. Tensor-parallel ranks of the two replicas run in lockstep
+  // (the DP AllReduce joins them), so the iteration is the all-PCIe one, not the first
+  // instance's (which sits on the fast server).
+  for (const char* model : {"analytical", "flow"}) {
+    auto point = [&](const char* intra) {
+      Config c = make_point_config({{"topology.kind", "switch"},
+                                    {"topology.servers", "2"},
+                                    {"server.gpus", "8"},
+                                    {"model.name", "bert-large"},
+                                    {"strategy.tp", "8"},
+                                    {"server.intra_bandwidth", intra},
+                                    {"simulate.network_model", model}});
+      return iteration(c);
+    };
+    const double mixed = point("300GB/s*1,15GB/s*1");
+    EXPECT_NEAR(mixed / point("15GB/s"), 1.0, 1e-9) << model;
+    EXPECT_GT(mixed, 1.5 * point("300GB/s")) << model;
+    EXPECT_EQ(point("300GB/s*2"), point("300GB/s")) << model;  // one value repeated: the uniform network
+  }
+}
+
 TEST(MixedServers, BadInputsNameTheKey) {
   auto where = [](const Config& c) -> std::string {
     try {
@@ -259,6 +282,8 @@ TEST(MixedServers, BadInputsNameTheKey) {
   EXPECT_NE(where(config({{"server.device", "a100,v100*4"}})).find("server.device"), std::string::npos);
   EXPECT_NE(where(config({{"server.device", "a100*4,nosuch*4"}})).find("server.device"), std::string::npos);
   EXPECT_NE(where(config({{"server.device", "a100*4"}})).find("server.device"), std::string::npos);
+  EXPECT_NE(where(config({{"server.intra_bandwidth", "300GB/s*4,15GB/s*3"}})).find("server.intra_bandwidth"),
+            std::string::npos);
   EXPECT_NE(where(config({{"model.name", "vgg16"}, {"strategy.compression", "sfb"}, {"strategy.zero", "1"}}))
                 .find("invalid"),
             std::string::npos);
