@@ -82,6 +82,9 @@ int run(CommandContext& ctx) {
   CollectiveRequest req;
   req.op = *op;
   req.bytes = bytes;
+  if (!net.uniform_gpus())
+    throw BadInput("`collective` takes one GPU count per server; simulate runs servers of different sizes",
+                   "key server.gpus");
   req.gpus_per_node = net.gpus_per_node();
   req.root = parse_node(vm["root"].as<std::string>(), "--root");
   if (vm.count("ranks")) {

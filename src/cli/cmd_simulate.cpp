@@ -26,6 +26,19 @@ void add_options(po::options_description& o) {
       "links", po::value<unsigned>()->default_value(10), "busiest links listed in the output (flow model)");
 }
 
+// "8 servers x 4 GPUs", or with servers of different sizes "4 servers, 24 GPUs (8, 4, 8, 4)".
+std::string server_summary(const Network& net) {
+  std::ostringstream o;
+  if (net.uniform_gpus()) {
+    o << net.compute_count() << " servers x " << net.gpus_per_node() << " GPUs";
+    return o.str();
+  }
+  o << net.compute_count() << " servers, " << net.gpu_count() << " GPUs (";
+  for (VertexId v = 0; v < net.compute_count() && v < 16; ++v) o << (v ? ", " : "") << net.gpus_on(v);
+  o << (net.compute_count() > 16 ? ", ...)" : ")");
+  return o.str();
+}
+
 json topology_json(const Network& net) {
   const TopologyInfo& info = net.info();
   json t = {{"kind", info.kind},
@@ -37,9 +50,13 @@ json topology_json(const Network& net) {
             {"intra_bandwidth_Bps", net.intra_bandwidth_Bps()}};
   if (info.degree) t["degree"] = info.degree;
   if (!net.uniform_servers()) {
-    json per = json::array();
-    for (VertexId v = 0; v < net.compute_count(); ++v) per.push_back(net.intra_link(v).bandwidth_Bps);
+    json per = json::array(), gpus = json::array();
+    for (VertexId v = 0; v < net.compute_count(); ++v) {
+      per.push_back(net.intra_link(v).bandwidth_Bps);
+      gpus.push_back(net.gpus_on(v));
+    }
     t["server_intra_bandwidth_Bps"] = std::move(per);
+    t["server_gpus"] = std::move(gpus);
   }
   if (info.link_bandwidth_Bps > 0) t["link_bandwidth_Bps"] = info.link_bandwidth_Bps;
   t["link_latency_s"] = info.link_latency_s;
@@ -186,8 +203,8 @@ int run(CommandContext& ctx) {
       out << o.dump(2) << "\n";
     } else {
       out << "toposweep simulate: " << m.jobs.size() << " jobs on " << m.network->info().kind << " ("
-          << m.network->compute_count() << " servers x " << m.network->gpus_per_node() << " GPUs), "
-          << sim::network_model_name(point.sim.model) << " network model\n";
+          << server_summary(*m.network) << "), " << sim::network_model_name(point.sim.model)
+          << " network model\n";
       for (std::size_t j = 0; j < m.jobs.size(); ++j) {
         out << "job " << j << ": " << m.jobs[j].spec.model << " on servers " << m.jobs[j].first_server << ".."
             << m.jobs[j].first_server + m.jobs[j].spec.servers - 1 << " (dp " << m.jobs[j].plan.dp << ", tp "
@@ -262,8 +279,7 @@ int run(CommandContext& ctx) {
     out << o.dump(2) << "\n";
   } else {
     out << "toposweep simulate: " << point.workload.model << " on " << net.info().kind << " ("
-        << net.compute_count() << " servers x " << net.gpus_per_node() << " GPUs), "
-        << sim::network_model_name(point.sim.model) << " network model\n";
+        << server_summary(net) << "), " << sim::network_model_name(point.sim.model) << " network model\n";
     out << "  strategy      dp=" << p.plan.dp << " tp=" << p.plan.tp << " pp=" << p.plan.pp
         << " microbatches=" << p.plan.microbatches << "\n";
     if (p.plan.strategy.batch_split != BatchSplit::Even || p.plan.strategy.stage_split != StageSplit::Even)

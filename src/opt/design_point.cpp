@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 
 #include "toposweep/opt/strategy_placement.hpp"
@@ -215,7 +216,10 @@ OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   const PlacementKind placement = p.settings.placement;
   scorer.use_placement(placement);
   StrategySpace space = p.settings.space;
+  // Tensor parallelism within a server: on servers of different sizes, groups that divide every size.
   space.gpus_per_server = f.network.gpus_per_node();
+  for (VertexId v = 0; v < f.network.compute_count(); ++v)
+    space.gpus_per_server = std::gcd(space.gpus_per_server, f.network.gpus_on(v));
   std::optional<double> t0;
   Strategy start = f.strategy;
   if (invalid) {
@@ -290,7 +294,7 @@ OptimizeResult optimize_placement(const OptimizeProblem& p) {
   const StrategyPlacement rank =
       place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::RankOrder);
   const StrategyPlacement metis =
-      place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::Metis);
+      place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::Metis, 1, w.mixed());
   const auto iteration_time = [&](const Placement& placement) {
     return sim::simulate_iteration(out.network, plan.graph, options, placement).job(0).iteration_time_s;
   };
@@ -373,6 +377,15 @@ OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTar
                        " builds its own network of identical servers; mixed server.device lists work with "
                        "--target strategy or placement",
                    "key server.device");
+  if (target == OptimizeTarget::Topology || target == OptimizeTarget::Alternating) {
+    topology::TopologySpec spec = problem.topology;
+    if (const topology::ServerSpec* s = topology::server_of(spec);
+        s && !(s->gpus_of_server.empty() && s->intra_of_server.empty()))
+      throw BadInput(std::string("optimize --target ") + optimize_target_name(target) +
+                         " builds its own network of identical servers; per-server server.gpus / "
+                         "server.intra_bandwidth lists work with --target strategy or placement",
+                     s->gpus_of_server.empty() ? "key server.intra_bandwidth" : "key server.gpus");
+  }
   switch (target) {
     case OptimizeTarget::Bandwidth:
       return optimize_bandwidth(problem, single);

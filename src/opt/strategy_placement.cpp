@@ -4,6 +4,7 @@
 #include <set>
 
 #include "toposweep/opt/metis_placement.hpp"
+#include "toposweep/sim/simulate.hpp"
 #include "toposweep/opt/topology_finder.hpp"
 #include "toposweep/util/error.hpp"
 
@@ -51,12 +52,16 @@ std::vector<std::vector<std::uint32_t>> logical_server_groups(std::uint32_t gpus
 }
 
 StrategyPlacement place_strategy(const Network& net, std::uint32_t gpus, std::uint32_t tp, std::uint32_t pp,
-                                 PlacementKind kind, std::uint64_t seed) {
+                                 PlacementKind kind, std::uint64_t seed, bool mixed_devices) {
   StrategyPlacement out;
   out.requested = kind;
   const std::uint32_t g = net.gpus_per_node();
-  out.placement = rank_order_placement(gpus, g);
+  out.placement = sim::rank_order_on(net, gpus);
   if (kind == PlacementKind::RankOrder) return out;
+  // Servers of different sizes cannot swap places (a logical server's ranks would not fit):
+  // rank order. Servers with different fabrics or devices could swap only within a class; the
+  // METIS grouping does not know classes yet, so they keep rank order too (docs/models.md).
+  if (!net.uniform_servers() || mixed_devices) return out;
 
   auto logical = logical_server_groups(gpus, g, tp, pp, false);
   out.grouped = "tp";

@@ -20,7 +20,7 @@ StrategyScorer::StrategyScorer(const Workload& workload, const Network& network,
       position_of_node_(std::move(position_of_node)) {}
 
 Placement StrategyScorer::placement_for(std::uint32_t gpus) const {
-  Placement p = rank_order_placement(gpus, network_->gpus_per_node());
+  Placement p = sim::rank_order_on(*network_, gpus);
   if (!position_of_node_.empty())
     for (auto& node : p.node_of_gpu) node = position_of_node_.at(node);
   return p;
@@ -28,7 +28,8 @@ Placement StrategyScorer::placement_for(std::uint32_t gpus) const {
 
 Placement StrategyScorer::placement_of(const Strategy& s) const {
   if (placement_kind_ == PlacementKind::Metis && position_of_node_.empty())
-    return place_strategy(*network_, s.gpus(), s.tp, s.pp, PlacementKind::Metis).placement;
+    return place_strategy(*network_, s.gpus(), s.tp, s.pp, PlacementKind::Metis, 1, workload_->mixed())
+        .placement;
   return placement_for(s.gpus());
 }
 

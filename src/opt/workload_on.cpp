@@ -6,7 +6,7 @@
 namespace toposweep::opt {
 
 std::vector<std::uint32_t> gpus_of_servers(const Network& net) {
-  return std::vector<std::uint32_t>(net.compute_count(), net.gpus_per_node());
+  return net.gpus_of_nodes();
 }
 
 void check_device_servers(const WorkloadSpec& spec, const Network& net) {

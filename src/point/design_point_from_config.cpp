@@ -21,7 +21,12 @@ bool user_set(const Config& c, std::string_view key) {
 // PCIe ones), unless the user gave server.intra_bandwidth. Other server.intra_* keys, when set,
 // apply to every server.
 void server_fabrics_from_devices(const Config& config, DesignPoint& p) {
-  if (!mixed_devices(p.workload.device) || user_set(config, "server.intra_bandwidth")) return;
+  // Given: a non-empty value (a sweep's sub-spaces share one configuration, so "set by the user"
+  // would leak between them).
+  const auto given = [&](std::string_view key) {
+    return config.has(key) && !trim(config.get_string(key)).empty();
+  };
+  if (!mixed_devices(p.workload.device) || given("server.intra_bandwidth")) return;
   topology::ServerSpec* server = topology::server_of(p.topology);
   // A count that does not match the servers is reported by the workload, naming server.device.
   if (!server || p.workload.device_servers == 0 || !config.has("topology.servers") ||
@@ -33,9 +38,9 @@ void server_fabrics_from_devices(const Config& config, DesignPoint& p) {
   for (const auto& name : distinct_run_values(runs)) {
     LinkClass l = resolve_device(name, where).intra_server;
     if (!(l.bandwidth_Bps > 0)) l = server->intra();
-    if (user_set(config, "server.intra_efficiency")) l.efficiency = server->intra_efficiency;
-    if (user_set(config, "server.intra_latency")) l.latency_s = server->intra_latency_s;
-    if (user_set(config, "server.intra_step_latency")) l.step_latency_s = server->intra_step_latency_s;
+    if (given("server.intra_efficiency")) l.efficiency = server->intra_efficiency;
+    if (given("server.intra_latency")) l.latency_s = server->intra_latency_s;
+    if (given("server.intra_step_latency")) l.step_latency_s = server->intra_step_latency_s;
     fabric.emplace_back(name, l);
   }
   server->intra_of_server.clear();

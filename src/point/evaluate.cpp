@@ -307,7 +307,8 @@ Evaluation evaluate_jobs(const DesignPoint& p, PointCache::Impl& c, Detail detai
       throw BadInput("the jobs need " + std::to_string(next_server + s.servers) +
                          "+ servers but the topology has " + std::to_string(net.compute_count()),
                      "key simulate.jobs");
-    const std::uint32_t job_gpus = s.servers * g;
+    std::uint32_t job_gpus = 0;
+    for (std::uint32_t v = next_server; v < next_server + s.servers; ++v) job_gpus += net.gpus_on(v);
     if (job_gpus % (s.tp * s.pp) != 0)
       throw InvalidDesign("job '" + s.model + ":" + std::to_string(s.servers) +
                               "': tp x pp = " + std::to_string(s.tp * s.pp) + " does not divide its " +
@@ -336,7 +337,13 @@ Evaluation evaluate_jobs(const DesignPoint& p, PointCache::Impl& c, Detail detai
     sim::Job j;
     j.name = r.spec.model;
     j.graph = &r.plan.graph;
-    j.placement = rank_order_placement(r.plan.graph.gpus, g);
+    if (net.uniform_gpus()) {
+      j.placement = rank_order_placement(r.plan.graph.gpus, g);
+    } else {
+      const auto counts = net.gpus_of_nodes();
+      j.placement = rank_order_placement(
+          r.plan.graph.gpus, std::span<const std::uint32_t>(counts).subspan(r.first_server, r.spec.servers));
+    }
     for (auto& node : j.placement.node_of_gpu) node += r.first_server;
     jobs.push_back(std::move(j));
   }
@@ -358,7 +365,7 @@ Evaluation evaluate_optimized(const DesignPoint& p, PointCache::Impl& c, Detail 
   const Network& net = r.network;
   const Workload workload = c.workload(p.workload, net);
   const IterationPlan plan = plan_iteration(workload, r.strategy);
-  Placement placement = rank_order_placement(plan.graph.gpus, net.gpus_per_node());
+  Placement placement = sim::rank_order_on(net, plan.graph.gpus);
   if (!r.position_of_node.empty())
     for (auto& node : placement.node_of_gpu) node = r.position_of_node[node];
   if (!plan.feasible || !r.feasible) {
@@ -391,7 +398,8 @@ Evaluation evaluate_sfb(const DesignPoint& p, PointCache::Impl& c, PointCache::I
     if (detail == Detail::Full) e.plan = std::move(plain);
     return e;
   }
-  const opt::StrategyPlacement placed = opt::place_strategy(net, s.gpus(), s.tp, s.pp, p.placement);
+  const opt::StrategyPlacement placed =
+      opt::place_strategy(net, s.gpus(), s.tp, s.pp, p.placement, 1, w.mixed());
   opt::SfbChoice choice;
   IterationPlan plan = opt::plan_on(net, w, s, placed.placement, p.sim, &c.layer_costs, &choice);
   e.sim = sim::simulate_iteration(net, plan.graph, p.sim, placed.placement);
@@ -421,7 +429,8 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
   const Network& net = *entry.network;
   const topology::CostBreakdown& cost = c.cost_for(entry, p.costs);
   const bool rank_order = p.placement == opt::PlacementKind::RankOrder;
-  const bool row_path = detail == Detail::Row && rank_order;
+  // The row path plays cached layouts built from a GPU count per server.
+  const bool row_path = detail == Detail::Row && rank_order && net.uniform_gpus();
   if (p.strategy.compression == Compression::Sfb) return evaluate_sfb(p, c, entry, detail);
   const IterationPlan& plan = c.plan_for(p.workload, p.strategy, net, !row_path);
   require_gpus(plan, net);
@@ -453,8 +462,8 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
     e.row = make_point_result(plan, &sim, cost_usd, bisection);
     return e;
   }
-  const opt::StrategyPlacement placed =
-      opt::place_strategy(net, plan.graph.gpus, plan.tp, plan.pp, p.placement);
+  const opt::StrategyPlacement placed = opt::place_strategy(net, plan.graph.gpus, plan.tp, plan.pp,
+                                                            p.placement, 1, mixed_devices(p.workload.device));
   e.placement = placed.placement;
   e.placement_requested = opt::placement_kind_name(p.placement);
   e.placement_method = placed.method;

@@ -24,8 +24,9 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
     g.instances_per_node = sharing;
     // A group inside one node is timed over that node's fabric, the same on every node: one
     // shape for all (so a stage's tensor-parallel collectives share their times with the other
-    // stages').
-    if (g.nodes.size() == 1) g.nodes[0] = 0;
+    // stages'). Timing every instance (which mixed servers, whose fabrics differ, need) keeps
+    // the node.
+    if (g.nodes.size() == 1 && !all_instances) g.nodes[0] = 0;
     std::vector<std::uint32_t> sig(g.nodes.begin(), g.nodes.end());
     sig.push_back(g.gpus_per_node);
     sig.push_back(g.ranks);

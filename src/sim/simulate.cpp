@@ -105,17 +105,24 @@ SimResult simulate_analytical(AnalyticalModel& model, const TaskGraph& graph, st
   return r;
 }
 
+Placement rank_order_on(const Network& net, std::uint32_t gpus) {
+  if (net.uniform_gpus()) return rank_order_placement(gpus, net.gpus_per_node());
+  const auto counts = net.gpus_of_nodes();
+  return rank_order_placement(gpus, std::span<const std::uint32_t>(counts));
+}
+
 SimResult simulate_iteration(const Network& net, const TaskGraph& graph, const SimOptions& options,
                              Placement placement) {
   if (graph.gpus > net.gpu_count())
     throw BadInput("the strategy needs " + std::to_string(graph.gpus) + " GPUs but the topology holds " +
                        std::to_string(net.gpu_count()),
                    "topology.servers x server.gpus");
-  Placement rank_order = rank_order_placement(graph.gpus, net.gpus_per_node());
+  Placement rank_order = rank_order_on(net, graph.gpus);
   const bool is_rank_order =
       placement.node_of_gpu.empty() || (placement.gpus_per_node == rank_order.gpus_per_node &&
                                         placement.node_of_gpu == rank_order.node_of_gpu);
-  if (options.model == NetworkModelKind::Analytical && is_rank_order) {
+  // The prepared playback places ranks by a GPU count per node: uniform counts only.
+  if (options.model == NetworkModelKind::Analytical && is_rank_order && net.uniform_gpus()) {
     // One job on rank order with fixed task times: the prepared single-pass playback, which
     // equals run_engine's result bit for bit.
     AnalyticalModel model(net, options.comm);

@@ -9,6 +9,7 @@
 #include "toposweep/topology/perm_sets.hpp"
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/runs.hpp"
 #include "toposweep/util/strings.hpp"
 #include "toposweep/util/units.hpp"
 
@@ -201,9 +202,18 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
     throw BadInput("strategy generator: schedule=...interleaved needs virtual_stages=N|M, and only it",
                    c.where);
   const std::int64_t servers = int_of(c.context("topology.servers"), "topology.servers", c.where);
-  const std::int64_t gpus = int_of(c.context("server.gpus"), "server.gpus", c.where);
+  // server.gpus may be a per-server run list (8*4,4*4): the GPUs are its sum.
+  std::int64_t total = 0;
+  const std::string gpus_text = c.context("server.gpus");
+  if (has_run_counts(gpus_text)) {
+    for (const auto& v :
+         expand_runs(parse_runs(gpus_text, c.where), static_cast<std::uint32_t>(servers), c.where))
+      total += int_of(v, "server.gpus", c.where);
+  } else {
+    total = servers * int_of(gpus_text, "server.gpus", c.where);
+  }
   std::vector<std::string> out;
-  for (const auto& t : all_strategies(servers * gpus, max_tp, max_pp)) {
+  for (const auto& t : all_strategies(total, max_tp, max_pp)) {
     // The knobs that matter for this shape, in a fixed order; each a list of (name, value) choices.
     std::vector<std::vector<std::pair<std::string, std::string>>> axes;
     const auto add = [&](const char* name, bool matters) {

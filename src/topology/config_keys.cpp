@@ -89,7 +89,8 @@ std::vector<KeySpec> config_keys() {
        checks::boolean()},
       {"topology.file", "", "file: path of an edge-list topology", checks::optional(checks::readable_file())},
       {"topology.seed", "1", "expander: random seed", checks::integer(0)},
-      {"server.gpus", "4", "GPUs per server", checks::integer(1, 1 << 16)},
+      {"server.gpus", "4", "GPUs per server; mixed servers: runs COUNT*SERVERS,... e.g. 8*4,4*4",
+       checks::runs(checks::integer(1, 1 << 16))},
       {"server.intra_bandwidth", "",
        "GPU fabric inside a server: line rate per GPU and direction (default: server.device's; 300GB/s "
        "without a device); mixed servers: runs VALUE*COUNT,... e.g. 300GB/s*4,15.75GB/s*4",

@@ -36,6 +36,11 @@ Network NetworkBuilder::build() && {
   n.gpus_per_node_ = gpus_per_node_;
   n.intra_link_ = intra_link_;
   n.node_intra_ = std::move(node_intra_);
+  if (!node_gpus_.empty()) {
+    n.first_gpu_.assign(node_gpus_.size() + 1, 0);
+    for (std::size_t v = 0; v < node_gpus_.size(); ++v) n.first_gpu_[v + 1] = n.first_gpu_[v] + node_gpus_[v];
+    n.node_gpus_ = std::move(node_gpus_);
+  }
   n.link_efficiency_ = link_efficiency_;
   if (link_efficiency_ != 1)
     for (Arc& a : arcs_) a.bandwidth_Bps *= link_efficiency_;

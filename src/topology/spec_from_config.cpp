@@ -1,5 +1,7 @@
 // topology.* and server.* keys -> TopologySpec: the one place the topology module reads a Config.
 // One parser per family, registered by name in kFamilies.
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <iterator>
 #include <optional>
@@ -43,7 +45,26 @@ std::string optical_device(const Config& c, const std::string& fallback) {
 
 ServerSpec server_spec_from_config(const Config& c, const LinkClass* intra) {
   ServerSpec s;
-  s.gpus = get_u32(c, "server.gpus", 1, 1 << 16);
+  if (has_run_counts(c.get_string("server.gpus"))) {
+    const std::string where = c.where("server.gpus");
+    if (!c.has("topology.servers") || c.get_string("topology.kind") == "multidim" ||
+        c.get_string("topology.kind") == "file")
+      throw BadInput("per-server lists need a topology family with topology.servers (not multidim or file)",
+                     where);
+    for (const auto& v : expand_runs(parse_runs(c.get_string("server.gpus"), where),
+                                     get_u32(c, "topology.servers", 1), where)) {
+      std::uint32_t n = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || end != v.data() + v.size() || n < 1 || n > (1u << 16))
+        throw BadInput("'" + v + "': GPUs per server must be a whole number in 1..65536", where);
+      s.gpus_of_server.push_back(n);
+    }
+    s.gpus = *std::max_element(s.gpus_of_server.begin(), s.gpus_of_server.end());
+    if (std::all_of(s.gpus_of_server.begin(), s.gpus_of_server.end(), [&](auto g) { return g == s.gpus; }))
+      s.gpus_of_server.clear();
+  } else {
+    s.gpus = get_u32(c, "server.gpus", 1, 1 << 16);
+  }
   const LinkClass fallback{300e9, 1, 0, 0};
   const LinkClass& d = intra ? *intra : fallback;
   std::vector<double> intra_runs;  // per server, from a server.intra_bandwidth run list

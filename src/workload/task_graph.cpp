@@ -1,5 +1,7 @@
 #include "toposweep/workload/task_graph.hpp"
 
+#include <algorithm>
+
 #include "toposweep/util/error.hpp"
 
 namespace toposweep {
@@ -34,6 +36,17 @@ Placement rank_order_placement(std::uint32_t gpus, std::uint32_t gpus_per_node) 
   p.gpus_per_node = gpus_per_node;
   p.node_of_gpu.resize(gpus);
   for (std::uint32_t r = 0; r < gpus; ++r) p.node_of_gpu[r] = r / gpus_per_node;
+  return p;
+}
+
+Placement rank_order_placement(std::uint32_t gpus, std::span<const std::uint32_t> gpus_of_node) {
+  Placement p;
+  p.gpus_per_node = gpus_of_node.empty() ? 1 : *std::max_element(gpus_of_node.begin(), gpus_of_node.end());
+  p.node_of_gpu.reserve(gpus);
+  for (std::uint32_t v = 0; v < gpus_of_node.size() && p.node_of_gpu.size() < gpus; ++v)
+    for (std::uint32_t i = 0; i < gpus_of_node[v] && p.node_of_gpu.size() < gpus; ++i)
+      p.node_of_gpu.push_back(v);
+  if (p.node_of_gpu.size() < gpus) throw RuntimeFailure("rank order: more ranks than GPUs");
   return p;
 }
 

@@ -115,8 +115,16 @@ def test_union_equals_its_subspaces_swept_alone(swept):
     assert at == len(rows)
 
 
+def server_gpus(config):
+    """GPUs of the point's servers: server.gpus, or the sum of a per-server run list (8*4,4*4)."""
+    text = config["server.gpus"]
+    if "*" not in text:
+        return int(config["topology.servers"]) * int(text)
+    return sum(int(v) * int(n) for v, n in (item.strip().rsplit("*", 1) for item in text.split(",")))
+
+
 def named_strategy(config):
-    gpus = int(config["topology.servers"]) * int(config["server.gpus"])
+    gpus = server_gpus(config)
     tp, pp = int(config.get("strategy.tp", 1)), int(config.get("strategy.pp", 1))
     dp = int(config.get("strategy.dp", 0)) or gpus // (tp * pp)
     return dp, tp, pp, int(config.get("strategy.microbatches", 1))

@@ -36,7 +36,9 @@ std::vector<std::vector<std::uint32_t>> logical_server_groups(std::uint32_t gpus
 
 // Places `gpus` ranks of a dp x tp x pp strategy on `net`. With Metis: TP groups if they span
 // several servers, else PP groups; each logical group is played by one METIS server set.
+// `mixed_devices`: servers hold different devices and cannot swap places; rank order is kept
+// (as on servers with different GPU counts or fabrics).
 StrategyPlacement place_strategy(const Network& net, std::uint32_t gpus, std::uint32_t tp, std::uint32_t pp,
-                                 PlacementKind kind, std::uint64_t seed = 1);
+                                 PlacementKind kind, std::uint64_t seed = 1, bool mixed_devices = false);
 
 }  // namespace toposweep::opt

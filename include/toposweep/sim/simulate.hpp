@@ -69,4 +69,7 @@ SimResult simulate_analytical(AnalyticalModel& model, const TaskGraph& graph, st
 SimResult simulate_iteration(const Network& net, const TaskGraph& graph, const SimOptions& options,
                              Placement placement = {});
 
+// Megatron's rank order on `net`: ranks fill servers in order (servers may hold different counts).
+Placement rank_order_on(const Network& net, std::uint32_t gpus);
+
 }  // namespace toposweep::sim

@@ -32,6 +32,9 @@ struct ServerSpec {
   // whose devices bring different fabrics): each server's fabric, server 0 first. Empty: every
   // server has intra(); a list of equal classes is stored empty.
   std::vector<LinkClass> intra_of_server;
+  // GPUs of each server (server.gpus = 8*4,4*4); empty: every server has `gpus` (which is the
+  // largest count when they differ).
+  std::vector<std::uint32_t> gpus_of_server;
   LinkClass intra() const {
     return {intra_bandwidth_Bps, intra_efficiency, intra_latency_s, intra_step_latency_s};
   }

@@ -89,11 +89,23 @@ class Network {
   const LinkClass& intra_link() const { return intra_link_; }
   // Mixed servers: compute node v's fabric (intra_link() when every server has the same).
   const LinkClass& intra_link(VertexId v) const { return node_intra_.empty() ? intra_link_ : node_intra_[v]; }
-  bool uniform_servers() const { return node_intra_.empty(); }
+  bool uniform_servers() const { return node_intra_.empty() && node_gpus_.empty(); }
+  // Mixed GPU counts (server.gpus = 8*4,4*4): node v's GPUs and its first GPU rank in rank order
+  // (ranks fill servers in order). gpus_per_node() is then the largest count.
+  bool uniform_gpus() const { return node_gpus_.empty(); }
+  std::uint32_t gpus_on(VertexId v) const { return node_gpus_.empty() ? gpus_per_node_ : node_gpus_[v]; }
+  std::uint32_t first_gpu(VertexId v) const {
+    return node_gpus_.empty() ? v * gpus_per_node_ : first_gpu_[v];
+  }
+  std::vector<std::uint32_t> gpus_of_nodes() const {
+    return node_gpus_.empty() ? std::vector<std::uint32_t>(compute_count_, gpus_per_node_) : node_gpus_;
+  }
   // The achievable fraction of the line rate the arcs' bandwidths already include (arcs carry
   // what collectives reach; prices and reports use bandwidth / link_efficiency).
   double link_efficiency() const { return link_efficiency_; }
-  std::uint32_t gpu_count() const { return compute_count_ * gpus_per_node_; }
+  std::uint32_t gpu_count() const {
+    return node_gpus_.empty() ? compute_count_ * gpus_per_node_ : first_gpu_.back();
+  }
   const TopologyInfo& info() const { return info_; }
 
  private:
@@ -101,7 +113,8 @@ class Network {
   std::uint32_t compute_count_ = 0;
   std::uint32_t gpus_per_node_ = 1;
   LinkClass intra_link_;
-  std::vector<LinkClass> node_intra_;  // per compute node when servers differ; empty otherwise
+  std::vector<LinkClass> node_intra_;                 // per compute node when servers differ; empty otherwise
+  std::vector<std::uint32_t> node_gpus_, first_gpu_;  // per compute node (+ total) when counts differ
   double link_efficiency_ = 1;
   std::vector<Arc> arcs_;                   // sorted by (src, dst); arc id = index
   std::vector<std::uint32_t> out_offsets_;  // size vertex_count()+1
@@ -130,6 +143,8 @@ class NetworkBuilder {
   TopologyInfo& info() { return info_; }
   // Per-compute-node fabrics (mixed servers); empty: every node has the class above.
   void set_node_intra(std::vector<LinkClass> per_node) { node_intra_ = std::move(per_node); }
+  // Per-compute-node GPU counts (mixed servers); empty: every node has the constructor's count.
+  void set_node_gpus(std::vector<std::uint32_t> per_node) { node_gpus_ = std::move(per_node); }
   // Sorts arcs by (src, dst) (stable: parallel arcs keep insertion order) and builds the CSR.
   Network build() &&;
 
@@ -139,6 +154,7 @@ class NetworkBuilder {
   std::uint32_t gpus_per_node_;
   LinkClass intra_link_;
   std::vector<LinkClass> node_intra_;
+  std::vector<std::uint32_t> node_gpus_;
   double link_efficiency_ = 1;
   std::vector<Arc> arcs_;
   TopologyInfo info_;

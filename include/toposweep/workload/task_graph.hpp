@@ -96,5 +96,8 @@ struct Placement {
 };
 // Rank r on node r / gpus_per_node.
 Placement rank_order_placement(std::uint32_t gpus, std::uint32_t gpus_per_node);
+// Servers with different GPU counts: ranks fill node 0's gpus_of_node[0] GPUs, then node 1's, ...
+// (gpus_per_node: the largest count).
+Placement rank_order_placement(std::uint32_t gpus, std::span<const std::uint32_t> gpus_of_node);
 
 }  // namespace toposweep

@@ -267,6 +267,32 @@ TEST(MixedServers, ServerFabricsPerServerTimeEveryInstanceTheSlowestWins) {
   }
 }
 
+TEST(MixedServers, ServersOfDifferentSizes) {
+  for (const char* model : {"analytical", "flow"}) {
+    auto point = [&](const char* gpus, const char* tp) {
+      return make_point_config({{"topology.kind", "switch"},
+                                {"topology.servers", "4"},
+                                {"server.gpus", gpus},
+                                {"model.name", "bert-large"},
+                                {"strategy.tp", tp},
+                                {"simulate.network_model", model}});
+    };
+    // One value repeated is the uniform network, bit for bit.
+    EXPECT_EQ(iteration(point("4*4", "4")), iteration(point("4", "4"))) << model;
+    // 8, 4, 8, 4 GPUs: 24 GPUs, DP 6 over TP-4 groups that never straddle a server.
+    const Evaluation e = full_evaluation(point("8*1,4*1,8*1,4*1", "4"));
+    EXPECT_EQ(e.row.status, PointStatus::Evaluated) << model;
+    EXPECT_EQ(e.plan.dp, 6u);
+    EXPECT_EQ(e.placement.node_of_gpu[12], 2u);
+    // The same 24 GPUs as 6 servers x 4 on the same switch: the TP groups and the fabric are the
+    // same; only the DP rings' server crossings differ, so the times are close but not equal.
+    Config six = point("4", "4");
+    six.set("topology.servers", "6", "test");
+    const double t6 = iteration(six);
+    EXPECT_NEAR(e.row.iteration_time_s / t6, 1.0, 0.25) << model;
+  }
+}
+
 TEST(MixedServers, BadInputsNameTheKey) {
   auto where = [](const Config& c) -> std::string {
     try {
@@ -284,6 +310,9 @@ TEST(MixedServers, BadInputsNameTheKey) {
   EXPECT_NE(where(config({{"server.device", "a100*4"}})).find("server.device"), std::string::npos);
   EXPECT_NE(where(config({{"server.intra_bandwidth", "300GB/s*4,15GB/s*3"}})).find("server.intra_bandwidth"),
             std::string::npos);
+  EXPECT_NE(where(config({{"server.gpus", "8*4,4*3"}})).find("server.gpus"), std::string::npos);
+  EXPECT_NE(where(config({{"server.gpus", "8,4*7"}})).find("server.gpus"), std::string::npos);
+  EXPECT_NE(where(config({{"server.gpus", "8*0,4*8"}})).find("server.gpus"), std::string::npos);
   EXPECT_NE(where(config({{"model.name", "vgg16"}, {"strategy.compression", "sfb"}, {"strategy.zero", "1"}}))
                 .find("invalid"),
             std::string::npos);
