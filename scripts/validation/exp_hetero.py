@@ -28,8 +28,9 @@ CLUSTERS = {
     "H3": ("4 A100 + 4 V100 (both NVLink) servers x 8 GPUs, 100 Gb/s x 4 NICs, fp16",
            {"server.device": "a100*4,v100*4", "server.gpus": 8, "topology.link_bandwidth": "100Gbps",
             "topology.degree": 4, "model.datatype": "fp16"}),
-    "T1": ("TAG-like: 2 V100-PCIe + 6 GTX 1080 Ti servers x 2 GPUs (PCIe), 22.5 Gb/s, fp32",
-           {"server.device": f"{V100_PCIE}*2,{GTX1080TI}*6", "server.gpus": 2,
+    "T1": ("TAG's testbed without its P100s: 1 V100-PCIe server x 4 GPUs + 4 GTX 1080 Ti servers x 2 GPUs "
+           "(PCIe inside), 22.5 Gb/s, fp32",
+           {"server.device": f"{V100_PCIE}*1,{GTX1080TI}*4", "server.gpus": "4*1,2*4", "topology.servers": 5,
             "topology.link_bandwidth": "22.5Gbps", "topology.degree": 1, "model.datatype": "fp32"}),
 }
 
