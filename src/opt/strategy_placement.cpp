@@ -4,8 +4,8 @@
 #include <set>
 
 #include "toposweep/opt/metis_placement.hpp"
-#include "toposweep/sim/simulate.hpp"
 #include "toposweep/opt/topology_finder.hpp"
+#include "toposweep/sim/simulate.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep::opt {
