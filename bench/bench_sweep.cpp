@@ -68,9 +68,10 @@ const sweep::Space& perf_space() {
 // The 1,024-GPU performance space (GPT-3 175B, 128 servers x 8, 1,728 points, 78 % of them not
 // fitting in memory) evaluated cold, in index order, as one sweep rank meets it: a fresh
 // PointCache per pass, so every network, plan and collective plan is built again.
-void BM_Perf1024_ColdPass(benchmark::State& state) {
-  const auto& space = perf_space();
-  std::uint64_t points = 0, evaluated = 0;
+// Every point of `space` in index order with a fresh PointCache per pass; returns the points
+// evaluated (the rest do not fit or are impossible) and adds the points to `points`.
+std::uint64_t cold_passes(benchmark::State& state, const sweep::Space& space, std::uint64_t& points) {
+  std::uint64_t evaluated = 0;
   Config scratch = space.base();
   for (auto _ : state) {
     PointCache cache;
@@ -82,6 +83,12 @@ void BM_Perf1024_ColdPass(benchmark::State& state) {
     }
     points += space.size();
   }
+  return evaluated;
+}
+
+void BM_Perf1024_ColdPass(benchmark::State& state) {
+  std::uint64_t points = 0;
+  const std::uint64_t evaluated = cold_passes(state, perf_space(), points);
   state.SetItemsProcessed(static_cast<std::int64_t>(points));
   state.counters["points_per_s"] =
       benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
@@ -90,40 +97,27 @@ void BM_Perf1024_ColdPass(benchmark::State& state) {
 BENCHMARK(BM_Perf1024_ColdPass)->Unit(benchmark::kMillisecond)->MinTime(2);
 
 // Issue 18: the same space cold on homogeneous servers (arg 0: server.device = a100) and on mixed
-// ones (arg 1: a100*4,v100*4 with a proportional batch split), per point. Goal: mixed <= 2x.
+// ones (arg 1: a100*4,h100*4, both 80 GiB so the same points fit, with a proportional batch split),
+// per point. Goal: mixed <= 2x.
+sweep::Space load_hetero_space(bool mixed) {
+  Config c;
+  load_ini_file(c, std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/sweeps/hetero-bench.ini");
+  if (mixed) {
+    c.set("server.device", "a100*4,h100*4", "bench");
+    c.set("strategy.batch_split", "proportional", "bench");
+  }
+  validate_and_default(c, cli::all_config_keys());
+  return sweep::parse_space(c, cli::all_config_keys());
+}
+
 const sweep::Space& hetero_space(bool mixed) {
-  static const sweep::Space spaces[2] = {
-      [] {
-        Config c;
-        load_ini_file(c, std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/sweeps/hetero-bench.ini");
-        validate_and_default(c, cli::all_config_keys());
-        return sweep::parse_space(c, cli::all_config_keys());
-      }(),
-      [] {
-        Config c;
-        load_ini_file(c, std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/sweeps/hetero-bench.ini");
-        c.set("server.device", "a100*4,v100*4", "bench");
-        c.set("strategy.batch_split", "proportional", "bench");
-        validate_and_default(c, cli::all_config_keys());
-        return sweep::parse_space(c, cli::all_config_keys());
-      }()};
+  static const sweep::Space spaces[2] = {load_hetero_space(false), load_hetero_space(true)};
   return spaces[mixed ? 1 : 0];
 }
 
 void BM_HeteroPoint_ColdPass(benchmark::State& state) {
-  const auto& space = hetero_space(state.range(0) != 0);
-  std::uint64_t points = 0, evaluated = 0;
-  Config scratch = space.base();
-  for (auto _ : state) {
-    PointCache cache;
-    const sweep::Evaluator eval = [&](const Config& p) { return evaluate_config(p, cache, Detail::Row).row; };
-    evaluated = 0;
-    for (std::uint64_t i = 0; i < space.size(); ++i) {
-      const auto r = sweep::evaluate_point(space, i, eval, scratch);
-      evaluated += r.result.status == PointStatus::Evaluated;
-    }
-    points += space.size();
-  }
+  std::uint64_t points = 0;
+  const std::uint64_t evaluated = cold_passes(state, hetero_space(state.range(0) != 0), points);
   state.SetItemsProcessed(static_cast<std::int64_t>(points));
   state.counters["us_per_point"] = benchmark::Counter(
       static_cast<double>(points), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);

@@ -75,6 +75,26 @@ double microbatches_in_flight(const Strategy& s, std::uint32_t stage) {
   return std::min<double>(s.pp - stage, mu);
 }
 
+// Stage p ends at the first layer whose forward-FLOP prefix reaches cum[p+1] / cum[pp] of the
+// total, keeping at least one layer per stage.
+static void balance_flops(const Model& m, const std::vector<double>& cum, std::vector<StageRange>& stages) {
+  const auto n = static_cast<std::uint32_t>(m.layers.size());
+  const auto pp = static_cast<std::uint32_t>(stages.size());
+  std::vector<double> prefix(n + 1, 0);
+  for (std::uint32_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + m.layers[i].forward_flops;
+  std::uint32_t start = 0;
+  for (std::uint32_t p = 0; p < pp; ++p) {
+    std::uint32_t end = n;
+    if (p + 1 < pp) {
+      const double target = prefix[n] * cum[p + 1] / cum[pp];
+      end = start + 1;
+      while (end < n - (pp - p - 1) && prefix[end] < target) ++end;
+    }
+    stages[p] = {start, end};
+    start = end;
+  }
+}
+
 std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp) {
   const auto n = static_cast<std::uint32_t>(m.layers.size());
   std::vector<StageRange> stages(pp);
@@ -93,19 +113,9 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp) {
   }
   // Balance forward FLOPs: boundary p is the first layer whose prefix reaches p/pp of the total,
   // keeping at least one layer per stage.
-  std::vector<double> prefix(n + 1, 0);
-  for (std::uint32_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + m.layers[i].forward_flops;
-  std::uint32_t start = 0;
-  for (std::uint32_t p = 0; p < pp; ++p) {
-    std::uint32_t end = n;
-    if (p + 1 < pp) {
-      const double target = prefix[n] * (p + 1) / pp;
-      end = start + 1;
-      while (end < n - (pp - p - 1) && prefix[end] < target) ++end;
-    }
-    stages[p] = {start, end};
-    start = end;
-  }
+  std::vector<double> cum(pp + 1);
+  for (std::uint32_t p = 0; p <= pp; ++p) cum[p] = p;
+  balance_flops(m, cum, stages);
   return stages;
 }
 
@@ -131,19 +141,7 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::
     }
     return stages;
   }
-  std::vector<double> prefix(n + 1, 0);
-  for (std::uint32_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + m.layers[i].forward_flops;
-  std::uint32_t start = 0;
-  for (std::uint32_t p = 0; p < pp; ++p) {
-    std::uint32_t end = n;
-    if (p + 1 < pp) {
-      const double target = prefix[n] * cum[p + 1] / cum[pp];
-      end = start + 1;
-      while (end < n - (pp - p - 1) && prefix[end] < target) ++end;
-    }
-    stages[p] = {start, end};
-    start = end;
-  }
+  balance_flops(m, cum, stages);
   return stages;
 }
 

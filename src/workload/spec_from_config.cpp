@@ -31,6 +31,13 @@ std::uint8_t zero_stage_from_config(const Config& config) {
   return static_cast<std::uint8_t>(stage);
 }
 
+// A key with two names: false for `first`, true for `second`; BadInput naming the key otherwise.
+bool two_way(const Config& config, std::string_view key, const char* first, const char* second) {
+  const std::string v = to_lower(trim(config.get_string(key)));
+  if (v == first || v == second) return v == second;
+  throw BadInput("'" + v + "' is not " + first + " or " + second, config.where(key));
+}
+
 // The config shorthands re-point errors raised on typed values at the line that set the key;
 // an error about strategy.zero points at strategy.zero1 when that alias was what the user wrote.
 KeyOrigins strategy_origins(const Config& config) {
@@ -116,23 +123,12 @@ StrategySpec strategy_spec_from_config(const Config& config) {
   s.p2p_overlap = config.get_bool("strategy.p2p_overlap");
   s.grad_accum_fusion = config.get_bool("strategy.grad_accum_fusion");
   s.bucket_bytes = config.get_size("strategy.bucket_size");
-  const std::string split = to_lower(trim(config.get_string("strategy.batch_split")));
-  if (split == "even" || split == "proportional")
-    s.batch_split = split == "even" ? BatchSplit::Even : BatchSplit::Proportional;
-  else
-    throw BadInput("unknown batch split '" + split + "' (even or proportional)",
-                   config.where("strategy.batch_split"));
-  const std::string stages = to_lower(trim(config.get_string("strategy.stage_split")));
-  if (stages == "even" || stages == "speed")
-    s.stage_split = stages == "even" ? StageSplit::Even : StageSplit::Speed;
-  else
-    throw BadInput("unknown stage split '" + stages + "' (even or speed)",
-                   config.where("strategy.stage_split"));
-  const std::string comp = to_lower(trim(config.get_string("strategy.compression")));
-  if (comp == "none" || comp == "sfb")
-    s.compression = comp == "none" ? Compression::None : Compression::Sfb;
-  else
-    throw BadInput("unknown compression '" + comp + "' (none or sfb)", config.where("strategy.compression"));
+  s.batch_split = two_way(config, "strategy.batch_split", "even", "proportional") ? BatchSplit::Proportional
+                                                                                  : BatchSplit::Even;
+  s.stage_split =
+      two_way(config, "strategy.stage_split", "even", "speed") ? StageSplit::Speed : StageSplit::Even;
+  s.compression =
+      two_way(config, "strategy.compression", "none", "sfb") ? Compression::Sfb : Compression::None;
   if (config.has("strategy.layer_degrees"))
     for (auto k : config.get_int_list("strategy.layer_degrees", 1, 1 << 24))
       s.layer_degree.push_back(static_cast<std::uint32_t>(k));
