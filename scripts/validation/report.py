@@ -322,9 +322,10 @@ def section_hetero(df, notes):
               "- **T1** is TAG's testbed as its code describes it (1 V100 server with 4 GPUs, 4 × 2 GTX 1080 Ti, 2 × 2 "
               "P100) without the P100s (no datasheet figures checked here), with TAG's per-server NIC of 2810 B/µs "
               "(22.5 Gb/s), in fp32 as TAG trains.",
-              "- **Placement by speed**: the stage split by device speed is in (c); METIS placement keeps rank order on "
-              "mixed servers (servers holding different devices, GPU counts or fabrics cannot swap places), so (c)'s gain "
-              "is the stage split's alone. A class-aware METIS grouping is not built."]
+              "- **Placement by speed**: (c) splits the stages by device speed and asks for METIS placement, which on mixed "
+              "servers only lets a server take the place of one of its class (device, GPU count, fabric) and groups "
+              "by direct-link bandwidth (`tests/unit/opt/mixed_placement_test.cpp`). These clusters have no direct "
+              "server links (one switch), so METIS keeps rank order here and (c)'s gain is the stage split's."]
     notes.append(f"Heterogeneous clusters (TAG): best of proportional split, stage split + METIS, SFB and the strategy "
                  f"search {best.min():.2f}×–{best.max():.2f}× over rank order with an even split (TAG: up to 4.56×); "
                  f"proportional split alone {prop.min():.2f}×–{prop.max():.2f}× (bound (r + 1)/2).")

@@ -293,8 +293,8 @@ OptimizeResult optimize_placement(const OptimizeProblem& p) {
   const auto& options = p.sim;
   const StrategyPlacement rank =
       place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::RankOrder);
-  const StrategyPlacement metis =
-      place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp, PlacementKind::Metis, 1, w.mixed());
+  const StrategyPlacement metis = place_strategy(out.network, plan.graph.gpus, plan.tp, plan.pp,
+                                                 PlacementKind::Metis, 1, device_of_servers(w, out.network));
   const auto iteration_time = [&](const Placement& placement) {
     return sim::simulate_iteration(out.network, plan.graph, options, placement).job(0).iteration_time_s;
   };

@@ -87,6 +87,69 @@ NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::ui
   return out;
 }
 
+std::vector<std::uint32_t> metis_partition(const Network& net, const std::vector<std::uint32_t>& nodes,
+                                           std::uint32_t groups,
+                                           const std::vector<std::uint16_t>& class_of_node,
+                                           std::uint64_t seed) {
+  const auto n = static_cast<std::uint32_t>(nodes.size());
+  if (groups == 0 || n % groups != 0) return {};
+  if (groups == 1) return std::vector<std::uint32_t>(n, 0);
+  std::vector<std::int64_t> index(net.compute_count(), -1);
+  for (std::uint32_t i = 0; i < n; ++i) index[nodes[i]] = i;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, double> w;
+  for (const auto& a : net.arcs())
+    if (!net.is_switch(a.src) && !net.is_switch(a.dst) && a.src != a.dst && index[a.src] >= 0 &&
+        index[a.dst] >= 0)
+      w[std::minmax(static_cast<std::uint32_t>(index[a.src]), static_cast<std::uint32_t>(index[a.dst]))] +=
+          a.bandwidth_Bps;
+  if (w.empty()) return {};
+  double top = 0;
+  for (const auto& [e, b] : w) top = std::max(top, b);
+  std::vector<std::vector<std::pair<idx_t, idx_t>>> adj(n);
+  for (const auto& [e, b] : w) {
+    const idx_t iw = std::max<idx_t>(1, static_cast<idx_t>(std::llround(b / top * 1e6)));
+    adj[e.first].push_back({static_cast<idx_t>(e.second), iw});
+    adj[e.second].push_back({static_cast<idx_t>(e.first), iw});
+  }
+  std::vector<idx_t> xadj{0}, adjncy, adjwgt;
+  for (const auto& list : adj) {
+    for (const auto& [v, iw] : list) adjncy.push_back(v), adjwgt.push_back(iw);
+    xadj.push_back(static_cast<idx_t>(adjncy.size()));
+  }
+  // One balance constraint per class present: vertex weight 1 in its class's constraint.
+  std::vector<std::uint16_t> classes;
+  for (auto v : nodes)
+    if (std::find(classes.begin(), classes.end(), class_of_node[v]) == classes.end())
+      classes.push_back(class_of_node[v]);
+  idx_t nv = static_cast<idx_t>(n), ncon = static_cast<idx_t>(classes.size()),
+        nparts = static_cast<idx_t>(groups);
+  std::vector<idx_t> vwgt(static_cast<std::size_t>(n) * classes.size(), 0);
+  for (std::uint32_t i = 0; i < n; ++i)
+    vwgt[i * classes.size() +
+         (std::find(classes.begin(), classes.end(), class_of_node[nodes[i]]) - classes.begin())] = 1;
+  std::vector<real_t> ubvec(classes.size(), 1.001f);
+  std::vector<idx_t> part(n, 0);
+  idx_t options[METIS_NOPTIONS], objval = 0;
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = static_cast<idx_t>(seed % 1000003);
+  options[METIS_OPTION_UFACTOR] = 1;
+  const int status =
+      METIS_PartGraphRecursive(&nv, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(),
+                               &nparts, nullptr, ubvec.data(), options, &objval, part.data());
+  if (status != METIS_OK) return {};
+  // Exactly equal: every set the same size and the same count of each class.
+  std::map<std::pair<std::uint32_t, std::uint16_t>, std::uint32_t> count;
+  std::map<std::uint16_t, std::uint32_t> total;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    ++count[{static_cast<std::uint32_t>(part[i]), class_of_node[nodes[i]]}];
+    ++total[class_of_node[nodes[i]]];
+  }
+  for (std::uint32_t p = 0; p < groups; ++p)
+    for (const auto& [c, t] : total)
+      if (t % groups != 0 || count[{p, c}] != t / groups) return {};
+  return std::vector<std::uint32_t>(part.begin(), part.end());
+}
+
 std::vector<std::uint32_t> grouping_positions(const NodeGrouping& g, std::uint32_t groups) {
   const std::uint32_t n = static_cast<std::uint32_t>(g.group_of_node.size());
   // Logical server j (rank-order group j / size) is played by the i-th server of group j/size.

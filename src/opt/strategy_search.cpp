@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "toposweep/opt/compression.hpp"
+#include "toposweep/opt/workload_on.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/compute_bound.hpp"
 #include "toposweep/workload/iteration.hpp"
@@ -17,7 +18,8 @@ StrategyScorer::StrategyScorer(const Workload& workload, const Network& network,
     : workload_(&workload),
       network_(&network),
       options_(std::move(options)),
-      position_of_node_(std::move(position_of_node)) {}
+      position_of_node_(std::move(position_of_node)),
+      device_of_server_(device_of_servers(workload, network)) {}
 
 Placement StrategyScorer::placement_for(std::uint32_t gpus) const {
   Placement p = sim::rank_order_on(*network_, gpus);
@@ -28,7 +30,7 @@ Placement StrategyScorer::placement_for(std::uint32_t gpus) const {
 
 Placement StrategyScorer::placement_of(const Strategy& s) const {
   if (placement_kind_ == PlacementKind::Metis && position_of_node_.empty())
-    return place_strategy(*network_, s.gpus(), s.tp, s.pp, PlacementKind::Metis, 1, workload_->mixed())
+    return place_strategy(*network_, s.gpus(), s.tp, s.pp, PlacementKind::Metis, 1, device_of_server_)
         .placement;
   return placement_for(s.gpus());
 }

@@ -9,6 +9,13 @@ std::vector<std::uint32_t> gpus_of_servers(const Network& net) {
   return net.gpus_of_nodes();
 }
 
+std::vector<std::uint16_t> device_of_servers(const Workload& w, const Network& net) {
+  std::vector<std::uint16_t> out;
+  if (!w.mixed()) return out;
+  for (VertexId v = 0; v < net.compute_count(); ++v) out.push_back(w.rank_kind[net.first_gpu(v)]);
+  return out;
+}
+
 void check_device_servers(const WorkloadSpec& spec, const Network& net) {
   if (spec.device_servers != 0 && spec.device_servers != net.compute_count())
     throw BadInput("server.device counts " + std::to_string(spec.device_servers) +

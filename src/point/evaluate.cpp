@@ -399,7 +399,7 @@ Evaluation evaluate_sfb(const DesignPoint& p, PointCache::Impl& c, PointCache::I
     return e;
   }
   const opt::StrategyPlacement placed =
-      opt::place_strategy(net, s.gpus(), s.tp, s.pp, p.placement, 1, w.mixed());
+      opt::place_strategy(net, s.gpus(), s.tp, s.pp, p.placement, 1, opt::device_of_servers(w, net));
   opt::SfbChoice choice;
   IterationPlan plan = opt::plan_on(net, w, s, placed.placement, p.sim, &c.layer_costs, &choice);
   e.sim = sim::simulate_iteration(net, plan.graph, p.sim, placed.placement);
@@ -462,8 +462,11 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
     e.row = make_point_result(plan, &sim, cost_usd, bisection);
     return e;
   }
-  const opt::StrategyPlacement placed = opt::place_strategy(net, plan.graph.gpus, plan.tp, plan.pp,
-                                                            p.placement, 1, mixed_devices(p.workload.device));
+  std::vector<std::uint16_t> device_of_server;
+  if (mixed_devices(p.workload.device))
+    device_of_server = opt::device_of_servers(c.workload(p.workload, net), net);
+  const opt::StrategyPlacement placed =
+      opt::place_strategy(net, plan.graph.gpus, plan.tp, plan.pp, p.placement, 1, device_of_server);
   e.placement = placed.placement;
   e.placement_requested = opt::placement_kind_name(p.placement);
   e.placement_method = placed.method;

@@ -28,6 +28,16 @@ double internal_bandwidth(const Network& net, const std::vector<std::uint32_t>& 
 NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::uint64_t seed = 1,
                                const std::vector<std::uint32_t>* rank_order = nullptr);
 
+// Mixed servers: partition the servers `nodes` (a subset of the compute nodes) into `groups`
+// equal sets with the most direct-link bandwidth inside, each set holding the same number of
+// servers of every class (`class_of_node`, indexed by compute node; METIS with one balance
+// constraint per class). Returns each node's set (parallel to `nodes`), or empty when METIS
+// cannot balance them exactly or there are no direct links among them.
+std::vector<std::uint32_t> metis_partition(const Network& net, const std::vector<std::uint32_t>& nodes,
+                                           std::uint32_t groups,
+                                           const std::vector<std::uint16_t>& class_of_node,
+                                           std::uint64_t seed = 1);
+
 // Order of servers that makes each METIS group contiguous: position_of_node for a Placement
 // (see relabel_placement), so rank-order TP/PP groups land on well-connected servers.
 std::vector<std::uint32_t> grouping_positions(const NodeGrouping& g, std::uint32_t groups);

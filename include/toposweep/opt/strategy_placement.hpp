@@ -3,6 +3,7 @@
 // puts each tensor-parallel group (or, when TP fits inside one server, each pipeline group) on a
 // set of servers METIS found well connected in the bandwidth-weighted topology.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,13 @@ std::vector<std::vector<std::uint32_t>> logical_server_groups(std::uint32_t gpus
 
 // Places `gpus` ranks of a dp x tp x pp strategy on `net`. With Metis: TP groups if they span
 // several servers, else PP groups; each logical group is played by one METIS server set.
-// `mixed_devices`: servers hold different devices and cannot swap places; rank order is kept
-// (as on servers with different GPU counts or fabrics).
+// Mixed servers (`device_of_server`, empty: one device; fabrics from the network): a server
+// only takes the place of one of its class (same device, GPU count and fabric), so every rank
+// keeps the device and fabric its plan was built for. Logical groups of one class each are
+// partitioned class by class; groups of equal class composition by METIS with one balance
+// constraint per class; otherwise, and on servers of different GPU counts, rank order stays.
 StrategyPlacement place_strategy(const Network& net, std::uint32_t gpus, std::uint32_t tp, std::uint32_t pp,
-                                 PlacementKind kind, std::uint64_t seed = 1, bool mixed_devices = false);
+                                 PlacementKind kind, std::uint64_t seed = 1,
+                                 std::span<const std::uint16_t> device_of_server = {});
 
 }  // namespace toposweep::opt

@@ -44,6 +44,7 @@ class StrategyScorer {
   const Network* network_;
   sim::SimOptions options_;
   std::vector<std::uint32_t> position_of_node_;
+  std::vector<std::uint16_t> device_of_server_;  // mixed servers: each server's device kind
   PlacementKind placement_kind_ = PlacementKind::RankOrder;
   std::map<std::string, std::optional<double>> memo_;
   LayerCostCache layer_costs_;  // strategies of one shape share their per-layer costs

@@ -16,6 +16,9 @@ namespace toposweep::opt {
 // GPUs of every compute node (server), in node order.
 std::vector<std::uint32_t> gpus_of_servers(const Network& net);
 
+// The device kind of every server of a mixed workload (empty when it has one device).
+std::vector<std::uint16_t> device_of_servers(const Workload& w, const Network& net);
+
 // BadInput naming key server.device when its run list counts other than the network's servers.
 void check_device_servers(const WorkloadSpec& spec, const Network& net);
 
