@@ -159,7 +159,9 @@ StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload
                                 (g.schedule != s.schedule || g.virtual_stages != s.virtual_stages) +
                                 (g.recompute != s.recompute) + (g.zero != s.zero) +
                                 (g.sequence_parallel != s.sequence_parallel) +
-                                (g.tp_overlap != s.tp_overlap) + (g.dp_overlap != s.dp_overlap);
+                                (g.tp_overlap != s.tp_overlap) + (g.dp_overlap != s.dp_overlap) +
+                                (g.batch_split != s.batch_split) + (g.stage_split != s.stage_split) +
+                                (g.compression != s.compression);
             if (changed == 1) near.push_back(&g);
           }
           if (!near.empty()) pick = near[rng() % near.size()];
@@ -169,6 +171,7 @@ StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload
         next.schedule = g.schedule, next.virtual_stages = g.virtual_stages, next.recompute = g.recompute;
         next.zero = g.zero, next.sequence_parallel = g.sequence_parallel, next.tp_overlap = g.tp_overlap;
         next.dp_overlap = g.dp_overlap;
+        next.batch_split = g.batch_split, next.stage_split = g.stage_split, next.compression = g.compression;
         if (next.tp != 1 || next.pp != 1) next.layer_degree.clear();
         break;
       }
@@ -186,9 +189,9 @@ StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload
     }
     if (next == s) return std::nullopt;
     // Every move keeps the strategy valid (globals come from the enumeration, degrees are
-    // divisors of the GPU count, owners are ranks) except one combination validate_strategy
-    // refuses: per-layer degrees with a ZeRO stage. Such proposals are not made.
-    if (next.per_layer() && next.zero != 0) return std::nullopt;
+    // divisors of the GPU count, owners are ranks) except what validate_strategy refuses with
+    // per-layer degrees: a ZeRO stage, a proportional batch split. Such proposals are not made.
+    if (next.per_layer() && (next.zero != 0 || next.batch_split != BatchSplit::Even)) return std::nullopt;
     return next;
   };
   std::function<std::optional<double>(const Strategy&)> cost = [&](const Strategy& s) {

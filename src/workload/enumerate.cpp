@@ -121,7 +121,8 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
       const auto dp_overlaps = knob(space.dp_overlap, dp > 1, true);
       // Mixed servers: the batch split matters with several replicas, the stage split with
       // several stages; compression needs replicas and layers that can send factors.
-      const auto batch_splits = knob(space.batch_split, dp > 1 && w.mixed(), BatchSplit::Even);
+      const auto batch_splits =
+          knob(space.batch_split, dp > 1 && w.mixed() && !m.has_tables(), BatchSplit::Even);
       const auto stage_splits = knob(space.stage_split, pp > 1 && w.mixed(), StageSplit::Even);
       const bool sfb_possible = dp > 1 && has_sfb_layers;
       const auto schedules = knob(space.schedules, pp > 1, PipelineSchedule::OneFOneB);

@@ -15,6 +15,7 @@
 #include "toposweep/topology/build.hpp"
 #include "toposweep/workload/compute_bound.hpp"
 #include "toposweep/workload/device.hpp"
+#include "toposweep/workload/devices.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/model_library.hpp"
 
@@ -63,8 +64,22 @@ Case random_case(std::uint64_t seed) {
   c.net = network_from_config(config);
   c.options = sim::sim_options_from_config(config);
   const double batches[] = {8, 16, 32};
-  c.workload =
-      make_workload(transformer_model("random", shape), builtin_device("a100"), "fp16", batches[rng() % 3]);
+  const double batch = batches[rng() % 3];
+  if (seed % 3 == 0) {
+    // Mixed servers: the first half A100, the rest V100; the splits by speed are searched too.
+    WorkloadSpec spec;
+    spec.global_batch = static_cast<std::int64_t>(batch);
+    ServerDevices devices;
+    devices.kinds = {builtin_device("a100"), builtin_device("v100")};
+    for (std::uint32_t v = 0; v < c.net.compute_count(); ++v)
+      devices.kind_of_server.push_back(v < c.net.compute_count() / 2 ? 0 : 1);
+    const auto gpus = c.net.gpus_of_nodes();
+    c.workload = make_workload(spec, transformer_model("random", shape), devices, gpus);
+    c.space.batch_split = {BatchSplit::Even, BatchSplit::Proportional};
+    c.space.stage_split = {StageSplit::Even, StageSplit::Speed};
+  } else {
+    c.workload = make_workload(transformer_model("random", shape), builtin_device("a100"), "fp16", batch);
+  }
   c.space.schedules = random_subset<PipelineSchedule>(
       {PipelineSchedule::OneFOneB, PipelineSchedule::GPipe, PipelineSchedule::Interleaved}, rng);
   c.space.recompute = random_subset<Recompute>({Recompute::None, Recompute::Selective, Recompute::Full}, rng);
@@ -74,9 +89,9 @@ Case random_case(std::uint64_t seed) {
   c.space.dp_overlap = random_subset<bool>({true, false}, rng);
   c.space.max_microbatches = 8;
   c.top = 1 + static_cast<std::uint32_t>(rng() % 4);
-  c.label = "seed " + std::to_string(seed) + ": " + std::to_string(shape.layers) + " layers, hidden " +
-            std::to_string(shape.hidden) + ", " + std::to_string(c.net.gpu_count()) + " GPUs, top " +
-            std::to_string(c.top);
+  c.label = "seed " + std::to_string(seed) + (c.workload.mixed() ? " (A100 + V100)" : "") + ": " +
+            std::to_string(shape.layers) + " layers, hidden " + std::to_string(shape.hidden) + ", " +
+            std::to_string(c.net.gpu_count()) + " GPUs, top " + std::to_string(c.top);
   return c;
 }
 
