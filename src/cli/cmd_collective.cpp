@@ -82,9 +82,6 @@ int run(CommandContext& ctx) {
   CollectiveRequest req;
   req.op = *op;
   req.bytes = bytes;
-  if (!net.uniform_gpus())
-    throw BadInput("`collective` takes one GPU count per server; simulate runs servers of different sizes",
-                   "key server.gpus");
   req.gpus_per_node = net.gpus_per_node();
   req.root = parse_node(vm["root"].as<std::string>(), "--root");
   if (vm.count("ranks")) {
@@ -92,9 +89,19 @@ int run(CommandContext& ctx) {
   } else {
     for (VertexId v = 0; v < net.compute_count(); ++v) req.nodes.push_back(v);
   }
+  int ranks = static_cast<int>(req.nodes.size() * req.gpus_per_node);
+  if (!net.uniform_gpus()) {
+    // Servers of different sizes: every GPU of each member node takes part.
+    ranks = 0;
+    req.gpus_per_node = 1;
+    for (VertexId v : req.nodes) {
+      req.node_gpus.push_back(net.gpus_on(v));
+      req.gpus_per_node = std::max(req.gpus_per_node, net.gpus_on(v));
+      ranks += static_cast<int>(net.gpus_on(v));
+    }
+  }
   const CollectivePlan plan = plan_collective(net, req, algorithm, options);
 
-  const auto ranks = static_cast<int>(req.nodes.size() * req.gpus_per_node);
   const double algbw = plan.time_s > 0 ? bytes / plan.time_s : 0;
   const double busbw = algbw * busbw_factor(req.op, ranks);
   const bool forest = plan.algorithm == "forest";

@@ -23,6 +23,8 @@ void check_request(const Network& net, const CollectiveRequest& req) {
   if (!(req.bytes > 0)) throw BadInput("collective size must be positive", "collective bytes");
   if (req.nodes.empty()) throw BadInput("collective has no members", "collective members");
   if (req.gpus_per_node == 0) throw BadInput("gpus_per_node must be at least 1", "server.gpus");
+  if (!req.node_gpus.empty() && req.node_gpus.size() != req.nodes.size())
+    throw RuntimeFailure("a collective request lists GPU counts for other nodes than its members");
   std::vector<char> seen(net.compute_count(), 0);
   for (VertexId v : req.nodes) {
     if (v >= net.compute_count())
@@ -308,7 +310,11 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
   if (request.op == CollectiveOp::AllToAll) inter.bytes = request.bytes * g;
   CollectivePlan plan = plan_network(net, inter, algorithm, options);
   double intra_ranks = g;
-  const double n = static_cast<double>(g) * request.nodes.size(),
+  // Servers of different sizes: each member node's own count (gpus_per_node is the largest).
+  const bool counts = !request.node_gpus.empty();
+  double members = 0;
+  for (auto c : request.node_gpus) members += c;
+  const double n = counts ? members : static_cast<double>(g) * request.nodes.size(),
                nodes = static_cast<double>(request.nodes.size());
   const bool ring_op = request.op == CollectiveOp::AllReduce || request.op == CollectiveOp::ReduceScatter ||
                        request.op == CollectiveOp::AllGather;
@@ -325,20 +331,22 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
   }
   scale_network_bytes(plan, network_factor);
   // The intra-node part on one fabric; on mixed servers every member node's, the slowest wins.
-  const auto intra_on = [&](const LinkClass& fabric) {
-    if (intra_ranks == g) return intra_node_time(request.op, request.bytes, intra_ranks, fabric);
+  const bool ring_through = intra_ranks != g;
+  const auto intra_on = [&](const LinkClass& fabric, double gv) {
+    if (!ring_through) return intra_node_time(request.op, request.bytes, gv, fabric);
     // Latency of one node's steps only, as in the hierarchical form: a Simple-protocol ring pays
     // every one of its 2(n - 1) steps, but NCCL's tuner picks LL128 or a tree where that would
     // dominate, so large groups do not pay O(n) step latencies.
     LinkClass no_latency = fabric;
     no_latency.latency_s = no_latency.step_latency_s = 0;
     return intra_node_time(request.op, request.bytes, intra_ranks, no_latency) +
-           intra_node_time(request.op, 0, g, fabric);
+           intra_node_time(request.op, 0, gv, fabric);
   };
-  double intra = intra_on(net.intra_link());
-  if (!net.uniform_servers()) {
+  double intra = intra_on(net.intra_link(), g);
+  if (!net.uniform_servers() || counts) {
     intra = 0;
-    for (VertexId v : request.nodes) intra = std::max(intra, intra_on(net.intra_link(v)));
+    for (std::size_t i = 0; i < request.nodes.size(); ++i)
+      intra = std::max(intra, intra_on(net.intra_link(request.nodes[i]), counts ? request.node_gpus[i] : g));
   }
   const double network_s = plan.time_s;
   if (options.hierarchical_pipelined) {

@@ -61,6 +61,12 @@ run_cmd optimize --target topology "${base[@]}" --set "server.device=a100" --set
 assert_status 2 "the topology target refuses servers of different sizes"
 assert_stderr_has "server.gpus" "the error names server.gpus"
 
+# `collective` on servers of different sizes runs on every GPU of the member servers.
+run_cmd collective --op allreduce --bytes 1GB --set topology.servers=2 --set "server.gpus=8*1,4*1" --json
+assert_status 0 "collective on 8 + 4 GPUs"
+/usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['ranks'] == 12 and j['time_s'] > 0, j" \
+  "$WORK/out" && pass "12 ranks" || fail "collective ranks"
+
 # A sweep with a bad list in one value: exit 2 before any point runs; the old output stays.
 cat > "$WORK/space.ini" <<'INI'
 [model]

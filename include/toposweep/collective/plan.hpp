@@ -17,6 +17,9 @@ struct CollectiveRequest {
   // joined inside the node by Network::intra_bandwidth_Bps (a two-level collective when > 1).
   std::vector<VertexId> nodes;
   std::uint32_t gpus_per_node = 1;
+  // Servers of different sizes: members per node, parallel to `nodes` (gpus_per_node is then the
+  // largest); the intra-node part takes the slowest node. Empty: every node has gpus_per_node.
+  std::vector<std::uint32_t> node_gpus;
   double bytes = 0;   // per-rank buffer, nccl-tests convention (docs/collectives.md)
   VertexId root = 0;  // Broadcast / Reduce
   // Identical instances of this collective running at the same time from each member node (the

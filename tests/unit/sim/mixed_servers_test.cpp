@@ -63,5 +63,24 @@ TEST(MixedServerNetwork, TwoLevelCollectiveTakesTheSlowestMemberFabric) {
   EXPECT_DOUBLE_EQ(time({300e9, 300e9, 15e9, 15e9}), time({300e9, 300e9, 300e9, 300e9}));  // non-members
 }
 
+TEST(MixedServerNetwork, TwoLevelCollectiveWithPerNodeCounts) {
+  // Equal per-node counts are the uniform request exactly; 8 + 4 GPUs lies between 4 + 4 and 8 + 8.
+  const Network net = build_switch(four_servers({}));
+  CollectiveRequest r;
+  r.op = CollectiveOp::AllReduce;
+  r.nodes = {0, 1};
+  r.bytes = 1e9;
+  const auto time = [&](std::uint32_t g, std::vector<std::uint32_t> counts) {
+    r.gpus_per_node = g;
+    r.node_gpus = std::move(counts);
+    return plan_collective(net, r, "ring", {}).time_s;
+  };
+  EXPECT_DOUBLE_EQ(time(4, {4, 4}), time(4, {}));
+  const double mixed = time(8, {8, 4});
+  EXPECT_GT(mixed, time(4, {}));
+  EXPECT_LT(mixed, time(8, {}));
+  EXPECT_THROW(time(8, {8}), RuntimeFailure);  // a count for every member node
+}
+
 }  // namespace
 }  // namespace toposweep
