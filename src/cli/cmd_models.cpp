@@ -8,6 +8,7 @@
 #include "toposweep/cli/command.hpp"
 #include "toposweep/opt/settings.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/runs.hpp"
 #include "toposweep/util/units.hpp"
 #include "toposweep/workload/device.hpp"
 #include "toposweep/workload/enumerate.hpp"
@@ -89,6 +90,11 @@ int describe(CommandContext& ctx, const std::string& name) {
     // The strategy search's own space: the optimize.* knob lists, tp within a server of
     // server.gpus GPUs unless optimize.tp_across_servers.
     StrategySpace space = opt::optimize_settings_from_config(c, opt::OptimizeTarget::Strategy).space;
+    if (has_run_counts(c.get_string("server.gpus")))
+      throw BadInput(
+          "models --gpus counts GPUs of one server size; per-server lists are for simulate, optimize "
+          "and sweep",
+          c.where("server.gpus"));
     space.gpus_per_server = static_cast<std::uint32_t>(c.get_int("server.gpus", 1, 1 << 20));
     const StrategyCount count = for_each_strategy(w, gpus, space, {});
     j["strategies"] = {{"gpus", gpus},

@@ -48,8 +48,11 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
 
 Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus) {
   if (has_run_counts(spec.device))
-    throw BadInput("mixed servers (" + spec.device + ") need a topology with servers here",
-                   "key server.device");
+    throw BadInput(
+        "mixed servers (" + spec.device +
+            ") are laid over a topology's servers: simulate, optimize and sweep take them, this command "
+            "counts GPUs of one device",
+        "key server.device");
   return make_workload(spec, gpus, resolve_model(spec.model, "key model.name"),
                        resolve_device(spec.device, "key server.device"));
 }
