@@ -64,7 +64,7 @@ SfbChoice choose_sfb_layers(const Network& net, const Workload& w, const Iterati
                                          CollectiveOp::AllGather, x.allgather_bytes);
       for (std::uint32_t d = 0; d < s.dp; ++d) {
         const double others = w.global_batch - s.microbatches * shares.replica_samples[d];
-        x.rebuild_s = std::max(x.rebuild_s, others * l.forward_flops / replica_stage_rate(w, s, d, p));
+        x.rebuild_s = std::max(x.rebuild_s, others * l.forward_flops / replica_stage_flops(w, s, d, p));
       }
       x.chosen = x.allgather_s + x.rebuild_s < x.allreduce_s;
       const double bias = l.params_replicated * G;

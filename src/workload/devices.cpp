@@ -38,17 +38,25 @@ Workload make_workload(const WorkloadSpec& spec, Model model, const ServerDevice
     throw BadInput("server.device lists " + std::to_string(devices.kind_of_server.size()) +
                        " servers but the topology has " + std::to_string(gpus_of_server.size()),
                    kKey);
-  // Achievable FLOP/s of every kind; the fastest is the reference device.
+  // The per-operator model when every kind has one (and no server.efficiency overrides it): the
+  // reference device's per-operator times, scaled per stage by the kinds' sustained GEMM rates.
+  // Otherwise every layer at FLOPs / (peak x efficiency) of its device.
+  const bool per_operator =
+      !(spec.efficiency > 0) && std::all_of(devices.kinds.begin(), devices.kinds.end(),
+                                            [](const Device& d) { return d.per_operator(); });
   std::vector<double> rate(devices.kinds.size());
   for (std::size_t k = 0; k < devices.kinds.size(); ++k) {
     const Device& d = devices.kinds[k];
-    const double eff = spec.efficiency > 0 ? spec.efficiency : d.efficiency;
+    const double eff = spec.efficiency > 0 ? spec.efficiency
+                       : per_operator      ? d.gemm_efficiency
+                                           : d.efficiency;
     rate[k] = d.peak(spec.datatype, "key model.datatype (device " + d.name + ")") * eff;
   }
   const auto ref = static_cast<std::size_t>(std::max_element(rate.begin(), rate.end()) - rate.begin());
   Workload w = make_workload(spec, gpus, std::move(model), devices.kinds[ref]);
-  w.per_operator = false;
-  w.flops_per_s = rate[ref];
+  w.per_operator = per_operator;
+  if (!per_operator) w.flops_per_s = rate[ref];
+  w.reference_rate = rate[ref];
   w.kinds = devices.kinds;
   w.kind_flops_per_s = rate;
   w.rank_kind.reserve(gpus);

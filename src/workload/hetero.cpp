@@ -31,6 +31,11 @@ double replica_stage_rate(const Workload& w, const Strategy& s, std::uint32_t d,
   return rate;
 }
 
+double replica_stage_flops(const Workload& w, const Strategy& s, std::uint32_t d, std::uint32_t p) {
+  if (!w.mixed()) return w.flops_per_s;
+  return w.flops_per_s * (replica_stage_rate(w, s, d, p) / w.rate_reference());
+}
+
 std::vector<double> stage_weights(const Workload& w, const Strategy& s) {
   if (s.stage_split != StageSplit::Speed || !w.mixed() || s.pp == 1) return {};
   std::vector<double> weight(s.pp);
@@ -85,14 +90,14 @@ DeviceShares device_shares(const Workload& w, const Strategy& s) {
   bool uniform = true;
   for (std::uint32_t d = 0; d < s.dp; ++d) uniform = uniform && out.replica_samples[d] == mb;
   for (std::uint32_t p = 0; p < s.pp; ++p)
-    for (std::uint32_t d = 0; d < s.dp; ++d) uniform = uniform && rate[p * s.dp + d] == w.flops_per_s;
+    for (std::uint32_t d = 0; d < s.dp; ++d) uniform = uniform && rate[p * s.dp + d] == w.rate_reference();
   out.uniform = uniform;
   if (uniform) return out;
   for (std::uint32_t p = 0; p < s.pp; ++p) {
     double worst = 0;
     for (std::uint32_t d = 0; d < s.dp; ++d)
       worst = std::max(worst, out.replica_samples[d] / rate[p * s.dp + d]);
-    out.slow[p] = worst * w.flops_per_s / mb;
+    out.slow[p] = worst * w.rate_reference() / mb;
   }
   return out;
 }

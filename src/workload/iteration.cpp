@@ -232,7 +232,8 @@ double IterationBuilder::slowest_hbm_Bps(std::uint32_t stage, bool all_stages) c
   const std::uint32_t first = all_stages ? 0 : stage * per_stage;
   const std::uint32_t last = all_stages ? gpus_ : first + per_stage;
   for (std::uint32_t r = first; r < last; ++r) {
-    const double x = w_.device_of_rank(r).hbm_Bps;
+    const Device& d = w_.device_of_rank(r);
+    const double x = w_.per_operator ? d.hbm_Bps * d.memory_efficiency : d.hbm_Bps;
     bw = r == first ? x : std::min(bw, x);
   }
   return bw;
@@ -520,10 +521,12 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
     t.phase = phase;
     t.stream = compute_stream_[stage];
     t.flops = pend_flops_ + pend_timed_flops_;
-    // The stage's slowdown scales compute; on mixed devices pend_seconds_ holds only memory-bound
-    // steps already timed at the slowest device's bandwidth (no per-operator model there).
+    // The stage's slowdown scales compute: FLOP-timed layers and per-operator times. Without the
+    // per-operator model, pend_seconds_ on mixed devices holds only memory-bound steps, already
+    // timed at the slowest device's bandwidth.
     const double slow = shares_.slow[stage];
-    t.duration_s = pend_flops_ / w_.flops_per_s * slow + pend_seconds_ * (w_.mixed() ? 1.0 : slow);
+    t.duration_s =
+        pend_flops_ / w_.flops_per_s * slow + pend_seconds_ * (w_.mixed() && !w_.per_operator ? 1.0 : slow);
     t.stage = stage;
     t.layer = pend_layer_;
     t.microbatch = micro;
@@ -809,7 +812,7 @@ void IterationBuilder::emit_sfb_rebuilds(std::uint32_t stage) {
       const double others = w_.global_batch - s_.microbatches * shares_.replica_samples[d];
       const double f = others * l.forward_flops;
       flops = std::max(flops, f);
-      seconds = std::max(seconds, f / replica_stage_rate(w_, s_, d, stage));
+      seconds = std::max(seconds, f / replica_stage_flops(w_, s_, d, stage));
     }
     Task t;
     t.kind = TaskKind::Compute;
@@ -874,8 +877,8 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   t.stream = compute_stream_[stage];
   // The step is memory bound: it streams gradients, optimizer state and weights once, at the
   // bandwidth memory-bound kernels reach.
-  const double memory_Bps =
-      w_.per_operator ? w_.device.hbm_Bps * w_.device.memory_efficiency : slowest_hbm_Bps(stage, false);
+  const double memory_Bps = w_.per_operator && !w_.mixed() ? w_.device.hbm_Bps * w_.device.memory_efficiency
+                                                           : slowest_hbm_Bps(stage, false);
   t.duration_s = params * w_.optimizer_step_bytes_per_param() / memory_Bps;
   t.stage = stage;
   t.label = label(kOptimizer);

@@ -26,8 +26,11 @@ struct DeviceShares {
 };
 DeviceShares device_shares(const Workload& w, const Strategy& s);
 
-// Rate of replica d at device stage p: its slowest TP rank's FLOP/s (rank order).
+// Rate of replica d at device stage p: its slowest TP rank's (rank order; Workload::kind_flops_per_s).
 double replica_stage_rate(const Workload& w, const Strategy& s, std::uint32_t d, std::uint32_t p);
+// The FLOP/s FLOP-timed work (an SFB rebuild) runs at on replica d at stage p: the workload's
+// rate scaled by the replica's speed relative to the reference device.
+double replica_stage_flops(const Workload& w, const Strategy& s, std::uint32_t d, std::uint32_t p);
 
 // Per device stage p: the weight its layer share is proportional to with stage_split = speed
 // (the slowest replica's rate there). Empty when the split is even or every weight is equal.

@@ -28,13 +28,16 @@ struct Workload {
   double table_bytes_per_element = 4;
   // "adam" (default), "momentum" (SGD with momentum) or "sgd" (plain SGD, as FlexFlow/TopoOpt).
   std::string optimizer = "adam";
-  // Mixed servers (workload/devices.hpp): the device kinds, their achievable FLOP/s and the kind
-  // of every GPU rank in rank order. Empty: every GPU is `device`. With several kinds `device` is
-  // the fastest one and `flops_per_s` its rate.
+  // Mixed servers (workload/devices.hpp): the device kinds, their compute rates and the kind of
+  // every GPU rank in rank order. Empty: every GPU is `device`. With several kinds `device` is the
+  // fastest one. Rates compare kinds: peak x efficiency, or with the per-operator model (every
+  // kind has one) peak x sustained GEMM fraction; reference_rate is the reference kind's.
   std::vector<Device> kinds;
   std::vector<double> kind_flops_per_s;
   std::vector<std::uint16_t> rank_kind;
+  double reference_rate = 0;
   bool mixed() const { return !rank_kind.empty(); }
+  double rate_reference() const { return mixed() ? reference_rate : flops_per_s; }
   // The device GPU rank r runs (rank order: placements only swap servers of the same kind).
   const Device& device_of_rank(std::uint32_t r) const { return mixed() ? kinds[rank_kind[r]] : device; }
   double flops_of_rank(std::uint32_t r) const {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -203,6 +204,32 @@ TEST(MixedServers, HomogeneousClustersAreUnchangedBitForBit) {
     EXPECT_EQ(bert({{"strategy.stage_split", "speed"}}), base) << model;
     EXPECT_EQ(bert({{"strategy.compression", "sfb"}}), base) << model;  // no dense/conv layers
   }
+}
+
+TEST(MixedServers, PerOperatorModelOnMixedServersOfEqualDevices) {
+  // The A100 under two names is two kinds with equal rates: the per-operator model stays on,
+  // every stage's factor is exactly 1, and GPT-3 1.3B with TP, PP and interleaving takes exactly
+  // the homogeneous time. With a V100 half, the stages on V100s slow down by the GEMM rates.
+  std::ifstream in(std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/devices/a100.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("\"a100\""), 6, "\"a100-copy\"");
+  files().write("a100-copy.json", text);
+  const std::string twins = "a100*4," + files().path("a100-copy.json") + "*4";
+  auto gpt = [&](const std::string& devices) {
+    return config({{"model.name", "gpt3-1.3b"},
+                   {"model.global_batch", "64"},
+                   {"server.gpus", "4"},
+                   {"server.device", devices.c_str()},
+                   {"strategy.tp", "4"},
+                   {"strategy.pp", "2"},
+                   {"strategy.microbatches", "8"},
+                   {"strategy.schedule", "interleaved"},
+                   {"strategy.virtual_stages", "2"}});
+  };
+  EXPECT_EQ(iteration(gpt(twins)), iteration(gpt("a100")));
+  const double with_v100 = iteration(gpt("a100*4,v100*4"));
+  EXPECT_GT(with_v100, iteration(gpt("a100")));
+  EXPECT_LT(with_v100, iteration(gpt("v100")) * 1.5);
 }
 
 TEST(MixedServers, SfbSendsFactorsWhereTheyAreCheaper) {
