@@ -318,7 +318,8 @@ def section_hetero(df, notes):
               "servers, or give operator groups their own parallelism; toposweep uses every GPU with AllReduce-based "
               "data, tensor and pipeline parallelism, so TAG's gains against a baseline that waits on a 1080 Ti are partly "
               "out of reach by construction. TAG's costs are profiled fp32 TensorFlow op times; toposweep's are datasheet "
-              "peaks × 0.5 (mixed servers use the FLOP-rate model for every device), so compute/communication ratios differ.",
+              "peaks × GEMM or FLOP efficiencies (the per-operator model where every device of the cluster has one: H3; "
+              "FLOPs at peak × 0.5 otherwise), so compute/communication ratios differ.",
               "- **T1** is TAG's testbed as its code describes it (1 V100 server with 4 GPUs, 4 × 2 GTX 1080 Ti, 2 × 2 "
               "P100) without the P100s (no datasheet figures checked here), with TAG's per-server NIC of 2810 B/µs "
               "(22.5 Gb/s), in fp32 as TAG trains.",
