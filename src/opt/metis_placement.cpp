@@ -10,6 +10,39 @@
 
 namespace toposweep::opt {
 
+namespace {
+
+struct ServerGraph {
+  std::vector<idx_t> xadj{0}, adjncy, adjwgt;
+};
+
+// The undirected graph of direct links between the compute nodes with index[v] >= 0 (numbered by
+// index, n of them). METIS wants integer weights: scaled so the heaviest edge is 1e6.
+ServerGraph server_graph(const Network& net, const std::vector<std::int64_t>& index, std::uint32_t n) {
+  std::map<std::pair<std::uint32_t, std::uint32_t>, double> w;
+  for (const auto& a : net.arcs())
+    if (!net.is_switch(a.src) && !net.is_switch(a.dst) && a.src != a.dst && index[a.src] >= 0 &&
+        index[a.dst] >= 0)
+      w[std::minmax(static_cast<std::uint32_t>(index[a.src]), static_cast<std::uint32_t>(index[a.dst]))] +=
+          a.bandwidth_Bps;
+  double top = 0;
+  for (const auto& [e, b] : w) top = std::max(top, b);
+  std::vector<std::vector<std::pair<idx_t, idx_t>>> adj(n);
+  for (const auto& [e, b] : w) {
+    const idx_t iw = std::max<idx_t>(1, static_cast<idx_t>(std::llround(b / top * 1e6)));
+    adj[e.first].push_back({static_cast<idx_t>(e.second), iw});
+    adj[e.second].push_back({static_cast<idx_t>(e.first), iw});
+  }
+  ServerGraph g;
+  for (const auto& list : adj) {
+    for (const auto& [v, iw] : list) g.adjncy.push_back(v), g.adjwgt.push_back(iw);
+    g.xadj.push_back(static_cast<idx_t>(g.adjncy.size()));
+  }
+  return g;
+}
+
+}  // namespace
+
 double internal_bandwidth(const Network& net, const std::vector<std::uint32_t>& group_of_node) {
   double total = 0;
   for (const auto& a : net.arcs())
@@ -40,24 +73,9 @@ NodeGrouping metis_node_groups(const Network& net, std::uint32_t groups, std::ui
   out.method = "rank_order";
   if (groups == 1) return out;
 
-  // Undirected server graph; METIS wants integer weights: scale so the heaviest edge is 1e6.
-  std::map<std::pair<std::uint32_t, std::uint32_t>, double> w;
-  for (const auto& a : net.arcs())
-    if (!net.is_switch(a.src) && !net.is_switch(a.dst) && a.src != a.dst)
-      w[std::minmax(a.src, a.dst)] += a.bandwidth_Bps;
-  double top = 0;
-  for (const auto& [e, b] : w) top = std::max(top, b);
-  std::vector<std::vector<std::pair<idx_t, idx_t>>> adj(n);
-  for (const auto& [e, b] : w) {
-    const idx_t iw = std::max<idx_t>(1, static_cast<idx_t>(std::llround(b / top * 1e6)));
-    adj[e.first].push_back({static_cast<idx_t>(e.second), iw});
-    adj[e.second].push_back({static_cast<idx_t>(e.first), iw});
-  }
-  std::vector<idx_t> xadj{0}, adjncy, adjwgt;
-  for (const auto& list : adj) {
-    for (const auto& [v, iw] : list) adjncy.push_back(v), adjwgt.push_back(iw);
-    xadj.push_back(static_cast<idx_t>(adjncy.size()));
-  }
+  std::vector<std::int64_t> all(n);
+  for (std::uint32_t v = 0; v < n; ++v) all[v] = v;
+  auto [xadj, adjncy, adjwgt] = server_graph(net, all, n);
   if (adjncy.empty()) return out;
   idx_t nv = static_cast<idx_t>(n), ncon = 1, nparts = static_cast<idx_t>(groups), objval = 0;
   std::vector<idx_t> part(n, 0);
@@ -96,26 +114,8 @@ std::vector<std::uint32_t> metis_partition(const Network& net, const std::vector
   if (groups == 1) return std::vector<std::uint32_t>(n, 0);
   std::vector<std::int64_t> index(net.compute_count(), -1);
   for (std::uint32_t i = 0; i < n; ++i) index[nodes[i]] = i;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, double> w;
-  for (const auto& a : net.arcs())
-    if (!net.is_switch(a.src) && !net.is_switch(a.dst) && a.src != a.dst && index[a.src] >= 0 &&
-        index[a.dst] >= 0)
-      w[std::minmax(static_cast<std::uint32_t>(index[a.src]), static_cast<std::uint32_t>(index[a.dst]))] +=
-          a.bandwidth_Bps;
-  if (w.empty()) return {};
-  double top = 0;
-  for (const auto& [e, b] : w) top = std::max(top, b);
-  std::vector<std::vector<std::pair<idx_t, idx_t>>> adj(n);
-  for (const auto& [e, b] : w) {
-    const idx_t iw = std::max<idx_t>(1, static_cast<idx_t>(std::llround(b / top * 1e6)));
-    adj[e.first].push_back({static_cast<idx_t>(e.second), iw});
-    adj[e.second].push_back({static_cast<idx_t>(e.first), iw});
-  }
-  std::vector<idx_t> xadj{0}, adjncy, adjwgt;
-  for (const auto& list : adj) {
-    for (const auto& [v, iw] : list) adjncy.push_back(v), adjwgt.push_back(iw);
-    xadj.push_back(static_cast<idx_t>(adjncy.size()));
-  }
+  auto [xadj, adjncy, adjwgt] = server_graph(net, index, n);
+  if (adjncy.empty()) return {};
   // One balance constraint per class present: vertex weight 1 in its class's constraint.
   std::vector<std::uint16_t> classes;
   for (auto v : nodes)
