@@ -13,6 +13,7 @@
 #include "toposweep/sim/trace.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/units.hpp"
+#include "toposweep/workload/devices.hpp"
 #include "toposweep/workload/strategy.hpp"
 
 namespace toposweep::cli {
@@ -251,6 +252,7 @@ int run(CommandContext& ctx) {
     o["placement_requested"] = p.placement_requested;
     o["placement_groups"] = p.placement_groups;
     if (res.status != PointStatus::Evaluated) o["infeasible_reason"] = res.message;
+    if (mixed_devices(point.workload.device)) o["server_devices"] = point.workload.device;
     if (!p.plan.replica_samples.empty())
       o["batch_split"] = {{"method", batch_split_name(p.plan.strategy.batch_split)},
                           {"replica_microbatch", p.plan.replica_samples}};
@@ -282,6 +284,7 @@ int run(CommandContext& ctx) {
         << server_summary(net) << "), " << sim::network_model_name(point.sim.model) << " network model\n";
     out << "  strategy      dp=" << p.plan.dp << " tp=" << p.plan.tp << " pp=" << p.plan.pp
         << " microbatches=" << p.plan.microbatches << "\n";
+    if (mixed_devices(point.workload.device)) out << "  devices       " << point.workload.device << "\n";
     if (p.plan.strategy.batch_split != BatchSplit::Even || p.plan.strategy.stage_split != StageSplit::Even)
       out << "  splits        batch " << batch_split_name(p.plan.strategy.batch_split) << ", stages "
           << stage_split_name(p.plan.strategy.stage_split) << "\n";
