@@ -297,6 +297,9 @@ Evaluation evaluate_jobs(const DesignPoint& p, PointCache::Impl& c, Detail detai
   if (detail != Detail::Full)
     throw BadInput("multi-job mode runs in `toposweep simulate`; a sweep point is one job",
                    "key simulate.jobs");
+  if (mixed_devices(p.workload.device))
+    throw BadInput("multi-job mode runs on servers of one device; give server.device one name",
+                   "key server.device");
   Evaluation e;
   e.network = std::make_shared<const Network>(build_network(p.topology));
   const Network& net = *e.network;
