@@ -121,10 +121,19 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
       const auto dp_overlaps = knob(space.dp_overlap, dp > 1, true);
       // Mixed servers: the batch split matters with several replicas, the stage split with
       // several stages; compression needs replicas and layers that can send factors.
-      const auto batch_splits =
-          knob(space.batch_split, dp > 1 && w.mixed() && !m.has_tables(), BatchSplit::Even);
-      const auto stage_splits = knob(space.stage_split, pp > 1 && w.mixed(), StageSplit::Even);
-      const bool sfb_possible = dp > 1 && has_sfb_layers;
+      // (batch split, stage split, compression) in that order, compression last; SFB only at ZeRO 0.
+      struct Extra {
+        BatchSplit batch_split;
+        StageSplit stage_split;
+        Compression compression;
+      };
+      std::vector<Extra> extras, extras_zero0;
+      for (BatchSplit bs : knob(space.batch_split, dp > 1 && w.mixed() && !m.has_tables(), BatchSplit::Even))
+        for (StageSplit ss : knob(space.stage_split, pp > 1 && w.mixed(), StageSplit::Even)) {
+          extras.push_back({bs, ss, Compression::None});
+          for (Compression cm : knob(space.compression, dp > 1 && has_sfb_layers, Compression::None))
+            extras_zero0.push_back({bs, ss, cm});
+        }
       const auto schedules = knob(space.schedules, pp > 1, PipelineSchedule::OneFOneB);
       const auto stages_plain =
           aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
@@ -167,7 +176,9 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
                   double worst = 0;
                   bool feasible = false;
                   if (v > 1) {
-                    // Chunks interleave over the devices: the exact per-device accounting.
+                    // Chunks interleave over the devices: the exact per-device accounting (of the
+                    // even stage split, as for every candidate of this shape).
+                    s.stage_split = StageSplit::Even;
                     const MemoryBreakdown mem = memory_per_gpu(w, s);
                     worst = mem.total();
                     feasible = w.mixed() ? mem.total() - mem.reserve <= capacity : fits_in_memory(w, mem);
@@ -189,18 +200,13 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
                     s.tp_overlap = tpo;
                     for (bool dpo : dp_overlaps) {
                       s.dp_overlap = dpo;
-                      for (BatchSplit bs : batch_splits) {
-                        s.batch_split = bs;
-                        for (StageSplit ss : stage_splits) {
-                          s.stage_split = ss;
-                          for (Compression cm :
-                               knob(space.compression, sfb_possible && zero == 0, Compression::None)) {
-                            s.compression = cm;
-                            ++count.checked;
-                            ++(feasible ? count.feasible : count.infeasible);
-                            if (visit) visit(s, worst, feasible);
-                          }
-                        }
+                      for (const Extra& x : zero == 0 ? extras_zero0 : extras) {
+                        s.batch_split = x.batch_split;
+                        s.stage_split = x.stage_split;
+                        s.compression = x.compression;
+                        ++count.checked;
+                        ++(feasible ? count.feasible : count.infeasible);
+                        if (visit) visit(s, worst, feasible);
                       }
                     }
                   }
