@@ -91,6 +91,20 @@ std::vector<T> knob_list(const Config& config, std::string_view key, const char*
   return out;
 }
 
+// A knob whose values have names (the strategy's own `*_name` functions): the list of `values`
+// the user named, in the user's order.
+template <class T>
+std::vector<T> named_knob_list(const Config& config, std::string_view key, std::initializer_list<T> values,
+                               const char* (*name)(T)) {
+  std::string names;
+  for (T v : values) names += std::string(names.empty() ? "" : ", ") + name(v);
+  return knob_list<T>(config, key, names.c_str(), [&](const std::string& text) -> std::optional<T> {
+    for (T v : values)
+      if (text == name(v)) return v;
+    return std::nullopt;
+  });
+}
+
 std::vector<std::uint32_t> degree_list(const Config& config, std::string_view key, std::int64_t min) {
   std::vector<std::uint32_t> out;
   if (!config.has(key) || config.get_string(key).empty()) return out;  // empty: all
@@ -120,48 +134,22 @@ StrategySpace strategy_space(const Config& config) {
                                            return static_cast<std::uint8_t>(t[0] - '0');
                                          return std::nullopt;
                                        });
-  space.schedules = knob_list<PipelineSchedule>(config, "optimize.schedules", "1f1b, gpipe, interleaved",
-                                                [](const std::string& t) -> std::optional<PipelineSchedule> {
-                                                  if (t == "1f1b") return PipelineSchedule::OneFOneB;
-                                                  if (t == "gpipe") return PipelineSchedule::GPipe;
-                                                  if (t == "interleaved")
-                                                    return PipelineSchedule::Interleaved;
-                                                  return std::nullopt;
-                                                });
-  space.recompute = knob_list<Recompute>(config, "optimize.recompute", "none, selective, full",
-                                         [](const std::string& t) -> std::optional<Recompute> {
-                                           if (t == "none") return Recompute::None;
-                                           if (t == "selective") return Recompute::Selective;
-                                           if (t == "full") return Recompute::Full;
-                                           return std::nullopt;
-                                         });
+  space.schedules = named_knob_list(
+      config, "optimize.schedules",
+      {PipelineSchedule::OneFOneB, PipelineSchedule::GPipe, PipelineSchedule::Interleaved}, schedule_name);
+  space.recompute = named_knob_list(config, "optimize.recompute",
+                                    {Recompute::None, Recompute::Selective, Recompute::Full}, recompute_name);
   space.sequence_parallel = knob_list<bool>(config, "optimize.sequence_parallel", "true, false", parse_bool);
-  space.tp_overlap = knob_list<TpOverlap>(config, "optimize.tp_overlap", "none, backward, full",
-                                          [](const std::string& t) -> std::optional<TpOverlap> {
-                                            if (t == "none") return TpOverlap::None;
-                                            if (t == "backward") return TpOverlap::Backward;
-                                            if (t == "full") return TpOverlap::Full;
-                                            return std::nullopt;
-                                          });
+  space.tp_overlap =
+      named_knob_list(config, "optimize.tp_overlap", {TpOverlap::None, TpOverlap::Backward, TpOverlap::Full},
+                      tp_overlap_name);
   space.dp_overlap = knob_list<bool>(config, "optimize.dp_overlap", "true, false", parse_bool);
-  space.batch_split = knob_list<BatchSplit>(config, "optimize.batch_splits", "even, proportional",
-                                            [](const std::string& t) -> std::optional<BatchSplit> {
-                                              if (t == "even") return BatchSplit::Even;
-                                              if (t == "proportional") return BatchSplit::Proportional;
-                                              return std::nullopt;
-                                            });
-  space.stage_split = knob_list<StageSplit>(config, "optimize.stage_splits", "even, speed",
-                                            [](const std::string& t) -> std::optional<StageSplit> {
-                                              if (t == "even") return StageSplit::Even;
-                                              if (t == "speed") return StageSplit::Speed;
-                                              return std::nullopt;
-                                            });
-  space.compression = knob_list<Compression>(config, "optimize.compressions", "none, sfb",
-                                             [](const std::string& t) -> std::optional<Compression> {
-                                               if (t == "none") return Compression::None;
-                                               if (t == "sfb") return Compression::Sfb;
-                                               return std::nullopt;
-                                             });
+  space.batch_split = named_knob_list(config, "optimize.batch_splits",
+                                      {BatchSplit::Even, BatchSplit::Proportional}, batch_split_name);
+  space.stage_split = named_knob_list(config, "optimize.stage_splits", {StageSplit::Even, StageSplit::Speed},
+                                      stage_split_name);
+  space.compression = named_knob_list(config, "optimize.compressions", {Compression::None, Compression::Sfb},
+                                      compression_name);
   return space;
 }
 
