@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/workload/ranks.hpp"
 
 namespace toposweep {
 
@@ -26,8 +27,9 @@ std::vector<std::uint32_t> split_units(std::uint32_t units, std::span<const doub
 }
 
 double replica_stage_rate(const Workload& w, const Strategy& s, std::uint32_t d, std::uint32_t p) {
-  double rate = w.flops_of_rank(s.tp * (d + s.dp * p));
-  for (std::uint32_t t = 1; t < s.tp; ++t) rate = std::min(rate, w.flops_of_rank(t + s.tp * (d + s.dp * p)));
+  const RankGrid grid{s.dp, s.tp, s.pp};
+  double rate = w.flops_of_rank(grid.rank(0, d, p));
+  for (std::uint32_t t = 1; t < s.tp; ++t) rate = std::min(rate, w.flops_of_rank(grid.rank(t, d, p)));
   return rate;
 }
 
@@ -91,7 +93,6 @@ DeviceShares device_shares(const Workload& w, const Strategy& s) {
   for (std::uint32_t d = 0; d < s.dp; ++d) uniform = uniform && out.replica_samples[d] == mb;
   for (std::uint32_t p = 0; p < s.pp; ++p)
     for (std::uint32_t d = 0; d < s.dp; ++d) uniform = uniform && rate[p * s.dp + d] == w.rate_reference();
-  out.uniform = uniform;
   if (uniform) return out;
   for (std::uint32_t p = 0; p < s.pp; ++p) {
     double worst = 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "toposweep/workload/hetero.hpp"
+#include "toposweep/workload/ranks.hpp"
 
 namespace toposweep {
 
@@ -77,6 +78,17 @@ double microbatches_in_flight(const Strategy& s, std::uint32_t stage) {
 
 // Stage p ends at the first layer whose forward-FLOP prefix reaches cum[p+1] / cum[pp] of the
 // total, keeping at least one layer per stage.
+// Transformers (layers = [embedding, block 0 .. L-1, head]): stage p holds blocks
+// [blocks_before[p], blocks_before[p+1]), the embedding on the first stage, the head on the last.
+static void stages_from_blocks(const std::vector<std::uint64_t>& blocks_before, std::uint32_t n,
+                               std::vector<StageRange>& stages) {
+  const auto pp = static_cast<std::uint32_t>(stages.size());
+  for (std::uint32_t p = 0; p < pp; ++p) {
+    stages[p].first = p == 0 ? 0 : static_cast<std::uint32_t>(1 + blocks_before[p]);
+    stages[p].last = p + 1 == pp ? n : static_cast<std::uint32_t>(1 + blocks_before[p + 1]);
+  }
+}
+
 static void balance_flops(const Model& m, const std::vector<double>& cum, std::vector<StageRange>& stages) {
   const auto n = static_cast<std::uint32_t>(m.layers.size());
   const auto pp = static_cast<std::uint32_t>(stages.size());
@@ -103,12 +115,11 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp) {
     return stages;
   }
   if (m.transformer) {
-    // layers = [embedding, block 0 .. L-1, head]: stage p holds blocks [p L / pp, (p+1) L / pp).
+    // Stage p holds blocks [p L / pp, (p+1) L / pp).
     const std::uint64_t L = m.transformer->layers;
-    for (std::uint32_t p = 0; p < pp; ++p) {
-      stages[p].first = p == 0 ? 0 : static_cast<std::uint32_t>(1 + p * L / pp);
-      stages[p].last = p + 1 == pp ? n : static_cast<std::uint32_t>(1 + (p + 1) * L / pp);
-    }
+    std::vector<std::uint64_t> before(pp + 1);
+    for (std::uint32_t p = 0; p <= pp; ++p) before[p] = p * L / pp;
+    stages_from_blocks(before, n, stages);
     return stages;
   }
   // Balance forward FLOPs: boundary p is the first layer whose prefix reaches p/pp of the total,
@@ -129,16 +140,14 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::
   if (m.transformer) {
     // Boundary b_p (blocks before stage p) at round(L cum_p / total), each stage >= 1 block.
     const auto L = static_cast<std::int64_t>(m.transformer->layers);
-    std::vector<std::int64_t> b(pp + 1, 0);
-    b[pp] = L;
+    std::vector<std::uint64_t> before(pp + 1, 0);
+    before[pp] = static_cast<std::uint64_t>(L);
     for (std::uint32_t p = 1; p < pp; ++p) {
       const auto ideal = static_cast<std::int64_t>(std::llround(static_cast<double>(L) * cum[p] / cum[pp]));
-      b[p] = std::clamp(ideal, b[p - 1] + 1, L - static_cast<std::int64_t>(pp - p));
+      before[p] = static_cast<std::uint64_t>(std::clamp(ideal, static_cast<std::int64_t>(before[p - 1]) + 1,
+                                                        L - static_cast<std::int64_t>(pp - p)));
     }
-    for (std::uint32_t p = 0; p < pp; ++p) {
-      stages[p].first = p == 0 ? 0 : static_cast<std::uint32_t>(1 + b[p]);
-      stages[p].last = p + 1 == pp ? n : static_cast<std::uint32_t>(1 + b[p + 1]);
-    }
+    stages_from_blocks(before, n, stages);
     return stages;
   }
   balance_flops(m, cum, stages);
@@ -210,6 +219,7 @@ RankMemory tightest_rank_memory(const Workload& w, const Strategy& s,
                                 std::span<const double> replica_samples) {
   const auto stages = partition_stages(w.model, s.pp, stage_weights(w, s));
   const double mb = microbatch_size(s, w);
+  const RankGrid grid{s.dp, s.tp, s.pp};
   RankMemory out;
   double least = 0;
   bool first = true;
@@ -219,7 +229,7 @@ RankMemory tightest_rank_memory(const Workload& w, const Strategy& s,
       MemoryBreakdown r = b;
       r.activations = b.activations * (replica_samples[d] / mb);
       for (std::uint32_t t = 0; t < s.tp; ++t) {
-        const Device& dev = w.device_of_rank(t + s.tp * (d + s.dp * p));
+        const Device& dev = w.device_of_rank(grid.rank(t, d, p));
         r.reserve = dev.memory_reserve_bytes;
         const double headroom = dev.hbm_bytes - r.total();
         if (first || headroom < least) {

@@ -22,7 +22,6 @@ struct DeviceShares {
   // microbatch. Exactly 1.0 when every replica of the stage runs the mean microbatch at the
   // reference rate (homogeneous clusters: durations unchanged bit for bit).
   std::vector<double> slow;
-  bool uniform = true;  // slow all 1.0 and every replica at the mean microbatch
 };
 DeviceShares device_shares(const Workload& w, const Strategy& s);
 
