@@ -54,7 +54,8 @@ struct StageProgram {
 
 class IterationBuilder {
  public:
-  IterationBuilder(const Workload& w, const Strategy& s, const TransformerCosts* costs)
+  IterationBuilder(const Workload& w, const Strategy& s, const TransformerCosts* costs,
+                   const DeviceShares& shares)
       : w_(w),
         s_(s),
         costs_(costs),
@@ -63,7 +64,7 @@ class IterationBuilder {
         ranks_{s.dp, s.tp, s.pp},
         mb_(microbatch_size(s, w)),
         virtual_stages_(s.schedule == PipelineSchedule::Interleaved ? s.virtual_stages : 1),
-        shares_(device_shares(w, s)),
+        shares_(shares),
         bytes_mb_(shares_.max_samples),
         byte_scale_(shares_.max_samples / mb_) {}
 
@@ -129,6 +130,9 @@ class IterationBuilder {
   };
   std::uint32_t label(Label l);
   std::uint32_t label_ids_[kLabelCount] = {};
+  // A data-parallel collective on the stage's DP stream: what every DP task shares.
+  Task dp_collective(std::uint32_t stage, TaskPhase phase, CollectiveOp op, double bytes,
+                     std::uint32_t group_set, Label l);
   std::vector<TaskId> scratch_;
   std::uint32_t tied_sync_set_ = kNoSet;  // first <-> last stage pairs when embeddings are tied
   TaskId last_stage_backward_ = ~TaskId{0};
@@ -144,10 +148,12 @@ class IterationBuilder {
   // Unequal devices or microbatches: the stage split, per-stage compute slowdown and the
   // largest replica microbatch, which sample-proportional messages are sized by (the same as
   // mb_ and 1.0 on homogeneous clusters with an even split).
-  DeviceShares shares_;
+  const DeviceShares& shares_;
   double bytes_mb_;
   double byte_scale_;
-  double slowest_hbm_Bps(std::uint32_t stage, bool all_stages) const;
+  // HBM bandwidth of the slowest device among ranks [first, last): what memory-bound training
+  // kernels reach with `kernels` (the per-operator model's fraction), else the line rate.
+  double slowest_hbm_Bps(std::uint32_t first, std::uint32_t last, bool kernels) const;
   TaskGraph g_;
   std::vector<StageProgram> programs_;  // per model chunk (chunk c runs on device c % pp)
   std::vector<std::uint32_t> compute_stream_, dp_stream_, send_fwd_stream_, send_bwd_stream_;
@@ -194,6 +200,22 @@ std::uint32_t IterationBuilder::label(Label l) {
   return label_ids_[l];
 }
 
+Task IterationBuilder::dp_collective(std::uint32_t stage, TaskPhase phase, CollectiveOp op, double bytes,
+                                     std::uint32_t group_set, Label l) {
+  Task t;
+  t.kind = TaskKind::Collective;
+  t.phase = phase;
+  t.purpose = CommPurpose::DataParallel;
+  t.stream = dp_stream_[stage];
+  t.op = op;
+  t.is_mutable = true;
+  t.bytes = bytes;
+  t.group_set = group_set;
+  t.stage = stage;
+  t.label = label(l);
+  return t;
+}
+
 TaskId IterationBuilder::add_task(const Task& t, std::initializer_list<TaskId> deps) {
   scratch_.clear();
   for (TaskId d : deps)
@@ -222,20 +244,16 @@ double IterationBuilder::embedding_lookup_seconds() const {
   for (std::size_t t = 0; t < m_.tables.size(); ++t)
     elements[owners[t]] += m_.tables[t].lookups_per_sample * m_.tables[t].dim;
   const double worst = *std::max_element(elements.begin(), elements.end());
-  return worst * mb_ * gpus_ * w_.table_bytes_per_element / slowest_hbm_Bps(0, true);
+  return worst * mb_ * gpus_ * w_.table_bytes_per_element / slowest_hbm_Bps(0, gpus_, false);
 }
 
-double IterationBuilder::slowest_hbm_Bps(std::uint32_t stage, bool all_stages) const {
-  if (!w_.mixed()) return w_.device.hbm_Bps;
-  double bw = 0;
-  const std::uint32_t per_stage = s_.dp * s_.tp;
-  const std::uint32_t first = all_stages ? 0 : stage * per_stage;
-  const std::uint32_t last = all_stages ? gpus_ : first + per_stage;
-  for (std::uint32_t r = first; r < last; ++r) {
-    const Device& d = w_.device_of_rank(r);
-    const double x = w_.per_operator ? d.hbm_Bps * d.memory_efficiency : d.hbm_Bps;
-    bw = r == first ? x : std::min(bw, x);
-  }
+double IterationBuilder::slowest_hbm_Bps(std::uint32_t first, std::uint32_t last, bool kernels) const {
+  const auto rate = [&](const Device& d) {
+    return kernels && w_.per_operator ? d.hbm_Bps * d.memory_efficiency : d.hbm_Bps;
+  };
+  if (!w_.mixed()) return rate(w_.device);
+  double bw = rate(w_.device_of_rank(first));
+  for (std::uint32_t r = first + 1; r < last; ++r) bw = std::min(bw, rate(w_.device_of_rank(r)));
   return bw;
 }
 
@@ -656,18 +674,10 @@ void IterationBuilder::emit_exchange(std::uint32_t stage, std::uint32_t micro, T
 
 void IterationBuilder::close_bucket(std::uint32_t stage, std::uint32_t micro) {
   if (bucket_bytes_ <= 0 || bucket_set_ == kNoSet) return;
-  Task t;
-  t.kind = TaskKind::Collective;
-  t.phase = TaskPhase::Backward;
-  t.purpose = CommPurpose::DataParallel;
-  t.stream = dp_stream_[stage];
-  t.op = s_.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
-  t.is_mutable = true;
-  t.bytes = bucket_bytes_;
-  t.group_set = bucket_set_;
-  t.stage = stage;
+  Task t = dp_collective(stage, TaskPhase::Backward,
+                         s_.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, bucket_bytes_,
+                         bucket_set_, s_.zero >= 1 ? kDpReduceScatter : kDpAllReduce);
   t.microbatch = micro;
-  t.label = label(s_.zero >= 1 ? kDpReduceScatter : kDpAllReduce);
   last_dp_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
   bucket_bytes_ = 0;
 }
@@ -784,19 +794,12 @@ void IterationBuilder::emit_sfb_allgather(std::uint32_t stage, std::uint32_t lay
   if (dp_set_[stage] == kNoSet) return;
   // Every replica's factors of all its microbatches; NCCL's AllGather takes equal blocks, so
   // unequal replicas pad to the largest. Bytes: the gathered output, as the other AllGathers.
-  Task t;
-  t.kind = TaskKind::Collective;
-  t.phase = TaskPhase::Backward;
-  t.purpose = CommPurpose::DataParallel;
-  t.stream = dp_stream_[stage];
-  t.op = CollectiveOp::AllGather;
-  t.is_mutable = true;
-  t.bytes = s_.dp * s_.microbatches * bytes_mb_ * m_.layers[layer].sfb_elements * w_.bytes_per_element;
-  t.group_set = dp_set_[stage];
-  t.stage = stage;
+  Task t = dp_collective(
+      stage, TaskPhase::Backward, CollectiveOp::AllGather,
+      s_.dp * s_.microbatches * bytes_mb_ * m_.layers[layer].sfb_elements * w_.bytes_per_element,
+      dp_set_[stage], kDpSfbAllGather);
   t.layer = layer;
   t.microbatch = micro;
-  t.label = label(kDpSfbAllGather);
   last_dp_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
   sfb_pending_[stage].push_back({layer, last_dp_[stage]});
 }
@@ -857,17 +860,10 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   // first, so the sync is issued from the first stage.
   if (tied_sync_set_ != kNoSet && stage + 1 == s_.pp) last_stage_backward_ = last_compute_[stage];
   if (tied_sync_set_ != kNoSet && stage == 0) {
-    Task sync;
-    sync.kind = TaskKind::Collective;
-    sync.phase = TaskPhase::Backward;
-    sync.purpose = CommPurpose::DataParallel;
-    sync.stream = dp_stream_[0];
-    sync.op = CollectiveOp::AllReduce;
-    sync.is_mutable = true;
-    sync.bytes = static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / s_.tp *
-                 w_.grad_bytes_per_element;
-    sync.group_set = tied_sync_set_;
-    sync.label = label(kEmbeddingSync);
+    const Task sync = dp_collective(0, TaskPhase::Backward, CollectiveOp::AllReduce,
+                                    static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden /
+                                        s_.tp * w_.grad_bytes_per_element,
+                                    tied_sync_set_, kEmbeddingSync);
     last_dp_[0] = add_task(sync, {last_compute_[0], last_dp_[0], last_stage_backward_});
   }
   const double params = device_params(stage) / (s_.zero >= 1 ? s_.dp : 1);
@@ -877,8 +873,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   t.stream = compute_stream_[stage];
   // The step is memory bound: it streams gradients, optimizer state and weights once, at the
   // bandwidth memory-bound kernels reach.
-  const double memory_Bps = w_.per_operator && !w_.mixed() ? w_.device.hbm_Bps * w_.device.memory_efficiency
-                                                           : slowest_hbm_Bps(stage, false);
+  const double memory_Bps = slowest_hbm_Bps(stage * s_.dp * s_.tp, (stage + 1) * s_.dp * s_.tp, true);
   t.duration_s = params * w_.optimizer_step_bytes_per_param() / memory_Bps;
   t.stage = stage;
   t.label = label(kOptimizer);
@@ -890,17 +885,9 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
   // ZeRO-1/2 gather the updated weights now; ZeRO-3 keeps them sharded until the next forward.
   if (s_.zero >= 1 && s_.zero <= 2 && dp_set_[stage] != kNoSet) {
-    Task ag;
-    ag.kind = TaskKind::Collective;
-    ag.phase = TaskPhase::WeightUpdate;
-    ag.purpose = CommPurpose::DataParallel;
-    ag.stream = dp_stream_[stage];
-    ag.op = CollectiveOp::AllGather;
-    ag.is_mutable = true;
-    ag.bytes = device_params(stage) * w_.bytes_per_element;  // gathered weights
-    ag.group_set = dp_set_[stage];
-    ag.stage = stage;
-    ag.label = label(kDpAllGather);
+    const Task ag = dp_collective(stage, TaskPhase::WeightUpdate, CollectiveOp::AllGather,
+                                  device_params(stage) * w_.bytes_per_element,  // gathered weights
+                                  dp_set_[stage], kDpAllGather);
     last_dp_[stage] = add_task(ag, {last_compute_[stage], last_dp_[stage]});
   }
 }
@@ -995,8 +982,16 @@ TaskGraph IterationBuilder::build() {
 
 }  // namespace
 
-IterationPlan plan_memory(const Workload& workload, const Strategy& strategy) {
-  validate_strategy(strategy, workload, strategy.gpus());
+namespace {
+
+// Unequal devices or microbatches: memory is checked GPU by GPU (workload/hetero.hpp).
+bool per_gpu_memory(const Workload& w, const Strategy& s) {
+  return w.mixed() || s.batch_split == BatchSplit::Proportional;
+}
+
+// The plan's fields and memory check (the strategy already validated); `shares` when the memory
+// is checked GPU by GPU.
+IterationPlan memory_plan(const Workload& workload, const Strategy& strategy, const DeviceShares* shares) {
   IterationPlan plan;
   plan.strategy = strategy;
   plan.dp = strategy.dp;
@@ -1005,40 +1000,45 @@ IterationPlan plan_memory(const Workload& workload, const Strategy& strategy) {
   plan.microbatches = strategy.microbatches;
   plan.global_batch = workload.global_batch;
   plan.graph.gpus = strategy.gpus();
-  plan.memory = memory_per_gpu(workload, strategy);
-  plan.memory_per_gpu_bytes = plan.memory.total();
-  plan.feasible = fits_in_memory(workload, plan.memory);
-  if (workload.mixed() || strategy.batch_split == BatchSplit::Proportional) {
-    // Every GPU against its own device and its replica's microbatch.
-    const DeviceShares shares = device_shares(workload, strategy);
-    plan.replica_samples = shares.replica_samples;
-    const RankMemory tight = tightest_rank_memory(workload, strategy, shares.replica_samples);
+  double capacity = workload.device.hbm_bytes;
+  std::string device;  // named when the devices differ
+  if (shares) {
+    plan.replica_samples = shares->replica_samples;
+    RankMemory tight = tightest_rank_memory(workload, strategy, shares->replica_samples);
     plan.memory = tight.memory;
-    plan.memory_per_gpu_bytes = plan.memory.total();
-    plan.feasible = plan.memory.total() <= tight.capacity;
-    if (!plan.feasible) {
-      char buf[200];
-      std::snprintf(buf, sizeof buf,
-                    "needs %.3g GiB per GPU on stage %u (%.3g GiB reserve included), device %s has %.3g GiB",
-                    plan.memory.total() / kGiB, plan.memory.stage, plan.memory.reserve / kGiB,
-                    tight.device.c_str(), tight.capacity / kGiB);
-      plan.infeasible_reason = buf;
-    }
-    return plan;
+    capacity = tight.capacity;
+    device = " " + tight.device;
+  } else {
+    plan.memory = memory_per_gpu(workload, strategy);
   }
+  plan.memory_per_gpu_bytes = plan.memory.total();
+  plan.feasible = plan.memory.total() <= capacity;
   if (!plan.feasible) {
-    char buf[160];
+    char buf[200];
     std::snprintf(buf, sizeof buf,
-                  "needs %.3g GiB per GPU on stage %u (%.3g GiB reserve included), device has %.3g GiB",
-                  plan.memory.total() / kGiB, plan.memory.stage, plan.memory.reserve / kGiB,
-                  workload.device.hbm_bytes / kGiB);
+                  "needs %.3g GiB per GPU on stage %u (%.3g GiB reserve included), device%s has %.3g GiB",
+                  plan.memory.total() / kGiB, plan.memory.stage, plan.memory.reserve / kGiB, device.c_str(),
+                  capacity / kGiB);
     plan.infeasible_reason = buf;
   }
   return plan;
 }
 
+}  // namespace
+
+IterationPlan plan_memory(const Workload& workload, const Strategy& strategy) {
+  validate_strategy(strategy, workload, strategy.gpus());
+  if (!per_gpu_memory(workload, strategy)) return memory_plan(workload, strategy, nullptr);
+  const DeviceShares shares = device_shares(workload, strategy);
+  return memory_plan(workload, strategy, &shares);
+}
+
 IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy, LayerCostCache* cache) {
-  IterationPlan plan = plan_memory(workload, strategy);
+  validate_strategy(strategy, workload, strategy.gpus());
+  // The stage split and per-stage slowdowns, shared by the memory check and the graph.
+  const DeviceShares shares = device_shares(workload, strategy);
+  IterationPlan plan =
+      memory_plan(workload, strategy, per_gpu_memory(workload, strategy) ? &shares : nullptr);
   // Transformer layers: their collectives (and, per operator, their times) from the layer costs.
   const bool transformer =
       workload.model.transformer && !strategy.per_layer() && !workload.model.has_tables();
@@ -1057,7 +1057,7 @@ IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy,
       costs = &*own;
     }
   }
-  IterationBuilder builder(workload, strategy, costs);
+  IterationBuilder builder(workload, strategy, costs, shares);
   plan.graph = builder.build();
   plan.total_flops = builder.total_flops();
   return plan;
