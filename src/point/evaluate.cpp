@@ -104,13 +104,19 @@ struct PointCache::Impl {
     return *e.network;
   }
 
+  const Model& model(const std::string& name) {
+    auto m = models.find(name);
+    if (m == models.end()) m = models.emplace(name, resolve_model(name, "key model.name")).first;
+    return m->second;
+  }
+  const Device& device(const std::string& name) {
+    auto d = devices.find(name);
+    if (d == devices.end()) d = devices.emplace(name, resolve_device(name, "key server.device")).first;
+    return d->second;
+  }
+
   Workload workload(const WorkloadSpec& spec, std::uint32_t gpus) {
-    auto m = models.find(spec.model);
-    if (m == models.end()) m = models.emplace(spec.model, resolve_model(spec.model, "key model.name")).first;
-    auto d = devices.find(spec.device);
-    if (d == devices.end())
-      d = devices.emplace(spec.device, resolve_device(spec.device, "key server.device")).first;
-    return make_workload(spec, gpus, m->second, d->second);
+    return make_workload(spec, gpus, model(spec.model), device(spec.device));
   }
 
   // The workload on a network's servers (mixed server.device lists laid over them).
@@ -120,17 +126,8 @@ struct PointCache::Impl {
       return workload(spec, net.gpu_count());
     }
     return opt::workload_on(
-        spec, net,
-        [&](const std::string& name) {
-          auto m = models.find(name);
-          if (m == models.end()) m = models.emplace(name, resolve_model(name, "key model.name")).first;
-          return m->second;
-        },
-        [&](const std::string& name) {
-          auto d = devices.find(name);
-          if (d == devices.end()) d = devices.emplace(name, resolve_device(name, "key server.device")).first;
-          return d->second;
-        });
+        spec, net, [&](const std::string& name) { return model(name); },
+        [&](const std::string& name) { return device(name); });
   }
 
   // `graph_needed`: the caller plays the plan even when it does not fit (Detail::Full).
@@ -381,6 +378,20 @@ Evaluation evaluate_optimized(const DesignPoint& p, PointCache::Impl& c, Detail 
   return e;
 }
 
+// The plan played where `placed` puts it (the simulation unless it does not fit) into `e`.
+void play_placed(Evaluation& e, const IterationPlan& plan, const opt::StrategyPlacement& placed,
+                 const DesignPoint& p, const Network& net, double cost_usd, double bisection) {
+  e.placement = placed.placement;
+  e.placement_requested = opt::placement_kind_name(p.placement);
+  e.placement_method = placed.method;
+  e.placement_groups = placed.node_groups;
+  if (plan.feasible) {
+    e.sim = sim::simulate_iteration(net, plan.graph, p.sim, e.placement);
+    e.simulated = true;
+  }
+  e.row = make_point_result(plan, e.simulated ? &e.sim : nullptr, cost_usd, bisection);
+}
+
 // strategy.compression = sfb: the layers are chosen on this network where the plan runs, so the
 // plan is built here (not shared across networks) and played by simulate_iteration.
 Evaluation evaluate_sfb(const DesignPoint& p, PointCache::Impl& c, PointCache::Impl::NetEntry& entry,
@@ -405,15 +416,9 @@ Evaluation evaluate_sfb(const DesignPoint& p, PointCache::Impl& c, PointCache::I
       opt::place_strategy(net, s.gpus(), s.tp, s.pp, p.placement, 1, opt::device_of_servers(w, net));
   opt::SfbChoice choice;
   IterationPlan plan = opt::plan_on(net, w, s, placed.placement, p.sim, &c.layer_costs, &choice);
-  e.sim = sim::simulate_iteration(net, plan.graph, p.sim, placed.placement);
-  e.simulated = plan.feasible;
-  e.row = make_point_result(plan, plan.feasible ? &e.sim : nullptr, cost.total_usd, entry.bisection_Bps);
+  play_placed(e, plan, placed, p, net, cost.total_usd, entry.bisection_Bps);
   if (detail == Detail::Full) {
     e.plan = std::move(plan);
-    e.placement = placed.placement;
-    e.placement_requested = opt::placement_kind_name(p.placement);
-    e.placement_method = placed.method;
-    e.placement_groups = placed.node_groups;
     e.compression = std::move(choice);
   }
   return e;
@@ -467,18 +472,10 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
   }
   std::vector<std::uint16_t> device_of_server;
   if (mixed_devices(p.workload.device))
-    device_of_server = opt::device_of_servers(c.workload(p.workload, net), net);
-  const opt::StrategyPlacement placed =
-      opt::place_strategy(net, plan.graph.gpus, plan.tp, plan.pp, p.placement, 1, device_of_server);
-  e.placement = placed.placement;
-  e.placement_requested = opt::placement_kind_name(p.placement);
-  e.placement_method = placed.method;
-  e.placement_groups = placed.node_groups;
-  if (plan.feasible) {
-    e.sim = sim::simulate_iteration(net, plan.graph, p.sim, e.placement);
-    e.simulated = true;
-  }
-  e.row = make_point_result(plan, e.simulated ? &e.sim : nullptr, cost_usd, bisection);
+    device_of_server = server_device_kinds(p.workload.device, net.compute_count());
+  play_placed(e, plan,
+              opt::place_strategy(net, plan.graph.gpus, plan.tp, plan.pp, p.placement, 1, device_of_server),
+              p, net, cost_usd, bisection);
   return e;
 }
 

@@ -16,17 +16,23 @@ bool mixed_devices(const std::string& device_text) {
   return distinct_run_values(parse_runs(device_text, kKey)).size() > 1;
 }
 
+std::vector<std::uint16_t> server_device_kinds(const std::string& device_text, std::uint32_t servers) {
+  const auto runs = parse_runs(device_text, kKey);
+  const auto distinct = distinct_run_values(runs);
+  std::vector<std::uint16_t> kinds;
+  kinds.reserve(servers);
+  for (const auto& name : expand_runs(runs, servers, kKey))
+    kinds.push_back(
+        static_cast<std::uint16_t>(std::find(distinct.begin(), distinct.end(), name) - distinct.begin()));
+  return kinds;
+}
+
 ServerDevices server_devices(const std::string& device_text, std::uint32_t servers,
                              const std::function<Device(const std::string&)>& resolve) {
-  const auto runs = parse_runs(device_text, kKey);
-  const auto names = expand_runs(runs, servers, kKey);
-  const auto distinct = distinct_run_values(runs);
   ServerDevices d;
-  for (const auto& name : distinct) d.kinds.push_back(resolve(name));
-  d.kind_of_server.reserve(names.size());
-  for (const auto& name : names)
-    d.kind_of_server.push_back(
-        static_cast<std::uint16_t>(std::find(distinct.begin(), distinct.end(), name) - distinct.begin()));
+  d.kind_of_server = server_device_kinds(device_text, servers);
+  for (const auto& name : distinct_run_values(parse_runs(device_text, kKey)))
+    d.kinds.push_back(resolve(name));
   return d;
 }
 

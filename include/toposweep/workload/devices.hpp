@@ -25,6 +25,9 @@ struct ServerDevices {
 
 // More than one distinct device in a server.device run list.
 bool mixed_devices(const std::string& device_text);
+// Each server's device as an index into the list's distinct names (first appearance order):
+// which servers hold the same device, without reading any device file.
+std::vector<std::uint16_t> server_device_kinds(const std::string& device_text, std::uint32_t servers);
 // server.device as runs over `servers` servers (a lone name covers all); resolve(name) is called
 // once per distinct name. BadInput naming key server.device on a bad list or a wrong sum.
 ServerDevices server_devices(const std::string& device_text, std::uint32_t servers,
