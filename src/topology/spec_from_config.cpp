@@ -43,16 +43,27 @@ std::string optical_device(const Config& c, const std::string& fallback) {
 // device's measured link class) or, without one, from the historical 300 GB/s ideal fabric.
 }  // namespace
 
+namespace {
+
+// A per-server run list (8*4,4*4) for `key`, expanded over topology.servers; empty when the value
+// is one plain value. Families without topology.servers take plain values only.
+std::vector<std::string> per_server_values(const Config& c, std::string_view key) {
+  if (!nonempty(c, key) || !has_run_counts(c.get_string(key))) return {};
+  const std::string where = c.where(key);
+  if (!c.has("topology.servers") || c.get_string("topology.kind") == "multidim" ||
+      c.get_string("topology.kind") == "file")
+    throw BadInput("per-server lists need a topology family with topology.servers (not multidim or file)",
+                   where);
+  return expand_runs(parse_runs(c.get_string(key), where), get_u32(c, "topology.servers", 1), where);
+}
+
+}  // namespace
+
 ServerSpec server_spec_from_config(const Config& c, const LinkClass* intra) {
   ServerSpec s;
-  if (has_run_counts(c.get_string("server.gpus"))) {
+  if (const auto gpus = per_server_values(c, "server.gpus"); !gpus.empty()) {
     const std::string where = c.where("server.gpus");
-    if (!c.has("topology.servers") || c.get_string("topology.kind") == "multidim" ||
-        c.get_string("topology.kind") == "file")
-      throw BadInput("per-server lists need a topology family with topology.servers (not multidim or file)",
-                     where);
-    for (const auto& v : expand_runs(parse_runs(c.get_string("server.gpus"), where),
-                                     get_u32(c, "topology.servers", 1), where)) {
+    for (const auto& v : gpus) {
       std::uint32_t n = 0;
       const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
       if (ec != std::errc() || end != v.data() + v.size() || n < 1 || n > (1u << 16))
@@ -68,15 +79,9 @@ ServerSpec server_spec_from_config(const Config& c, const LinkClass* intra) {
   const LinkClass fallback{300e9, 1, 0, 0};
   const LinkClass& d = intra ? *intra : fallback;
   std::vector<double> intra_runs;  // per server, from a server.intra_bandwidth run list
-  if (nonempty(c, "server.intra_bandwidth") && has_run_counts(c.get_string("server.intra_bandwidth"))) {
+  if (const auto bw = per_server_values(c, "server.intra_bandwidth"); !bw.empty()) {
     const std::string where = c.where("server.intra_bandwidth");
-    const auto runs = parse_runs(c.get_string("server.intra_bandwidth"), where);
-    if (!c.has("topology.servers") || c.get_string("topology.kind") == "multidim" ||
-        c.get_string("topology.kind") == "file")
-      throw BadInput("per-server lists need a topology family with topology.servers (not multidim or file)",
-                     where);
-    for (const auto& v : expand_runs(runs, get_u32(c, "topology.servers", 1), where))
-      intra_runs.push_back(parse_quantity(Quantity::Bandwidth, v, where));
+    for (const auto& v : bw) intra_runs.push_back(parse_quantity(Quantity::Bandwidth, v, where));
     s.intra_bandwidth_Bps = intra_runs[0];
   } else {
     s.intra_bandwidth_Bps =
