@@ -37,3 +37,35 @@ finish() {
   echo "$passes passed, $failures failed"
   [ "$failures" -eq 0 ]
 }
+
+# assert_top_replays OPTIMIZE_JSON K BASE_ARGS...: the K best strategies of an `optimize --target
+# strategy --json` answer, each set as a plain point (every searched knob), replay with
+# `simulate` to the reported iteration time bit for bit.
+assert_top_replays() {
+  local answer=$1 k=$2
+  shift 2
+  local i sets
+  for ((i = 0; i < k; i++)); do
+    sets=$(/usr/bin/python3 - "$answer" "$i" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["top"][int(sys.argv[2])]["strategy"]
+keys = {"dp": s["dp"], "tp": s["tp"], "pp": s["pp"], "microbatches": s["microbatches"],
+        "schedule": s["schedule"], "virtual_stages": s.get("virtual_stages", 1), "recompute": s["recompute"],
+        "sequence_parallel": str(s["sequence_parallel"]).lower(), "tp_overlap": s["tp_overlap"],
+        "dp_overlap": str(s["dp_overlap"]).lower(), "zero": s["zero_stage"],
+        "batch_split": s.get("batch_split", "even"), "stage_split": s.get("stage_split", "even"),
+        "compression": s.get("compression", "none")}
+print(" ".join(f"--set strategy.{k}={v}" for k, v in keys.items()))
+PY
+)
+    # shellcheck disable=SC2086
+    run_cmd simulate "$@" $sets --json
+    assert_status 0 "simulate top-$i"
+    /usr/bin/python3 - "$answer" "$WORK/out" "$i" <<'PY' && pass "top-$i replays bit for bit" || fail "top-$i replay"
+import json, sys
+want = json.load(open(sys.argv[1]))["top"][int(sys.argv[3])]["iteration_time_s"]
+got = json.load(open(sys.argv[2]))["iteration_time_s"]
+assert got == want, (got, want)
+PY
+  done
+}

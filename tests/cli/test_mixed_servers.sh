@@ -13,31 +13,21 @@ run_cmd optimize --target strategy "${base[@]}" --set optimize.search=exhaustive
   --set optimize.max_microbatches=4 --json
 assert_status 0 "optimize --target strategy on a4+v4 servers"
 cp "$WORK/out" "$WORK/optimize.json"
-for i in 0 1 2; do
-  sets=$(/usr/bin/python3 - "$WORK/optimize.json" "$i" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))["top"][int(sys.argv[2])]["strategy"]
-keys = {"dp": s["dp"], "tp": s["tp"], "pp": s["pp"], "microbatches": s["microbatches"],
-        "schedule": s["schedule"], "virtual_stages": s.get("virtual_stages", 1), "recompute": s["recompute"],
-        "sequence_parallel": str(s["sequence_parallel"]).lower(), "tp_overlap": s["tp_overlap"],
-        "dp_overlap": str(s["dp_overlap"]).lower(), "zero": s["zero_stage"],
-        "batch_split": s.get("batch_split", "even"), "stage_split": s.get("stage_split", "even"),
-        "compression": s.get("compression", "none")}
-print(" ".join(f"--set strategy.{k}={v}" for k, v in keys.items()))
-PY
-)
-  # shellcheck disable=SC2086
-  run_cmd simulate "${base[@]}" $sets --json
-  assert_status 0 "simulate top-$i"
-  /usr/bin/python3 - "$WORK/optimize.json" "$WORK/out" "$i" <<'PY' && pass "top-$i replays bit for bit" || fail "top-$i replay"
-import json, sys
-want = json.load(open(sys.argv[1]))["top"][int(sys.argv[3])]["iteration_time_s"]
-got = json.load(open(sys.argv[2]))["iteration_time_s"]
-assert got == want, (got, want)
-PY
-done
+assert_top_replays "$WORK/optimize.json" 3 "${base[@]}"
 /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['strategy'].get('batch_split') == 'proportional' or j['strategy'].get('stage_split') == 'speed', j['strategy']" \
   "$WORK/optimize.json" && pass "the search uses a speed-aware split on mixed servers" || fail "no split chosen"
+
+# The search with compression on VGG16 at 10 Gb/s: its answer uses SFB and replays, SFB layers
+# chosen again by `simulate` on the same network.
+vgg=(--set model.name=vgg16 --set model.batch_per_gpu=16 --set topology.servers=4 --set server.gpus=4
+     --set topology.link_bandwidth=10Gbps --set simulate.network_model=analytical)
+run_cmd optimize --target strategy "${vgg[@]}" --set optimize.search=exhaustive --set optimize.pp=1 \
+  --set optimize.max_microbatches=2 --set optimize.top=2 --json
+assert_status 0 "optimize VGG16 with compressions none,sfb"
+cp "$WORK/out" "$WORK/vgg.json"
+/usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['strategy'].get('compression') == 'sfb', j['strategy']" \
+  "$WORK/vgg.json" && pass "the search picks SFB at 10 Gb/s" || fail "no SFB in the answer"
+assert_top_replays "$WORK/vgg.json" 2 "${vgg[@]}"
 
 # VGG16 with SFB on a slow network: the JSON reports the choice and the bytes.
 run_cmd simulate --set model.name=vgg16 --set model.batch_per_gpu=16 --set topology.servers=4 --set server.gpus=4 \

@@ -36,27 +36,7 @@ assert models["checked"] == search["candidates"] and models["infeasible"] == sea
 PY
 
 # Each reported strategy, replayed as a plain point.
-for i in 0 1 2 3; do
-  sets=$(/usr/bin/python3 - "$WORK/optimize.json" "$i" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))["top"][int(sys.argv[2])]["strategy"]
-keys = {"dp": s["dp"], "tp": s["tp"], "pp": s["pp"], "microbatches": s["microbatches"],
-        "schedule": s["schedule"], "virtual_stages": s.get("virtual_stages", 1), "recompute": s["recompute"],
-        "sequence_parallel": str(s["sequence_parallel"]).lower(), "tp_overlap": s["tp_overlap"],
-        "dp_overlap": str(s["dp_overlap"]).lower(), "zero": s["zero_stage"]}
-print(" ".join(f"--set strategy.{k}={v}" for k, v in keys.items()))
-PY
-)
-  # shellcheck disable=SC2086
-  run_cmd simulate "${base[@]}" $sets --json
-  assert_status 0 "simulate top-$i"
-  /usr/bin/python3 - "$WORK/optimize.json" "$WORK/out" "$i" <<'PY' && pass "top-$i replays bit for bit" || fail "top-$i replay"
-import json, sys
-want = json.load(open(sys.argv[1]))["top"][int(sys.argv[3])]["iteration_time_s"]
-got = json.load(open(sys.argv[2]))["iteration_time_s"]
-assert got == want, (got, want)
-PY
-done
+assert_top_replays "$WORK/optimize.json" 4 "${base[@]}"
 
 # The configured strategy is only the baseline: with the default pure data parallelism not
 # dividing the batch (24 samples on 16 GPUs), the search still runs and says there is no baseline.
