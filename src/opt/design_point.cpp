@@ -369,22 +369,20 @@ OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTar
                                      const std::optional<SingleCollective>& single) {
   if (single && target != OptimizeTarget::Bandwidth)
     throw BadInput("--op/--bytes (a single collective) only apply to --target bandwidth", "command line");
-  // These targets build their own networks of identical servers.
-  if (mixed_devices(problem.workload.device) &&
-      (target == OptimizeTarget::Bandwidth || target == OptimizeTarget::Topology ||
-       target == OptimizeTarget::Alternating))
-    throw BadInput(std::string("optimize --target ") + optimize_target_name(target) +
-                       " builds its own network of identical servers; mixed server.device lists work with "
-                       "--target strategy or placement",
-                   "key server.device");
-  if (target == OptimizeTarget::Topology || target == OptimizeTarget::Alternating) {
-    topology::TopologySpec spec = problem.topology;
-    if (const topology::ServerSpec* s = topology::server_of(spec);
-        s && !(s->gpus_of_server.empty() && s->intra_of_server.empty()))
+  // These targets build their own networks of identical servers: per-server lists are refused,
+  // naming the first such key.
+  if (target == OptimizeTarget::Bandwidth || target == OptimizeTarget::Topology ||
+      target == OptimizeTarget::Alternating) {
+    const topology::ServerSpec* s = topology::server_of(problem.topology);
+    const char* key = mixed_devices(problem.workload.device) ? "key server.device"
+                      : s && !s->gpus_of_server.empty()      ? "key server.gpus"
+                      : s && !s->intra_of_server.empty()     ? "key server.intra_bandwidth"
+                                                             : nullptr;
+    if (key)
       throw BadInput(std::string("optimize --target ") + optimize_target_name(target) +
-                         " builds its own network of identical servers; per-server server.gpus / "
-                         "server.intra_bandwidth lists work with --target strategy or placement",
-                     s->gpus_of_server.empty() ? "key server.intra_bandwidth" : "key server.gpus");
+                         " builds its own network of identical servers; per-server lists (" + (key + 4) +
+                         ") work with --target strategy or placement",
+                     key);
   }
   switch (target) {
     case OptimizeTarget::Bandwidth:

@@ -319,6 +319,10 @@ void normalize_server_fabrics(ServerSpec& s) {
   s.intra_of_server.clear();
 }
 
+const ServerSpec* server_of(const TopologySpec& spec) {
+  return server_of(const_cast<TopologySpec&>(spec));
+}
+
 ServerSpec* server_of(TopologySpec& spec) {
   return std::visit(
       [](auto& f) -> ServerSpec* {

@@ -49,6 +49,7 @@ ServerSpec server_spec_from_config(const Config& config, const LinkClass* intra_
 void normalize_server_fabrics(ServerSpec& s);
 // The server spec inside a family's spec (nullptr for multidim, whose NPUs are not servers).
 ServerSpec* server_of(TopologySpec& spec);
+const ServerSpec* server_of(const TopologySpec& spec);
 
 }  // namespace toposweep::topology
 
