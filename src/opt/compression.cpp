@@ -39,7 +39,7 @@ SfbChoice choose_sfb_layers(const Network& net, const Workload& w, const Iterati
   const DeviceShares shares = device_shares(w, s);
   const RankGrid grid{s.dp, s.tp, s.pp};
   const double shard = w.model.transformer ? s.tp : 1;
-  const double G = w.grad_bytes_per_element, B = w.bytes_per_element, n = s.dp;
+  const double G = w.grad_bytes_per_element, n = s.dp;
   std::vector<double> before(s.pp, 0), after(s.pp, 0);
   for (std::uint32_t c = 0; c < shares.chunks.size(); ++c) {
     const std::uint32_t p = c % s.pp;
@@ -57,15 +57,12 @@ SfbChoice choose_sfb_layers(const Network& net, const Workload& w, const Iterati
       x.name = l.name;
       x.stage = p;
       x.allreduce_bytes = l.params_sharded / shard * G;
-      x.allgather_bytes = n * s.microbatches * shares.max_samples * l.sfb_elements * B;
+      x.allgather_bytes = sfb_gather_bytes(w, s, shares, l);
       x.allreduce_s = collective_seconds(net, options, placement, groups, plain.graph.gpus,
                                          CollectiveOp::AllReduce, x.allreduce_bytes);
       x.allgather_s = collective_seconds(net, options, placement, groups, plain.graph.gpus,
                                          CollectiveOp::AllGather, x.allgather_bytes);
-      for (std::uint32_t d = 0; d < s.dp; ++d) {
-        const double others = w.global_batch - s.microbatches * shares.replica_samples[d];
-        x.rebuild_s = std::max(x.rebuild_s, others * l.forward_flops / replica_stage_flops(w, s, d, p));
-      }
+      x.rebuild_s = sfb_rebuild(w, s, shares, l, p).seconds;
       x.chosen = x.allgather_s + x.rebuild_s < x.allreduce_s;
       const double bias = l.params_replicated * G;
       after[p] +=

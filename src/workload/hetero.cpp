@@ -38,6 +38,22 @@ double replica_stage_flops(const Workload& w, const Strategy& s, std::uint32_t d
   return w.flops_per_s * (replica_stage_rate(w, s, d, p) / w.rate_reference());
 }
 
+double sfb_gather_bytes(const Workload& w, const Strategy& s, const DeviceShares& shares,
+                        const Layer& layer) {
+  return s.dp * s.microbatches * shares.max_samples * layer.sfb_elements * w.bytes_per_element;
+}
+
+SfbRebuild sfb_rebuild(const Workload& w, const Strategy& s, const DeviceShares& shares, const Layer& layer,
+                       std::uint32_t stage) {
+  SfbRebuild out;
+  for (std::uint32_t d = 0; d < s.dp; ++d) {
+    const double flops = (w.global_batch - s.microbatches * shares.replica_samples[d]) * layer.forward_flops;
+    out.flops = std::max(out.flops, flops);
+    out.seconds = std::max(out.seconds, flops / replica_stage_flops(w, s, d, stage));
+  }
+  return out;
+}
+
 std::vector<double> stage_weights(const Workload& w, const Strategy& s) {
   if (s.stage_split != StageSplit::Speed || !w.mixed() || s.pp == 1) return {};
   std::vector<double> weight(s.pp);

@@ -792,12 +792,9 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
 
 void IterationBuilder::emit_sfb_allgather(std::uint32_t stage, std::uint32_t layer, std::uint32_t micro) {
   if (dp_set_[stage] == kNoSet) return;
-  // Every replica's factors of all its microbatches; NCCL's AllGather takes equal blocks, so
-  // unequal replicas pad to the largest. Bytes: the gathered output, as the other AllGathers.
-  Task t = dp_collective(
-      stage, TaskPhase::Backward, CollectiveOp::AllGather,
-      s_.dp * s_.microbatches * bytes_mb_ * m_.layers[layer].sfb_elements * w_.bytes_per_element,
-      dp_set_[stage], kDpSfbAllGather);
+  Task t =
+      dp_collective(stage, TaskPhase::Backward, CollectiveOp::AllGather,
+                    sfb_gather_bytes(w_, s_, shares_, m_.layers[layer]), dp_set_[stage], kDpSfbAllGather);
   t.layer = layer;
   t.microbatch = micro;
   last_dp_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
@@ -805,18 +802,8 @@ void IterationBuilder::emit_sfb_allgather(std::uint32_t stage, std::uint32_t lay
 }
 
 void IterationBuilder::emit_sfb_rebuilds(std::uint32_t stage) {
-  // Each replica adds the other replicas' samples' outer products to its own gradient: one
-  // weight-gradient GEMM (the forward's FLOPs) per sample it did not compute; the slowest
-  // replica decides.
   for (const SfbPending& pending : sfb_pending_[stage]) {
-    const Layer& l = m_.layers[pending.layer];
-    double seconds = 0, flops = 0;
-    for (std::uint32_t d = 0; d < s_.dp; ++d) {
-      const double others = w_.global_batch - s_.microbatches * shares_.replica_samples[d];
-      const double f = others * l.forward_flops;
-      flops = std::max(flops, f);
-      seconds = std::max(seconds, f / replica_stage_flops(w_, s_, d, stage));
-    }
+    const auto [flops, seconds] = sfb_rebuild(w_, s_, shares_, m_.layers[pending.layer], stage);
     Task t;
     t.kind = TaskKind::Compute;
     t.phase = TaskPhase::Backward;

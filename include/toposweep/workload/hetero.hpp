@@ -31,6 +31,19 @@ double replica_stage_rate(const Workload& w, const Strategy& s, std::uint32_t d,
 // rate scaled by the replica's speed relative to the reference device.
 double replica_stage_flops(const Workload& w, const Strategy& s, std::uint32_t d, std::uint32_t p);
 
+// SFB (strategy.compression = sfb) of `layer` at device stage `stage`, what the graph and the
+// chooser (opt/compression.hpp) both use: the AllGather's output bytes (every replica's factors of
+// all its microbatches; NCCL's AllGather takes equal blocks, so unequal replicas pad to the
+// largest), and the rebuild of the whole group's weight gradient from the other replicas' factors
+// (one weight-gradient GEMM, the forward's FLOPs, per sample a replica did not compute), the
+// slowest replica deciding.
+double sfb_gather_bytes(const Workload& w, const Strategy& s, const DeviceShares& shares, const Layer& layer);
+struct SfbRebuild {
+  double flops = 0, seconds = 0;
+};
+SfbRebuild sfb_rebuild(const Workload& w, const Strategy& s, const DeviceShares& shares, const Layer& layer,
+                       std::uint32_t stage);
+
 // Per device stage p: the weight its layer share is proportional to with stage_split = speed
 // (the slowest replica's rate there). Empty when the split is even or every weight is equal.
 std::vector<double> stage_weights(const Workload& w, const Strategy& s);
