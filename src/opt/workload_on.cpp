@@ -5,10 +5,6 @@
 
 namespace toposweep::opt {
 
-std::vector<std::uint32_t> gpus_of_servers(const Network& net) {
-  return net.gpus_of_nodes();
-}
-
 std::vector<std::uint16_t> device_of_servers(const Workload& w, const Network& net) {
   std::vector<std::uint16_t> out;
   if (!w.mixed()) return out;
@@ -34,7 +30,7 @@ Workload workload_on(const WorkloadSpec& spec, const Network& net,
   if (!mixed_devices(spec.device))
     return make_workload(spec, net.gpu_count(), std::move(m), resolve(spec.device));
   const ServerDevices devices = server_devices(spec.device, net.compute_count(), resolve);
-  const auto gpus = gpus_of_servers(net);
+  const auto gpus = net.gpus_of_nodes();
   return make_workload(spec, std::move(m), devices, gpus);
 }
 

@@ -136,7 +136,7 @@ struct PointCache::Impl {
     ++clock;
     const std::uint32_t gpus = net.gpu_count();
     std::vector<std::uint32_t> layout;
-    if (mixed_devices(w.device)) layout = opt::gpus_of_servers(net);
+    if (mixed_devices(w.device)) layout = net.gpus_of_nodes();
     for (auto it = plans.begin(); it != plans.end(); ++it)
       if (it->gpus == gpus && it->strategy == s && it->workload == w && it->layout == layout) {
         if (it->failure) {

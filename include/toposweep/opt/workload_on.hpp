@@ -13,9 +13,6 @@
 
 namespace toposweep::opt {
 
-// GPUs of every compute node (server), in node order.
-std::vector<std::uint32_t> gpus_of_servers(const Network& net);
-
 // The device kind of every server of a mixed workload (empty when it has one device).
 std::vector<std::uint16_t> device_of_servers(const Workload& w, const Network& net);
 
