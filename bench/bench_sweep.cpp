@@ -173,7 +173,7 @@ BENCHMARK(BM_FetchAndOp)->Iterations(20000);
 // What run_sweep pays per chunk for scheduling: ChunkScheduler::claim (fetch-and-add of the next
 // position plus the read of the stop and error slots, one flush) and add_done (progress counts).
 void BM_ClaimChunk(benchmark::State& state) {
-  sweep::ChunkScheduler scheduler(MPI_COMM_WORLD);
+  sweep::ChunkScheduler scheduler(MPI_COMM_WORLD, std::int64_t{1} << 40);
   for (auto _ : state) {
     benchmark::DoNotOptimize(scheduler.claim(1));
     scheduler.add_done({1, 0, 0});

@@ -120,13 +120,15 @@ void ChunkRunner::journal_frontier_rows() {
   joined_.clear();
 }
 
-void ChunkSizer::measured(double seconds, std::int64_t points, std::int64_t remaining) {
+void ChunkSizer::measured(double seconds, std::int64_t points, std::int64_t remaining, double overhead) {
   const double per = seconds / static_cast<double>(std::max<std::int64_t>(points, 1));
   sec_per_point_ = sec_per_point_ < 0 ? per : 0.5 * sec_per_point_ + 0.5 * per;
-  double want = chunk_seconds_ / std::max(sec_per_point_, 1e-9);
-  want = std::clamp(want, 1.0, static_cast<double>(max_points_));
-  want = std::min(want, std::max(1.0, static_cast<double>(remaining) / (kGuidedShare * ranks_)));
-  next_ = static_cast<std::int64_t>(want);
+  overhead_ = overhead_ < 0 ? overhead : 0.5 * overhead_ + 0.5 * overhead;
+  const double spp = std::max(sec_per_point_, 1e-9);
+  double want = chunk_seconds_ / spp;
+  want = std::min(want, static_cast<double>(remaining) / (kGuidedShare * std::min(ranks_, 2)));
+  want = std::max(want, kOverheadShare * overhead_ / spp);
+  next_ = static_cast<std::int64_t>(std::clamp(want, 1.0, static_cast<double>(max_points_)));
 }
 
 }  // namespace toposweep::sweep

@@ -12,6 +12,7 @@
 #include "toposweep/sweep/scheduler.hpp"
 #include "toposweep/sweep/todo.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/heap_prefault.hpp"
 
 namespace toposweep::sweep {
 namespace {
@@ -162,28 +163,31 @@ LoopEnd evaluate_todo(const Space& space, const SweepOptions& o, const Evaluator
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
-  ChunkScheduler scheduler(comm);  // its scope ends at the collective exit below
+  ChunkScheduler scheduler(comm, static_cast<std::int64_t>(plan.todo.total));  // scope ends at the exit below
   bool stopped_here = false, failed_here = false;
   std::string failure;  // what failed on this rank
   ChunkStats stats;
   try {
     ChunkRunner runner(space, o, evaluate, dir, plan.run, rank, rank == fault.rank ? fault.chunk : 0, stats);
     ChunkSizer sizer(o.chunk_seconds, o.max_chunk_points, ranks);
-    const auto total = static_cast<std::int64_t>(plan.todo.total);
+    util::HeapPrefault heap;  // the caches' pages, mapped ahead in bulk
     while (true) {
       if (stop_requested()) stopped_here = true;
       if (stopped_here) {
         scheduler.request_stop();
         break;
       }
+      // What this chunk costs besides its points: the claim, the journal commit, the done count.
+      const double fixed_before = scheduler.seconds() + stats.journal_seconds,
+                   eval_before = stats.evaluate_seconds;
       const auto claim = scheduler.claim(sizer.next());
-      if (claim.stop || claim.error || claim.first >= total) break;
-      const std::int64_t last = std::min(total, claim.first + sizer.next());
-      const auto chunk_start = Clock::now();
-      const auto chunk = runner.run(plan.todo, claim.first, last, stop_requested);
+      if (claim.stop || claim.error || claim.empty()) break;
+      const auto chunk = runner.run(plan.todo, claim.first, claim.last, stop_requested);
       stopped_here = chunk.stopped;
       scheduler.add_done(chunk.counts);
-      sizer.measured(seconds_since(chunk_start), chunk.counts[0], total - last);
+      sizer.measured(stats.evaluate_seconds - eval_before, chunk.counts[0], claim.left,
+                     scheduler.seconds() + stats.journal_seconds - fixed_before);
+      heap.populate();
       progress.after_chunk(scheduler);
     }
   } catch (const Interrupted&) {

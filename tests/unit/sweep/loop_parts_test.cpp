@@ -15,12 +15,16 @@ namespace toposweep::sweep {
 namespace {
 
 TEST(ChunkScheduler, HandsOutConsecutiveChunksCountsAndKeepsTheFirstFailure) {
-  ChunkScheduler s(MPI_COMM_SELF);
+  ChunkScheduler s(MPI_COMM_SELF, 11);
   auto c = s.claim(5);
   EXPECT_EQ(c.first, 0);
+  EXPECT_EQ(c.last, 5);
+  EXPECT_EQ(c.left, 6);
   EXPECT_FALSE(c.stop || c.error);
   EXPECT_EQ(s.claim(3).first, 5);
-  EXPECT_EQ(s.claim(1).first, 8);
+  c = s.claim(1);
+  EXPECT_EQ(c.first, 8);
+  EXPECT_EQ(c.last, 9);
   s.add_done({5, 1, 2});
   s.add_done({3, 0, 1});
   EXPECT_EQ(s.done(), (ChunkCounts{8, 1, 3}));
@@ -29,21 +33,44 @@ TEST(ChunkScheduler, HandsOutConsecutiveChunksCountsAndKeepsTheFirstFailure) {
   s.publish_failure(7);  // a later failure does not replace the first
   EXPECT_EQ(s.first_failed_rank(), 0);
   c = s.claim(2);
-  EXPECT_EQ(c.first, 9);
   EXPECT_TRUE(c.error);
   EXPECT_FALSE(c.stop);
+  EXPECT_TRUE(c.empty());  // a failure stops the claims
   s.request_stop();
   EXPECT_TRUE(s.claim(1).stop);
   EXPECT_GT(s.seconds(), 0.0);
 }
 
+TEST(ChunkScheduler, ClaimsAreCutAtTheEndAndThenEmpty) {
+  ChunkScheduler s(MPI_COMM_SELF, 7);
+  EXPECT_EQ(s.claim(4).last, 4);
+  const auto c = s.claim(10);  // only 3 left
+  EXPECT_EQ(c.first, 4);
+  EXPECT_EQ(c.last, 7);
+  EXPECT_EQ(c.left, 0);
+  EXPECT_TRUE(s.claim(1).empty());
+  EXPECT_TRUE(ChunkScheduler(MPI_COMM_SELF, 0).claim(1).empty());
+}
+
+TEST(ChunkScheduler, BlocksAreEvenAMultipleOfTheRanksAndFitIn32Bits) {
+  EXPECT_EQ(ChunkScheduler::block_starts(10, 1), (std::vector<std::int64_t>{0, 10}));
+  EXPECT_EQ(ChunkScheduler::block_starts(10, 3), (std::vector<std::int64_t>{0, 4, 7, 10}));
+  EXPECT_EQ(ChunkScheduler::block_starts(0, 2), (std::vector<std::int64_t>{0, 0, 0}));
+  // 2^33 positions on 2 ranks: blocks of 2^32 would not fit 32-bit offsets (at most 2^32 - 1), so
+  // two rounds of two blocks of 2^31.
+  const std::int64_t big = std::int64_t{1} << 33;
+  EXPECT_EQ(ChunkScheduler::block_starts(big, 2),
+            (std::vector<std::int64_t>{0, big / 4, big / 2, 3 * big / 4, big}));
+  EXPECT_EQ(ChunkScheduler::block_starts(big - 2, 2).size(), 3u);  // 2^32 - 1 each: one round
+}
+
 TEST(ChunkSizer, MeasuresWithOnePointThenAimsAtTheChunkTimeAndShrinksNearTheEnd) {
   ChunkSizer z(0.5, 4096, 2);
   EXPECT_EQ(z.next(), 1);
-  z.measured(0.01, 1, 1000);  // 10 ms a point: 50 points make 0.5 s; 1000 left / (4 * 2 ranks) = 125
+  z.measured(0.01, 1, 1000);  // 10 ms a point: 50 points make 0.5 s; 1000 left / (8 * 2 sharers) = 62
   EXPECT_EQ(z.next(), 50);
-  z.measured(0.5, 50, 200);  // still 10 ms a point, but only 200 / 8 = 25 left per quarter-round
-  EXPECT_EQ(z.next(), 25);
+  z.measured(0.5, 50, 200);  // still 10 ms a point, but only 200 / 16 = 12.5 left per share
+  EXPECT_EQ(z.next(), 12);
   z.measured(1.0, 25, 10000);  // 40 ms a point, averaged with 10 ms: 25 ms -> 20 points
   EXPECT_EQ(z.next(), 20);
   ChunkSizer cheap(0.5, 4096, 2);
@@ -51,6 +78,21 @@ TEST(ChunkSizer, MeasuresWithOnePointThenAimsAtTheChunkTimeAndShrinksNearTheEnd)
   EXPECT_EQ(cheap.next(), 4096);
   cheap.measured(1e-12, 1, 0);  // nothing left: still at least one point
   EXPECT_EQ(cheap.next(), 1);
+  ChunkSizer one(0.5, 4096, 1);  // one rank: a block has one sharer
+  one.measured(0.01, 1, 1000);   // 1000 / 8 = 125 > 50
+  EXPECT_EQ(one.next(), 50);
+  one.measured(0.01, 1, 200);  // 200 / 8 = 25
+  EXPECT_EQ(one.next(), 25);
+}
+
+TEST(ChunkSizer, AChunkHoldsTenTimesItsOwnFixedCost) {
+  ChunkSizer f(0.5, 4096, 2);
+  // 0.1 ms a point and a 0.4 ms commit: the guided share would be 100 / 16 = 6 points (0.6 ms),
+  // but a chunk keeps at least 10 x 0.4 ms of work: 40 points.
+  f.measured(0.001, 10, 100, 0.0004);
+  EXPECT_EQ(f.next(), 40);
+  f.measured(0.001, 10, 100000, 0.0004);  // far from the end: the chunk time decides (5,000 -> 4,096)
+  EXPECT_EQ(f.next(), 4096);
 }
 
 TEST(RangeAccumulator, ConsecutiveIndicesMakeOneRangeWithTheirCounts) {
