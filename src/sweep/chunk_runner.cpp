@@ -95,8 +95,17 @@ ChunkRunner::Outcome ChunkRunner::run(const TodoList& todo, std::int64_t first, 
     }
   }
   stats_.evaluate_seconds += seconds_since(start);
+  stats_.points += static_cast<std::uint64_t>(n);
+  ++stats_.chunks;
+  pending_ = pending_ || n > 0;
+  if (last_commit_ == Clock::time_point{} || seconds_since(last_commit_) >= options_.chunk_seconds) commit();
+  return out;
+}
+
+void ChunkRunner::commit() {
+  if (!pending_) return;
   const auto journal_start = Clock::now();
-  if (keep_frontier) {
+  if (options_.keep == Keep::Frontier) {
     // Rows first, ranges after: a torn tail can lose a range (its points are redone) but a range
     // that survived always has its frontier rows before it in the same file.
     journal_frontier_rows();
@@ -104,9 +113,8 @@ ChunkRunner::Outcome ChunkRunner::run(const TodoList& todo, std::int64_t first, 
   }
   journal_.commit();
   stats_.journal_seconds += seconds_since(journal_start);
-  stats_.points += static_cast<std::uint64_t>(n);
-  ++stats_.chunks;
-  return out;
+  pending_ = false;
+  last_commit_ = Clock::now();
 }
 
 void ChunkRunner::journal_frontier_rows() {

@@ -177,19 +177,19 @@ LoopEnd evaluate_todo(const Space& space, const SweepOptions& o, const Evaluator
         scheduler.request_stop();
         break;
       }
-      // What this chunk costs besides its points: the claim, the journal commit, the done count.
-      const double fixed_before = scheduler.seconds() + stats.journal_seconds,
-                   eval_before = stats.evaluate_seconds;
+      // What this chunk costs besides its points: the claim and the done count.
+      const double fixed_before = scheduler.seconds(), eval_before = stats.evaluate_seconds;
       const auto claim = scheduler.claim(sizer.next());
       if (claim.stop || claim.error || claim.empty()) break;
       const auto chunk = runner.run(plan.todo, claim.first, claim.last, stop_requested);
       stopped_here = chunk.stopped;
       scheduler.add_done(chunk.counts);
       sizer.measured(stats.evaluate_seconds - eval_before, chunk.counts[0], claim.left,
-                     scheduler.seconds() + stats.journal_seconds - fixed_before);
+                     scheduler.seconds() - fixed_before);
       heap.populate();
       progress.after_chunk(scheduler);
     }
+    runner.commit();  // what the last chunks evaluated since the last commit
   } catch (const Interrupted&) {
     stopped_here = true;  // an evaluator that watches the stop flag itself
     scheduler.request_stop();
