@@ -301,6 +301,7 @@ JournalWriter::~JournalWriter() {
 }
 
 void JournalWriter::commit() {
+  if (buffer_.empty() && !unsynced_) return;  // e.g. the destructor after the last commit
   std::size_t done = 0;
   while (done < buffer_.size()) {
     const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
@@ -309,10 +310,12 @@ void JournalWriter::commit() {
       throw RuntimeFailure("cannot write the journal file " + path_ + ": " + errno_text());
     }
     done += static_cast<std::size_t>(n);
+    unsynced_ = true;
   }
   buffer_.clear();
   if (::fdatasync(fd_) != 0)
     throw RuntimeFailure("cannot sync the journal file " + path_ + ": " + errno_text());
+  unsynced_ = false;
 }
 
 }  // namespace toposweep::sweep

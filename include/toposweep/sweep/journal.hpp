@@ -86,7 +86,8 @@ class JournalWriter {
 
   void add(const PointRecord& r) { append_encoded(buffer_, r); }
   void add(const DoneRange& r) { append_encoded(buffer_, r); }
-  // Write the buffered records and fdatasync: called at chunk boundaries.
+  // Write the buffered records and fdatasync (nothing when nothing was added or left unsynced
+  // since the last commit): called at chunk boundaries.
   void commit();
   const std::string& path() const { return path_; }
 
@@ -94,6 +95,7 @@ class JournalWriter {
   std::string path_;
   int fd_ = -1;
   std::vector<unsigned char> buffer_;
+  bool unsynced_ = false;  // written since the last successful fdatasync
 };
 
 }  // namespace toposweep::sweep
