@@ -2,10 +2,9 @@
 // claimed exactly once, each rank starts at the front of its own block and goes forward in it,
 // and a rank that helps with another's block takes from its back, going backward, so owner and
 // helper meet. Chunk sizes are pseudo-random (1..7 points) and each claim is followed by a short
-// pause (rank 0: 20 us, the others 0-2 us), so the others reach rank 0's block and race it for its
-// slot (a claim that read and replaced the slot without compare-and-swap fails here within a few
-// runs). Exit 0 on success; rank 0 prints
-// what failed.
+// pause (rank 0: 20 us, the others 0-2 us), so the others reach rank 0's block and race it for
+// its slot (a claim that read and replaced the slot without compare-and-swap failed here within a
+// few runs). Exit 0 on success; rank 0 prints what failed.
 #include <mpi.h>
 
 #include <algorithm>
