@@ -5,9 +5,11 @@
 #include <sys/resource.h>
 
 #include <sstream>
+#include <vector>
 
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/config_keys.hpp"
+#include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/edge_list.hpp"
 #include "toposweep/topology/perm_sets.hpp"
 #include "toposweep/topology/report.hpp"
@@ -95,6 +97,30 @@ void BM_EnumerateStrideSets(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_EnumerateStrideSets)->Args({64, 8})->Args({128, 8})->Unit(benchmark::kMillisecond);
+
+// What each sweep rank pays once per network of inputs/sweeps/perf-1024.ini (issue 20): the 18
+// networks (topoopt / fattree / switch x degree 4, 8 x 100, 200, 400 Gbps on 128 servers of 8
+// GPUs) built and priced with the built-in table, as PointCache::network_for does. Every rank
+// of a sweep pays it again, so it bounds how well ranks scale on a short sweep.
+void BM_Perf1024Networks(benchmark::State& state) {
+  std::vector<Config> configs;
+  for (const char* kind : {"topoopt", "fattree", "switch"})
+    for (const char* degree : {"4", "8"})
+      for (const char* bw : {"100Gbps", "200Gbps", "400Gbps"})
+        configs.push_back(config({{"topology.kind", kind},
+                                  {"topology.servers", "128"},
+                                  {"topology.degree", degree},
+                                  {"topology.link_bandwidth", bw},
+                                  {"topology.link_latency", "1us"},
+                                  {"server.gpus", "8"}}));
+  const topology::PriceTable table = topology::builtin_price_table();
+  double usd = 0;
+  for (auto _ : state)
+    for (const Config& c : configs) usd += topology::network_cost(network_from_config(c), table).total_usd;
+  benchmark::DoNotOptimize(usd);
+  state.counters["networks"] = static_cast<double>(configs.size());
+}
+BENCHMARK(BM_Perf1024Networks)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -57,10 +57,48 @@ CostBreakdown per_dimension_cost(const Network& net, const PriceTable& t) {
   return c;
 }
 
+// One component's running count and price over the arcs. Summed in arc order from zero, as the
+// breakdown's map entries were when each arc added to them, so the totals are the same bits; the
+// maps get one update per component instead of one per arc (issue 20: every sweep rank prices
+// every network it meets).
+struct PartSum {
+  const char* name;
+  double count = 0, usd = 0;
+  bool used = false;
+  void add(double n, double unit_price) {
+    if (n <= 0) return;
+    count += n;
+    usd += n * unit_price;
+    used = true;
+  }
+};
+
+// price_at_speed of one table, remembering the last speed asked (a network's arcs mostly share one).
+class SpeedPrice {
+ public:
+  SpeedPrice(const std::map<double, double>& by_speed, const char* what, const std::string& table)
+      : by_speed_(by_speed), what_(what), table_(table) {}
+  double at(double bits) {
+    if (bits != bits_) bits_ = bits, price_ = price_at_speed(by_speed_, bits, what_, table_);
+    return price_;
+  }
+
+ private:
+  const std::map<double, double>& by_speed_;
+  std::string what_;
+  const std::string& table_;
+  double bits_ = -1, price_ = 0;
+};
+
 CostBreakdown component_cost(const Network& net, const PriceTable& t) {
   CostBreakdown c;
   c.model = "components";
   const std::string& optical = net.info().optical;
+  const bool patch_panel = optical == "patch_panel", ocs = optical == "ocs";
+  PartSum nic{"nic_port"}, patch{"patch_panel_port"}, ocs_port{"ocs_port"}, switch_port{"switch_port"},
+      transceiver{"transceiver"}, fibre{"fibre"};
+  SpeedPrice nic_price(t.nic_port, "nic_port", t.name), switch_price(t.switch_port, "switch_port", t.name),
+      transceiver_price(t.transceiver, "transceiver", t.name);
   for (const Arc& a : net.arcs()) {
     // An arc is one direction of a duplex link: it accounts for the port at its source end
     // (the reverse arc accounts for the other end) and half the fibre.
@@ -68,17 +106,22 @@ CostBreakdown component_cost(const Network& net, const PriceTable& t) {
     // Priced at the line rate (arcs carry the achievable rate).
     const double bits = a.bandwidth_Bps / net.link_efficiency() * 8 / ports;
     if (!net.is_switch(a.src)) {
-      add(c, "nic_port", ports, price_at_speed(t.nic_port, bits, "nic_port", t.name));
+      nic.add(ports, nic_price.at(bits));
       if (!net.is_switch(a.dst)) {
-        if (optical == "patch_panel") add(c, "patch_panel_port", ports, t.patch_panel_port);
-        if (optical == "ocs") add(c, "ocs_port", ports, t.ocs_port);
+        if (patch_panel) patch.add(ports, t.patch_panel_port);
+        if (ocs) ocs_port.add(ports, t.ocs_port);
       }
     } else {
-      add(c, "switch_port", ports, price_at_speed(t.switch_port, bits, "switch_port", t.name));
+      switch_port.add(ports, switch_price.at(bits));
     }
-    add(c, "transceiver", ports, price_at_speed(t.transceiver, bits, "transceiver", t.name));
-    add(c, "fibre", ports / 2, t.fibre);
+    transceiver.add(ports, transceiver_price.at(bits));
+    fibre.add(ports / 2, t.fibre);
   }
+  for (const PartSum* p : {&nic, &patch, &ocs_port, &switch_port, &transceiver, &fibre})
+    if (p->used) {
+      c.count[p->name] += p->count;
+      c.by_component[p->name] += p->usd;
+    }
   finish(c);
   return c;
 }

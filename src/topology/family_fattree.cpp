@@ -73,6 +73,11 @@ Network build_fattree(const FatTreeSpec& spec) {
   NetworkBuilder b(spec.servers, spec.server.gpus, spec.server.intra_bandwidth_Bps);
   apply_server_fabric(b, spec.server, b.vertex_count());
   detail::MergedArcs arcs;
+  {
+    std::size_t links = ports + std::size_t{leaves} * split.up;
+    if (spec.tiers == 3) links += std::size_t{ceil_div(leaves, k / 2)} * split.up * (k / 2);
+    arcs.reserve(2 * links);
+  }
   const VertexId leaf0 = b.add_switches(leaves);
   for (std::uint32_t p = 0; p < ports; ++p) arcs.add_link(p / spec.degree, leaf0 + p / split.down, bw, lat);
   if (spec.tiers == 2) {

@@ -10,6 +10,7 @@ namespace toposweep::topology::detail {
 
 class MergedArcs {
  public:
+  void reserve(std::size_t arcs) { arcs_.reserve(arcs); }
   void add_arc(VertexId src, VertexId dst, double bandwidth_Bps, double latency_s) {
     arcs_.push_back(Arc{src, dst, bandwidth_Bps, latency_s});
   }
@@ -18,6 +19,7 @@ class MergedArcs {
     add_arc(b, a, bandwidth_Bps, latency_s);
   }
   void flush_into(NetworkBuilder& builder) {
+    builder.reserve_arcs(arcs_.size());
     std::sort(arcs_.begin(), arcs_.end(),
               [](const Arc& x, const Arc& y) { return x.src != y.src ? x.src < y.src : x.dst < y.dst; });
     for (std::size_t i = 0; i < arcs_.size();) {

@@ -131,6 +131,8 @@ class NetworkBuilder {
   // Adds `count` switch vertices; returns the id of the first.
   VertexId add_switches(std::uint32_t count);
   std::uint32_t vertex_count() const { return vertex_count_; }
+  // Room for `n` more arcs (no effect on the network).
+  void reserve_arcs(std::size_t n) { arcs_.reserve(arcs_.size() + n); }
   void add_arc(VertexId src, VertexId dst, double bandwidth_Bps, double latency_s = 0);
   void add_link(VertexId a, VertexId b, double bandwidth_Bps, double latency_s = 0);  // both directions
   void set_info(TopologyInfo info) { info_ = std::move(info); }
