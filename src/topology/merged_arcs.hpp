@@ -20,8 +20,7 @@ class MergedArcs {
   }
   void flush_into(NetworkBuilder& builder) {
     builder.reserve_arcs(arcs_.size());
-    std::sort(arcs_.begin(), arcs_.end(),
-              [](const Arc& x, const Arc& y) { return x.src != y.src ? x.src < y.src : x.dst < y.dst; });
+    std::sort(arcs_.begin(), arcs_.end(), arc_before);
     for (std::size_t i = 0; i < arcs_.size();) {
       Arc merged = arcs_[i];
       std::size_t j = i + 1;

@@ -44,12 +44,9 @@ Network NetworkBuilder::build() && {
   n.link_efficiency_ = link_efficiency_;
   if (link_efficiency_ != 1)
     for (Arc& a : arcs_) a.bandwidth_Bps *= link_efficiency_;
-  const auto by_src_dst = [](const Arc& a, const Arc& b) {
-    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
-  };
   // Families that merge parallel arcs hand them over sorted already.
-  if (!std::is_sorted(arcs_.begin(), arcs_.end(), by_src_dst))
-    std::stable_sort(arcs_.begin(), arcs_.end(), by_src_dst);
+  if (!std::is_sorted(arcs_.begin(), arcs_.end(), arc_before))
+    std::stable_sort(arcs_.begin(), arcs_.end(), arc_before);
   n.arcs_ = std::move(arcs_);
   const std::uint32_t V = vertex_count_;
   const std::uint32_t E = static_cast<std::uint32_t>(n.arcs_.size());

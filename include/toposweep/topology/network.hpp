@@ -24,6 +24,11 @@ struct Arc {
   double latency_s = 0;
 };
 
+// The order of a network's arcs: by source, then destination (arc ids follow it).
+inline bool arc_before(const Arc& a, const Arc& b) {
+  return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+}
+
 // One dimension of a multi-dimensional (LIBRA / ASTRA-sim style) network.
 enum class DimensionType { Ring, FullyConnected, Switch };
 struct Dimension {
