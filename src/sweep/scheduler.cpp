@@ -107,21 +107,16 @@ ChunkScheduler::Claim ChunkScheduler::claim(std::int64_t count) {
   count = std::max<std::int64_t>(count, 1);
   Claim c;
   c.first = c.last = starts_.back();
-  bool flags_read = false;
   while (true) {
     std::int64_t slot = 0;
-    if (block_ >= 0) {
-      Claim flags;
-      slot = read_block(block_, flags);
-      if (!flags_read) c.stop = flags.stop, c.error = flags.error, flags_read = true;
-    } else if (next_owned_ < owned_end_) {
+    if (block_ < 0 && next_owned_ < owned_end_) {
       block_ = next_owned_++;
       from_back_ = false;
-      continue;
+    }
+    if (block_ >= 0) {
+      slot = read_block(block_, c);
     } else {
-      Claim flags;
-      block_ = fullest_block(slot, flags);
-      if (!flags_read) c.stop = flags.stop, c.error = flags.error, flags_read = true;
+      block_ = fullest_block(slot, c);
       if (block_ < 0) return c;  // nothing left anywhere
       from_back_ = true;
     }

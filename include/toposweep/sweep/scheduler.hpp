@@ -71,9 +71,9 @@ class ChunkScheduler {
   static std::vector<std::int64_t> block_starts(std::int64_t total, int ranks);
 
  private:
-  // Reads block `b`'s slot and the two flags (one flush).
+  // Reads block `b`'s slot, and the two flags into `flags` (one flush).
   std::int64_t read_block(int b, Claim& flags);
-  // The block with the most positions left and its slot, or -1; reads the flags too.
+  // The block with the most positions left and its slot, or -1; reads the flags into `flags` too.
   int fullest_block(std::int64_t& slot, Claim& flags);
 
   MPI_Win win_;
