@@ -170,8 +170,8 @@ void BM_FetchAndOp(benchmark::State& state) {
 }
 BENCHMARK(BM_FetchAndOp)->Iterations(20000);
 
-// What run_sweep pays per chunk for scheduling: ChunkScheduler::claim (fetch-and-add of the next
-// position plus the read of the stop and error slots, one flush) and add_done (progress counts).
+// What run_sweep pays per chunk for scheduling: ChunkScheduler::claim (a read of its block's slot
+// and of the stop and error slots, then one compare-and-swap) and add_done (progress counts).
 void BM_ClaimChunk(benchmark::State& state) {
   sweep::ChunkScheduler scheduler(MPI_COMM_WORLD, std::int64_t{1} << 40);
   for (auto _ : state) {

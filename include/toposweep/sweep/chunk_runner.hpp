@@ -82,16 +82,17 @@ class ChunkRunner {
 
 // Sizes chunks to `sweep.chunk_seconds` of work from the measured cost per point, at most
 // `max_chunk_points`, and shrinks them near the end (guided scheduling) so the ranks finish
-// together, but not below kOverheadShare times a chunk's own fixed cost (its journal commit and
-// claim), so that cheap points (designs that do not fit cost microseconds) are not spread over
-// many chunks that each pay a ~0.4 ms fdatasync. The first chunk is one point, to measure.
+// together, but not below kOverheadShare times a chunk's own fixed cost (its claim and done count;
+// the journal commits on its own clock, ChunkRunner::run), so that cheap points (designs that do
+// not fit cost microseconds) are not spread over needlessly many claims. The first chunk is one
+// point, to measure.
 class ChunkSizer {
  public:
   ChunkSizer(double chunk_seconds, std::uint64_t max_chunk_points, int ranks)
       : chunk_seconds_(chunk_seconds), max_points_(max_chunk_points), ranks_(ranks) {}
   std::int64_t next() const { return next_; }
-  // A chunk of `points` took `seconds` of evaluation plus `overhead` seconds of fixed cost (commit,
-  // claim); `remaining` positions are left unclaimed in its block.
+  // A chunk of `points` took `seconds` of evaluation plus `overhead` seconds of fixed cost (claim,
+  // done count); `remaining` positions are left unclaimed in its block.
   void measured(double seconds, std::int64_t points, std::int64_t remaining, double overhead = 0);
 
  private:
@@ -101,7 +102,7 @@ class ChunkSizer {
   // point on a network times its collectives and plays its graph; the rest are lookups; a design
   // that does not fit costs microseconds), so one rank's chunk can hold most of the remaining
   // work; an eighth of a share bounds that imbalance at the price of a few more chunks, and the
-  // kOverheadShare floor keeps those chunks from costing more in commits than in points.
+  // kOverheadShare floor keeps those chunks from costing more in claims than in points.
   static constexpr double kGuidedShare = 8.0;
   static constexpr double kOverheadShare = 10.0;
   double chunk_seconds_;

@@ -5,10 +5,10 @@
 // touched page by page: 0.19 s), while madvise(MADV_POPULATE_WRITE) maps the same pages from
 // inside the kernel at ~0.7 us each (64 MiB: 12 ms). A 1-rank sweep of perf-1024.ini took 11k
 // faults in its loop, about 45 % of its evaluation time, and each extra rank took most of them
-// again for its own caches. HeapPrefault makes glibc keep what it frees and take large blocks from
-// the heap (not a fresh mmap each time), grow the heap in steps of `step_bytes` (at most 256 MiB), and maps
-// each step as soon as populate() sees it. Elsewhere (no glibc, or a kernel before 5.14) it does nothing and
-// faults stay as they were; results never depend on it.
+// again for its own caches. HeapPrefault makes glibc keep what it frees and take large blocks
+// from the heap (not a fresh mmap each time), grow the heap in steps of `step_bytes` (at most
+// 256 MiB), and maps each step as soon as populate() sees it. Elsewhere (no glibc, or a kernel
+// before 5.14) it does nothing and faults stay as they were; results never depend on it.
 #include <cstddef>
 
 namespace toposweep::util {
