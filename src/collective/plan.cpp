@@ -8,6 +8,7 @@
 
 #include "toposweep/collective/forest.hpp"
 #include "toposweep/collective/hierarchical.hpp"
+#include "toposweep/collective/memo.hpp"
 #include "toposweep/collective/multiring.hpp"
 #include "toposweep/collective/patterns.hpp"
 #include "toposweep/collective/routing.hpp"
@@ -73,8 +74,9 @@ CollectivePlan from_phases(RouteCache& routes, std::vector<Phase> phases, const 
   return plan;
 }
 
-CollectivePlan plan_hierarchical(const Network& net, RouteCache& routes, const CollectiveRequest& req,
+CollectivePlan plan_hierarchical(const Network& net, CollectiveMemo& memo, const CollectiveRequest& req,
                                  const CollectiveOptions& opt) {
+  RouteCache& routes = memo.routes();
   const std::vector<std::uint32_t> shape = hierarchical_group_shape(net, req.nodes);
   const auto& dims = net.info().dims;
   const HierarchicalTime h = hierarchical_time(req.op, dims, shape, req.bytes);
@@ -136,64 +138,71 @@ CollectivePlan plan_forest(const Network& net, const CollectiveRequest& req, con
 }
 
 CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, const std::string& algorithm,
-                            const CollectiveOptions& opt);
+                            const CollectiveOptions& opt, CollectiveMemo& memo);
 
 // The automatic choice: multiring where ring strides are known (topoopt, or a per-job network
 // carrying them: the serving strides, or for a sub-group the best ring set over the network's
 // links), hierarchical on a multidim network when the members are a sub-grid of its dimensions,
 // a ring otherwise.
-CollectivePlan plan_auto(const Network& net, RouteCache&, const CollectiveRequest& req,
+CollectivePlan plan_auto(const Network& net, CollectiveMemo& memo, const CollectiveRequest& req,
                          const CollectiveOptions& opt) {
-  if (!net.info().strides.empty()) return plan_network(net, req, "multiring", opt);
+  if (!net.info().strides.empty()) return plan_network(net, req, "multiring", opt, memo);
   if (net.info().kind == "multidim" && !net.info().dims.empty() && !group_shape(net, req.nodes).shape.empty())
-    return plan_network(net, req, "hierarchical", opt);
-  return plan_network(net, req, "ring", opt);
+    return plan_network(net, req, "hierarchical", opt, memo);
+  return plan_network(net, req, "ring", opt, memo);
 }
 
-CollectivePlan plan_ring(const Network&, RouteCache& routes, const CollectiveRequest& req,
+CollectivePlan plan_ring(const Network&, CollectiveMemo& memo, const CollectiveRequest& req,
                          const CollectiveOptions& opt) {
+  RouteCache& routes = memo.routes();
   return from_phases(routes, ring_phases(req.op, {req.nodes}, {1.0}, req.bytes, req.root), opt, "ring");
 }
 
 // Two counter-rotating rings over the members, half the data each: both directions of every
 // ring link carry data (ring uses one).
-CollectivePlan plan_biring(const Network&, RouteCache& routes, const CollectiveRequest& req,
+CollectivePlan plan_biring(const Network&, CollectiveMemo& memo, const CollectiveRequest& req,
                            const CollectiveOptions& opt) {
+  RouteCache& routes = memo.routes();
   std::vector<VertexId> reversed(req.nodes.rbegin(), req.nodes.rend());
   return from_phases(routes, ring_phases(req.op, {req.nodes, reversed}, {0.5, 0.5}, req.bytes, req.root), opt,
                      "biring");
 }
 
-CollectivePlan plan_multiring(const Network& net, RouteCache& routes, const CollectiveRequest& req,
+CollectivePlan plan_multiring(const Network&, CollectiveMemo& memo, const CollectiveRequest& req,
                               const CollectiveOptions& opt) {
-  const MultiRing mr = multiring(net, routes, req.nodes);
+  RouteCache& routes = memo.routes();
+  const MultiRing& mr = memo.multiring(req.nodes);
   std::vector<Phase> phases = ring_phases(req.op, mr.rings, mr.shares, req.bytes, req.root);
   for (Phase& ph : phases) ph.spread_paths = mr.routed;
   return from_phases(routes, std::move(phases), opt, "multiring");
 }
 
-CollectivePlan plan_tree(const Network&, RouteCache& routes, const CollectiveRequest& req,
+CollectivePlan plan_tree(const Network&, CollectiveMemo& memo, const CollectiveRequest& req,
                          const CollectiveOptions& opt) {
+  RouteCache& routes = memo.routes();
   return from_phases(routes, tree_phases(req.op, req.nodes, req.bytes, req.root), opt, "tree");
 }
 
-CollectivePlan plan_halving_doubling(const Network&, RouteCache& routes, const CollectiveRequest& req,
+CollectivePlan plan_halving_doubling(const Network&, CollectiveMemo& memo, const CollectiveRequest& req,
                                      const CollectiveOptions& opt) {
+  RouteCache& routes = memo.routes();
   return from_phases(routes, halving_doubling_phases(req.op, req.nodes, req.bytes, req.root), opt,
                      "halving_doubling");
 }
 
-CollectivePlan plan_direct(const Network&, RouteCache& routes, const CollectiveRequest& req,
+CollectivePlan plan_direct(const Network&, CollectiveMemo& memo, const CollectiveRequest& req,
                            const CollectiveOptions& opt) {
+  RouteCache& routes = memo.routes();
   return from_phases(routes, direct_phases(req.op, req.nodes, req.bytes, req.root), opt, "direct");
 }
 
-CollectivePlan plan_pairwise(const Network&, RouteCache& routes, const CollectiveRequest& req,
+CollectivePlan plan_pairwise(const Network&, CollectiveMemo& memo, const CollectiveRequest& req,
                              const CollectiveOptions& opt) {
+  RouteCache& routes = memo.routes();
   return from_phases(routes, pairwise_phases(req.op, req.nodes, req.bytes), opt, "pairwise");
 }
 
-CollectivePlan plan_forest_routed(const Network& net, RouteCache&, const CollectiveRequest& req,
+CollectivePlan plan_forest_routed(const Network& net, CollectiveMemo&, const CollectiveRequest& req,
                                   const CollectiveOptions& opt) {
   return plan_forest(net, req, opt);
 }
@@ -201,7 +210,7 @@ CollectivePlan plan_forest_routed(const Network& net, RouteCache&, const Collect
 struct Algorithm {
   const char* name;
   const char* summary;
-  CollectivePlan (*plan)(const Network&, RouteCache&, const CollectiveRequest&, const CollectiveOptions&);
+  CollectivePlan (*plan)(const Network&, CollectiveMemo&, const CollectiveRequest&, const CollectiveOptions&);
 };
 
 // The collective algorithms by name. Adding one: its phases (patterns.hpp) or planner, one line here.
@@ -221,15 +230,14 @@ constexpr Algorithm kAlgorithms[] = {
 
 // The collective among whole nodes, each node's buffer being `req.bytes`.
 CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, const std::string& algorithm,
-                            const CollectiveOptions& opt) {
+                            const CollectiveOptions& opt, CollectiveMemo& memo) {
   if (req.nodes.size() == 1) {
     CollectivePlan plan;
     plan.algorithm = algorithm;
     return plan;
   }
-  RouteCache routes(net);
   for (const auto& a : kAlgorithms)
-    if (algorithm == a.name) return a.plan(net, routes, req, opt);
+    if (algorithm == a.name) return a.plan(net, memo, req, opt);
   throw BadInput(
       "unknown collective algorithm '" + algorithm + "' (" + join(collective_algorithm_names(), ", ") + ")",
       "collective.algorithm");
@@ -284,6 +292,13 @@ std::string collective_algorithm_help() {
 
 CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request,
                                const std::string& algorithm, const CollectiveOptions& options) {
+  CollectiveMemo memo(net);
+  return plan_collective(request, algorithm, options, memo);
+}
+
+CollectivePlan plan_collective(const CollectiveRequest& request, const std::string& algorithm,
+                               const CollectiveOptions& options, CollectiveMemo& memo) {
+  const Network& net = memo.network();
   const auto& names = collective_algorithm_names();
   if (std::find(names.begin(), names.end(), algorithm) == names.end())
     throw BadInput("unknown collective algorithm '" + algorithm + "' (one of " + join(names, ", ") + ")",
@@ -292,7 +307,7 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
   const std::uint32_t g = request.gpus_per_node;
   const double sharing = std::max<std::uint32_t>(1, request.instances_per_node);
   if (g <= 1) {
-    CollectivePlan plan = plan_network(net, request, algorithm, options);
+    CollectivePlan plan = plan_network(net, request, algorithm, options, memo);
     scale_network_bytes(plan, sharing);
     return plan;
   }
@@ -308,7 +323,7 @@ CollectivePlan plan_collective(const Network& net, const CollectiveRequest& requ
                    "server.intra_bandwidth");
   CollectiveRequest inter = request;
   if (request.op == CollectiveOp::AllToAll) inter.bytes = request.bytes * g;
-  CollectivePlan plan = plan_network(net, inter, algorithm, options);
+  CollectivePlan plan = plan_network(net, inter, algorithm, options, memo);
   double intra_ranks = g;
   // Servers of different sizes: each member node's own count (gpus_per_node is the largest).
   const bool counts = !request.node_gpus.empty();

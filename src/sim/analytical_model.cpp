@@ -19,7 +19,7 @@ std::size_t AnalyticalModel::KeyHash::operator()(const Key& k) const {
 }
 
 AnalyticalModel::AnalyticalModel(const Network& net, CommSettings settings)
-    : net_(&net), settings_(std::move(settings)), routes_(net) {}
+    : net_(&net), settings_(std::move(settings)), memo_(net) {}
 
 std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement,
                                        std::uint32_t sharing) {
@@ -41,7 +41,7 @@ double AnalyticalModel::transfer_time(std::int32_t shape, double bytes) {
   if (paths_.size() < shapes_.size()) paths_.resize(shapes_.size());
   PathCost& p = paths_[static_cast<std::size_t>(shape)];
   if (!p.known) {
-    const auto path = routes_.shortest_path(g.nodes[0], g.nodes[1]);
+    const auto path = memo_.routes().shortest_path(g.nodes[0], g.nodes[1]);
     if (!path)
       throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
                          std::to_string(g.nodes[0]),
@@ -69,8 +69,8 @@ double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
     time = intra_node_collective_time(t.op, g.ranks, t.bytes, net_->intra_link(g.nodes[0]));
   } else {
     ++plans_computed_;
-    time = plan_collective(*net_, node_collective_request(t, g), settings_.algorithm,
-                           collective_plan_options(settings_, false))
+    time = plan_collective(node_collective_request(t, g), settings_.algorithm,
+                           collective_plan_options(settings_, false), memo_)
                .time_s;
   }
   cache_.emplace(key, time);

@@ -85,6 +85,11 @@ struct CollectiveOptions {
 // Throws BadInput when the algorithm does not apply or members are unreachable.
 CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request,
                                const std::string& algorithm, const CollectiveOptions& options = {});
+// The same on memo.network(), reusing what `memo` keeps from earlier calls (collective/memo.hpp):
+// the same plan, bit for bit.
+class CollectiveMemo;
+CollectivePlan plan_collective(const CollectiveRequest& request, const std::string& algorithm,
+                               const CollectiveOptions& options, CollectiveMemo& memo);
 
 // The algorithm names plan_collective accepts, for help texts and validation.
 const std::vector<std::string>& collective_algorithm_names();

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "toposweep/collective/routing.hpp"
+#include "toposweep/collective/memo.hpp"
 #include "toposweep/sim/comm_groups.hpp"
 #include "toposweep/sim/comm_layout.hpp"
 #include "toposweep/sim/engine.hpp"
@@ -85,7 +85,7 @@ class AnalyticalModel final : public NetworkModel {
 
   const Network* net_;
   CommSettings settings_;
-  RouteCache routes_;
+  CollectiveMemo memo_;  // routes for transfers, ring sets for collectives
   std::unordered_map<Key, double, KeyHash> cache_;
   std::map<std::vector<std::uint32_t>, std::int32_t> shape_ids_;
   std::vector<GroupNodes> shapes_;
