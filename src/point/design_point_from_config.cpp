@@ -120,11 +120,28 @@ DesignPoint design_point_from_config(const Config& config, std::optional<opt::Op
   return p;
 }
 
+namespace {
+
+// strategy.zero errors name strategy.zero1 when the user wrote that deprecated alias instead.
+bool zero1_alias(const Config& config) {
+  return user_set(config, "strategy.zero1") && !user_set(config, "strategy.zero");
+}
+
+}  // namespace
+
 KeyOrigins key_origins(const Config& config) {
   KeyOrigins o = KeyOrigins::of(config);
-  if (user_set(config, "strategy.zero1") && !user_set(config, "strategy.zero"))
-    o.redirect("strategy.zero", "strategy.zero1");
+  if (zero1_alias(config)) o.redirect("strategy.zero", "strategy.zero1");
   return o;
+}
+
+void rethrow_at_origin(const Config& config, const BadInput& e) {
+  std::string_view key = e.where();
+  if (key.starts_with("key ")) key.remove_prefix(4);
+  // The origins key_origins(config) would give this error: its key's and the alias's.
+  KeyOrigins o = KeyOrigins::of(config, {key, "strategy.zero1"});
+  if (zero1_alias(config)) o.redirect("strategy.zero", "strategy.zero1");
+  o.rethrow(e);
 }
 
 opt::OptimizeProblem optimize_problem(const DesignPoint& point) {

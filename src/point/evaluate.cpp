@@ -484,7 +484,7 @@ Evaluation evaluate_config(const Config& config, PointCache& cache, Detail detai
   try {
     return evaluate(design_point_from_config(config, optimize), cache, detail);
   } catch (const BadInput& e) {
-    key_origins(config).rethrow(e);
+    rethrow_at_origin(config, e);
   }
 }
 

@@ -9,6 +9,15 @@ KeyOrigins KeyOrigins::of(const Config& config) {
   return o;
 }
 
+KeyOrigins KeyOrigins::of(const Config& config, std::initializer_list<std::string_view> keys) {
+  KeyOrigins o;
+  for (std::string_view key : keys)
+    if (const auto it = config.entries().find(key);
+        it != config.entries().end() && !it->second.origin.empty())
+      o.origin_.emplace(it->first, it->second.origin);
+  return o;
+}
+
 void KeyOrigins::redirect(const std::string& key, const std::string& alias) {
   alias_[key] = alias;
 }

@@ -58,6 +58,8 @@ DesignPoint design_point_from_config(const Config& config,
 // Where the config set each key, for errors raised while evaluating (strategy.zero errors name
 // strategy.zero1 when the user wrote the deprecated alias).
 KeyOrigins key_origins(const Config& config);
+// key_origins(config).rethrow(e), looking up only the keys `e` can name.
+[[noreturn]] void rethrow_at_origin(const Config& config, const BadInput& e);
 
 // The optimizer's view of a point.
 opt::OptimizeProblem optimize_problem(const DesignPoint& point);

@@ -2,8 +2,10 @@
 // Where each configuration key was set, captured when a Config is turned into typed specs, so
 // that an error raised later on typed values ("key topology.degree": a builder knows the key, not
 // the file) can still name the line the user wrote: "key topology.degree at q.ini:4".
+#include <initializer_list>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "toposweep/util/config.hpp"
 
@@ -13,6 +15,9 @@ class KeyOrigins {
  public:
   KeyOrigins() = default;
   static KeyOrigins of(const Config& config);
+  // Only the origins of `keys`: what rethrow needs for an error naming one of them, without
+  // copying every entry (a sweep's infeasible points each pay this).
+  static KeyOrigins of(const Config& config, std::initializer_list<std::string_view> keys);
 
   // "key K at ORIGIN" ("at default" for a registry default) when K has an origin, else "key K".
   std::string where(const std::string& key) const;
