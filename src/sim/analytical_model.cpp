@@ -35,12 +35,19 @@ std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, 
 }
 
 double AnalyticalModel::transfer_time(std::int32_t shape, double bytes) {
-  const GroupNodes& g = shapes_[static_cast<std::size_t>(shape)];
-  if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
-  if (g.nodes.size() == 1) return intra_node_transfer_time(bytes, net_->intra_link(g.nodes[0]));
   if (paths_.size() < shapes_.size()) paths_.resize(shapes_.size());
   PathCost& p = paths_[static_cast<std::size_t>(shape)];
-  if (!p.known) {
+  if (!p.known) learn_path(shape, p);
+  if (p.intra) return intra_node_transfer_time(bytes, *p.intra);
+  return p.empty ? 0.0 : p.latency + (bytes > 0 ? bytes / p.narrowest : 0.0);
+}
+
+void AnalyticalModel::learn_path(std::int32_t shape, PathCost& p) {
+  const GroupNodes& g = shapes_[static_cast<std::size_t>(shape)];
+  if (g.ranks != 2) throw RuntimeFailure("a transfer group must be {src, dst}");
+  if (g.nodes.size() == 1) {
+    p.intra = &net_->intra_link(g.nodes[0]);
+  } else {
     const auto path = memo_.routes().shortest_path(g.nodes[0], g.nodes[1]);
     if (!path)
       throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
@@ -52,9 +59,8 @@ double AnalyticalModel::transfer_time(std::int32_t shape, double bytes) {
       p.latency += net_->arc(a).latency_s;
       p.narrowest = std::min(p.narrowest, net_->arc(a).bandwidth_Bps);
     }
-    p.known = true;
   }
-  return p.empty ? 0.0 : p.latency + (bytes > 0 ? bytes / p.narrowest : 0.0);
+  p.known = true;
 }
 
 double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
@@ -198,8 +204,12 @@ const JobTimes& AnalyticalModel::play_times(const CommLayout& layout) {
   // The layout's shapes as this model's shape ids (the ids key the cache of plans).
   layout_shapes_.resize(layout.signatures().size());
   for (std::size_t s = 0; s < layout_shapes_.size(); ++s) {
-    auto [it, fresh] = shape_ids_.emplace(layout.signatures()[s], static_cast<std::int32_t>(shapes_.size()));
-    if (fresh) shapes_.push_back(layout.shapes()[s]);
+    const auto& sig = layout.signatures()[s];
+    auto it = shape_ids_.find(sig);  // a signature is copied only when it is new
+    if (it == shape_ids_.end()) {
+      it = shape_ids_.emplace(sig, static_cast<std::int32_t>(shapes_.size())).first;
+      shapes_.push_back(layout.shapes()[s]);
+    }
     layout_shapes_[s] = it->second;
   }
   // Each distinct operation's time: what compute_operation_time gives, with the same maxima in
@@ -235,14 +245,10 @@ const JobTimes& AnalyticalModel::play_times(const CommLayout& layout) {
     op_times_[o] = worst;
   }
   const TaskGraph& graph = layout.graph();
-  const auto& task_ops = layout.task_ops();
-  durations_.resize(graph.tasks.size());
-  for (TaskId i = 0; i < graph.tasks.size(); ++i) {
-    const Task& t = graph.tasks[i];
-    // The same products run_engine forms, so the times agree bit for bit.
-    durations_[i] =
-        task_ops[i] == CommLayout::kCompute ? t.duration_s * t.repeat : op_times_[task_ops[i]] * t.repeat;
-  }
+  // The same products run_engine forms, so the times agree bit for bit.
+  durations_.assign(layout.compute_durations().begin(), layout.compute_durations().end());
+  for (const CommLayout::CommTaskRef& c : layout.comm_tasks())
+    durations_[c.task] = op_times_[c.op] * c.repeat;
   return layout_times_.emplace(&layout, layout.prepared().run(graph, durations_, spans_, false))
       .first->second;
 }

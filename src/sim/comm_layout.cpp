@@ -12,7 +12,7 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
     : graph_(&graph),
       gpus_per_node_(gpus_per_node),
       all_instances_(all_instances),
-      task_ops_(graph.tasks.size(), kCompute),
+      compute_durations_(graph.tasks.size(), 0.0),
       prepared_(graph) {
   const Placement placement = rank_order_placement(graph.gpus, gpus_per_node);
   VertexId nodes = 0;
@@ -92,12 +92,15 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
       op_ids;
   for (TaskId i = 0; i < graph.tasks.size(); ++i) {
     const Task& task = graph.tasks[i];
-    if (task.kind == TaskKind::Compute) continue;
+    if (task.kind == TaskKind::Compute) {
+      compute_durations_[i] = task.duration_s * task.repeat;
+      continue;
+    }
     const Timed t = timed_of(task.group_set, task.kind);
     const auto key = std::make_tuple(t.mode, t.first, t.count, task.kind, task.op, task.bytes);
     auto [it, fresh] = op_ids.emplace(key, static_cast<std::uint32_t>(ops_.size()));
     if (fresh) ops_.push_back(Op{t.mode, task.kind, task.op, task.bytes, t.first, t.count, t.injection});
-    task_ops_[i] = it->second;
+    comm_tasks_.push_back({i, it->second, task.repeat});
   }
 }
 

@@ -15,9 +15,7 @@ bool is_comm(const Task& t) {
 }  // namespace
 
 PreparedGraph::PreparedGraph(const TaskGraph& graph)
-    : stream_prev_(graph.tasks.size(), kNone),
-      comm_purpose_(graph.tasks.size(), kComputeTask),
-      comm_bytes_(graph.tasks.size(), 0.0) {
+    : comm_purpose_(graph.tasks.size(), kComputeTask), comm_bytes_(graph.tasks.size(), 0.0) {
   const std::size_t n = graph.tasks.size();
   std::uint32_t streams = 0;
   for (const Task& t : graph.tasks) {
@@ -36,13 +34,14 @@ PreparedGraph::PreparedGraph(const TaskGraph& graph)
   };
   std::vector<std::uint32_t> key_start(static_cast<std::size_t>(groups) * streams + 1, 0);
   std::vector<std::uint32_t> last_on_stream(streams, kNone);
+  std::vector<std::uint32_t> stream_prev(n, kNone);  // previous task on the same stream
   for (TaskId i = 0; i < n; ++i) {
     const Task& t = graph.tasks[i];
     if (is_comm(t)) {
       comm_purpose_[i] = static_cast<std::uint8_t>(t.purpose);
       comm_bytes_[i] = t.bytes * t.repeat;
     }
-    stream_prev_[i] = last_on_stream[t.stream];
+    stream_prev[i] = last_on_stream[t.stream];
     last_on_stream[t.stream] = i;
     ++key_start[key_of(t, 0) + 1];
     ++key_start[key_of(t, 1) + 1];
@@ -67,6 +66,19 @@ PreparedGraph::PreparedGraph(const TaskGraph& graph)
   heads_.resize(chains);
   item_ends_.resize(chains);
   items_.resize(chain_offsets_.back());
+  // What a task waits for, in one list: its dependencies, then its stream predecessor.
+  input_offsets_.reserve(n + 1);
+  inputs_.reserve(graph.deps.size() + n);
+  input_offsets_.push_back(0);
+  for (TaskId i = 0; i < n; ++i) {
+    const auto deps = graph.deps_of(i);
+    inputs_.insert(inputs_.end(), deps.begin(), deps.end());
+    if (stream_prev[i] != kNone) inputs_.push_back(stream_prev[i]);
+    input_offsets_.push_back(static_cast<std::uint32_t>(inputs_.size()));
+  }
+  // The bytes per purpose when every communication task takes time: run()'s sums, in its order.
+  for (TaskId i = 0; i < n; ++i)
+    if (comm_purpose_[i] != kComputeTask) all_comm_bytes_[comm_purpose_[i]] += comm_bytes_[i];
 }
 
 void PreparedGraph::append_to_chain(std::uint32_t c, const TaskSpan& s) {
@@ -156,17 +168,31 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
   std::copy(chain_offsets_.begin(), chain_offsets_.end() - 1, item_ends_.begin());
   JobTimes out;
   double end = 0;
+  bool comm_all_timed = true;  // every communication task took time (so all_comm_bytes_ holds)
+  const std::uint32_t* input = inputs_.data();
   for (TaskId i = 0; i < n; ++i) {
+    // The latest end among its inputs: a maximum, so their order does not matter.
     double start = 0;
-    for (TaskId d : graph.deps_of(i)) start = std::max(start, spans[d].end_s);
-    if (stream_prev_[i] != kNone) start = std::max(start, spans[stream_prev_[i]].end_s);
+    for (const std::uint32_t* last = inputs_.data() + input_offsets_[i + 1]; input != last; ++input)
+      start = std::max(start, spans[*input].end_s);
     const TaskSpan s{start, start + durations[i]};
     spans[i] = s;
     end = std::max(end, s.end_s);
-    if (s.end_s <= s.start_s) continue;  // zero-length spans add nothing to any union
+    const bool comm = comm_purpose_[i] != kComputeTask;
+    if (s.end_s <= s.start_s) {  // zero-length spans add nothing to any union
+      comm_all_timed = comm_all_timed && !comm;
+      continue;
+    }
     append_to_chain(task_chains_[2 * i], s);
-    append_to_chain(task_chains_[2 * i + 1], s);
-    if (comm_purpose_[i] != kComputeTask) out.comm_bytes[comm_purpose_[i]] += comm_bytes_[i];
+    // A communication task's second chain is its purpose's, measured only for comm_busy.
+    if (!comm || comm_busy) append_to_chain(task_chains_[2 * i + 1], s);
+  }
+  if (comm_all_timed) {
+    out.comm_bytes = all_comm_bytes_;
+  } else {
+    for (TaskId i = 0; i < n; ++i)
+      if (comm_purpose_[i] != kComputeTask && spans[i].end_s > spans[i].start_s)
+        out.comm_bytes[comm_purpose_[i]] += comm_bytes_[i];
   }
   out.iteration_time_s = end;
   set_critical_stage(

@@ -76,11 +76,14 @@ class AnalyticalModel final : public NetworkModel {
   double shape_time(const Task& t, std::int32_t shape);
   // A point-to-point transfer of `bytes` between the shape's two members.
   double transfer_time(std::int32_t shape, double bytes);
-  // Per shape id (transfers between two nodes): the path's summed latency and narrowest arc.
+  // Per shape id (transfers between two nodes): the path's summed latency and narrowest arc, or
+  // the fabric of a transfer inside one node.
   struct PathCost {
     bool known = false, empty = false;
     double latency = 0, narrowest = std::numeric_limits<double>::infinity();
+    const LinkClass* intra = nullptr;
   };
+  void learn_path(std::int32_t shape, PathCost& p);
   std::vector<PathCost> paths_;
 
   const Network* net_;

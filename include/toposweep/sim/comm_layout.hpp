@@ -40,7 +40,6 @@ class CommLayout {
     VertexId node;
     std::uint32_t out, in;
   };
-  static constexpr std::uint32_t kCompute = 0xffffffffu;
 
   const TaskGraph& graph() const { return *graph_; }
   std::uint32_t gpus_per_node() const { return gpus_per_node_; }
@@ -51,8 +50,15 @@ class CommLayout {
   const std::vector<std::uint32_t>& shape_refs() const { return shape_refs_; }
   const std::vector<Op>& ops() const { return ops_; }
   const std::vector<std::vector<NodeCount>>& injections() const { return injections_; }
-  // Per task: its operation, or kCompute.
-  const std::vector<std::uint32_t>& task_ops() const { return task_ops_; }
+  // Per task: a compute task's duration (duration_s x repeat, as run_engine forms it), 0 for
+  // communication; and the communication tasks with their operation and repeat, in task order.
+  // A network's durations are these with each communication task's op time x repeat.
+  struct CommTaskRef {
+    TaskId task;
+    std::uint32_t op, repeat;
+  };
+  const std::vector<double>& compute_durations() const { return compute_durations_; }
+  const std::vector<CommTaskRef>& comm_tasks() const { return comm_tasks_; }
   // The graph's playback structure (its scratch changes while it plays).
   PreparedGraph& prepared() const { return prepared_; }
 
@@ -65,7 +71,8 @@ class CommLayout {
   std::vector<std::uint32_t> shape_refs_;
   std::vector<Op> ops_;
   std::vector<std::vector<NodeCount>> injections_;
-  std::vector<std::uint32_t> task_ops_;
+  std::vector<double> compute_durations_;
+  std::vector<CommTaskRef> comm_tasks_;
   mutable PreparedGraph prepared_;
 };
 

@@ -58,22 +58,24 @@ EngineResult run_engine(std::span<const Job> jobs, NetworkModel& model);
 double union_length(std::vector<TaskSpan>& spans);
 
 // Fills the critical-stage breakdown of `out` (whose iteration_time_s is set): the stage whose
-// busy union (`busy_union(p)`, compute and communication) is longest, its compute union
-// (`compute_union(p)`), the exposed communication between them and the rest as bubble. Both the
-// event-driven engine and the prepared playback use it, so their breakdowns agree bit for bit.
+// busy union (`busy_union(p)`, compute and communication) is longest (the first such), its
+// compute union (`compute_union(p)`, asked for that stage only), the exposed communication between them and
+// the rest as bubble. Both the event-driven engine and the prepared playback use it, so their breakdowns
+// agree bit for bit.
 template <class ComputeUnion, class BusyUnion>
 void set_critical_stage(JobTimes& out, std::uint32_t stages, ComputeUnion compute_union,
                         BusyUnion busy_union) {
   double best_busy = -1;
   for (std::uint32_t p = 0; p < stages; ++p) {
-    const double c = compute_union(p);
     const double busy = busy_union(p);
     if (busy > best_busy) {
       best_busy = busy;
       out.critical_stage = p;
-      out.compute_time_s = c;
-      out.exposed_comm_time_s = busy - c;
     }
+  }
+  if (best_busy >= 0) {  // the compute union of the critical stage only
+    out.compute_time_s = compute_union(out.critical_stage);
+    out.exposed_comm_time_s = best_busy - out.compute_time_s;
   }
   out.bubble_time_s = std::max(0.0, out.iteration_time_s - out.compute_time_s - out.exposed_comm_time_s);
 }

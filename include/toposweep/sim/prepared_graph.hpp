@@ -9,6 +9,7 @@
 // Everything that depends only on the graph (stream predecessors, the interval groups the
 // breakdown measures) is computed once here, so a sweep replaying one plan at many points
 // pays one linear pass and no allocation per point.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -30,7 +31,7 @@ class PreparedGraph {
   JobTimes run(const TaskGraph& graph, std::span<const double> durations, std::vector<TaskSpan>& spans,
                bool comm_busy = true);
 
-  std::size_t task_count() const { return stream_prev_.size(); }
+  std::size_t task_count() const { return comm_purpose_.size(); }
 
  private:
   // Adds a span of positive length to chain c's folded intervals (items_), merging it into the
@@ -43,12 +44,15 @@ class PreparedGraph {
   void sift_down(std::size_t n);
 
   static constexpr std::uint32_t kNone = 0xffffffffu;
-  std::vector<std::uint32_t> stream_prev_;  // previous task on the same stream, or kNone
   // Per task, so the playback need not read the tasks: the purpose of a communication task
   // (kComputeTask for compute) and the bytes per rank it moves (bytes x repeat).
   static constexpr std::uint8_t kComputeTask = 0xff;
   std::vector<std::uint8_t> comm_purpose_;
   std::vector<double> comm_bytes_;
+  std::array<double, kPurposeCount> all_comm_bytes_{};  // their sums per purpose, in task order
+  // Per task, what it waits for (dependencies, then the stream predecessor) as one CSR list.
+  std::vector<std::uint32_t> input_offsets_;
+  std::vector<std::uint32_t> inputs_;
   std::uint32_t stages_ = 1;
   // Interval groups: compute of stage p (p), everything of stage p (stages + p), communication
   // of purpose q (2 stages + q). Group g owns chains group_chains_[g] .. group_chains_[g+1];
