@@ -10,8 +10,17 @@ namespace toposweep::sim {
 
 GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& placement) {
   GroupNodes g;
-  g.ranks = static_cast<std::uint32_t>(ranks.size());
   std::vector<std::uint32_t> count;
+  group_nodes_into(ranks, placement, g, count);
+  return g;
+}
+
+void group_nodes_into(std::span<const std::uint32_t> ranks, const Placement& placement, GroupNodes& g,
+                      std::vector<std::uint32_t>& count) {
+  g.nodes.clear();
+  count.clear();
+  g.ranks = static_cast<std::uint32_t>(ranks.size());
+  g.instances_per_node = 1;
   for (std::uint32_t r : ranks) {
     if (r >= placement.node_of_gpu.size())
       throw RuntimeFailure("task group names GPU rank " + std::to_string(r) + " outside the placement of " +
@@ -28,7 +37,6 @@ GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& pl
     }
   }
   g.gpus_per_node = count.empty() ? 1 : *std::max_element(count.begin(), count.end());
-  return g;
 }
 
 std::vector<std::size_t> sampled_transfer_groups(const GroupSet& gs) {

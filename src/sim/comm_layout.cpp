@@ -19,22 +19,25 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
   for (VertexId v : placement.node_of_gpu) nodes = std::max(nodes, v + 1);
   std::vector<std::uint32_t> out, in;  // transfer sets' per-node counts (scratch)
   std::map<std::vector<std::uint32_t>, std::uint32_t> shape_ids;
+  GroupNodes g;                           // scratch: the group's nodes
+  std::vector<std::uint32_t> count, sig;  // scratch: its members per node, its signature
   auto shape_of = [&](const std::vector<std::uint32_t>& ranks, std::uint32_t sharing) {
-    GroupNodes g = group_nodes(ranks, placement);
+    group_nodes_into(ranks, placement, g, count);
     g.instances_per_node = sharing;
     // A group inside one node is timed over that node's fabric, the same on every node: one
     // shape for all (so a stage's tensor-parallel collectives share their times with the other
     // stages'). Timing every instance (which mixed servers, whose fabrics differ, need) keeps
     // the node.
     if (g.nodes.size() == 1 && !all_instances) g.nodes[0] = 0;
-    std::vector<std::uint32_t> sig(g.nodes.begin(), g.nodes.end());
+    sig.assign(g.nodes.begin(), g.nodes.end());
     sig.push_back(g.gpus_per_node);
     sig.push_back(g.ranks);
     sig.push_back(sharing);
-    auto [it, fresh] = shape_ids.emplace(sig, static_cast<std::uint32_t>(shapes_.size()));
-    if (fresh) {
-      signatures_.push_back(std::move(sig));
-      shapes_.push_back(std::move(g));
+    auto it = shape_ids.find(sig);  // copied only when new
+    if (it == shape_ids.end()) {
+      it = shape_ids.emplace(sig, static_cast<std::uint32_t>(shapes_.size())).first;
+      signatures_.push_back(sig);
+      shapes_.push_back(g);
     }
     return it->second;
   };

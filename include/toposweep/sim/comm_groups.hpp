@@ -24,6 +24,9 @@ struct GroupNodes {
 };
 
 GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& placement);
+// The same into `g`, reusing its storage and `count` (scratch), for loops over many groups.
+void group_nodes_into(std::span<const std::uint32_t> ranks, const Placement& placement, GroupNodes& g,
+                      std::vector<std::uint32_t>& count);
 // How many groups of `gs` have a member on the node of the first group's first rank: the
 // instances that share that node's network links when the whole set runs at once.
 std::uint32_t instances_on_first_node(const GroupSet& gs, const Placement& placement);
