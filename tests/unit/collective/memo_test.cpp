@@ -1,0 +1,126 @@
+// CollectiveMemo: planning through a memo that has seen other requests first gives the plan a
+// fresh plan_collective gives, bit for bit, and a member group's ring search runs once.
+#include "toposweep/collective/memo.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "test_networks.hpp"
+#include "toposweep/collective/plan.hpp"
+#include "toposweep/util/error.hpp"
+
+namespace toposweep {
+namespace {
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+void expect_same_plan(const CollectivePlan& fresh, const CollectivePlan& memo, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(fresh.algorithm, memo.algorithm);
+  EXPECT_TRUE(same_bits(fresh.time_s, memo.time_s)) << fresh.time_s << " vs " << memo.time_s;
+  EXPECT_TRUE(same_bits(fresh.latency_s, memo.latency_s));
+  EXPECT_TRUE(same_bits(fresh.intra_node_time_s, memo.intra_node_time_s));
+  EXPECT_EQ(fresh.stages, memo.stages);
+  ASSERT_EQ(fresh.flows.size(), memo.flows.size());
+  for (std::size_t i = 0; i < fresh.flows.size(); ++i) {
+    EXPECT_EQ(fresh.flows[i].path, memo.flows[i].path);
+    EXPECT_TRUE(same_bits(fresh.flows[i].bytes, memo.flows[i].bytes));
+    EXPECT_EQ(fresh.flows[i].stage, memo.flows[i].stage);
+  }
+}
+
+// Member groups of `n` nodes: blocks, strided sets and random subsets (sub-groups no stride
+// serves, so multiring searches its candidates), each used with several sizes and operations.
+std::vector<std::vector<VertexId>> groups_of(std::uint32_t n, std::mt19937& rng) {
+  std::vector<std::vector<VertexId>> out;
+  for (std::uint32_t size : {2u, 3u, n / 2, n}) {
+    std::vector<VertexId> g(size);
+    for (std::uint32_t i = 0; i < size; ++i) g[i] = i;
+    out.push_back(g);
+  }
+  std::vector<VertexId> strided;
+  for (VertexId v = 1; v < n; v += 3) strided.push_back(v);
+  out.push_back(strided);
+  for (int k = 0; k < 3; ++k) {
+    std::vector<VertexId> all(n);
+    for (VertexId v = 0; v < n; ++v) all[v] = v;
+    std::shuffle(all.begin(), all.end(), rng);
+    all.resize(2 + rng() % (n - 2));
+    out.push_back(all);
+  }
+  return out;
+}
+
+TEST(CollectiveMemo, PlansEqualFreshPlansBitForBit) {
+  std::mt19937 rng(7);
+  struct Case {
+    const char* name;
+    Network net;
+    std::vector<std::string> algorithms;
+  };
+  std::vector<Case> cases;
+  int planned = 0;
+  cases.push_back(
+      {"circulant", testnet::circulant(16, {1, 3, 5}, 25e9, 1e-6), {"auto", "multiring", "ring"}});
+  cases.push_back(
+      {"fat-tree", testnet::fat_tree(4, 12.5e9, 2e-6), {"auto", "ring", "biring", "tree", "direct"}});
+  cases.push_back(
+      {"ring", testnet::ring(12, 10e9, 5e-7, 4, 300e9), {"ring", "halving_doubling", "pairwise"}});
+  for (const Case& c : cases) {
+    CollectiveMemo memo(c.net);
+    std::vector<CollectiveRequest> requests;
+    for (const auto& members : groups_of(c.net.compute_count(), rng))
+      for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::AllToAll})
+        for (double bytes : {1e6, 3.5e8})
+          for (std::uint32_t gpus : {1u, c.net.gpus_per_node()}) {
+            CollectiveRequest r;
+            r.op = op;
+            r.nodes = members;
+            r.bytes = bytes;
+            r.gpus_per_node = gpus;
+            requests.push_back(r);
+          }
+    std::shuffle(requests.begin(), requests.end(), rng);  // the memo sees groups in any order
+    CollectiveOptions options;
+    options.with_flows = true;
+    for (const auto& r : requests)
+      for (const auto& algorithm : c.algorithms) {
+        const std::string what = std::string(c.name) + " " + algorithm + " members " +
+                                 std::to_string(r.nodes.size()) + " bytes " + std::to_string(r.bytes);
+        CollectivePlan fresh;
+        try {
+          fresh = plan_collective(c.net, r, algorithm, options);
+        } catch (const BadInput& e) {  // the algorithm does not apply: the memo says so too
+          EXPECT_THROW(plan_collective(r, algorithm, options, memo), BadInput) << what;
+          continue;
+        }
+        expect_same_plan(fresh, plan_collective(r, algorithm, options, memo), what);
+        ++planned;
+      }
+  }
+  EXPECT_GT(planned, 500);
+}
+
+TEST(CollectiveMemo, SearchesEachGroupOnce) {
+  const Network net = testnet::circulant(16, {1, 3}, 25e9, 0);
+  CollectiveMemo memo(net);
+  const std::vector<VertexId> block{0, 1, 2, 3, 4, 5, 6, 7};  // no stride serves it: a search
+  const MultiRing& first = memo.multiring(block);
+  const MultiRing& again = memo.multiring(block);
+  EXPECT_EQ(&first, &again);
+  RouteCache routes(net);
+  const MultiRing fresh = multiring(net, routes, block);
+  EXPECT_EQ(first.rings, fresh.rings);
+  EXPECT_EQ(first.shares, fresh.shares);
+  EXPECT_EQ(first.strides, fresh.strides);
+  EXPECT_EQ(first.routed, fresh.routed);
+  EXPECT_NE(&memo.multiring({0, 2, 4, 6, 8, 10, 12, 14}), &first);
+}
+
+}  // namespace
+}  // namespace toposweep
