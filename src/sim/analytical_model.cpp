@@ -246,11 +246,11 @@ const JobTimes& AnalyticalModel::play_times(const CommLayout& layout) {
   }
   const TaskGraph& graph = layout.graph();
   // The same products run_engine forms, so the times agree bit for bit.
-  durations_.assign(layout.compute_durations().begin(), layout.compute_durations().end());
-  for (const CommLayout::CommTaskRef& c : layout.comm_tasks())
-    durations_[c.task] = op_times_[c.op] * c.repeat;
-  return layout_times_.emplace(&layout, layout.prepared().run(graph, durations_, spans_, false))
-      .first->second;
+  PreparedGraph& prepared = layout.prepared();
+  std::vector<double>& durations = prepared.durations();
+  durations.assign(layout.compute_durations().begin(), layout.compute_durations().end());
+  for (const CommLayout::CommTaskRef& c : layout.comm_tasks()) durations[c.task] = op_times_[c.op] * c.repeat;
+  return layout_times_.emplace(&layout, prepared.run_scratch(graph)).first->second;
 }
 
 double AnalyticalModel::next_event_time() {

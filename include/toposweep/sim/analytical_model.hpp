@@ -123,8 +123,7 @@ class AnalyticalModel final : public NetworkModel {
   // play_times(): the result per layout, and scratch.
   std::unordered_map<const CommLayout*, JobTimes> layout_times_;
   std::vector<std::int32_t> layout_shapes_;
-  std::vector<double> op_times_, durations_;
-  std::vector<TaskSpan> spans_;
+  std::vector<double> op_times_;
   Prepared& prepared(const TaskGraph& graph, std::uint32_t gpus_per_node);
 };
 

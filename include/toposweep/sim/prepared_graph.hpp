@@ -33,6 +33,14 @@ class PreparedGraph {
 
   std::size_t task_count() const { return comm_purpose_.size(); }
 
+  // Scratch owned by the graph, for callers that need the times only (a sweep row): fill
+  // durations() (one per task, as for run) and call run_scratch. One buffer per plan instead of
+  // one per caller: a sweep rank's analytical models (one per network) share them.
+  std::vector<double>& durations() { return durations_; }
+  JobTimes run_scratch(const TaskGraph& graph, bool comm_busy = false) {
+    return run(graph, durations_, spans_, comm_busy);
+  }
+
  private:
   // Adds a span of positive length to chain c's folded intervals (items_), merging it into the
   // last one when they touch; run() calls it as each task is timed.
@@ -66,6 +74,8 @@ class PreparedGraph {
   std::vector<std::uint32_t> heads_;        // scratch for group_union, one per chain
   static constexpr std::uint32_t kLinearMergeChains = 4;      // above this, merge with a heap
   std::vector<std::pair<double, std::uint32_t>> merge_heap_;  // scratch: (head start, chain)
+  std::vector<double> durations_;                             // scratch for run_scratch
+  std::vector<TaskSpan> spans_;                               // scratch for run_scratch
 };
 
 }  // namespace toposweep::sim
