@@ -78,7 +78,10 @@ PreparedGraph::PreparedGraph(const TaskGraph& graph)
   }
   // The bytes per purpose when every communication task takes time: run()'s sums, in its order.
   for (TaskId i = 0; i < n; ++i)
-    if (comm_purpose_[i] != kComputeTask) all_comm_bytes_[comm_purpose_[i]] += comm_bytes_[i];
+    if (comm_purpose_[i] != kComputeTask) {
+      comm_ids_.push_back(i);
+      all_comm_bytes_[comm_purpose_[i]] += comm_bytes_[i];
+    }
 }
 
 void PreparedGraph::append_to_chain(std::uint32_t c, const TaskSpan& s) {
@@ -190,9 +193,8 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
   if (comm_all_timed) {
     out.comm_bytes = all_comm_bytes_;
   } else {
-    for (TaskId i = 0; i < n; ++i)
-      if (comm_purpose_[i] != kComputeTask && spans[i].end_s > spans[i].start_s)
-        out.comm_bytes[comm_purpose_[i]] += comm_bytes_[i];
+    for (TaskId i : comm_ids_)
+      if (spans[i].end_s > spans[i].start_s) out.comm_bytes[comm_purpose_[i]] += comm_bytes_[i];
   }
   out.iteration_time_s = end;
   set_critical_stage(

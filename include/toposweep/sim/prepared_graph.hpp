@@ -57,6 +57,7 @@ class PreparedGraph {
   static constexpr std::uint8_t kComputeTask = 0xff;
   std::vector<std::uint8_t> comm_purpose_;
   std::vector<double> comm_bytes_;
+  std::vector<TaskId> comm_ids_;                        // the communication tasks, in order
   std::array<double, kPurposeCount> all_comm_bytes_{};  // their sums per purpose, in task order
   // Per task, what it waits for (dependencies, then the stream predecessor) as one CSR list.
   std::vector<std::uint32_t> input_offsets_;
