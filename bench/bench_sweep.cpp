@@ -42,7 +42,7 @@ std::uint64_t nth_point(std::uint64_t i, std::uint64_t size) {
 void BM_EvaluatePoint_AnalyticalModel(benchmark::State& state) {
   const auto& space = reference_space();
   PointCache cache;
-  const sweep::Evaluator eval = [&](const Config& p) { return evaluate_config(p, cache, Detail::Row).row; };
+  const sweep::Evaluator eval = [&](const Config& p) { return evaluate_row(p, cache); };
   std::uint64_t i = 0, failed = 0;
   Config scratch = space.base();
   for (auto _ : state) {
@@ -75,7 +75,7 @@ std::uint64_t cold_passes(benchmark::State& state, const sweep::Space& space, st
   Config scratch = space.base();
   for (auto _ : state) {
     PointCache cache;
-    const sweep::Evaluator eval = [&](const Config& p) { return evaluate_config(p, cache, Detail::Row).row; };
+    const sweep::Evaluator eval = [&](const Config& p) { return evaluate_row(p, cache); };
     evaluated = 0;
     for (std::uint64_t i = 0; i < space.size(); ++i) {
       const auto r = sweep::evaluate_point(space, i, eval, scratch);

@@ -127,7 +127,7 @@ sweep::Evaluator make_evaluator(const Config& config) {
   }
   if (kind == "model") {
     auto cache = std::make_shared<PointCache>();
-    return [cache](const Config& point) { return evaluate_config(point, *cache, Detail::Row).row; };
+    return [cache](const Config& point) { return evaluate_row(point, *cache); };
   }
   throw BadInput("'" + kind + "' is not an evaluator (model or synthetic)", config.where("sweep.evaluator"));
 }

@@ -135,13 +135,25 @@ KeyOrigins key_origins(const Config& config) {
   return o;
 }
 
-void rethrow_at_origin(const Config& config, const BadInput& e) {
+namespace {
+
+// The origins key_origins(config) would give an error naming e.where(): its key's and the alias's.
+KeyOrigins origins_for(const Config& config, const BadInput& e) {
   std::string_view key = e.where();
   if (key.starts_with("key ")) key.remove_prefix(4);
-  // The origins key_origins(config) would give this error: its key's and the alias's.
   KeyOrigins o = KeyOrigins::of(config, {key, "strategy.zero1"});
   if (zero1_alias(config)) o.redirect("strategy.zero", "strategy.zero1");
-  o.rethrow(e);
+  return o;
+}
+
+}  // namespace
+
+void rethrow_at_origin(const Config& config, const BadInput& e) {
+  origins_for(config, e).rethrow(e);
+}
+
+std::string located_at_origin(const Config& config, const BadInput& e) {
+  return origins_for(config, e).located(e);
 }
 
 opt::OptimizeProblem optimize_problem(const DesignPoint& point) {

@@ -3,7 +3,6 @@
 #include "toposweep/point/evaluate.hpp"
 
 #include <algorithm>
-#include <exception>
 
 #include "toposweep/opt/compression.hpp"
 #include "toposweep/opt/strategy_placement.hpp"
@@ -50,8 +49,8 @@ struct PointCache::Impl {
     // Its graph's communication layouts (by GPUs per node and instance setting), shared by the
     // analytical models of every cached network.
     std::vector<std::unique_ptr<sim::CommLayout>> layouts;
-    std::size_t size = 0;        // tasks, dependencies and group members: what its memory scales with
-    std::exception_ptr failure;  // the InvalidDesign planning threw (plan is null then)
+    std::size_t size = 0;  // tasks, dependencies and group members: what its memory scales with
+    std::optional<InvalidDesign> failure;  // the error planning threw (plan is null then)
   };
   // At most this many plans, and this many tasks + dependencies + group members over all of them
   // (a plan on 131,072 GPUs holds millions of group members).
@@ -133,6 +132,16 @@ struct PointCache::Impl {
   // `graph_needed`: the caller plays the plan even when it does not fit (Detail::Full).
   const IterationPlan& plan_for(const WorkloadSpec& w, const StrategySpec& s, const Network& net,
                                 bool graph_needed = true) {
+    const InvalidDesign* failure = nullptr;
+    const IterationPlan* plan = try_plan_for(w, s, net, graph_needed, failure);
+    if (!plan) throw *failure;
+    return *plan;
+  }
+
+  // plan_for without the throw: nullptr for a design that cannot exist, `failure` then pointing
+  // at the error its planning threw (valid until the next call).
+  const IterationPlan* try_plan_for(const WorkloadSpec& w, const StrategySpec& s, const Network& net,
+                                    bool graph_needed, const InvalidDesign*& failure) {
     ++clock;
     const std::uint32_t gpus = net.gpu_count();
     std::vector<std::uint32_t> layout;
@@ -141,7 +150,8 @@ struct PointCache::Impl {
       if (it->gpus == gpus && it->strategy == s && it->workload == w && it->layout == layout) {
         if (it->failure) {
           it->used = clock;
-          std::rethrow_exception(it->failure);
+          failure = &*it->failure;
+          return nullptr;
         }
         if (graph_needed && !it->plan->feasible && it->plan->graph.tasks.empty()) {
           drop_plan(it);
@@ -149,10 +159,10 @@ struct PointCache::Impl {
         }
         it->used = clock;
         last_plan = &*it;
-        return *it->plan;
+        return it->plan.get();
       }
     std::shared_ptr<const IterationPlan> plan;
-    std::exception_ptr failure;
+    std::optional<InvalidDesign> failed;
     try {
       const Workload wl = workload(w, net);
       const Strategy strategy = resolve_strategy(s, wl, gpus);
@@ -161,17 +171,18 @@ struct PointCache::Impl {
         if (!memory_only.feasible) plan = std::make_shared<const IterationPlan>(std::move(memory_only));
       }
       if (!plan) plan = std::make_shared<const IterationPlan>(plan_iteration(wl, strategy, &layer_costs));
-    } catch (const InvalidDesign&) {
+    } catch (const InvalidDesign& e) {
       // A design that cannot exist (degrees that do not divide the batch, ...) fails alike for
-      // every network: remembered, so the points that share it cost one rethrow each.
-      failure = std::current_exception();
+      // every network: remembered, so the points that share it cost a lookup each.
+      failed = e;
     }
-    if (failure) {
+    if (failed) {
       if (plans.size() >= kMaxPlans)
         drop_plan(std::min_element(plans.begin(), plans.end(),
                                    [](const auto& a, const auto& b) { return a.used < b.used; }));
-      plans.push_back(PlanEntry{w, s, gpus, layout, nullptr, clock, {}, 0, failure});
-      std::rethrow_exception(failure);
+      plans.push_back(PlanEntry{w, s, gpus, layout, nullptr, clock, {}, 0, std::move(failed)});
+      failure = &*plans.back().failure;
+      return nullptr;
     }
     std::size_t size = plan->graph.tasks.size() + plan->graph.deps.size();
     for (const GroupSet& gs : plan->graph.group_sets)
@@ -179,10 +190,10 @@ struct PointCache::Impl {
     while (!plans.empty() && (plans.size() >= kMaxPlans || plan_size + size > kMaxPlanSize))
       drop_plan(std::min_element(plans.begin(), plans.end(),
                                  [](const auto& a, const auto& b) { return a.used < b.used; }));
-    plans.push_back(PlanEntry{w, s, gpus, std::move(layout), std::move(plan), clock, {}, size, nullptr});
+    plans.push_back(PlanEntry{w, s, gpus, std::move(layout), std::move(plan), clock, {}, size, std::nullopt});
     plan_size += size;
     last_plan = &plans.back();
-    return *plans.back().plan;
+    return plans.back().plan.get();
   }
 
   // The analytical models memoise per graph address: a dropped plan's graph is forgotten first.
@@ -440,7 +451,14 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
   // The row path plays cached layouts built from a GPU count per server.
   const bool row_path = detail == Detail::Row && rank_order && net.uniform_gpus();
   if (p.strategy.compression == Compression::Sfb) return evaluate_sfb(p, c, entry, detail);
-  const IterationPlan& plan = c.plan_for(p.workload, p.strategy, net, !row_path);
+  const InvalidDesign* failure = nullptr;
+  const IterationPlan* planned = c.try_plan_for(p.workload, p.strategy, net, !row_path, failure);
+  if (!planned) {
+    if (detail != Detail::Row) throw *failure;
+    e.invalid = *failure;  // a sweep row: returned, not thrown (a sweep meets it at many points)
+    return e;
+  }
+  const IterationPlan& plan = *planned;
   require_gpus(plan, net);
   const double cost_usd = cost.total_usd;
   const double bisection = entry.bisection_Bps;
@@ -481,11 +499,25 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
 
 Evaluation evaluate_config(const Config& config, PointCache& cache, Detail detail,
                            std::optional<opt::OptimizeTarget> optimize) {
+  Evaluation e;
   try {
-    return evaluate(design_point_from_config(config, optimize), cache, detail);
-  } catch (const BadInput& e) {
-    rethrow_at_origin(config, e);
+    e = evaluate(design_point_from_config(config, optimize), cache, detail);
+  } catch (const BadInput& b) {
+    rethrow_at_origin(config, b);
   }
+  if (e.invalid) rethrow_at_origin(config, *e.invalid);
+  return e;
+}
+
+PointResult evaluate_row(const Config& config, PointCache& cache) {
+  Evaluation e;
+  try {
+    e = evaluate(design_point_from_config(config), cache, Detail::Row);
+  } catch (const BadInput& b) {
+    rethrow_at_origin(config, b);
+  }
+  if (e.invalid) return invalid_design_result(e.invalid->what(), located_at_origin(config, *e.invalid));
+  return std::move(e.row);
 }
 
 }  // namespace toposweep

@@ -242,9 +242,7 @@ PointRecord evaluate_point(const Space& space, std::uint64_t index, const Evalua
     r.result = evaluate(scratch);
   } catch (const InvalidDesign& e) {
     // The axes combined into a design that cannot exist (e.g. degree >= servers): infeasible.
-    r.result = PointResult{};
-    r.result.status = PointStatus::Infeasible;
-    r.result.message = std::string(e.what()) + " (" + e.where() + ")";
+    r.result = invalid_design_result(e.what(), e.where());
   } catch (const BadInput& e) {
     r.result = PointResult{};
     r.result.status = PointStatus::Failed;

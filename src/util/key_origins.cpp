@@ -29,11 +29,15 @@ std::string KeyOrigins::where(const std::string& name) const {
   return it == origin_.end() ? "key " + key : "key " + key + " at " + it->second;
 }
 
-void KeyOrigins::rethrow(const BadInput& e) const {
+std::string KeyOrigins::located(const BadInput& e) const {
   std::string key = e.where();
   if (key.starts_with("key ")) key = key.substr(4);
   const bool known = origin_.count(key) != 0 || alias_.count(key) != 0;
-  const std::string at = known ? where(key) : e.where();
+  return known ? where(key) : e.where();
+}
+
+void KeyOrigins::rethrow(const BadInput& e) const {
+  const std::string at = located(e);
   if (dynamic_cast<const InvalidDesign*>(&e)) throw InvalidDesign(e.what(), at);
   throw BadInput(e.what(), at);
 }

@@ -60,6 +60,8 @@ DesignPoint design_point_from_config(const Config& config,
 KeyOrigins key_origins(const Config& config);
 // key_origins(config).rethrow(e), looking up only the keys `e` can name.
 [[noreturn]] void rethrow_at_origin(const Config& config, const BadInput& e);
+// Where rethrow_at_origin would point `e`.
+std::string located_at_origin(const Config& config, const BadInput& e);
 
 // The optimizer's view of a point.
 opt::OptimizeProblem optimize_problem(const DesignPoint& point);

@@ -18,6 +18,7 @@
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/util/config.hpp"
+#include "toposweep/util/error.hpp"
 #include "toposweep/workload/iteration.hpp"
 
 namespace toposweep {
@@ -51,6 +52,9 @@ struct Evaluation {
   std::optional<opt::OptimizeResult> optimized;  // when an optimizer ran
   std::vector<MultiJobRun> jobs;                 // multi-job mode
   std::optional<opt::SfbChoice> compression;     // strategy.compression = sfb: the per-layer choice
+  // Detail::Row only: the design cannot exist and the cache knew it (its plan failed before);
+  // the error evaluate throws at any other detail. `row` is then unset.
+  std::optional<InvalidDesign> invalid;
 };
 
 class PointCache {
@@ -69,12 +73,21 @@ class PointCache {
 // Throws BadInput for input that cannot be evaluated (a strategy needing more GPUs than the
 // network holds, a multi-job point in a sweep, ...), InvalidDesign for a design that cannot exist;
 // a memory-infeasible design is a row with status Infeasible. With Detail::Check, InvalidDesign
-// is not thrown (a sweep counts such points infeasible when it evaluates them).
+// is not thrown (a sweep counts such points infeasible when it evaluates them); with Detail::Row,
+// an InvalidDesign the plan cache already holds is returned in Evaluation::invalid instead (a
+// sweep meets it at every network of that strategy; throwing cost more than the row).
 Evaluation evaluate(const DesignPoint& point, PointCache& cache, Detail detail);
 
-// design_point_from_config, then evaluate; an error names the line that set the key.
+// design_point_from_config, then evaluate; an error names the line that set the key (and is
+// thrown at every detail, Evaluation::invalid included).
 Evaluation evaluate_config(const Config& config, PointCache& cache, Detail detail,
                            std::optional<opt::OptimizeTarget> optimize = std::nullopt);
+
+// A sweep's row of the point `config` (what evaluate_config(config, cache, Detail::Row).row
+// gives), except that a design that cannot exist is an Infeasible row (invalid_design_result,
+// the error's key at its origin) rather than an exception. Other errors are thrown as by
+// evaluate_config.
+PointResult evaluate_row(const Config& config, PointCache& cache);
 
 // Bisection bandwidth when the family knows it in closed form, else NaN (exact bisection is
 // too slow to compute per sweep point; `toposweep topology` reports it).

@@ -35,6 +35,15 @@ struct PointResult {
   std::uint32_t optimizer_rounds = 0;  // 0 when no optimizer ran
 };
 
+// The row of a design that cannot exist (an InvalidDesign saying `what`, about `where`): what a
+// sweep records, whether the evaluator threw the error or returned the row (evaluate_row).
+inline PointResult invalid_design_result(std::string_view what, std::string_view where) {
+  PointResult r;
+  r.status = PointStatus::Infeasible;
+  r.message = std::string(what) + " (" + std::string(where) + ")";
+  return r;
+}
+
 // How a result field is stored in /points (little-endian) and in the journal (host order).
 enum class FieldType : std::uint8_t { F64, U32 };
 

@@ -27,6 +27,8 @@ class KeyOrigins {
   // Rethrows `e` (keeping InvalidDesign an InvalidDesign) with its `where` re-pointed at the
   // key's origin when it names a bare key ("key K" or "K"); otherwise rethrows it unchanged.
   [[noreturn]] void rethrow(const class BadInput& e) const;
+  // Where rethrow(e) would point `e`.
+  std::string located(const class BadInput& e) const;
 
   // Runs f(); a BadInput it throws is rethrown re-pointed (see rethrow).
   template <class F>
