@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -33,7 +34,18 @@ PhaseCost phase_cost(RouteCache& routes, const Phase& phase, std::vector<Flow>* 
   // Spreading: multi-hop transfers take the equal-cost path whose arcs are least busy so far,
   // like ECMP with flowlet balancing.
   const bool spread = phase.spread_paths;
-  std::vector<double> arc_busy_s(spread ? net.arc_count() : 0, 0.0);
+  // Every arc made busy is also in `loads`: those entries go back to 0 on the way out, whether
+  // the phase is costed or a transfer is unreachable.
+  std::span<double> arc_busy_s;
+  if (spread) arc_busy_s = routes.zeroed_arc_scratch();
+  struct Rezero {
+    std::span<double> busy;
+    const std::vector<std::pair<ArcId, double>>& touched;
+    ~Rezero() {
+      if (!busy.empty())
+        for (const auto& [a, load] : touched) busy[a] = 0;
+    }
+  } rezero{arc_busy_s, loads};
   // pass 0: transfers between neighbours; pass 1: routed ones. When spreading, the routed
   // transfers go second so that they see the fixed load of the direct ones.
   auto place = [&](const Transfer& t, int pass) {

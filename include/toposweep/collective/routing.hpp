@@ -62,6 +62,13 @@ class RouteCache {
 
   static constexpr std::uint32_t kMaxEcmpPaths = 256;
 
+  // One double per arc, all 0 between uses: a phase's per-arc busy time (phase_cost), which
+  // puts back 0 in every entry it touched before it returns, so no query clears every arc.
+  std::vector<double>& zeroed_arc_scratch() {
+    if (arc_scratch_.size() != net_->arc_count()) arc_scratch_.assign(net_->arc_count(), 0.0);
+    return arc_scratch_;
+  }
+
  private:
   void ensure_scratch();
   // Bidirectional BFS by whole levels; returns the hop length (UINT32_MAX when unreachable) and
@@ -80,6 +87,7 @@ class RouteCache {
   std::vector<VertexId> frontier_a_, frontier_b_, next_;
   std::vector<VertexId> fwd_visited_;      // forward-stamped vertices in discovery order
   std::vector<std::uint32_t> good_stamp_;  // spread_path: on a shortest path in this epoch
+  std::vector<double> arc_scratch_;        // zeroed_arc_scratch()
 };
 
 // The k shortest loopless paths src->dst by hop count (Yen's algorithm), shortest first, ties

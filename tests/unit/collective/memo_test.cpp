@@ -106,6 +106,32 @@ TEST(CollectiveMemo, PlansEqualFreshPlansBitForBit) {
   EXPECT_GT(planned, 500);
 }
 
+TEST(CollectiveMemo, AnUnreachableMemberLeavesNoLoadBehind) {
+  // Nodes 0 and 1 under switch A, 2 and 3 under switch B, A and B joined through two cores;
+  // node 4 has no link. A ring over {0, 2, 4} loads one core's arcs for 0 -> 2 and then fails at
+  // 2 -> 4; a ring over {0, 2} through the same memo must still pick its cores as a fresh plan
+  // does (arcs left busy would steer 0 -> 2 onto the other core).
+  NetworkBuilder b(5);
+  const VertexId sw = b.add_switches(4);  // A, B, core 1, core 2
+  for (VertexId v = 0; v < 4; ++v) b.add_link(v, sw + v / 2, 10e9, 1e-6);
+  for (VertexId core : {sw + 2, sw + 3})
+    for (VertexId edge : {sw, sw + 1}) b.add_link(edge, core, 10e9, 1e-6);
+  b.info().kind = "switch";
+  const Network net = std::move(b).build();
+  CollectiveOptions options;
+  options.with_flows = true;
+  options.spread_switch_paths = true;  // phases load arcs as they route
+  CollectiveRequest failing;
+  failing.nodes = {0, 2, 4};
+  failing.bytes = 1e8;
+  CollectiveRequest pair = failing;
+  pair.nodes = {0, 2};
+  const CollectivePlan fresh = plan_collective(net, pair, "ring", options);
+  CollectiveMemo memo(net);
+  EXPECT_THROW(plan_collective(failing, "ring", options, memo), BadInput);
+  expect_same_plan(fresh, plan_collective(pair, "ring", options, memo), "after the failure");
+}
+
 TEST(CollectiveMemo, SearchesEachGroupOnce) {
   const Network net = testnet::circulant(16, {1, 3}, 25e9, 0);
   CollectiveMemo memo(net);
