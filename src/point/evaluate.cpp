@@ -129,19 +129,11 @@ struct PointCache::Impl {
         [&](const std::string& name) { return device(name); });
   }
 
-  // `graph_needed`: the caller plays the plan even when it does not fit (Detail::Full).
-  const IterationPlan& plan_for(const WorkloadSpec& w, const StrategySpec& s, const Network& net,
-                                bool graph_needed = true) {
-    const InvalidDesign* failure = nullptr;
-    const IterationPlan* plan = try_plan_for(w, s, net, graph_needed, failure);
-    if (!plan) throw *failure;
-    return *plan;
-  }
-
-  // plan_for without the throw: nullptr for a design that cannot exist, `failure` then pointing
-  // at the error its planning threw (valid until the next call).
-  const IterationPlan* try_plan_for(const WorkloadSpec& w, const StrategySpec& s, const Network& net,
-                                    bool graph_needed, const InvalidDesign*& failure) {
+  // The plan of (w, s) on net's GPUs, or nullptr for a design that cannot exist: `failure` then
+  // points at the error its planning threw (valid until the next call). `graph_needed`: the
+  // caller plays the plan even when it does not fit (Detail::Full).
+  const IterationPlan* plan_for(const WorkloadSpec& w, const StrategySpec& s, const Network& net,
+                                bool graph_needed, const InvalidDesign*& failure) {
     ++clock;
     const std::uint32_t gpus = net.gpu_count();
     std::vector<std::uint32_t> layout;
@@ -452,7 +444,7 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
   const bool row_path = detail == Detail::Row && rank_order && net.uniform_gpus();
   if (p.strategy.compression == Compression::Sfb) return evaluate_sfb(p, c, entry, detail);
   const InvalidDesign* failure = nullptr;
-  const IterationPlan* planned = c.try_plan_for(p.workload, p.strategy, net, !row_path, failure);
+  const IterationPlan* planned = c.plan_for(p.workload, p.strategy, net, !row_path, failure);
   if (!planned) {
     if (detail != Detail::Row) throw *failure;
     e.invalid = *failure;  // a sweep row: returned, not thrown (a sweep meets it at many points)
@@ -497,25 +489,29 @@ Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
   return e;
 }
 
-Evaluation evaluate_config(const Config& config, PointCache& cache, Detail detail,
-                           std::optional<opt::OptimizeTarget> optimize) {
-  Evaluation e;
+namespace {
+
+// design_point_from_config, then evaluate; a thrown error names the line that set its key.
+Evaluation evaluate_at_origin(const Config& config, PointCache& cache, Detail detail,
+                              std::optional<opt::OptimizeTarget> optimize) {
   try {
-    e = evaluate(design_point_from_config(config, optimize), cache, detail);
+    return evaluate(design_point_from_config(config, optimize), cache, detail);
   } catch (const BadInput& b) {
     rethrow_at_origin(config, b);
   }
+}
+
+}  // namespace
+
+Evaluation evaluate_config(const Config& config, PointCache& cache, Detail detail,
+                           std::optional<opt::OptimizeTarget> optimize) {
+  Evaluation e = evaluate_at_origin(config, cache, detail, optimize);
   if (e.invalid) rethrow_at_origin(config, *e.invalid);
   return e;
 }
 
 PointResult evaluate_row(const Config& config, PointCache& cache) {
-  Evaluation e;
-  try {
-    e = evaluate(design_point_from_config(config), cache, Detail::Row);
-  } catch (const BadInput& b) {
-    rethrow_at_origin(config, b);
-  }
+  Evaluation e = evaluate_at_origin(config, cache, Detail::Row, std::nullopt);
   if (e.invalid) return invalid_design_result(e.invalid->what(), located_at_origin(config, *e.invalid));
   return std::move(e.row);
 }
