@@ -25,10 +25,8 @@ std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, 
                                        std::uint32_t sharing) {
   GroupNodes g = group_nodes(ranks, placement);
   g.instances_per_node = sharing;
-  std::vector<std::uint32_t> sig(g.nodes.begin(), g.nodes.end());
-  sig.push_back(g.gpus_per_node);
-  sig.push_back(g.ranks);
-  sig.push_back(sharing);
+  std::vector<std::uint32_t> sig;
+  shape_signature_into(g, sharing, sig);
   auto [it, fresh] = shape_ids_.emplace(std::move(sig), static_cast<std::int32_t>(shapes_.size()));
   if (fresh) shapes_.push_back(std::move(g));
   return it->second;

@@ -39,6 +39,13 @@ void group_nodes_into(std::span<const std::uint32_t> ranks, const Placement& pla
   g.gpus_per_node = count.empty() ? 1 : *std::max_element(count.begin(), count.end());
 }
 
+void shape_signature_into(const GroupNodes& g, std::uint32_t sharing, std::vector<std::uint32_t>& sig) {
+  sig.assign(g.nodes.begin(), g.nodes.end());
+  sig.push_back(g.gpus_per_node);
+  sig.push_back(g.ranks);
+  sig.push_back(sharing);
+}
+
 std::vector<std::size_t> sampled_transfer_groups(const GroupSet& gs) {
   constexpr std::size_t kSamples = 64;
   const std::size_t stride = std::max<std::size_t>(1, gs.groups.size() / kSamples);

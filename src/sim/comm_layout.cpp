@@ -29,10 +29,7 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
     // stages'). Timing every instance (which mixed servers, whose fabrics differ, need) keeps
     // the node.
     if (g.nodes.size() == 1 && !all_instances) g.nodes[0] = 0;
-    sig.assign(g.nodes.begin(), g.nodes.end());
-    sig.push_back(g.gpus_per_node);
-    sig.push_back(g.ranks);
-    sig.push_back(sharing);
+    shape_signature_into(g, sharing, sig);
     auto it = shape_ids.find(sig);  // copied only when new
     if (it == shape_ids.end()) {
       it = shape_ids.emplace(sig, static_cast<std::uint32_t>(shapes_.size())).first;

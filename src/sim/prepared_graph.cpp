@@ -14,8 +14,7 @@ bool is_comm(const Task& t) {
 
 }  // namespace
 
-PreparedGraph::PreparedGraph(const TaskGraph& graph)
-    : comm_purpose_(graph.tasks.size(), kComputeTask), comm_bytes_(graph.tasks.size(), 0.0) {
+PreparedGraph::PreparedGraph(const TaskGraph& graph) : comm_purpose_(graph.tasks.size(), kComputeTask) {
   const std::size_t n = graph.tasks.size();
   std::uint32_t streams = 0;
   for (const Task& t : graph.tasks) {
@@ -39,7 +38,9 @@ PreparedGraph::PreparedGraph(const TaskGraph& graph)
     const Task& t = graph.tasks[i];
     if (is_comm(t)) {
       comm_purpose_[i] = static_cast<std::uint8_t>(t.purpose);
-      comm_bytes_[i] = t.bytes * t.repeat;
+      comm_.push_back({i, t.bytes * t.repeat});
+      // The bytes per purpose when every communication task takes time: run()'s sums, in its order.
+      all_comm_bytes_[comm_purpose_[i]] += comm_.back().bytes;
     }
     stream_prev[i] = last_on_stream[t.stream];
     last_on_stream[t.stream] = i;
@@ -76,12 +77,6 @@ PreparedGraph::PreparedGraph(const TaskGraph& graph)
     if (stream_prev[i] != kNone) inputs_.push_back(stream_prev[i]);
     input_offsets_.push_back(static_cast<std::uint32_t>(inputs_.size()));
   }
-  // The bytes per purpose when every communication task takes time: run()'s sums, in its order.
-  for (TaskId i = 0; i < n; ++i)
-    if (comm_purpose_[i] != kComputeTask) {
-      comm_ids_.push_back(i);
-      all_comm_bytes_[comm_purpose_[i]] += comm_bytes_[i];
-    }
 }
 
 void PreparedGraph::append_to_chain(std::uint32_t c, const TaskSpan& s) {
@@ -193,8 +188,8 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
   if (comm_all_timed) {
     out.comm_bytes = all_comm_bytes_;
   } else {
-    for (TaskId i : comm_ids_)
-      if (spans[i].end_s > spans[i].start_s) out.comm_bytes[comm_purpose_[i]] += comm_bytes_[i];
+    for (const CommTask& c : comm_)
+      if (spans[c.task].end_s > spans[c.task].start_s) out.comm_bytes[comm_purpose_[c.task]] += c.bytes;
   }
   out.iteration_time_s = end;
   set_critical_stage(

@@ -27,6 +27,9 @@ GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& pl
 // The same into `g`, reusing its storage and `count` (scratch), for loops over many groups.
 void group_nodes_into(std::span<const std::uint32_t> ranks, const Placement& placement, GroupNodes& g,
                       std::vector<std::uint32_t>& count);
+// A shape's signature into `sig`: the group's nodes, its GPUs per node, ranks and `sharing`
+// (instances per node). Groups with equal signatures take equal times on one network.
+void shape_signature_into(const GroupNodes& g, std::uint32_t sharing, std::vector<std::uint32_t>& sig);
 // How many groups of `gs` have a member on the node of the first group's first rank: the
 // instances that share that node's network links when the whole set runs at once.
 std::uint32_t instances_on_first_node(const GroupSet& gs, const Placement& placement);

@@ -59,9 +59,9 @@ double union_length(std::vector<TaskSpan>& spans);
 
 // Fills the critical-stage breakdown of `out` (whose iteration_time_s is set): the stage whose
 // busy union (`busy_union(p)`, compute and communication) is longest (the first such), its
-// compute union (`compute_union(p)`, asked for that stage only), the exposed communication between them and
-// the rest as bubble. Both the event-driven engine and the prepared playback use it, so their breakdowns
-// agree bit for bit.
+// compute union (`compute_union(p)`, asked for that stage only), the exposed communication
+// between them and the rest as bubble. Both the event-driven engine and the prepared playback
+// use it, so their breakdowns agree bit for bit.
 template <class ComputeUnion, class BusyUnion>
 void set_critical_stage(JobTimes& out, std::uint32_t stages, ComputeUnion compute_union,
                         BusyUnion busy_union) {

@@ -53,12 +53,16 @@ class PreparedGraph {
 
   static constexpr std::uint32_t kNone = 0xffffffffu;
   // Per task, so the playback need not read the tasks: the purpose of a communication task
-  // (kComputeTask for compute) and the bytes per rank it moves (bytes x repeat).
+  // (kComputeTask for compute); and the communication tasks in order with the bytes per rank
+  // each moves (bytes x repeat), and their sums per purpose in that order.
   static constexpr std::uint8_t kComputeTask = 0xff;
   std::vector<std::uint8_t> comm_purpose_;
-  std::vector<double> comm_bytes_;
-  std::vector<TaskId> comm_ids_;                        // the communication tasks, in order
-  std::array<double, kPurposeCount> all_comm_bytes_{};  // their sums per purpose, in task order
+  struct CommTask {
+    TaskId task;
+    double bytes;
+  };
+  std::vector<CommTask> comm_;
+  std::array<double, kPurposeCount> all_comm_bytes_{};
   // Per task, what it waits for (dependencies, then the stream predecessor) as one CSR list.
   std::vector<std::uint32_t> input_offsets_;
   std::vector<std::uint32_t> inputs_;
