@@ -154,6 +154,7 @@ void FlowNetwork::detach(FlowId id) {
       const std::uint32_t l = info.log;
       log->cut = std::min<std::size_t>(log->cut, fill_pos_[id]);
       log->dead[info.local] = 1;
+      if (log->certified) log->died.push_back(info.local);
       info.log = kNoLog;
       if (--log->active == 0) {
         invalidate_log(l);
@@ -399,6 +400,7 @@ void FlowNetwork::recompute() {
         resume_fill(l)) {
       logs_[l].pending = false;
       release_dropped(logs_[l]);
+      if (!logs_[l].certified) certify(logs_[l]);
       resumed = true;
     }
   }

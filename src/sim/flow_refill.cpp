@@ -134,6 +134,66 @@ void FlowNetwork::build_log_adjacency(Log& log) {
   for (std::size_t j = 0; j < m; ++j) log.arc_alive[j] = log.arc_begin[j + 1] - log.arc_begin[j];
   log.busy = 0;
   for (std::size_t j = 0; j < m; ++j) log.busy += log.arc_alive[j] > 0 ? 1 : 0;
+  log.certified = false;
+  log.died.clear();
+}
+
+void FlowNetwork::certify(Log& log) {
+  // Prim's way: from the flow frozen first, take the reached flows slowest first (smallest
+  // freezing position); each arc hangs from the flow that reached it first. A flow that
+  // finishes early is then mostly a leaf, or the parent only of arcs no one else crosses.
+  log.died.clear();
+  log.certified = false;
+  if (log.order.empty()) return;
+  if (++log.mark == 0) {
+    std::fill(log.flow_mark.begin(), log.flow_mark.end(), 0);
+    std::fill(log.arc_mark.begin(), log.arc_mark.end(), 0);
+    log.mark = 1;
+  }
+  const std::uint32_t mark = log.mark;
+  log.tree_parent.resize(log.arcs.size());
+  // (freezing position << 32 | local flow), smallest first.
+  std::vector<std::uint64_t>& heap = prim_heap_;
+  heap.clear();
+  auto queue_flow = [&](std::uint32_t i) {
+    log.flow_mark[i] = mark;
+    heap.push_back(std::uint64_t{fill_pos_[log.flows[i]]} << 32 | i);
+    std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+  };
+  queue_flow(info_[log.order.front()].local);
+  std::size_t taken = 0;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+    const auto i = static_cast<std::uint32_t>(heap.back());
+    heap.pop_back();
+    ++taken;
+    for (std::uint32_t h = log.flow_begin[i]; h < log.flow_begin[i + 1]; ++h) {
+      const std::uint32_t a = log.flow_arcs[h];
+      if (log.arc_mark[a] == mark) continue;
+      log.arc_mark[a] = mark;
+      log.tree_parent[a] = i;
+      for (std::uint32_t k = log.arc_begin[a]; k < log.arc_begin[a + 1]; ++k) {
+        const std::uint32_t g = log.arc_flows[k];
+        if (!log.dead[g] && log.flow_mark[g] != mark) queue_flow(g);
+      }
+    }
+  }
+  log.certified = taken == log.active;
+}
+
+bool FlowNetwork::still_certified(Log& log) {
+  if (!log.certified) return false;
+  for (std::uint32_t i : log.died)
+    for (std::uint32_t h = log.flow_begin[i]; h < log.flow_begin[i + 1]; ++h) {
+      const std::uint32_t a = log.flow_arcs[h];
+      if (log.tree_parent[a] == i && log.arc_alive[a] > 0) {
+        log.certified = false;
+        log.died.clear();
+        return false;
+      }
+    }
+  log.died.clear();
+  return true;
 }
 
 void FlowNetwork::fill_afresh(std::span<const FlowId> flows, std::span<const ArcId> arcs) {
@@ -170,26 +230,10 @@ void FlowNetwork::fill_afresh(std::span<const FlowId> flows, std::span<const Arc
   }
   seed_fill(arcs);
   fill(flows.size(), 0, log);
+  if (log) certify(*log);
 }
 
-void FlowNetwork::recompute_log(std::uint32_t l) {
-  Log& log = logs_[l];
-  log.pending = false;
-  ++epoch_;
-  comp_flows_.clear();
-  comp_old_rate_.clear();
-  // Finished flows leave the log's adjacency once they are the majority (local arc indices, and
-  // so the checkpoints, stay).
-  if (2 * log.active < log.flows.size()) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < log.flows.size(); ++i)
-      if (!log.dead[i]) {
-        info_[log.flows[i]].local = static_cast<std::uint32_t>(kept);
-        log.flows[kept++] = log.flows[i];
-      }
-    log.flows.resize(kept);
-    build_log_adjacency(log);
-  }
+bool FlowNetwork::search_log(Log& log) {
   // The parts of the log reached from the arcs the finished flows crossed, searched in the log's
   // compact adjacency one part after the other (reached_ holds the local flows of each part in
   // turn, from piece_flows_[k] on).
@@ -273,25 +317,43 @@ void FlowNetwork::recompute_log(std::uint32_t l) {
   piece_arcs_.push_back(queued);
   piece_flows_.push_back(taken_count);
   const bool all = busy_reached == log.busy;
-  if (all && piece_flows_.size() == 2) {
-    // One part holding every active flow (the usual case): settle them in one pass in id order
-    // and resume the filling of the log.
-    for (std::uint32_t i = 0; i < log.flows.size(); ++i) {
-      if (log.dead[i]) continue;
-      const FlowId id = log.flows[i];
-      Flow& f = flows_[id];
-      settle(f);
-      comp_flows_.push_back(id);
-      comp_old_rate_.push_back(f.rate);
-    }
-  } else {
+  if (all && piece_flows_.size() == 2) return true;
+  if (all) {
+    // The first part took every busy arc; the active flows it did not take belong to it too.
+    for (std::uint32_t i = 0; i < log.flows.size(); ++i)
+      if (!log.dead[i] && log.flow_mark[i] != mark) reached_.push_back(i);
+    piece_flows_.back() = reached_.size();
+  }
+  return false;
+}
+
+void FlowNetwork::recompute_log(std::uint32_t l) {
+  Log& log = logs_[l];
+  log.pending = false;
+  ++epoch_;
+  comp_flows_.clear();
+  comp_old_rate_.clear();
+  // Finished flows leave the log's adjacency once they are the majority (local arc indices, and
+  // so the checkpoints, stay).
+  if (2 * log.active < log.flows.size()) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < log.flows.size(); ++i)
+      if (!log.dead[i]) {
+        info_[log.flows[i]].local = static_cast<std::uint32_t>(kept);
+        log.flows[kept++] = log.flows[i];
+      }
+    log.flows.resize(kept);
+    build_log_adjacency(log);
+  }
+  // The finishes split nothing while the log's certificate holds and one of their arcs still
+  // carries flows: a search from that arc would reach every active flow. Otherwise search.
+  const bool whole =
+      still_certified(log) && std::any_of(log.dropped.begin(), log.dropped.end(),
+                                          [&](std::uint32_t j) { return log.arc_alive[j] > 0; });
+  searches_skipped_ += whole ? 1 : 0;
+  if (!whole && !search_log(log)) {
     // The finishes split the log's component. Settle and fill each part they touched afresh on
     // its own (each gets a log of its own); parts they did not touch keep their rates, unlogged.
-    if (all) {
-      for (std::uint32_t i = 0; i < log.flows.size(); ++i)
-        if (!log.dead[i] && log.flow_mark[i] != mark) reached_.push_back(i);
-      piece_flows_.back() = reached_.size();
-    }
     comp_arcs_.clear();
     for (std::uint32_t j : search_) comp_arcs_.push_back(log.arcs[j]);
     for (std::uint32_t i : reached_) {
@@ -312,6 +374,16 @@ void FlowNetwork::recompute_log(std::uint32_t l) {
     }
     return;
   }
+  // One part holding every active flow (the usual case): settle them in one pass in id order
+  // and resume the filling of the log.
+  for (std::uint32_t i = 0; i < log.flows.size(); ++i) {
+    if (log.dead[i]) continue;
+    const FlowId id = log.flows[i];
+    Flow& f = flows_[id];
+    settle(f);
+    comp_flows_.push_back(id);
+    comp_old_rate_.push_back(f.rate);
+  }
   if (!resume_fill(l)) {
     // No checkpoint before the first finished flow: fill all the log's flows afresh.
     log.order.clear();
@@ -320,6 +392,7 @@ void FlowNetwork::recompute_log(std::uint32_t l) {
     fill(log.active, 0, &log);
   }
   release_dropped(log);
+  if (!log.certified) certify(log);
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const double rate = flows_[comp_flows_[i]].rate;
     if (rate != comp_old_rate_[i] || rate <= 0) schedule(comp_flows_[i]);

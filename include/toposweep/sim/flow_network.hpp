@@ -65,6 +65,9 @@ class FlowNetwork {
   // scaling benchmark: the second should grow like flows, not flows squared).
   std::uint64_t recomputations() const { return recomputations_; }
   std::uint64_t rate_assignments() const { return rate_assignments_; }
+  // Recomputations of a logged component that knew from its spanning tree, without a search,
+  // that the finishes split nothing.
+  std::uint64_t searches_skipped() const { return searches_skipped_; }
 
   // Resume the logged filling of a component instead of filling afresh when only finishes
   // happened in it since (flow_refill.cpp). On by default; results are the same either way
@@ -149,6 +152,14 @@ class FlowNetwork {
     std::size_t checkpoint_count = 0;
     std::size_t cut = SIZE_MAX;          // smallest order position of the flows finished since
     std::vector<std::uint32_t> dropped;  // local arcs with a non-zero Arc::dropped
+    // A certificate that the log's active flows still form one component (certify()): a
+    // spanning tree of its flows and arcs. While no finished flow is the parent of an arc that
+    // active flows still cross, every active flow and busy arc hangs from the root through
+    // active flows and busy arcs, so a recomputation needs no search to know the finishes split
+    // nothing.
+    bool certified = false;
+    std::vector<std::uint32_t> tree_parent;  // per local arc: the local flow it hangs from
+    std::vector<std::uint32_t> died;         // local flows finished since the last check
   };
 
   void recompute();
@@ -168,6 +179,14 @@ class FlowNetwork {
   void fill_afresh(std::span<const FlowId> flows, std::span<const ArcId> arcs);
   // Recomputes the part of log l touched by the flows finished since its filling.
   void recompute_log(std::uint32_t l);
+  // Searches the parts of log l that the finished flows' arcs reach (search_ / reached_ /
+  // piece_*); true when one part holds every active flow.
+  bool search_log(Log& log);
+  // Builds the log's spanning tree after a filling of all its active flows, hanging arcs from
+  // the flows frozen first (the slowest, which finish last).
+  void certify(Log& log);
+  // False when a flow finished since the last check is the parent of an arc still busy.
+  bool still_certified(Log& log);
   std::uint32_t new_log();
   void build_log_adjacency(Log& log);
   void invalidate_log(std::uint32_t l);
@@ -203,8 +222,9 @@ class FlowNetwork {
   // Where each separately filled piece (a component, or a union of them) of comp_arcs_ /
   // comp_flows_ starts, and a last entry for the end.
   std::vector<std::size_t> piece_arcs_, piece_flows_;
-  std::vector<std::uint32_t> search_;   // recompute_log(): local arcs reached, in order
-  std::vector<std::uint32_t> reached_;  // recompute_log(): local flows reached, in order
+  std::vector<std::uint32_t> search_;     // recompute_log(): local arcs reached, in order
+  std::vector<std::uint32_t> reached_;    // recompute_log(): local flows reached, in order
+  std::vector<std::uint64_t> prim_heap_;  // certify(): flows reached, slowest first
   ShareHeap share_heap_;
   std::vector<LinkSample> samples_;
   // Logged fillings (flow_refill.cpp).
@@ -220,7 +240,7 @@ class FlowNetwork {
   double now_ = 0;
   std::size_t active_ = 0;
   std::size_t busy_arcs_ = 0;  // arcs that active flows cross
-  std::uint64_t recomputations_ = 0, rate_assignments_ = 0;
+  std::uint64_t recomputations_ = 0, rate_assignments_ = 0, searches_skipped_ = 0;
 };
 
 }  // namespace toposweep::sim
