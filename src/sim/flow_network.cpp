@@ -400,7 +400,6 @@ void FlowNetwork::recompute() {
         resume_fill(l)) {
       logs_[l].pending = false;
       release_dropped(logs_[l]);
-      if (!logs_[l].certified) certify(logs_[l]);
       resumed = true;
     }
   }

@@ -144,7 +144,6 @@ void FlowNetwork::certify(Log& log) {
   // finishes early is then mostly a leaf, or the parent only of arcs no one else crosses.
   log.died.clear();
   log.certified = false;
-  if (log.order.empty()) return;
   if (++log.mark == 0) {
     std::fill(log.flow_mark.begin(), log.flow_mark.end(), 0);
     std::fill(log.arc_mark.begin(), log.arc_mark.end(), 0);
@@ -160,7 +159,13 @@ void FlowNetwork::certify(Log& log) {
     heap.push_back(std::uint64_t{fill_pos_[log.flows[i]]} << 32 | i);
     std::push_heap(heap.begin(), heap.end(), std::greater<>{});
   };
-  queue_flow(info_[log.order.front()].local);
+  // The root: the first flow of the freezing order still active in the log (a finished flow's
+  // id may belong to a new flow by now).
+  auto in_log = [&](FlowId id) { return info_[id].log != kNoLog && &logs_[info_[id].log] == &log; };
+  std::size_t first = 0;
+  while (first < log.order.size() && !in_log(log.order[first])) ++first;
+  if (first == log.order.size()) return;
+  queue_flow(info_[log.order[first]].local);
   std::size_t taken = 0;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
@@ -230,7 +235,6 @@ void FlowNetwork::fill_afresh(std::span<const FlowId> flows, std::span<const Arc
   }
   seed_fill(arcs);
   fill(flows.size(), 0, log);
-  if (log) certify(*log);
 }
 
 bool FlowNetwork::search_log(Log& log) {
@@ -345,11 +349,13 @@ void FlowNetwork::recompute_log(std::uint32_t l) {
     log.flows.resize(kept);
     build_log_adjacency(log);
   }
-  // The finishes split nothing while the log's certificate holds and one of their arcs still
-  // carries flows: a search from that arc would reach every active flow. Otherwise search.
-  const bool whole =
-      still_certified(log) && std::any_of(log.dropped.begin(), log.dropped.end(),
-                                          [&](std::uint32_t j) { return log.arc_alive[j] > 0; });
+  // The finishes split nothing when a spanning tree of the active flows exists (kept from an
+  // earlier recomputation while no finished flow held busy arcs of it, else grown afresh) and
+  // one of their arcs still carries flows: a search from that arc would reach every active
+  // flow. Otherwise search for the parts.
+  if (!still_certified(log)) certify(log);
+  const bool whole = log.certified && std::any_of(log.dropped.begin(), log.dropped.end(),
+                                                  [&](std::uint32_t j) { return log.arc_alive[j] > 0; });
   searches_skipped_ += whole ? 1 : 0;
   if (!whole && !search_log(log)) {
     // The finishes split the log's component. Settle and fill each part they touched afresh on
@@ -392,7 +398,6 @@ void FlowNetwork::recompute_log(std::uint32_t l) {
     fill(log.active, 0, &log);
   }
   release_dropped(log);
-  if (!log.certified) certify(log);
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const double rate = flows_[comp_flows_[i]].rate;
     if (rate != comp_old_rate_[i] || rate <= 0) schedule(comp_flows_[i]);
