@@ -78,14 +78,12 @@ std::uint32_t RouteCache::bidirectional_search(VertexId src, VertexId dst, ArcId
   if (epoch_ == 0) {  // wrapped: stale stamps could alias, so clear once every 2^32 queries
     std::fill(fwd_stamp_.begin(), fwd_stamp_.end(), 0);
     std::fill(bwd_stamp_.begin(), bwd_stamp_.end(), 0);
-    std::fill(good_stamp_.begin(), good_stamp_.end(), 0);
     epoch_ = 1;
   }
   fwd_stamp_[src] = epoch_;
   fwd_depth_[src] = 0;
   bwd_stamp_[dst] = epoch_;
   bwd_depth_[dst] = 0;
-  fwd_visited_.assign(1, src);
   frontier_a_.assign(1, src);  // forward frontier
   frontier_b_.assign(1, dst);  // backward frontier
   std::uint32_t best_len = kUnreached;
@@ -110,7 +108,6 @@ std::uint32_t RouteCache::bidirectional_search(VertexId src, VertexId dst, ArcId
             fwd_parent_[v] = a;
             fwd_depth_[v] = fwd_depth_[u] + 1;
             next_.push_back(v);
-            fwd_visited_.push_back(v);
           }
         }
       }
@@ -141,45 +138,23 @@ std::optional<std::vector<ArcId>> RouteCache::spread_path(VertexId src, VertexId
                                                           std::span<const double> arc_busy_s) {
   const Network& net = *net_;
   if (src == dst) return std::vector<ArcId>{};
-  ArcId meet_arc = 0;
-  const std::uint32_t L = bidirectional_search(src, dst, meet_arc);
+  // An out-arc of a vertex i hops down a shortest path stays on one exactly when its head is
+  // L - i - 1 hops from dst (it is then i + 1 hops from src, no fewer).
+  const std::vector<std::uint32_t>& dist = distances_to(dst);
+  const std::uint32_t L = dist[src];
   if (L == kUnreached) return std::nullopt;
-  // A vertex lies on a shortest path iff the backward search knows its distance to dst and the
-  // two depths add up to L, or (forward-only vertices) one of its successors one level deeper
-  // does. Forward-visited vertices in reverse discovery order are deepest first.
-  if (good_stamp_.size() != net.vertex_count()) good_stamp_.assign(net.vertex_count(), 0);
-  const std::uint32_t epoch = epoch_;
-  auto bwd_fits = [&](VertexId w, std::uint32_t remaining) {
-    return bwd_stamp_[w] == epoch && bwd_depth_[w] == remaining;
-  };
-  for (auto it = fwd_visited_.rbegin(); it != fwd_visited_.rend(); ++it) {
-    const VertexId u = *it;
-    const std::uint32_t du = fwd_depth_[u];
-    bool good = bwd_fits(u, L - std::min(du, L));
-    for (ArcId a : net.out_arcs(u)) {
-      if (good || du >= L) break;
-      const VertexId w = net.arc(a).dst;
-      good = bwd_fits(w, L - du - 1) ||
-             (good_stamp_[w] == epoch && fwd_stamp_[w] == epoch && fwd_depth_[w] == du + 1);
-    }
-    if (good) good_stamp_[u] = epoch;
-  }
   // Walk from src, at each vertex taking the next hop whose arc is least busy so far; ties go
   // to the first candidate from a (src, dst)-hashed offset, so idle fabrics still spread.
   std::uint64_t h = (static_cast<std::uint64_t>(src) << 32) ^ dst;
   h ^= h >> 33, h *= 0xff51afd7ed558ccdULL, h ^= h >> 33, h *= 0xc4ceb9fe1a85ec53ULL, h ^= h >> 33;
   std::vector<ArcId> path;
   path.reserve(L);
-  std::vector<ArcId> candidates;
+  std::vector<ArcId>& candidates = candidates_;
   VertexId u = src;
   for (std::uint32_t i = 0; i < L; ++i) {
     candidates.clear();
-    for (ArcId a : net.out_arcs(u)) {
-      const VertexId w = net.arc(a).dst;
-      if (bwd_fits(w, L - i - 1) ||
-          (good_stamp_[w] == epoch && fwd_stamp_[w] == epoch && fwd_depth_[w] == i + 1))
-        candidates.push_back(a);
-    }
+    for (ArcId a : net.out_arcs(u))
+      if (dist[net.arc(a).dst] == L - i - 1) candidates.push_back(a);
     const std::size_t start = static_cast<std::size_t>(h % candidates.size());
     h = h / candidates.size() + (h % candidates.size()) * 0x9e3779b97f4a7c15ULL;
     ArcId best = candidates[start];
@@ -194,10 +169,11 @@ std::optional<std::vector<ArcId>> RouteCache::spread_path(VertexId src, VertexId
 }
 
 const std::vector<std::uint32_t>& RouteCache::distances_to(VertexId dst) {
-  auto it = dist_to_.find(dst);
-  if (it != dist_to_.end()) return it->second;
   const Network& net = *net_;
-  std::vector<std::uint32_t> dist(net.vertex_count(), kUnreached);
+  if (dist_to_.size() != net.vertex_count()) dist_to_.resize(net.vertex_count());
+  std::vector<std::uint32_t>& dist = dist_to_[dst];
+  if (!dist.empty()) return dist;
+  dist.assign(net.vertex_count(), kUnreached);
   std::vector<VertexId> queue{dst};
   dist[dst] = 0;
   for (std::size_t head = 0; head < queue.size(); ++head) {
@@ -210,7 +186,7 @@ const std::vector<std::uint32_t>& RouteCache::distances_to(VertexId dst) {
       }
     }
   }
-  return dist_to_.emplace(dst, std::move(dist)).first->second;
+  return dist;
 }
 
 const std::vector<WeightedPath>& RouteCache::ecmp_paths(VertexId src, VertexId dst) {

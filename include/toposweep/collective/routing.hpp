@@ -43,8 +43,9 @@ class RouteCache {
   // A shortest path src->dst chosen hop by hop among the equal-cost next hops: the one whose
   // arc is least busy in `arc_busy_s` (indexed by ArcId, e.g. load / bandwidth of the phase so
   // far), ties broken from an offset hashed from (src, dst). Spreads a phase's transfers over a
-  // fat-tree's cores instead of piling them on the lowest-id one. Costs one bidirectional BFS plus
-  // a pass over the forward-visited vertices; nullopt when dst is unreachable. Not memoised.
+  // fat-tree's cores instead of piling them on the lowest-id one. Costs a walk along the path over
+  // the hop distances to dst (distances_to: one BFS the first time dst is asked for); nullopt
+  // when dst is unreachable. The path itself is not memoised (it depends on arc_busy_s).
   std::optional<std::vector<ArcId>> spread_path(VertexId src, VertexId dst,
                                                 std::span<const double> arc_busy_s);
 
@@ -76,7 +77,7 @@ class RouteCache {
   std::uint32_t bidirectional_search(VertexId src, VertexId dst, ArcId& meet_arc);
 
   const Network* net_;
-  std::map<VertexId, std::vector<std::uint32_t>> dist_to_;
+  std::vector<std::vector<std::uint32_t>> dist_to_;  // per dst; empty until asked for
   std::map<std::pair<VertexId, VertexId>, std::vector<WeightedPath>> ecmp_;
   // Epoch-stamped scratch for the bidirectional BFS: a vertex is visited in this query iff its
   // stamp equals the current epoch, so nothing is cleared between queries.
@@ -85,9 +86,8 @@ class RouteCache {
   std::vector<ArcId> fwd_parent_, bwd_parent_;
   std::vector<std::uint32_t> fwd_depth_, bwd_depth_;
   std::vector<VertexId> frontier_a_, frontier_b_, next_;
-  std::vector<VertexId> fwd_visited_;      // forward-stamped vertices in discovery order
-  std::vector<std::uint32_t> good_stamp_;  // spread_path: on a shortest path in this epoch
-  std::vector<double> arc_scratch_;        // zeroed_arc_scratch()
+  std::vector<ArcId> candidates_;    // spread_path(): the next hops that stay on a shortest path
+  std::vector<double> arc_scratch_;  // zeroed_arc_scratch()
 };
 
 // The k shortest loopless paths src->dst by hop count (Yen's algorithm), shortest first, ties
