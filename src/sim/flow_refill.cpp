@@ -20,6 +20,15 @@
 // the finishes did not touch are disjoint from the rest, so the filling gives them the rates
 // they already have, bit for bit, and their finish events stay. A start on one of the log's
 // arcs, or a filling that takes in its flows or arcs, invalidates it.
+//
+// Most such searches only find that the finishes split nothing. So a log also keeps a spanning
+// tree of its active flows and busy arcs (certify(): Prim's way, slowest flows first). While no
+// finished flow is the parent of an arc that active flows still cross, the tree still connects
+// every active flow and busy arc (walk up from any of them: a busy arc's parent cannot have
+// finished), so the part the finishes touched is the whole log and no search is needed; the
+// recomputation then does what the search's one-part outcome does. When the tree broke it is
+// grown afresh, and only when it cannot span the active flows does the search run to find the
+// parts.
 #include <algorithm>
 #include <limits>
 

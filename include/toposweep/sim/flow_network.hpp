@@ -182,8 +182,8 @@ class FlowNetwork {
   // Searches the parts of log l that the finished flows' arcs reach (search_ / reached_ /
   // piece_*); true when one part holds every active flow.
   bool search_log(Log& log);
-  // Builds the log's spanning tree after a filling of all its active flows, hanging arcs from
-  // the flows frozen first (the slowest, which finish last).
+  // Grows the log's spanning tree over its active flows, hanging arcs from the flows its last
+  // filling froze first (the slowest, which finish last); certified when it spans them all.
   void certify(Log& log);
   // False when a flow finished since the last check is the parent of an arc still busy.
   bool still_certified(Log& log);
