@@ -108,6 +108,15 @@ FlowId FlowNetwork::start(std::span<const ArcId> path, double bytes, std::uint64
   return id;
 }
 
+void FlowNetwork::schedule_changed() {
+  // A flow whose rate did not change keeps its finish event (settle() moved `since` and
+  // `remaining` consistently), which saves most heap traffic in big components.
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+    const double rate = flows_[comp_flows_[i]].rate;
+    if (rate != comp_old_rate_[i] || rate <= 0) schedule(comp_flows_[i]);
+  }
+}
+
 void FlowNetwork::schedule(FlowId id) {
   const Flow& f = flows_[id];
   const std::uint32_t version = ++info_[id].version;
@@ -198,11 +207,8 @@ void FlowNetwork::collect_component() {
     if (arc.weight > 0) ++busy_reached;
   };
   auto visit_flow = [&](FlowId id) {
-    Flow& f = flows_[id];
     flow_seen_[id] = epoch_;
-    comp_flows_.push_back(id);
-    settle(f);
-    comp_old_rate_.push_back(f.rate);
+    settle_into_component(id);
   };
   // A flow not reached yet that crosses a reached arc belongs to the component too.
   auto reach_through = [&](FlowId id) {
@@ -408,12 +414,7 @@ void FlowNetwork::recompute() {
       fill_afresh({comp_flows_.data() + piece_flows_[k], piece_flows_[k + 1] - piece_flows_[k]},
                   {comp_arcs_.data() + piece_arcs_[k], piece_arcs_[k + 1] - piece_arcs_[k]});
   std::erase_if(pending_logs_, [&](std::uint32_t l) { return !(logs_[l].valid && logs_[l].pending); });
-  // A flow whose rate did not change keeps its finish event (settle() moved `since` and
-  // `remaining` consistently), which saves most heap traffic in big components.
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-    const double rate = flows_[comp_flows_[i]].rate;
-    if (rate != comp_old_rate_[i] || rate <= 0) schedule(comp_flows_[i]);
-  }
+  schedule_changed();
   if (record_) {
     for (ArcId a : comp_arcs_) {
       double load = 0;

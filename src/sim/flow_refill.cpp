@@ -147,18 +147,23 @@ void FlowNetwork::build_log_adjacency(Log& log) {
   log.died.clear();
 }
 
-void FlowNetwork::certify(Log& log) {
+std::uint32_t FlowNetwork::next_mark(Log& log) {
+  if (++log.mark == 0) {  // wrapped: stale marks could alias, so clear once every 2^32 uses
+    std::fill(log.flow_mark.begin(), log.flow_mark.end(), 0);
+    std::fill(log.arc_mark.begin(), log.arc_mark.end(), 0);
+    log.mark = 1;
+  }
+  return log.mark;
+}
+
+void FlowNetwork::certify(std::uint32_t l) {
+  Log& log = logs_[l];
   // Prim's way: from the flow frozen first, take the reached flows slowest first (smallest
   // freezing position); each arc hangs from the flow that reached it first. A flow that
   // finishes early is then mostly a leaf, or the parent only of arcs no one else crosses.
   log.died.clear();
   log.certified = false;
-  if (++log.mark == 0) {
-    std::fill(log.flow_mark.begin(), log.flow_mark.end(), 0);
-    std::fill(log.arc_mark.begin(), log.arc_mark.end(), 0);
-    log.mark = 1;
-  }
-  const std::uint32_t mark = log.mark;
+  const std::uint32_t mark = next_mark(log);
   log.tree_parent.resize(log.arcs.size());
   // (freezing position << 32 | local flow), smallest first.
   std::vector<std::uint64_t>& heap = prim_heap_;
@@ -170,9 +175,8 @@ void FlowNetwork::certify(Log& log) {
   };
   // The root: the first flow of the freezing order still active in the log (a finished flow's
   // id may belong to a new flow by now).
-  auto in_log = [&](FlowId id) { return info_[id].log != kNoLog && &logs_[info_[id].log] == &log; };
   std::size_t first = 0;
-  while (first < log.order.size() && !in_log(log.order[first])) ++first;
+  while (first < log.order.size() && info_[log.order[first]].log != l) ++first;
   if (first == log.order.size()) return;
   queue_flow(info_[log.order[first]].local);
   std::size_t taken = 0;
@@ -250,12 +254,7 @@ bool FlowNetwork::search_log(Log& log) {
   // The parts of the log reached from the arcs the finished flows crossed, searched in the log's
   // compact adjacency one part after the other (reached_ holds the local flows of each part in
   // turn, from piece_flows_[k] on).
-  if (++log.mark == 0) {
-    std::fill(log.flow_mark.begin(), log.flow_mark.end(), 0);
-    std::fill(log.arc_mark.begin(), log.arc_mark.end(), 0);
-    log.mark = 1;
-  }
-  const std::uint32_t mark = log.mark;
+  const std::uint32_t mark = next_mark(log);
   // Raw views: the search is the hot loop of a recomputation and pushes to member vectors, which
   // would otherwise make the compiler reload every vector's data pointer after each push.
   const std::size_t m = log.arcs.size();
@@ -362,7 +361,7 @@ void FlowNetwork::recompute_log(std::uint32_t l) {
   // earlier recomputation while no finished flow held busy arcs of it, else grown afresh) and
   // one of their arcs still carries flows: a search from that arc would reach every active
   // flow. Otherwise search for the parts.
-  if (!still_certified(log)) certify(log);
+  if (!still_certified(log)) certify(l);
   const bool whole = log.certified && std::any_of(log.dropped.begin(), log.dropped.end(),
                                                   [&](std::uint32_t j) { return log.arc_alive[j] > 0; });
   searches_skipped_ += whole ? 1 : 0;
@@ -371,34 +370,19 @@ void FlowNetwork::recompute_log(std::uint32_t l) {
     // its own (each gets a log of its own); parts they did not touch keep their rates, unlogged.
     comp_arcs_.clear();
     for (std::uint32_t j : search_) comp_arcs_.push_back(log.arcs[j]);
-    for (std::uint32_t i : reached_) {
-      const FlowId id = log.flows[i];
-      Flow& f = flows_[id];
-      settle(f);
-      comp_flows_.push_back(id);
-      comp_old_rate_.push_back(f.rate);
-    }
+    for (std::uint32_t i : reached_) settle_into_component(log.flows[i]);
     release_dropped(log);
     invalidate_log(l);
     for (std::size_t k = 0; k + 1 < piece_flows_.size(); ++k)
       fill_afresh({comp_flows_.data() + piece_flows_[k], piece_flows_[k + 1] - piece_flows_[k]},
                   {comp_arcs_.data() + piece_arcs_[k], piece_arcs_[k + 1] - piece_arcs_[k]});
-    for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-      const double rate = flows_[comp_flows_[i]].rate;
-      if (rate != comp_old_rate_[i] || rate <= 0) schedule(comp_flows_[i]);
-    }
+    schedule_changed();
     return;
   }
   // One part holding every active flow (the usual case): settle them in one pass in id order
   // and resume the filling of the log.
-  for (std::uint32_t i = 0; i < log.flows.size(); ++i) {
-    if (log.dead[i]) continue;
-    const FlowId id = log.flows[i];
-    Flow& f = flows_[id];
-    settle(f);
-    comp_flows_.push_back(id);
-    comp_old_rate_.push_back(f.rate);
-  }
+  for (std::uint32_t i = 0; i < log.flows.size(); ++i)
+    if (!log.dead[i]) settle_into_component(log.flows[i]);
   if (!resume_fill(l)) {
     // No checkpoint before the first finished flow: fill all the log's flows afresh.
     log.order.clear();
@@ -407,10 +391,7 @@ void FlowNetwork::recompute_log(std::uint32_t l) {
     fill(log.active, 0, &log);
   }
   release_dropped(log);
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-    const double rate = flows_[comp_flows_[i]].rate;
-    if (rate != comp_old_rate_[i] || rate <= 0) schedule(comp_flows_[i]);
-  }
+  schedule_changed();
 }
 
 }  // namespace toposweep::sim

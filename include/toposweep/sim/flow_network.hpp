@@ -182,9 +182,11 @@ class FlowNetwork {
   // Searches the parts of log l that the finished flows' arcs reach (search_ / reached_ /
   // piece_*); true when one part holds every active flow.
   bool search_log(Log& log);
-  // Grows the log's spanning tree over its active flows, hanging arcs from the flows its last
+  // Grows log l's spanning tree over its active flows, hanging arcs from the flows its last
   // filling froze first (the slowest, which finish last); certified when it spans them all.
-  void certify(Log& log);
+  void certify(std::uint32_t l);
+  // A fresh search epoch for the log's flow and arc marks.
+  std::uint32_t next_mark(Log& log);
   // False when a flow finished since the last check is the parent of an arc still busy.
   bool still_certified(Log& log);
   std::uint32_t new_log();
@@ -199,6 +201,16 @@ class FlowNetwork {
     f.since = now_;
   }
   void schedule(FlowId id);
+  // Settles a flow and adds it to the component being recomputed (comp_flows_, with its rate
+  // so far in comp_old_rate_).
+  void settle_into_component(FlowId id) {
+    Flow& f = flows_[id];
+    settle(f);
+    comp_flows_.push_back(id);
+    comp_old_rate_.push_back(f.rate);
+  }
+  // Schedules the component's flows whose rate changed (or that have none).
+  void schedule_changed();
   void detach(FlowId id);
   std::span<const ArcId> path_of(const Flow& f) const { return {hop_arc_.data() + f.first_hop, f.hops}; }
 
