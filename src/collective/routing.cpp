@@ -71,6 +71,20 @@ std::optional<std::vector<ArcId>> RouteCache::shortest_path(VertexId src, Vertex
   return path;
 }
 
+std::optional<PathSums> RouteCache::path_sums(VertexId src, VertexId dst) {
+  if (!tree_) tree_ = TreePaths::of(*net_);
+  if (*tree_ && !net_->is_switch(src) && !net_->is_switch(dst)) return (*tree_)->sums(src, dst);
+  const auto path = shortest_path(src, dst);
+  if (!path) return std::nullopt;
+  PathSums s;
+  s.hops = static_cast<std::uint32_t>(path->size());
+  for (ArcId a : *path) {
+    s.latency_s += net_->arc(a).latency_s;
+    s.narrowest_Bps = std::min(s.narrowest_Bps, net_->arc(a).bandwidth_Bps);
+  }
+  return s;
+}
+
 std::uint32_t RouteCache::bidirectional_search(VertexId src, VertexId dst, ArcId& meet_arc) {
   const Network& net = *net_;
   ensure_scratch();

@@ -46,17 +46,14 @@ void AnalyticalModel::learn_path(std::int32_t shape, PathCost& p) {
   if (g.nodes.size() == 1) {
     p.intra = &net_->intra_link(g.nodes[0]);
   } else {
-    const auto path = memo_.routes().shortest_path(g.nodes[0], g.nodes[1]);
-    if (!path)
+    const auto sums = memo_.routes().path_sums(g.nodes[0], g.nodes[1]);
+    if (!sums)
       throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
                          std::to_string(g.nodes[0]),
                      "topology");
-    // path_transfer_time's sums, in path order.
-    p.empty = path->empty();
-    for (ArcId a : *path) {
-      p.latency += net_->arc(a).latency_s;
-      p.narrowest = std::min(p.narrowest, net_->arc(a).bandwidth_Bps);
-    }
+    p.empty = sums->hops == 0;
+    p.latency = sums->latency_s;
+    p.narrowest = sums->narrowest_Bps;
   }
   p.known = true;
 }

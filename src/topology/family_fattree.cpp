@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "merged_arcs.hpp"
@@ -78,29 +79,44 @@ Network build_fattree(const FatTreeSpec& spec) {
     if (spec.tiers == 3) links += std::size_t{ceil_div(leaves, k / 2)} * split.up * (k / 2);
     arcs.reserve(2 * links);
   }
+  // The arcs vertex by vertex, each vertex's by destination: the network's own order
+  // (arc_before), so nothing is sorted. Servers, then leaves, then the upper tiers.
   const VertexId leaf0 = b.add_switches(leaves);
-  for (std::uint32_t p = 0; p < ports; ++p) arcs.add_link(p / spec.degree, leaf0 + p / split.down, bw, lat);
+  const std::uint32_t d = spec.degree, up = split.up, half = k / 2;
+  for (std::uint32_t v = 0; v < spec.servers; ++v)
+    for (std::uint32_t p = v * d; p < (v + 1) * d; ++p) arcs.add_arc(v, leaf0 + p / split.down, bw, lat);
   if (spec.tiers == 2) {
     // Every leaf has one link to each of `up` spines.
-    const VertexId spine0 = b.add_switches(split.up);
-    for (std::uint32_t l = 0; l < leaves; ++l)
-      for (std::uint32_t s = 0; s < split.up; ++s) arcs.add_link(leaf0 + l, spine0 + s, bw, lat);
+    const VertexId spine0 = b.add_switches(up);
+    for (std::uint32_t l = 0; l < leaves; ++l) {
+      for (std::uint32_t p = l * split.down; p < std::min((l + 1) * split.down, ports); ++p)
+        arcs.add_arc(leaf0 + l, p / d, bw, lat);
+      for (std::uint32_t s = 0; s < up; ++s) arcs.add_arc(leaf0 + l, spine0 + s, bw, lat);
+    }
+    for (std::uint32_t s = 0; s < up; ++s)
+      for (std::uint32_t l = 0; l < leaves; ++l) arcs.add_arc(spine0 + s, leaf0 + l, bw, lat);
   } else {
     // Pods of k/2 edge switches, each linked to all `up` aggregation switches of its pod;
     // aggregation switch j of every pod links to the k/2 cores of core group j.
-    const std::uint32_t edges_per_pod = k / 2;
-    const std::uint32_t pods = ceil_div(leaves, edges_per_pod);
-    const VertexId agg0 = b.add_switches(pods * split.up);
-    const VertexId core0 = b.add_switches(split.up * (k / 2));
+    const std::uint32_t pods = ceil_div(leaves, half);
+    const VertexId agg0 = b.add_switches(pods * up);
+    const VertexId core0 = b.add_switches(up * half);
     for (std::uint32_t l = 0; l < leaves; ++l) {
-      const std::uint32_t pod = l / edges_per_pod;
-      for (std::uint32_t a = 0; a < split.up; ++a)
-        arcs.add_link(leaf0 + l, agg0 + pod * split.up + a, bw, lat);
+      for (std::uint32_t p = l * split.down; p < std::min((l + 1) * split.down, ports); ++p)
+        arcs.add_arc(leaf0 + l, p / d, bw, lat);
+      for (std::uint32_t a = 0; a < up; ++a) arcs.add_arc(leaf0 + l, agg0 + (l / half) * up + a, bw, lat);
     }
     for (std::uint32_t pod = 0; pod < pods; ++pod)
-      for (std::uint32_t a = 0; a < split.up; ++a)
-        for (std::uint32_t c = 0; c < k / 2; ++c)
-          arcs.add_link(agg0 + pod * split.up + a, core0 + a * (k / 2) + c, bw, lat);
+      for (std::uint32_t a = 0; a < up; ++a) {
+        for (std::uint32_t l = pod * half; l < std::min((pod + 1) * half, leaves); ++l)
+          arcs.add_arc(agg0 + pod * up + a, leaf0 + l, bw, lat);
+        for (std::uint32_t c = 0; c < half; ++c)
+          arcs.add_arc(agg0 + pod * up + a, core0 + a * half + c, bw, lat);
+      }
+    for (std::uint32_t a = 0; a < up; ++a)
+      for (std::uint32_t c = 0; c < half; ++c)
+        for (std::uint32_t pod = 0; pod < pods; ++pod)
+          arcs.add_arc(core0 + a * half + c, agg0 + pod * up + a, bw, lat);
   }
   arcs.flush_into(b);
   TopologyInfo info;
@@ -112,6 +128,14 @@ Network build_fattree(const FatTreeSpec& spec) {
   info.fattree_radix = k;
   info.oversubscription = spec.oversubscription;
   info.optical = "none";
+  if (split.down % d == 0) {
+    // Every server's ports on one leaf: the leaf, and on three tiers the pod, group the servers.
+    info.tree_groups.assign(spec.tiers - 1, std::vector<std::uint32_t>(spec.servers));
+    for (std::uint32_t v = 0; v < spec.servers; ++v) {
+      info.tree_groups[0][v] = v * d / split.down;
+      if (spec.tiers == 3) info.tree_groups[1][v] = info.tree_groups[0][v] / half;
+    }
+  }
   // Full leaves, an even number of them: the cut between two halves of the leaves is bounded
   // by the servers' ports or by the leaves' uplinks, whichever is smaller; the upper tiers
   // are non-blocking.

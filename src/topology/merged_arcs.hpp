@@ -20,7 +20,9 @@ class MergedArcs {
   }
   void flush_into(NetworkBuilder& builder) {
     builder.reserve_arcs(arcs_.size());
-    std::sort(arcs_.begin(), arcs_.end(), arc_before);
+    // A family that adds its arcs in the network's order (the fat-tree) leaves nothing to sort.
+    if (!std::is_sorted(arcs_.begin(), arcs_.end(), arc_before))
+      std::sort(arcs_.begin(), arcs_.end(), arc_before);
     for (std::size_t i = 0; i < arcs_.size();) {
       Arc merged = arcs_[i];
       std::size_t j = i + 1;

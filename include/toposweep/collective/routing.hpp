@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "toposweep/collective/plan.hpp"
+#include "toposweep/collective/tree_paths.hpp"
 #include "toposweep/topology/network.hpp"
 
 namespace toposweep {
@@ -39,6 +40,11 @@ class RouteCache {
   // src == dst; nullopt when dst is unreachable. Not memoised (cheap: direct arc or a
   // bidirectional BFS that stops where the two searches meet).
   std::optional<std::vector<ArcId>> shortest_path(VertexId src, VertexId dst);
+
+  // The sums of the path shortest_path() returns (hop count, latencies added in path order,
+  // narrowest bandwidth); nullopt when dst is unreachable. Between compute nodes of a tree family
+  // they come in closed form (TreePaths), with no search.
+  std::optional<PathSums> path_sums(VertexId src, VertexId dst);
 
   // A shortest path src->dst chosen hop by hop among the equal-cost next hops: the one whose
   // arc is least busy in `arc_busy_s` (indexed by ArcId, e.g. load / bandwidth of the phase so
@@ -77,6 +83,7 @@ class RouteCache {
   std::uint32_t bidirectional_search(VertexId src, VertexId dst, ArcId& meet_arc);
 
   const Network* net_;
+  std::optional<std::optional<TreePaths>> tree_;     // TreePaths::of(net), once asked for
   std::vector<std::vector<std::uint32_t>> dist_to_;  // per dst; empty until asked for
   std::map<std::pair<VertexId, VertexId>, std::vector<WeightedPath>> ecmp_;
   // Epoch-stamped scratch for the bidirectional BFS: a vertex is visited in this query iff its

@@ -61,6 +61,11 @@ struct TopologyInfo {
   std::uint32_t fattree_radix = 0;  // fattree: switch ports k
   double oversubscription = 0;      // fattree: leaf down:up port ratio
   std::string optical;              // direct-connect reconfiguration device: "patch_panel", "ocs", "none"
+  // Tree families (fattree), where every compute node hangs from one leaf switch: per level below
+  // the top, each compute node's group (level 0: its leaf switch, level 1: its pod). Two compute
+  // nodes whose groups first agree at level i are 2(i + 1) hops apart, 2(levels + 1) when none
+  // does (collective/tree_paths.hpp). Empty elsewhere.
+  std::vector<std::vector<std::uint32_t>> tree_groups;
   // Bisection bandwidth known in closed form by the builder (B/s, one direction); 0 = unknown.
   double bisection_closed_form_Bps = 0;
 };

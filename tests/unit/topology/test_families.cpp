@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "topology_test_helpers.hpp"
@@ -48,6 +49,64 @@ TEST_P(KaryFatTree, CountsMatchTheClosedForms) {
   EXPECT_EQ(fattree_auto_radix(s.servers, 3, 1.0), k);
 }
 INSTANTIATE_TEST_SUITE_P(K, KaryFatTree, ::testing::Values(4u, 6u, 8u, 16u));
+
+// The builder adds its arcs already in the network's order; they must be the wiring rule's links,
+// parallel ones merged: port p of server p/degree on leaf p/down; every leaf to every spine (two
+// tiers), or to the `up` aggregation switches of its pod (pods of k/2 leaves), aggregation switch
+// a of every pod to the k/2 cores of core group a.
+TEST(FatTree, ArcsAreTheWiringRulesLinksInOrder) {
+  struct Case {
+    std::uint32_t servers, degree, tiers, radix;
+    double oversubscription;
+  };
+  for (const Case c : {Case{16, 1, 3, 4, 1}, Case{13, 1, 3, 6, 1}, Case{36, 3, 3, 8, 2}, Case{21, 3, 2, 0, 1},
+                       Case{30, 1, 3, 8, 3}, Case{11, 4, 3, 0, 1.5}}) {
+    FatTreeSpec s;
+    s.servers = c.servers;
+    s.degree = c.degree;
+    s.tiers = c.tiers;
+    s.radix = c.radix;
+    s.oversubscription = c.oversubscription;
+    s.link_bandwidth_Bps = 1e9;
+    s.link_latency_s = 1e-6;
+    const Network n = build_fattree(s);
+    const std::uint32_t k = n.info().fattree_radix, half = k / 2, ports = c.servers * c.degree;
+    // The leaves are the switches with servers below; the first is full: its server ports are `down`.
+    std::uint32_t leaves = 0;
+    double first_leaf_ports = 0;
+    for (VertexId v = n.compute_count(); v < n.vertex_count(); ++v)
+      for (ArcId a : n.out_arcs(v))
+        if (!n.is_switch(n.arc(a).dst)) {
+          leaves = std::max(leaves, v - n.compute_count() + 1);
+          if (v == n.compute_count()) first_leaf_ports += n.arc(a).bandwidth_Bps / 1e9;
+        }
+    const std::uint32_t down = static_cast<std::uint32_t>(first_leaf_ports), up = k - down;
+    const VertexId leaf0 = n.compute_count(), upper0 = leaf0 + leaves;
+    std::map<std::pair<VertexId, VertexId>, double> want;  // (src, dst) -> bandwidth
+    auto link = [&](VertexId a, VertexId b) { want[{a, b}] += 1e9, want[{b, a}] += 1e9; };
+    for (std::uint32_t p = 0; p < ports; ++p) link(p / c.degree, leaf0 + p / down);
+    if (c.tiers == 2) {
+      for (std::uint32_t l = 0; l < leaves; ++l)
+        for (std::uint32_t sp = 0; sp < up; ++sp) link(leaf0 + l, upper0 + sp);
+    } else {
+      const std::uint32_t pods = (leaves + half - 1) / half;
+      for (std::uint32_t l = 0; l < leaves; ++l)
+        for (std::uint32_t a = 0; a < up; ++a) link(leaf0 + l, upper0 + (l / half) * up + a);
+      for (std::uint32_t pod = 0; pod < pods; ++pod)
+        for (std::uint32_t a = 0; a < up; ++a)
+          for (std::uint32_t co = 0; co < half; ++co)
+            link(upper0 + pod * up + a, upper0 + pods * up + a * half + co);
+    }
+    ASSERT_EQ(n.arc_count(), want.size()) << c.servers << " servers";
+    std::size_t i = 0;
+    for (const auto& [ends, bw] : want) {
+      const Arc& a = n.arc(static_cast<ArcId>(i++));
+      EXPECT_EQ(std::make_pair(a.src, a.dst), ends) << c.servers << " servers, arc " << i - 1;
+      EXPECT_EQ(a.bandwidth_Bps, bw) << c.servers << " servers, arc " << i - 1;
+      EXPECT_EQ(a.latency_s, 1e-6);
+    }
+  }
+}
 
 TEST(FatTree, LeafSpineWithOversubscription) {
   // radix 8, 3:1 at the leaves -> 6 down, 2 up; 24 servers -> 4 leaves, 2 spines.
