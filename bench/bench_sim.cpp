@@ -13,6 +13,7 @@
 #include "toposweep/point/evaluate.hpp"
 #include "toposweep/sim/simulate.hpp"
 #include "toposweep/topology/build.hpp"
+#include "toposweep/util/heap_prefault.hpp"
 #include "toposweep/workload/iteration.hpp"
 
 namespace {
@@ -169,6 +170,7 @@ BENCHMARK(BM_FlowGpt3_16384)->Unit(benchmark::kMillisecond)->Iterations(1);
 // the sweep row evaluation with a fresh cache each time (network, cost, plan, simulation).
 void BM_AnalyticalGpt3_131072_EvaluateCold(benchmark::State& state) {
   const Config c = gpt3_fattree(16384, 16, "analytical");
+  util::HeapPrefault heap;
   double t = 0;
   for (auto _ : state) {
     PointCache cache;
