@@ -12,6 +12,7 @@
 #include "toposweep/point/evaluate.hpp"
 #include "toposweep/sim/trace.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/util/heap_prefault.hpp"
 #include "toposweep/util/units.hpp"
 #include "toposweep/workload/devices.hpp"
 #include "toposweep/workload/strategy.hpp"
@@ -161,6 +162,7 @@ int run(CommandContext& ctx) {
 
   DesignPoint point = design_point_from_config(ctx.config);
   point.sim.record_link_loads = trace_file;
+  util::HeapPrefault heap;  // a large point's caches fault in 2 MiB at a time
   PointCache cache;
   const Evaluation ev = key_origins(ctx.config).run([&] { return evaluate(point, cache, Detail::Full); });
 
