@@ -63,7 +63,8 @@ ChunkRunner::ChunkRunner(const Space& space, const SweepOptions& options, const 
       stats_(stats),
       scratch_(space.base()),
       groups_(space, options.frontier_by),
-      front_(groups_.size(), frontier::StreamingFrontier(options.objectives.size())) {}
+      front_(groups_.size(), frontier::StreamingFrontier(options.objectives.size())),
+      last_commit_(Clock::now()) {}
 
 ChunkRunner::Outcome ChunkRunner::run(const TodoList& todo, std::int64_t first, std::int64_t last,
                                       const std::function<bool()>& stop_requested) {
@@ -98,7 +99,7 @@ ChunkRunner::Outcome ChunkRunner::run(const TodoList& todo, std::int64_t first, 
   stats_.points += static_cast<std::uint64_t>(n);
   ++stats_.chunks;
   pending_ = pending_ || n > 0;
-  if (last_commit_ == Clock::time_point{} || seconds_since(last_commit_) >= options_.chunk_seconds) commit();
+  if (seconds_since(last_commit_) >= options_.chunk_seconds) commit();
   return out;
 }
 
