@@ -18,8 +18,8 @@ std::size_t AnalyticalModel::KeyHash::operator()(const Key& k) const {
   return static_cast<std::size_t>(h * 0xbf58476d1ce4e5b9ull);
 }
 
-AnalyticalModel::AnalyticalModel(const Network& net, CommSettings settings)
-    : net_(&net), settings_(std::move(settings)), memo_(net) {}
+AnalyticalModel::AnalyticalModel(const Network& net, CommSettings settings, std::shared_ptr<RingSets> rings)
+    : net_(&net), settings_(std::move(settings)), memo_(net, std::move(rings)) {}
 
 std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement,
                                        std::uint32_t sharing) {

@@ -25,7 +25,9 @@ namespace toposweep::sim {
 
 class AnalyticalModel final : public NetworkModel {
  public:
-  AnalyticalModel(const Network& net, CommSettings settings);
+  // `rings`: multiring() choices shared with the models of bandwidth twins of `net`
+  // (CollectiveMemo); null: its own.
+  AnalyticalModel(const Network& net, CommSettings settings, std::shared_ptr<RingSets> rings = nullptr);
 
   std::optional<double> begin(const CommTask& comm, double now, std::uint64_t token) override;
   double next_event_time() override;

@@ -148,5 +148,72 @@ TEST(CollectiveMemo, SearchesEachGroupOnce) {
   EXPECT_NE(&memo.multiring({0, 2, 4, 6, 8, 10, 12, 14}), &first);
 }
 
+// A circulant whose strides have their own bandwidths (so the ring search weighs links of
+// different speeds), every bandwidth times `scale`.
+Network mixed_circulant(std::uint32_t n, const std::vector<std::pair<std::uint32_t, double>>& strides,
+                        double scale, double lat) {
+  NetworkBuilder b(n);
+  std::vector<std::uint32_t> s;
+  for (const auto& [stride, bw] : strides) {
+    s.push_back(stride);
+    for (std::uint32_t i = 0; i < n; ++i) b.add_link(i, (i + stride) % n, bw * scale, lat);
+  }
+  b.info().kind = "topoopt";
+  b.info().strides = s;
+  return std::move(b).build();
+}
+
+TEST(CollectiveMemo, BandwidthTwinsPickTheSameRingsSoTheyShareThem) {
+  std::mt19937 rng(11);
+  int compared = 0;
+  for (const auto& [n, strides] :
+       std::vector<std::pair<std::uint32_t, std::vector<std::pair<std::uint32_t, double>>>>{
+           {16, {{1, 25e9}, {3, 10e9}, {5, 12.5e9}}},
+           {24, {{1, 12.5e9}, {5, 12.5e9}}},
+           {30, {{1, 3e9}, {7, 40e9}, {11, 9e9}}}}) {
+    const Network base = mixed_circulant(n, strides, 1, 7e-7);
+    for (double scale : {2.0, 4.0, 0.5, 1024.0}) {
+      const Network twin = mixed_circulant(n, strides, scale, 7e-7);
+      ASSERT_TRUE(bandwidth_power_of_two_twins(base, twin)) << n << " x" << scale;
+      CollectiveMemo base_memo(base);
+      CollectiveMemo shared(twin, base_memo.ring_sets());  // learns from base's searches
+      CollectiveOptions options;
+      options.with_flows = true;
+      for (const auto& members : groups_of(n, rng)) {
+        RouteCache routes(twin);
+        const MultiRing fresh = multiring(twin, routes, members);
+        const MultiRing& learned = base_memo.multiring(members);
+        EXPECT_EQ(fresh.rings, learned.rings) << n << " x" << scale;
+        EXPECT_EQ(fresh.shares, learned.shares) << n << " x" << scale;
+        EXPECT_EQ(fresh.strides, learned.strides) << n << " x" << scale;
+        EXPECT_EQ(&shared.multiring(members), &learned);  // shared, not searched again
+        CollectiveRequest r;
+        r.op = CollectiveOp::AllReduce;
+        r.nodes = members;
+        r.bytes = 3.5e8;
+        expect_same_plan(plan_collective(twin, r, "multiring", options),
+                         plan_collective(r, "multiring", options, shared), "shared ring sets");
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 3 * 4 * 8);  // networks x scales x groups
+}
+
+TEST(CollectiveMemo, OnlyPowerOfTwoBandwidthMultiplesAreTwins) {
+  const std::vector<std::pair<std::uint32_t, double>> strides{{1, 25e9}, {3, 10e9}};
+  const Network base = mixed_circulant(16, strides, 1, 1e-6);
+  EXPECT_TRUE(bandwidth_power_of_two_twins(base, mixed_circulant(16, strides, 1, 1e-6)));
+  EXPECT_TRUE(bandwidth_power_of_two_twins(base, mixed_circulant(16, strides, 0.25, 1e-6)));
+  EXPECT_FALSE(bandwidth_power_of_two_twins(base, mixed_circulant(16, strides, 3, 1e-6)));
+  EXPECT_FALSE(bandwidth_power_of_two_twins(base, mixed_circulant(16, strides, 1.5, 1e-6)));
+  EXPECT_FALSE(bandwidth_power_of_two_twins(base, mixed_circulant(16, strides, 2, 2e-6)));  // latency
+  EXPECT_FALSE(bandwidth_power_of_two_twins(
+      base, mixed_circulant(16, {{1, 50e9}, {3, 10e9}}, 1, 1e-6)));  // one stride only
+  EXPECT_FALSE(bandwidth_power_of_two_twins(
+      base, mixed_circulant(16, {{1, 25e9}, {5, 10e9}}, 1, 1e-6)));  // other links
+  EXPECT_FALSE(bandwidth_power_of_two_twins(base, mixed_circulant(18, strides, 1, 1e-6)));
+}
+
 }  // namespace
 }  // namespace toposweep
