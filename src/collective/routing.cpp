@@ -39,7 +39,8 @@ double path_latency(const Network& net, std::span<const ArcId> path) {
   return s;
 }
 
-RouteCache::RouteCache(const Network& net) : net_(&net) {}
+RouteCache::RouteCache(const Network& net, std::shared_ptr<HopDistances> distances)
+    : net_(&net), dist_to_(distances ? std::move(distances) : std::make_shared<HopDistances>()) {}
 
 void RouteCache::ensure_scratch() {
   // Allocated on the first search only: closed-form plans never route and stay allocation-free.
@@ -184,8 +185,9 @@ std::optional<std::vector<ArcId>> RouteCache::spread_path(VertexId src, VertexId
 
 const std::vector<std::uint32_t>& RouteCache::distances_to(VertexId dst) {
   const Network& net = *net_;
-  if (dist_to_.size() != net.vertex_count()) dist_to_.resize(net.vertex_count());
-  std::vector<std::uint32_t>& dist = dist_to_[dst];
+  HopDistances& all = *dist_to_;
+  if (all.size() != net.vertex_count()) all.resize(net.vertex_count());
+  std::vector<std::uint32_t>& dist = all[dst];
   if (!dist.empty()) return dist;
   dist.assign(net.vertex_count(), kUnreached);
   std::vector<VertexId> queue{dst};

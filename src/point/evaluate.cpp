@@ -26,9 +26,10 @@ struct PointCache::Impl {
     double bisection_Bps = PointResult::nan;
     std::vector<std::pair<topology::CostSpec, topology::CostBreakdown>> costs;
     std::vector<std::unique_ptr<sim::AnalyticalModel>> analytical;
-    // The ring sets its models pick, shared with its bandwidth twins (the same topology at a
-    // power-of-two multiple of the link bandwidth: collective/memo.hpp), which pick the same.
-    std::shared_ptr<RingSets> ring_sets;
+    // What its models share with those of its bandwidth twins (the same topology at a
+    // power-of-two multiple of the link bandwidth: ring sets, hop distances, path sums;
+    // collective/memo.hpp).
+    std::shared_ptr<TwinShared> twins;
     std::uint64_t used = 0;
   };
   static constexpr std::size_t kMaxNetworks = 64;
@@ -79,10 +80,10 @@ struct PointCache::Impl {
     e->bisection_Bps = network_bisection_Bps(*e->network);
     for (const auto& other : nets)
       if (bandwidth_power_of_two_twins(*other->network, *e->network)) {
-        e->ring_sets = other->ring_sets;
+        e->twins = other->twins;
         break;
       }
-    if (!e->ring_sets) e->ring_sets = std::make_shared<RingSets>();
+    if (!e->twins) e->twins = std::make_shared<TwinShared>();
     e->used = clock;
     const std::size_t arcs = e->network->arc_count();
     while (!nets.empty() && (nets.size() >= kMaxNetworks || net_arcs + arcs > kMaxArcs)) {
@@ -221,7 +222,7 @@ struct PointCache::Impl {
   sim::AnalyticalModel& analytical_for(NetEntry& e, const sim::CommSettings& comm) {
     for (auto& m : e.analytical)
       if (m->settings() == comm) return *m;
-    return *e.analytical.emplace_back(std::make_unique<sim::AnalyticalModel>(*e.network, comm, e.ring_sets));
+    return *e.analytical.emplace_back(std::make_unique<sim::AnalyticalModel>(*e.network, comm, e.twins));
   }
 };
 

@@ -18,8 +18,8 @@ std::size_t AnalyticalModel::KeyHash::operator()(const Key& k) const {
   return static_cast<std::size_t>(h * 0xbf58476d1ce4e5b9ull);
 }
 
-AnalyticalModel::AnalyticalModel(const Network& net, CommSettings settings, std::shared_ptr<RingSets> rings)
-    : net_(&net), settings_(std::move(settings)), memo_(net, std::move(rings)) {}
+AnalyticalModel::AnalyticalModel(const Network& net, CommSettings settings, std::shared_ptr<TwinShared> twins)
+    : net_(&net), settings_(std::move(settings)), memo_(net, std::move(twins)) {}
 
 std::int32_t AnalyticalModel::shape_of(const std::vector<std::uint32_t>& ranks, const Placement& placement,
                                        std::uint32_t sharing) {
@@ -46,7 +46,7 @@ void AnalyticalModel::learn_path(std::int32_t shape, PathCost& p) {
   if (g.nodes.size() == 1) {
     p.intra = &net_->intra_link(g.nodes[0]);
   } else {
-    const auto sums = memo_.routes().path_sums(g.nodes[0], g.nodes[1]);
+    const auto sums = memo_.path_sums(g.nodes[0], g.nodes[1]);
     if (!sums)
       throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
                          std::to_string(g.nodes[0]),

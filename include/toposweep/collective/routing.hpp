@@ -5,6 +5,7 @@
 // (a ring over 16k members) do not allocate per query.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <utility>
@@ -30,9 +31,15 @@ struct WeightedPath {
   double fraction = 0;  // share of the traffic this path carries; fractions of one split sum to 1
 };
 
+// Hop distances to each destination (RouteCache::distances_to), filled as asked for. They depend
+// on the arcs only, so route caches of networks with the same arcs may share them
+// (bandwidth twins: collective/memo.hpp).
+using HopDistances = std::vector<std::vector<std::uint32_t>>;
+
 class RouteCache {
  public:
-  explicit RouteCache(const Network& net);
+  // `distances`: hop distances to share (a fresh store when null).
+  explicit RouteCache(const Network& net, std::shared_ptr<HopDistances> distances = nullptr);
 
   const Network& network() const { return *net_; }
 
@@ -83,8 +90,8 @@ class RouteCache {
   std::uint32_t bidirectional_search(VertexId src, VertexId dst, ArcId& meet_arc);
 
   const Network* net_;
-  std::optional<std::optional<TreePaths>> tree_;     // TreePaths::of(net), once asked for
-  std::vector<std::vector<std::uint32_t>> dist_to_;  // per dst; empty until asked for
+  std::optional<std::optional<TreePaths>> tree_;  // TreePaths::of(net), once asked for
+  std::shared_ptr<HopDistances> dist_to_;         // per dst; empty until asked for
   std::map<std::pair<VertexId, VertexId>, std::vector<WeightedPath>> ecmp_;
   // Epoch-stamped scratch for the bidirectional BFS: a vertex is visited in this query iff its
   // stamp equals the current epoch, so nothing is cleared between queries.

@@ -25,9 +25,9 @@ namespace toposweep::sim {
 
 class AnalyticalModel final : public NetworkModel {
  public:
-  // `rings`: multiring() choices shared with the models of bandwidth twins of `net`
-  // (CollectiveMemo); null: its own.
-  AnalyticalModel(const Network& net, CommSettings settings, std::shared_ptr<RingSets> rings = nullptr);
+  // `twins`: what it shares with the models of bandwidth twins of `net` (ring sets, distances,
+  // path sums: collective/memo.hpp); null: its own.
+  AnalyticalModel(const Network& net, CommSettings settings, std::shared_ptr<TwinShared> twins = nullptr);
 
   std::optional<double> begin(const CommTask& comm, double now, std::uint64_t token) override;
   double next_event_time() override;

@@ -176,7 +176,7 @@ TEST(CollectiveMemo, BandwidthTwinsPickTheSameRingsSoTheyShareThem) {
       const Network twin = mixed_circulant(n, strides, scale, 7e-7);
       ASSERT_TRUE(bandwidth_power_of_two_twins(base, twin)) << n << " x" << scale;
       CollectiveMemo base_memo(base);
-      CollectiveMemo shared(twin, base_memo.ring_sets());  // learns from base's searches
+      CollectiveMemo shared(twin, base_memo.shared());  // learns from base's searches
       CollectiveOptions options;
       options.with_flows = true;
       for (const auto& members : groups_of(n, rng)) {
@@ -198,6 +198,36 @@ TEST(CollectiveMemo, BandwidthTwinsPickTheSameRingsSoTheyShareThem) {
     }
   }
   EXPECT_EQ(compared, 3 * 4 * 8);  // networks x scales x groups
+}
+
+TEST(CollectiveMemo, BandwidthTwinsSharePathSumsAndDistances) {
+  std::vector<std::pair<Network, Network>> twins;
+  twins.emplace_back(mixed_circulant(16, {{1, 25e9}, {3, 10e9}, {5, 12.5e9}}, 1, 7e-7),
+                     mixed_circulant(16, {{1, 25e9}, {3, 10e9}, {5, 12.5e9}}, 8, 7e-7));
+  twins.emplace_back(testnet::fat_tree(4, 12.5e9, 2e-6), testnet::fat_tree(4, 25e9, 2e-6));
+  for (auto& [base, twin] : twins) {
+    ASSERT_TRUE(bandwidth_power_of_two_twins(base, twin));
+    CollectiveMemo base_memo(base);
+    CollectiveMemo shared(twin, base_memo.shared());
+    RouteCache fresh_base(base), fresh_twin(twin);
+    auto expect_same = [](const std::optional<PathSums>& got, const std::optional<PathSums>& want) {
+      ASSERT_TRUE(want && got);
+      EXPECT_EQ(got->hops, want->hops);
+      EXPECT_TRUE(same_bits(got->latency_s, want->latency_s));
+      EXPECT_TRUE(same_bits(got->narrowest_Bps, want->narrowest_Bps));
+    };
+    for (VertexId a = 0; a < base.compute_count(); ++a)
+      for (VertexId b = 0; b < base.compute_count(); ++b) {
+        SCOPED_TRACE(std::to_string(a) + " -> " + std::to_string(b));
+        // Either network may learn a pair first; the other reads it.
+        CollectiveMemo& first = (a + b) % 2 ? shared : base_memo;
+        ASSERT_TRUE(first.path_sums(a, b).has_value());
+        expect_same(shared.path_sums(a, b), fresh_twin.path_sums(a, b));
+        expect_same(base_memo.path_sums(a, b), fresh_base.path_sums(a, b));
+        EXPECT_EQ(&shared.routes().distances_to(b), &base_memo.routes().distances_to(b));
+        EXPECT_EQ(shared.routes().distances_to(b), fresh_twin.distances_to(b));
+      }
+  }
 }
 
 TEST(CollectiveMemo, OnlyPowerOfTwoBandwidthMultiplesAreTwins) {
