@@ -85,12 +85,15 @@ Network build_fattree(const FatTreeSpec& spec) {
   const std::uint32_t d = spec.degree, up = split.up, half = k / 2;
   for (std::uint32_t v = 0; v < spec.servers; ++v)
     for (std::uint32_t p = v * d; p < (v + 1) * d; ++p) arcs.add_arc(v, leaf0 + p / split.down, bw, lat);
+  auto down_to_servers = [&](std::uint32_t l) {  // leaf l's arcs to the servers of its ports
+    for (std::uint32_t p = l * split.down; p < std::min((l + 1) * split.down, ports); ++p)
+      arcs.add_arc(leaf0 + l, p / d, bw, lat);
+  };
   if (spec.tiers == 2) {
     // Every leaf has one link to each of `up` spines.
     const VertexId spine0 = b.add_switches(up);
     for (std::uint32_t l = 0; l < leaves; ++l) {
-      for (std::uint32_t p = l * split.down; p < std::min((l + 1) * split.down, ports); ++p)
-        arcs.add_arc(leaf0 + l, p / d, bw, lat);
+      down_to_servers(l);
       for (std::uint32_t s = 0; s < up; ++s) arcs.add_arc(leaf0 + l, spine0 + s, bw, lat);
     }
     for (std::uint32_t s = 0; s < up; ++s)
@@ -102,8 +105,7 @@ Network build_fattree(const FatTreeSpec& spec) {
     const VertexId agg0 = b.add_switches(pods * up);
     const VertexId core0 = b.add_switches(up * half);
     for (std::uint32_t l = 0; l < leaves; ++l) {
-      for (std::uint32_t p = l * split.down; p < std::min((l + 1) * split.down, ports); ++p)
-        arcs.add_arc(leaf0 + l, p / d, bw, lat);
+      down_to_servers(l);
       for (std::uint32_t a = 0; a < up; ++a) arcs.add_arc(leaf0 + l, agg0 + (l / half) * up + a, bw, lat);
     }
     for (std::uint32_t pod = 0; pod < pods; ++pod)
