@@ -39,6 +39,16 @@ double path_latency(const Network& net, std::span<const ArcId> path) {
   return s;
 }
 
+PathSums path_sums(const Network& net, std::span<const ArcId> path) {
+  PathSums s;
+  s.hops = static_cast<std::uint32_t>(path.size());
+  for (ArcId a : path) {
+    s.latency_s += net.arc(a).latency_s;
+    s.narrowest_Bps = std::min(s.narrowest_Bps, net.arc(a).bandwidth_Bps);
+  }
+  return s;
+}
+
 RouteCache::RouteCache(const Network& net, std::shared_ptr<HopDistances> distances)
     : net_(&net), dist_to_(distances ? std::move(distances) : std::make_shared<HopDistances>()) {}
 
@@ -77,13 +87,7 @@ std::optional<PathSums> RouteCache::path_sums(VertexId src, VertexId dst) {
   if (*tree_ && !net_->is_switch(src) && !net_->is_switch(dst)) return (*tree_)->sums(src, dst);
   const auto path = shortest_path(src, dst);
   if (!path) return std::nullopt;
-  PathSums s;
-  s.hops = static_cast<std::uint32_t>(path->size());
-  for (ArcId a : *path) {
-    s.latency_s += net_->arc(a).latency_s;
-    s.narrowest_Bps = std::min(s.narrowest_Bps, net_->arc(a).bandwidth_Bps);
-  }
-  return s;
+  return toposweep::path_sums(*net_, *path);
 }
 
 std::uint32_t RouteCache::bidirectional_search(VertexId src, VertexId dst, ArcId& meet_arc) {

@@ -37,7 +37,7 @@ double AnalyticalModel::transfer_time(std::int32_t shape, double bytes) {
   PathCost& p = paths_[static_cast<std::size_t>(shape)];
   if (!p.known) learn_path(shape, p);
   if (p.intra) return intra_node_transfer_time(bytes, *p.intra);
-  return p.empty ? 0.0 : p.latency + (bytes > 0 ? bytes / p.narrowest : 0.0);
+  return p.sums.hops == 0 ? 0.0 : p.sums.latency_s + (bytes > 0 ? bytes / p.sums.narrowest_Bps : 0.0);
 }
 
 void AnalyticalModel::learn_path(std::int32_t shape, PathCost& p) {
@@ -51,9 +51,7 @@ void AnalyticalModel::learn_path(std::int32_t shape, PathCost& p) {
       throw BadInput("compute node " + std::to_string(g.nodes[1]) + " is unreachable from compute node " +
                          std::to_string(g.nodes[0]),
                      "topology");
-    p.empty = sums->hops == 0;
-    p.latency = sums->latency_s;
-    p.narrowest = sums->narrowest_Bps;
+    p.sums = *sums;
   }
   p.known = true;
 }

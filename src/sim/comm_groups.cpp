@@ -1,7 +1,6 @@
 #include "toposweep/sim/comm_groups.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <unordered_map>
 
 #include "toposweep/util/error.hpp"
@@ -93,16 +92,6 @@ double intra_node_transfer_time(double bytes, const LinkClass& intra) {
   if (!(intra.achievable_Bps() > 0))
     throw RuntimeFailure("a transfer between GPUs of one node needs server.intra_bandwidth > 0");
   return intra.latency_s + intra.step_latency_s + bytes / intra.achievable_Bps();
-}
-
-double path_transfer_time(const Network& net, std::span<const ArcId> path, double bytes) {
-  if (path.empty()) return 0.0;
-  double latency = 0, narrowest = std::numeric_limits<double>::infinity();
-  for (ArcId a : path) {
-    latency += net.arc(a).latency_s;
-    narrowest = std::min(narrowest, net.arc(a).bandwidth_Bps);
-  }
-  return latency + (bytes > 0 ? bytes / narrowest : 0.0);
 }
 
 CollectiveRequest node_collective_request(const Task& t, const GroupNodes& g) {

@@ -25,6 +25,8 @@ std::span<const ArcId> parallel_arcs(const Network& net, VertexId src, VertexId 
 
 // Latency of a path: the sum of its arcs' latencies.
 double path_latency(const Network& net, std::span<const ArcId> path);
+// A path's hop count, latency sum (added in path order) and narrowest bandwidth.
+PathSums path_sums(const Network& net, std::span<const ArcId> path);
 
 struct WeightedPath {
   std::vector<ArcId> arcs;

@@ -9,7 +9,6 @@
 // from) the network over its NIC bandwidth, and the slowest of up to 64 sampled instances, not
 // just the first.
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -81,9 +80,9 @@ class AnalyticalModel final : public NetworkModel {
   // Per shape id (transfers between two nodes): the path's summed latency and narrowest arc, or
   // the fabric of a transfer inside one node.
   struct PathCost {
-    bool known = false, empty = false;
-    double latency = 0, narrowest = std::numeric_limits<double>::infinity();
-    const LinkClass* intra = nullptr;
+    bool known = false;
+    PathSums sums;                     // between nodes: the path's hops, latency and narrowest link
+    const LinkClass* intra = nullptr;  // within a node: its fabric
   };
   void learn_path(std::int32_t shape, PathCost& p);
   std::vector<PathCost> paths_;

@@ -56,7 +56,4 @@ double intra_node_transfer_time(double bytes, const LinkClass& intra);
 CollectiveRequest node_collective_request(const Task& t, const GroupNodes& g);
 CollectiveOptions collective_plan_options(const CommSettings& settings, bool with_flows);
 
-// Time of a point-to-point transfer alone on `path`: summed latency + bytes / narrowest arc.
-double path_transfer_time(const Network& net, std::span<const ArcId> path, double bytes);
-
 }  // namespace toposweep::sim
