@@ -150,17 +150,10 @@ TEST(CollectiveMemo, SearchesEachGroupOnce) {
 
 // A circulant whose strides have their own bandwidths (so the ring search weighs links of
 // different speeds), every bandwidth times `scale`.
-Network mixed_circulant(std::uint32_t n, const std::vector<std::pair<std::uint32_t, double>>& strides,
-                        double scale, double lat) {
-  NetworkBuilder b(n);
-  std::vector<std::uint32_t> s;
-  for (const auto& [stride, bw] : strides) {
-    s.push_back(stride);
-    for (std::uint32_t i = 0; i < n; ++i) b.add_link(i, (i + stride) % n, bw * scale, lat);
-  }
-  b.info().kind = "topoopt";
-  b.info().strides = s;
-  return std::move(b).build();
+Network mixed_circulant(std::uint32_t n, std::vector<std::pair<std::uint32_t, double>> strides, double scale,
+                        double lat) {
+  for (auto& stride : strides) stride.second *= scale;
+  return testnet::circulant(n, strides, lat);
 }
 
 TEST(CollectiveMemo, BandwidthTwinsPickTheSameRingsSoTheyShareThem) {

@@ -33,16 +33,24 @@ inline Network complete(std::uint32_t p, double bw, double lat) {
   return std::move(b).build();
 }
 
-// TopoOpt-shaped circulant: for every stride s, links i <-> i+s mod n.
-inline Network circulant(std::uint32_t n, const std::vector<std::uint32_t>& strides, double bw, double lat) {
+// TopoOpt-shaped circulant with a bandwidth per stride: for every (s, bw), links i <-> i+s mod n.
+inline Network circulant(std::uint32_t n, const std::vector<std::pair<std::uint32_t, double>>& strides,
+                         double lat) {
   NetworkBuilder b(n);
-  for (std::uint32_t s : strides)
-    for (std::uint32_t i = 0; i < n; ++i)
-      b.add_arc(i, (i + s) % n, bw, lat), b.add_arc((i + s) % n, i, bw, lat);
+  for (const auto& [s, bw] : strides) {
+    for (std::uint32_t i = 0; i < n; ++i) b.add_link(i, (i + s) % n, bw, lat);
+    b.info().strides.push_back(s);
+  }
   b.info().kind = "topoopt";
-  b.info().strides = strides;
   b.info().degree = static_cast<std::uint32_t>(2 * strides.size());
   return std::move(b).build();
+}
+
+// The same with every stride at `bw`.
+inline Network circulant(std::uint32_t n, const std::vector<std::uint32_t>& strides, double bw, double lat) {
+  std::vector<std::pair<std::uint32_t, double>> with_bw;
+  for (std::uint32_t s : strides) with_bw.emplace_back(s, bw);
+  return circulant(n, with_bw, lat);
 }
 
 // Multi-dimensional network: Ring dims get a bidirectional ring, FullyConnected all pairs,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "../topology/topology_test_helpers.hpp"
 #include "toposweep/collective/routing.hpp"
 #include "toposweep/topology/families.hpp"
 
@@ -30,14 +31,9 @@ PathSums searched(const Network& net, VertexId a, VertexId b) {
 
 topology::FatTreeSpec fattree(std::uint32_t servers, std::uint32_t degree, std::uint32_t tiers,
                               std::uint32_t radix, double oversubscription) {
-  topology::FatTreeSpec f;
-  f.servers = servers;
-  f.degree = degree;
-  f.tiers = tiers;
-  f.radix = radix;
-  f.oversubscription = oversubscription;
-  f.link_bandwidth_Bps = 12.5e9;
-  f.link_latency_s = 0.7e-6;  // not a power of two: the latency sums round
+  // 0.7 us: not a power of two, so the latency sums round.
+  topology::FatTreeSpec f =
+      test::fattree_spec(servers, degree, tiers, radix, oversubscription, 12.5e9, 0.7e-6);
   f.server.gpus = 8;
   f.server.intra_bandwidth_Bps = 300e9;
   return f;

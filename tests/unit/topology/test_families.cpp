@@ -61,15 +61,8 @@ TEST(FatTree, ArcsAreTheWiringRulesLinksInOrder) {
   };
   for (const Case c : {Case{16, 1, 3, 4, 1}, Case{13, 1, 3, 6, 1}, Case{36, 3, 3, 8, 2}, Case{21, 3, 2, 0, 1},
                        Case{30, 1, 3, 8, 3}, Case{11, 4, 3, 0, 1.5}}) {
-    FatTreeSpec s;
-    s.servers = c.servers;
-    s.degree = c.degree;
-    s.tiers = c.tiers;
-    s.radix = c.radix;
-    s.oversubscription = c.oversubscription;
-    s.link_bandwidth_Bps = 1e9;
-    s.link_latency_s = 1e-6;
-    const Network n = build_fattree(s);
+    const Network n = build_fattree(
+        test::fattree_spec(c.servers, c.degree, c.tiers, c.radix, c.oversubscription, 1e9, 1e-6));
     const std::uint32_t k = n.info().fattree_radix, half = k / 2, ports = c.servers * c.degree;
     // The leaves are the switches with servers below; the first is full: its server ports are `down`.
     std::uint32_t leaves = 0;

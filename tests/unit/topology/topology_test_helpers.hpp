@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "toposweep/topology/config_keys.hpp"
+#include "toposweep/topology/families.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/error.hpp"
@@ -36,6 +37,22 @@ inline double ring_distance_sum(unsigned a) {
   double s = 0;
   for (unsigned i = 0; i < a; ++i) s += std::min(i, a - i);
   return s;
+}
+
+// A fat-tree spec: `servers` servers of `degree` ports, `tiers` tiers of radix `radix` (0: the
+// smallest that fits), leaves oversubscribed down:up, every link at bw and lat.
+inline topology::FatTreeSpec fattree_spec(std::uint32_t servers, std::uint32_t degree, std::uint32_t tiers,
+                                          std::uint32_t radix, double oversubscription, double bw,
+                                          double lat) {
+  topology::FatTreeSpec f;
+  f.servers = servers;
+  f.degree = degree;
+  f.tiers = tiers;
+  f.radix = radix;
+  f.oversubscription = oversubscription;
+  f.link_bandwidth_Bps = bw;
+  f.link_latency_s = lat;
+  return f;
 }
 
 }  // namespace toposweep::test
