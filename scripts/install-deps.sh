@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make git pkg-config clang-format
+  cmake g++ make git pkg-config clang-format ccache
   libopenmpi-dev openmpi-bin
   libhdf5-openmpi-dev hdf5-tools
   libboost-program-options-dev libboost-graph-dev
