@@ -84,6 +84,17 @@ class MpiSession {
   int rank_ = 0, size_ = 1;
 };
 
+// The MPI library's own name and version (the first line of MPI_Get_library_version).
+std::string mpi_library() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string s(text, static_cast<std::size_t>(std::max(length, 0)));
+  s = s.substr(0, s.find_first_of("\n\r"));
+  while (!s.empty() && (s.back() == ' ' || s.back() == ',' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
 void add_options(po::options_description& o) {
   o.add_options()("out", po::value<std::string>(),
                   "output HDF5 file (written as FILE.partial, renamed at the end)")(
@@ -161,6 +172,8 @@ void print_result(CommandContext& ctx, const sweep::Space& space, const sweep::S
     j["rank_seconds"] = {
         {"evaluate", s.evaluate_seconds}, {"schedule", s.schedule_seconds}, {"journal", s.journal_seconds}};
     j["ranks"] = ranks;
+    j["mpi_library"] = mpi_library();
+    if (s.scheduler != sweep::SlotStoreKind::Auto) j["scheduler"] = sweep::spell(s.scheduler);
     j["merged"] = merged;
     if (!o.slice.empty()) j["slice"] = o.slice;
     j["objectives"] = nlohmann::json::array();
@@ -213,6 +226,7 @@ int run_sweep_command(CommandContext& ctx, const MpiSession& mpi) {
   o.frontier_by = sweep::parse_frontier_by(ctx.config.get_string("sweep.frontier_by"),
                                            ctx.config.where("sweep.frontier_by"));
   o.chunk_seconds = ctx.config.get_double("sweep.chunk_seconds");
+  o.scheduler = sweep::parse_slot_store_kind(ctx.config.get_string("sweep.scheduler"));
   if (!(o.chunk_seconds > 0)) throw BadInput("must be positive", ctx.config.where("sweep.chunk_seconds"));
   o.max_chunk_points = static_cast<std::uint64_t>(ctx.config.get_int("sweep.max_chunk_points", 1, 1 << 24));
   o.progress_interval_s = ctx.config.get_time("sweep.progress_interval");

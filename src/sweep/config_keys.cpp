@@ -25,6 +25,11 @@ std::vector<KeySpec> config_keys() {
        checks::number_in(1e-9, 1e9)},
       {"sweep.max_chunk_points", "4096", "upper bound of the points in one chunk",
        checks::integer(1, 1 << 24)},
+      {"sweep.scheduler", "auto",
+       "where the ranks' shared chunk counters live: auto (shared_memory when every rank is on one node, "
+       "else one_sided), shared_memory (processor atomics in an MPI-3 shared window) or one_sided (MPI "
+       "passive-target atomics on rank 0; spans nodes)",
+       checks::one_of({"auto", "shared_memory", "one_sided"})},
       {"sweep.progress_interval", "2s", "time between progress lines on stderr (time)",
        checks::quantity(Quantity::Time, false)},
       {"sweep.compression", "1", "deflate level of /points, 0 (none) to 9", checks::integer(0, 9)},

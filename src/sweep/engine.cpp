@@ -163,7 +163,8 @@ LoopEnd evaluate_todo(const Space& space, const SweepOptions& o, const Evaluator
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
-  ChunkScheduler scheduler(comm, static_cast<std::int64_t>(plan.todo.total));  // scope ends at the exit below
+  ChunkScheduler scheduler(comm, static_cast<std::int64_t>(plan.todo.total),
+                           o.scheduler);  // scope ends at the exit below
   bool stopped_here = false, failed_here = false;
   std::string failure;  // what failed on this rank
   ChunkStats stats;
@@ -223,8 +224,9 @@ LoopEnd evaluate_todo(const Space& space, const SweepOptions& o, const Evaluator
   summary.evaluate_seconds = time_sums[0];
   summary.schedule_seconds = time_sums[1];
   summary.journal_seconds = time_sums[2];
+  summary.scheduler = scheduler.store_kind();
   return end;
-}  // the scheduler's window is freed here, on every rank
+}  // the scheduler's store is freed here, on every rank
 
 }  // namespace
 

@@ -60,7 +60,7 @@ void ProgressReporter::after_chunk(ChunkScheduler& scheduler) {
 void ProgressReporter::finished(const SweepSummary& s, int ranks, Clock::time_point start) const {
   if (!active_) return;
   const std::uint64_t already = before_[0] + before_[1] + before_[2];
-  char buf[160];
+  char buf[200];
   const double el = seconds_since(start);
   std::snprintf(buf, sizeof buf, "sweep: %llu/%llu points evaluated by %d rank(s) in %.2f s (%.0f points/s)",
                 static_cast<unsigned long long>(already + s.done_this_run),
@@ -69,10 +69,10 @@ void ProgressReporter::finished(const SweepSummary& s, int ranks, Clock::time_po
   log_.info(buf);
   std::snprintf(
       buf, sizeof buf,
-      "sweep: %llu chunks; rank-seconds: evaluating %.3f, scheduling %.4f (%.2f us/chunk), journal %.3f",
+      "sweep: %llu chunks; rank-seconds: evaluating %.3f, scheduling %.4f (%.2f us/chunk, %s), journal %.3f",
       static_cast<unsigned long long>(s.chunks_this_run), s.evaluate_seconds, s.schedule_seconds,
       s.chunks_this_run ? 1e6 * s.schedule_seconds / static_cast<double>(s.chunks_this_run) : 0.0,
-      s.journal_seconds);
+      spell(s.scheduler).c_str(), s.journal_seconds);
   log_.info(buf);
 }
 

@@ -6,7 +6,7 @@
 namespace toposweep::sweep {
 namespace {
 
-// Slots of the window on rank 0. kStop and kError are adjacent so one fetch per claim reads both;
+// Slots of the store on rank 0. kStop and kError are adjacent so one fetch per claim reads both;
 // the blocks' slots follow kBlocks.
 enum Slot : int { kStop = 0, kError = 1, kDone = 2, kBlocks = 5 };
 
@@ -49,7 +49,7 @@ std::vector<std::int64_t> ChunkScheduler::block_starts(std::int64_t total, int r
   return starts;
 }
 
-ChunkScheduler::ChunkScheduler(MPI_Comm comm, std::int64_t total) {
+ChunkScheduler::ChunkScheduler(MPI_Comm comm, std::int64_t total, SlotStoreKind store) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -57,40 +57,30 @@ ChunkScheduler::ChunkScheduler(MPI_Comm comm, std::int64_t total) {
   const int blocks = static_cast<int>(starts_.size()) - 1, per_rank = blocks / ranks;
   next_owned_ = rank * per_rank;
   owned_end_ = next_owned_ + per_rank;
-  const int slots = kBlocks + blocks;
-  std::int64_t* window = nullptr;
-  MPI_Win_allocate(rank == 0 ? slots * static_cast<MPI_Aint>(sizeof(std::int64_t)) : 0, sizeof(std::int64_t),
-                   MPI_INFO_NULL, comm, &window, &win_);
-  if (rank == 0) {
-    std::fill(window, window + kBlocks, 0);
-    for (int b = 0; b < blocks; ++b) window[kBlocks + b] = pack(0, starts_[b + 1] - starts_[b]);
-  }
-  MPI_Barrier(comm);
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
+  std::vector<std::int64_t> initial(static_cast<std::size_t>(blocks));
+  for (int b = 0; b < blocks; ++b) initial[b] = pack(0, starts_[b + 1] - starts_[b]);
+  slots_ = make_slot_store(comm, kBlocks + blocks, kBlocks, initial, store);
 }
 
-ChunkScheduler::~ChunkScheduler() {
-  MPI_Win_unlock_all(win_);
-  MPI_Win_free(&win_);
+ChunkScheduler::~ChunkScheduler() = default;
+
+SlotStoreKind ChunkScheduler::store_kind() const {
+  return slots_->kind();
 }
 
 std::int64_t ChunkScheduler::read_block(int b, Claim& flags) {
-  std::int64_t slot = 0, stop_or_error[2] = {0, 0};
-  MPI_Fetch_and_op(nullptr, &slot, MPI_INT64_T, 0, kBlocks + b, MPI_NO_OP, win_);
-  MPI_Get_accumulate(nullptr, 0, MPI_INT64_T, stop_or_error, 2, MPI_INT64_T, 0, kStop, 2, MPI_INT64_T,
-                     MPI_NO_OP, win_);
-  MPI_Win_flush(0, win_);
-  flags.stop = stop_or_error[0] != 0;
-  flags.error = stop_or_error[1] != 0;
-  return slot;
+  const int which[3] = {kBlocks + b, kStop, kError};
+  std::int64_t seen[3] = {0, 0, 0};
+  slots_->load(which, seen);
+  flags.stop = seen[1] != 0;
+  flags.error = seen[2] != 0;
+  return seen[0];
 }
 
 int ChunkScheduler::fullest_block(std::int64_t& slot, Claim& flags) {
   const int blocks = static_cast<int>(starts_.size()) - 1;
   std::vector<std::int64_t> all(static_cast<std::size_t>(kBlocks + blocks));
-  MPI_Get_accumulate(nullptr, 0, MPI_INT64_T, all.data(), kBlocks + blocks, MPI_INT64_T, 0, 0,
-                     kBlocks + blocks, MPI_INT64_T, MPI_NO_OP, win_);
-  MPI_Win_flush(0, win_);
+  slots_->load_range(0, kBlocks + blocks, all.data());
   flags.stop = all[kStop] != 0;
   flags.error = all[kError] != 0;
   int best = -1;
@@ -125,9 +115,7 @@ ChunkScheduler::Claim ChunkScheduler::claim(std::int64_t count) {
     while (front_of(slot) < back_of(slot)) {
       const std::int64_t front = front_of(slot), back = back_of(slot), n = std::min(count, back - front);
       const std::int64_t want = from_back_ ? pack(front, back - n) : pack(front + n, back);
-      std::int64_t seen = 0;
-      MPI_Compare_and_swap(&want, &slot, &seen, MPI_INT64_T, 0, kBlocks + block_, win_);
-      MPI_Win_flush(0, win_);
+      const std::int64_t seen = slots_->compare_and_swap(kBlocks + block_, slot, want);
       if (seen == slot) {
         const std::int64_t base = starts_[static_cast<std::size_t>(block_)];
         c.first = base + (from_back_ ? back - n : front);
@@ -143,36 +131,28 @@ ChunkScheduler::Claim ChunkScheduler::claim(std::int64_t count) {
 
 void ChunkScheduler::add_done(const ChunkCounts& counts) {
   const Timed timed(seconds_);
-  MPI_Accumulate(counts.data(), 3, MPI_INT64_T, 0, kDone, 3, MPI_INT64_T, MPI_SUM, win_);
-  MPI_Win_flush(0, win_);
+  slots_->add(kDone, counts.data(), 3);
 }
 
 ChunkCounts ChunkScheduler::done() {
   ChunkCounts c = {0, 0, 0};
-  MPI_Get_accumulate(nullptr, 0, MPI_INT64_T, c.data(), 3, MPI_INT64_T, 0, kDone, 3, MPI_INT64_T, MPI_NO_OP,
-                     win_);
-  MPI_Win_flush(0, win_);
+  slots_->load_range(kDone, 3, c.data());
   return c;
 }
 
 void ChunkScheduler::request_stop() {
-  const std::int64_t one = 1;
-  MPI_Accumulate(&one, 1, MPI_INT64_T, 0, kStop, 1, MPI_INT64_T, MPI_REPLACE, win_);
-  MPI_Win_flush(0, win_);
+  slots_->store(kStop, 1);
 }
 
 void ChunkScheduler::publish_failure(int rank) {
   // The first failure wins the slot, so the message names the cause, not a later consequence.
-  const std::int64_t mine = rank + 1, none = 0;
-  std::int64_t previous = 0;
-  MPI_Compare_and_swap(&mine, &none, &previous, MPI_INT64_T, 0, kError, win_);
-  MPI_Win_flush(0, win_);
+  slots_->compare_and_swap(kError, 0, rank + 1);
 }
 
 int ChunkScheduler::first_failed_rank() {
   std::int64_t first_failed = 0;
-  MPI_Fetch_and_op(nullptr, &first_failed, MPI_INT64_T, 0, kError, MPI_NO_OP, win_);
-  MPI_Win_flush(0, win_);
+  const int which[1] = {kError};
+  slots_->load(which, &first_failed);
   return static_cast<int>(first_failed) - 1;
 }
 

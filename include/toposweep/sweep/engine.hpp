@@ -4,7 +4,7 @@
 // every point is done. The engine never knows how a point is evaluated: it calls an injected
 // Evaluator (the CLI wraps point/evaluate.hpp; tests pass synthetic ones). run_sweep strings
 // together its parts: the plan (todo.hpp: what the journal says is left), the scheduler
-// (scheduler.hpp: the one-sided counter window), the chunk runner (chunk_runner.hpp: evaluate and
+// (scheduler.hpp: the shared counters), the chunk runner (chunk_runner.hpp: evaluate and
 // journal a chunk), the progress reporter (progress.hpp) and the output step (output.hpp).
 // Only the C API is used; skip the deprecated C++ bindings (they do not compile warning-free).
 #ifndef OMPI_SKIP_MPICXX
@@ -25,6 +25,7 @@
 #include "toposweep/sweep/frontier_groups.hpp"
 #include "toposweep/sweep/journal.hpp"
 #include "toposweep/sweep/results_file.hpp"
+#include "toposweep/sweep/slot_store.hpp"
 #include "toposweep/sweep/space.hpp"
 #include "toposweep/util/log.hpp"
 
@@ -46,6 +47,8 @@ struct SweepOptions {
   std::uint64_t max_chunk_points = 4096;
   double progress_interval_s = 2;
   int compression = 1;
+  // Where the scheduler keeps its counters (sweep.scheduler; slot_store.hpp).
+  SlotStoreKind scheduler = SlotStoreKind::Auto;
   std::string config_text;  // the effective configuration, stored in the file
 };
 
@@ -54,9 +57,10 @@ struct SweepSummary {
   std::uint64_t evaluated = 0, infeasible = 0, failed = 0;
   std::uint64_t done_this_run = 0;  // points evaluated by this invocation (all ranks)
   std::uint64_t chunks_this_run = 0;
-  // Wall time summed over ranks, this run: evaluating points, scheduling (one-sided counter
+  // Wall time summed over ranks, this run: evaluating points, scheduling (shared counter
   // and progress accumulates), journal commits (write + fdatasync).
   double evaluate_seconds = 0, schedule_seconds = 0, journal_seconds = 0;
+  SlotStoreKind scheduler = SlotStoreKind::Auto;  // the store the scheduler used (Auto: none ran)
   double seconds = 0;
   std::vector<PointRecord> frontier_rows;  // rank 0 only
 };

@@ -24,7 +24,7 @@ class ProgressReporter {
                    std::uint64_t todo, const std::uint64_t before[3]);
 
   // After a chunk: a progress line when the interval has passed since the last one. Reads the
-  // totals from the scheduler (one-sided: no other rank takes part).
+  // totals from the scheduler (no other rank takes part).
   void after_chunk(ChunkScheduler& scheduler);
   // At the end of a run: points, ranks, wall time since `start` and rate; chunks and the
   // rank-seconds of evaluation, scheduling and journal from `summary`.

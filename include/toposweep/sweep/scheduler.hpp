@@ -1,6 +1,7 @@
 #pragma once
-// The sweep's dynamic load balancing: a one-sided MPI window on rank 0 that every rank reads and
-// updates without rank 0's help. It hands out chunks of the to-do list, counts the points done
+// The sweep's dynamic load balancing: counters on rank 0 (a SlotStore: shared memory with the
+// processor's atomics when every rank is on one node, else a one-sided MPI window) that every rank
+// reads and updates without rank 0's help. It hands out chunks of the to-do list, counts the points done
 // (for rank 0's progress lines) and carries two flags every rank reads with each claim: stop (a
 // rank saw SIGTERM/SIGINT) and error (1 + the rank that failed first), so that the others leave at
 // their next chunk.
@@ -23,7 +24,10 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "toposweep/sweep/slot_store.hpp"
 
 namespace toposweep::sweep {
 
@@ -32,10 +36,10 @@ using ChunkCounts = std::array<std::int64_t, 3>;
 
 class ChunkScheduler {
  public:
-  // Collective over `comm`: cuts positions [0, total) into blocks, allocates the window (on rank
-  // 0), fills it and opens a shared passive-target epoch on every rank.
-  ChunkScheduler(MPI_Comm comm, std::int64_t total);
-  // Collective: closes the epoch and frees the window. Every rank of `comm` must get here, so the
+  // Collective over `comm`: cuts positions [0, total) into blocks and makes the slot store (on
+  // rank 0) of the given kind, filled.
+  ChunkScheduler(MPI_Comm comm, std::int64_t total, SlotStoreKind store = SlotStoreKind::Auto);
+  // Collective: frees the store. Every rank of `comm` must get here, so the
   // scheduler's scope must end where every rank is, whatever happened on each (run_sweep catches
   // every exception of its loop before leaving that scope).
   ~ChunkScheduler();
@@ -63,6 +67,9 @@ class ChunkScheduler {
   // The rank that published the first failure, or -1.
   int first_failed_rank();
 
+  // The store the slots are in (shared memory or one-sided).
+  SlotStoreKind store_kind() const;
+
   // Wall time this rank spent in claim() and add_done(): the cost of scheduling.
   double seconds() const { return seconds_; }
 
@@ -76,7 +83,7 @@ class ChunkScheduler {
   // The block with the most positions left and its slot, or -1; reads the flags into `flags` too.
   int fullest_block(std::int64_t& slot, Claim& flags);
 
-  MPI_Win win_;
+  std::unique_ptr<SlotStore> slots_;
   std::vector<std::int64_t> starts_;
   int next_owned_ = 0, owned_end_ = 0;  // this rank's blocks not yet started
   int block_ = -1;                      // the block being worked on, or -1

@@ -10,12 +10,20 @@
 #include "toposweep/sweep/progress.hpp"
 #include "toposweep/sweep/scheduler.hpp"
 #include "toposweep/sweep/todo.hpp"
+#include "toposweep/util/error.hpp"
 
 namespace toposweep::sweep {
 namespace {
 
-TEST(ChunkScheduler, HandsOutConsecutiveChunksCountsAndKeepsTheFirstFailure) {
-  ChunkScheduler s(MPI_COMM_SELF, 11);
+// Both slot stores keep the same counters (slot_store.hpp): every claim test runs on each.
+class ChunkSchedulerOn : public ::testing::TestWithParam<SlotStoreKind> {};
+INSTANTIATE_TEST_SUITE_P(Stores, ChunkSchedulerOn,
+                         ::testing::Values(SlotStoreKind::SharedMemory, SlotStoreKind::OneSided),
+                         [](const auto& info) { return spell(info.param); });
+
+TEST_P(ChunkSchedulerOn, HandsOutConsecutiveChunksCountsAndKeepsTheFirstFailure) {
+  ChunkScheduler s(MPI_COMM_SELF, 11, GetParam());
+  EXPECT_EQ(s.store_kind(), GetParam());
   auto c = s.claim(5);
   EXPECT_EQ(c.first, 0);
   EXPECT_EQ(c.last, 5);
@@ -41,15 +49,23 @@ TEST(ChunkScheduler, HandsOutConsecutiveChunksCountsAndKeepsTheFirstFailure) {
   EXPECT_GT(s.seconds(), 0.0);
 }
 
-TEST(ChunkScheduler, ClaimsAreCutAtTheEndAndThenEmpty) {
-  ChunkScheduler s(MPI_COMM_SELF, 7);
+TEST_P(ChunkSchedulerOn, ClaimsAreCutAtTheEndAndThenEmpty) {
+  ChunkScheduler s(MPI_COMM_SELF, 7, GetParam());
   EXPECT_EQ(s.claim(4).last, 4);
   const auto c = s.claim(10);  // only 3 left
   EXPECT_EQ(c.first, 4);
   EXPECT_EQ(c.last, 7);
   EXPECT_EQ(c.left, 0);
   EXPECT_TRUE(s.claim(1).empty());
-  EXPECT_TRUE(ChunkScheduler(MPI_COMM_SELF, 0).claim(1).empty());
+  EXPECT_TRUE(ChunkScheduler(MPI_COMM_SELF, 0, GetParam()).claim(1).empty());
+}
+
+TEST(ChunkScheduler, AutoTakesSharedMemoryOnOneNodeAndTheNamesRoundTrip) {
+  EXPECT_TRUE(all_on_one_node(MPI_COMM_SELF));
+  EXPECT_EQ(ChunkScheduler(MPI_COMM_SELF, 3).store_kind(), SlotStoreKind::SharedMemory);
+  for (const auto kind : {SlotStoreKind::Auto, SlotStoreKind::SharedMemory, SlotStoreKind::OneSided})
+    EXPECT_EQ(parse_slot_store_kind(spell(kind)), kind);
+  EXPECT_THROW(parse_slot_store_kind("rma"), BadInput);
 }
 
 TEST(ChunkScheduler, BlocksAreEvenAMultipleOfTheRanksAndFitIn32Bits) {
