@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -21,13 +22,17 @@
 namespace toposweep::sweep {
 namespace {
 
+// The store under test: --store=shared_memory (default) or --store=one_sided.
+SlotStoreKind g_store = SlotStoreKind::SharedMemory;
+
 using Chunk = std::pair<std::int64_t, std::int64_t>;  // [first, last)
 
 // Every rank claims until nothing is left; rank 0 gets each rank's chunks in claim order.
 std::vector<std::vector<Chunk>> claim_everything(std::int64_t total, int rank, int ranks) {
   std::vector<std::int64_t> mine;  // first, last, first, last, ...
   {
-    ChunkScheduler s(MPI_COMM_WORLD, total);
+    ChunkScheduler s(MPI_COMM_WORLD, total, g_store);
+    EXPECT_EQ(s.store_kind(), g_store);
     std::mt19937 rng(static_cast<unsigned>(rank) * 7919u + 1u);
     while (true) {
       const auto c = s.claim(1 + static_cast<std::int64_t>(rng() % 7));
@@ -96,6 +101,9 @@ TEST(ChunkSchedulerOnRanks, EveryPositionOnceOwnersForwardHelpersBackward) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind("--store=", 0) == 0)
+      toposweep::sweep::g_store = toposweep::sweep::parse_slot_store_kind(std::string(argv[i]).substr(8));
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0)

@@ -33,8 +33,21 @@ start_slow() {  # start_slow RANKS OUT [extra args]
     --set sweep.synthetic_cost=8ms "$@" > /dev/null 2> slow.err &
   SLOW_PID=$!
 }
-# The rank processes of the mpirun started last (children of mpirun).
-rank_pids() { pgrep -P "$SLOW_PID" 2> /dev/null | tr '\n' ' '; }
+# The rank processes of a launcher: its descendants named toposweep (Open MPI's mpirun starts the
+# ranks as its children, MPICH's mpiexec through hydra_pmi_proxy).
+descendants() {
+  local c
+  for c in $(pgrep -P "$1" 2> /dev/null); do
+    echo "$c"
+    descendants "$c"
+  done
+}
+ranks_of() {
+  local p
+  for p in $(descendants "$1"); do [ "$(ps -o comm= -p "$p" 2> /dev/null)" = toposweep ] && echo "$p"; done
+}
+# The rank processes of the launcher started last by start_slow.
+rank_pids() { ranks_of "$SLOW_PID" | tr '\n' ' '; }
 # kill9_rounds SEED [extra sweep args]: three runs of k.h5 on 2 ranks (the first fresh, then
 # --resume), each killed with -9 (ranks and mpirun at once: a lost node, an OOM kill) at a random
 # moment within ~0.6 s of its journal appearing; checks that no output appeared and the journal
@@ -309,8 +322,7 @@ PY
       sleep 0.1
     done
     sleep 0.3
-    mpirun_pid=$(pgrep -P "$TIMEOUT_PID")
-    victim=$(pgrep -P "$mpirun_pid" | tail -n 1)
+    victim=$(ranks_of "$TIMEOUT_PID" | tail -n 1)
     [ -n "$victim" ] || fail "no rank processes"
     t0=$(date +%s%N)
     kill -9 "$victim"
@@ -325,6 +337,17 @@ PY
     timeout -k 5 60 "$MPIRUN" -n 2 "$TOPOSWEEP" sweep --config "$SPACE" --log-level warn --out d.h5 --resume \
       > /dev/null || fail "--resume exited $?"
     cmp -s <(dump clean.h5) <(dump d.h5) || fail "resumed /points differ from a clean run"
+    ;;
+  one_sided)
+    # The one-sided store (sweep.scheduler = one_sided) hands out the same points: same bytes as
+    # the shared-memory store the default picks on one node, on 2 and 4 ranks.
+    sweep 2 --out shm.h5 --json > shm.json || fail "shared-memory run"
+    grep -q '"scheduler": *"shared_memory"' shm.json || fail "auto did not pick shared memory: $(cat shm.json)"
+    for n in 2 4; do
+      sweep $n --out os$n.h5 --set sweep.scheduler=one_sided --json > os.json || fail "one-sided run on $n ranks"
+      grep -q '"scheduler": *"one_sided"' os.json || fail "not one-sided: $(cat os.json)"
+      cmp -s <(dump shm.h5) <(dump os$n.h5) || fail "one-sided /points differ from shared memory ($n ranks)"
+    done
     ;;
   *) fail "unknown mode $MODE" ;;
 esac

@@ -100,8 +100,6 @@ say "Slurm is up ($SLURM_CONF)"
 
 # The jobs read their parameters from the environment sbatch exports.
 export TOPOSWEEP=$bin TOPOSWEEP_SRC=$src PYTHON=$python
-# Containers without ptrace cannot use Open MPI's single-copy shared memory.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 job_field() {  # job_field ID FIELD: FIELD of the job's first record
   scontrol show job -o "$1" 2> /dev/null | head -n 1 | sed -n "s/.* $2=\([^ ]*\).*/\1/p"
