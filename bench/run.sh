@@ -11,12 +11,15 @@ for b in build/bench/bench_*; do
   echo "== $(basename "$b")"
   "$b" --benchmark_counters_tabular=true
 done
-# The sweep itself on the 1,024-GPU performance space (inputs/sweeps/perf-1024.ini) with 1 and 2
-# ranks, and what the machine's two cores allow (bench/sweep_scaling.sh: the closing lines'
-# points/s, medians of 5 rounds).
+# The sweep itself on the 1,024-GPU performance space (inputs/sweeps/perf-1024.ini, 18 networks)
+# and its cold-network widening (perf-1024-wide.ini, 162 networks) with 1 and 2 ranks, and what the
+# machine's two cores allow (bench/sweep_scaling.sh: the closing lines' points/s, medians of 5
+# rounds).
 case "perf_sweep" in *"$filter"*)
   echo "== perf_sweep (inputs/sweeps/perf-1024.ini)"
   bash bench/sweep_scaling.sh 5
+  echo "== perf_sweep_wide (inputs/sweeps/perf-1024-wide.ini)"
+  bash bench/sweep_scaling.sh 5 inputs/sweeps/perf-1024-wide.ini
   ;;
 esac
 # The exact strategy search (issue 19's cases; about a minute).

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The perf-1024 sweep's 2-rank speed-up, and what the machine allows for it.
+# A sweep's 2-rank speed-up, and what the machine allows for it.
 #
-# Usage: bash bench/sweep_scaling.sh [ROUNDS] (default 5; build/toposweep must exist).
+# Usage: bash bench/sweep_scaling.sh [ROUNDS [SPACE]] (default 5 rounds of
+# inputs/sweeps/perf-1024.ini; build/toposweep must exist). bench/run.sh runs it on perf-1024.ini
+# and on the cold-network space perf-1024-wide.ini.
 # Each round runs, one after another: the sweep on 1 rank (mpirun -n 1), on 2 ranks, and two
 # 1-rank sweeps at once, one pinned to each of cores 0 and 1 (two processes that share nothing).
 # Those two together are the most two ranks could do on this machine: where vCPUs differ in speed
@@ -13,10 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 bin=build/toposweep
-space=inputs/sweeps/perf-1024.ini
-# As root, and without ptrace between ranks (../shared/PLATFORM-NOTES.md), as scripts/test.sh.
+space=${2:-inputs/sweeps/perf-1024.ini}
+# As root (../shared/PLATFORM-NOTES.md), as scripts/test.sh.
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
-export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rate() { grep -oE '\(([0-9]+) points/s' | tr -dc 0-9; }
@@ -37,7 +38,7 @@ for one, two, c0, c1 in rows:
 med = lambda i: statistics.median(r[i] for r in rows)
 one, two = med(0), med(1)
 both = statistics.median(r[2] + r[3] for r in rows)
-print(f"medians of {len(rows)}: 1 rank {one:.0f} points/s; 2 ranks {two:.0f} ({two / one:.2f}x 1 rank); "
+print(f"{sys.argv[1]}: medians of {len(rows)}: 1 rank {one:.0f} points/s; 2 ranks {two:.0f} ({two / one:.2f}x 1 rank); "
       f"the two cores busy with independent sweeps {both:.0f} ({both / one:.2f}x 1 rank): "
       f"2 ranks reach {two / both:.0%} of what the machine allows")
-'
+' "$(basename "$space")"

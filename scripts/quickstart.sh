@@ -9,7 +9,6 @@ bash scripts/install-deps.sh
 BUILD_TARGETS=toposweep bash scripts/build.sh
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export MPLBACKEND=Agg
 
 out_dir=${OUT_DIR:-results}

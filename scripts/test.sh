@@ -2,7 +2,9 @@
 # The README's test command (and what CI runs): install dependencies, build with warnings as
 # errors, run every test (unit, CLI, MPI, Slurm, analysis), then build the unit tests once more
 # with AddressSanitizer + UndefinedBehaviorSanitizer and run them.
-# TOPOSWEEP_SKIP_SANITIZERS=1 skips the second build (for quick local runs).
+# Then the MPI tests once more against MPICH (scripts/test-mpich.sh).
+# TOPOSWEEP_SKIP_SANITIZERS=1 skips the sanitizer build, TOPOSWEEP_SKIP_MPICH=1 the MPICH one
+# (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -10,7 +12,6 @@ start=$(date +%s)
 bash scripts/install-deps.sh
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export MPLBACKEND=Agg
 
 echo "== build (Release, -Werror)"
@@ -18,6 +19,11 @@ BUILD_DIR=build bash scripts/build.sh -DTOPOSWEEP_WERROR=ON -DTOPOSWEEP_SANITIZE
 echo "== tests"
 status=0
 (cd build && ctest --output-on-failure --timeout 900) || status=$?
+
+if [ "${TOPOSWEEP_SKIP_MPICH:-0}" != 1 ]; then
+  echo "== the MPI tests against MPICH (scripts/test-mpich.sh)"
+  bash scripts/test-mpich.sh || status=$?
+fi
 
 if [ "${TOPOSWEEP_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
