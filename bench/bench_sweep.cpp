@@ -172,15 +172,19 @@ BENCHMARK(BM_FetchAndOp)->Iterations(20000);
 
 // What run_sweep pays per chunk for scheduling: ChunkScheduler::claim (a read of its block's slot
 // and of the stop and error slots, then one compare-and-swap) and add_done (progress counts).
+// A claim and a done count, one rank, with each slot store (0: shared memory, 1: one-sided).
 void BM_ClaimChunk(benchmark::State& state) {
-  sweep::ChunkScheduler scheduler(MPI_COMM_WORLD, std::int64_t{1} << 40);
+  const auto store =
+      state.range(0) == 0 ? sweep::SlotStoreKind::SharedMemory : sweep::SlotStoreKind::OneSided;
+  sweep::ChunkScheduler scheduler(MPI_COMM_WORLD, std::int64_t{1} << 40, store);
   for (auto _ : state) {
     benchmark::DoNotOptimize(scheduler.claim(1));
     scheduler.add_done({1, 0, 0});
   }
   state.SetItemsProcessed(state.iterations());
+  state.SetLabel(sweep::spell(store));
 }
-BENCHMARK(BM_ClaimChunk)->Iterations(20000);
+BENCHMARK(BM_ClaimChunk)->Arg(0)->Arg(1)->Iterations(20000);
 
 // One journal commit of a chunk of `range(0)` points: encode + write + fdatasync.
 void BM_JournalCommit(benchmark::State& state) {

@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -91,6 +92,8 @@ std::string mpi_library() {
   MPI_Get_library_version(text, &length);
   std::string s(text, static_cast<std::size_t>(std::max(length, 0)));
   s = s.substr(0, s.find_first_of("\n\r"));
+  std::replace(s.begin(), s.end(), '\t', ' ');  // MPICH: "MPICH Version:<tab>4.0.2"
+  s.erase(std::unique(s.begin(), s.end(), [](char a, char b) { return a == ' ' && b == ' '; }), s.end());
   while (!s.empty() && (s.back() == ' ' || s.back() == ',' || s.back() == '\0')) s.pop_back();
   return s;
 }
