@@ -1,9 +1,5 @@
 // `toposweep sweep`: explore a design space; run under mpirun or srun; writes HDF5.
 // MPI is initialised here and only here: other commands never touch it.
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +14,7 @@
 #include "toposweep/sweep/columns.hpp"
 #include "toposweep/sweep/engine.hpp"
 #include "toposweep/sweep/frontier_groups.hpp"
+#include "toposweep/sweep/mpi.hpp"
 #include "toposweep/sweep/report.hpp"
 #include "toposweep/sweep/results_file.hpp"
 #include "toposweep/sweep/space_check.hpp"

@@ -6,15 +6,6 @@
 // together its parts: the plan (todo.hpp: what the journal says is left), the scheduler
 // (scheduler.hpp: the shared counters), the chunk runner (chunk_runner.hpp: evaluate and
 // journal a chunk), the progress reporter (progress.hpp) and the output step (output.hpp).
-// Only the C API is used; skip the deprecated C++ bindings (they do not compile warning-free).
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -24,6 +15,7 @@
 #include "toposweep/point/point_result.hpp"
 #include "toposweep/sweep/frontier_groups.hpp"
 #include "toposweep/sweep/journal.hpp"
+#include "toposweep/sweep/mpi.hpp"
 #include "toposweep/sweep/results_file.hpp"
 #include "toposweep/sweep/slot_store.hpp"
 #include "toposweep/sweep/space.hpp"

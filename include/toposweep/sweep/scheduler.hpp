@@ -14,19 +14,12 @@
 // instead of alternating chunks (perf-1024.ini on 2 ranks: the evaluation's rank-seconds were
 // ~1.35x one rank's when both ranks took turns along one list). Each block's remaining
 // [front, back) is one 64-bit slot (two 32-bit offsets into the block), taken by compare-and-swap.
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "toposweep/sweep/mpi.hpp"
 #include "toposweep/sweep/slot_store.hpp"
 
 namespace toposweep::sweep {

@@ -16,18 +16,12 @@
 //
 // `sweep.scheduler = auto` (the default) takes SharedMemory when every rank shares one node, and
 // OneSided otherwise.
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+
+#include "toposweep/sweep/mpi.hpp"
 
 namespace toposweep::sweep {
 
