@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -95,12 +96,12 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
 }
 
 TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {
-  // One stage, tp = 4 inside a server, no overlap, FLOP-timed compute: the bound is the compute
-  // bound plus microbatches x the pass's exposed collectives, each timed by the intra-node
-  // formula (an independent sum over the layers' collective counts).
+  // One stage, tp = 4 inside a server, no data parallelism, no overlap, FLOP-timed compute: the
+  // bound is the compute bound plus microbatches x the pass's exposed collectives, each timed by
+  // the intra-node formula (an independent sum over the layers' collective counts).
   Space c = small_space("switch", "2", "4", "25Gbps", false, 16);
   Strategy s;
-  s.dp = 2, s.tp = 4, s.pp = 1, s.microbatches = 4;
+  s.dp = 1, s.tp = 4, s.pp = 1, s.microbatches = 4;
   StrategyScorer scorer(c.workload, c.net, c.options);
   StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder, scorer.placement_for(8));
   LayerCostKey key = layer_cost_key(c.workload, s);
@@ -120,6 +121,17 @@ TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {
   const double compute = compute_lower_bound(c.workload, s, nullptr) / (1 - 1e-12);
   EXPECT_NEAR(bound(s), (compute + 4 * comm) * (1 - 1e-10), 1e-9 * compute);
   EXPECT_LE(bound(s), simulated(c, s));
+  // dp = 2 across the two servers: each server's 4 TP ranks each need the other server's
+  // gradient sum (ZeRO-0 AllReduce), all of it through the server's incoming links.
+  s.dp = 2;
+  double params = 0;
+  for (const Layer& l : c.workload.model.layers) params += l.params_sharded / 4 + l.params_replicated;
+  double ingress = 0;
+  for (const Arc& a : c.net.arcs()) ingress += a.dst == 0 ? a.bandwidth_Bps : 0;
+  const double reduction = 4 * params * c.workload.grad_bytes_per_element / ingress;
+  EXPECT_GE(bound(s), reduction * (1 - 1e-9));
+  EXPECT_LE(bound(s), simulated(c, s));
+  s.dp = 1;
   // Compute: the compute bound alone.
   StrategyBound compute_only(c.workload, c.net, c.options, PlacementKind::RankOrder, scorer.placement_for(8),
                              BoundKind::Compute);
