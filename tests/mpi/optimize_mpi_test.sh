@@ -14,10 +14,10 @@ args=(optimize --config "$TEST_DIR/optimize_small.ini" --target strategy --json 
 "$TOPOSWEEP" "${args[@]}" > alone.json 2> alone.err || fail "without mpirun: exit $? ($(cat alone.err))"
 [ -s alone.json ] || fail "without mpirun: no output"
 [ ! -s alone.err ] || fail "without mpirun: stderr: $(cat alone.err)"
-"$PYTHON" - alone.json <<'PY' || fail "the answer is not a 5-strategy top list"
+"$PYTHON" - alone.json <<'PY' || fail "the answer is not a 100-strategy top list"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["search"] == "exhaustive" and len(j["top"]) == 5, j
+assert j["search"] == "exhaustive" and len(j["top"]) == 100, j
 assert j["simulations"] > 0 and j["pruned"] > 0, j
 PY
 for n in 1 2 3; do
