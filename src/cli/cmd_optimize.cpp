@@ -89,7 +89,7 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
     os << "search: " << r.search_method
        << (r.search_requested == "auto" ? " (chosen by optimize.search = auto)" : "") << ", " << r.candidates
        << " candidates, " << r.infeasible << " do not fit in memory, " << r.simulations << " simulated, "
-       << r.pruned << " pruned by the compute bound\n";
+       << r.pruned << " pruned by the lower bound\n";
     if (r.top.size() > 1) {
       os << "top " << r.top.size() << ":\n";
       for (std::size_t i = 0; i < r.top.size(); ++i) {

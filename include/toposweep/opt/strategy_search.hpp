@@ -80,7 +80,7 @@ struct StrategySearchResult {
   std::uint64_t candidates = 0;     // canonical strategies of the space
   std::uint64_t evaluated = 0;      // strategies simulated
   std::uint64_t infeasible = 0;     // pruned for memory
-  std::uint64_t pruned = 0;         // feasible, not simulated: their compute bound was no better
+  std::uint64_t pruned = 0;         // feasible, not simulated: their lower bound was no better
   // Exhaustive: new simulations (not memoised before the search) the serial search runs; split
   // over ranks, the ranks together may run a few more (simulated_by_team), which stay unreported
   // so the result is the same on any number of ranks.
