@@ -244,13 +244,23 @@ StrategySearchResult exhaustive_strategy_search(StrategyScorer& scorer, const Wo
   StrategyBound lower(w, scorer.network(), scorer.options(), scorer.placement_kind(),
                       scorer.placement_for(scorer.gpus()), bound_kind);
   std::vector<double> bound(feasible.size());
-  for (std::size_t i = 0; i < feasible.size(); ++i) bound[i] = lower(feasible[i]);
+  const bool split = team && team->size() > 1;
+  if (split) {
+    // Each rank bounds every size()-th candidate and all gather them: the same function of the
+    // same inputs, so the same bits as one process computing them all.
+    std::vector<SearchOutcome> mine;
+    for (std::size_t i = team->rank(); i < feasible.size(); i += team->size())
+      mine.push_back({i, lower(feasible[i]), 0});
+    for (const SearchOutcome& o : team->all_gather(mine)) bound[o.position] = o.time_s;
+  } else {
+    for (std::size_t i = 0; i < feasible.size(); ++i) bound[i] = lower(feasible[i]);
+  }
   std::vector<std::uint32_t> order(feasible.size());
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return bound[a] < bound[b]; });
   Walk walk;
-  if (team && team->size() > 1) {
+  if (split) {
     const Rounds rounds = search_rounds(scorer, feasible, order, bound, top, *team, progress);
     walk = serial_walk(order, bound, top, [&](std::size_t pos) -> std::optional<double> {
       if (!rounds.taken[pos])
