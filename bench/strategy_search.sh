@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# The exact strategy search on issue 19's two cases, one process each (one core): GPT-3 175B on
-# 64 A100 (batch 3072, Calculon's example) and on 1,024 A100 (batch 1536). Prints wall time,
+# The exact strategy search on issue 19's two cases, one process each (one core) unless RANKS > 1:
+# GPT-3 175B on 64 A100 (batch 3072, Calculon's example) and on 1,024 A100 (batch 1536). Prints wall time,
 # peak memory, the best strategy and time, and the search's counts.
 # Usage: bash bench/strategy_search.sh [BINARY]   (default build/toposweep)
+# RANKS=N splits each search over N MPI ranks (mpirun -n N; the same answer and counts); the peak
+# memory is then the largest process's. MPIRUN names the launcher (default mpirun).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/toposweep}
+launch=()
+if [ "${RANKS:-1}" -gt 1 ]; then launch=("${MPIRUN:-mpirun}" -n "$RANKS"); fi
 for case in gpt3-175b-64gpu gpt3-175b-1024gpu; do
   out=$(mktemp)
-  /usr/bin/time -f "%e %M" -o "$out.time" "$bin" optimize --config "inputs/optimize/$case.ini" --target strategy \
+  /usr/bin/time -f "%e %M" -o "$out.time" "${launch[@]}" "$bin" optimize --config "inputs/optimize/$case.ini" --target strategy \
     --set optimize.search=exhaustive --log-level warn --json > "$out"
   read -r wall rss < "$out.time"
   /usr/bin/python3 - "$out" "$case" "$wall" "$rss" <<'PY'

@@ -2,10 +2,12 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "toposweep/cli/command.hpp"
+#include "toposweep/cli/mpi_search_team.hpp"
 #include "toposweep/opt/design_point.hpp"
 #include "toposweep/point/evaluate.hpp"
 #include "toposweep/util/error.hpp"
@@ -87,7 +89,7 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
     os << "search: " << r.search_method
        << (r.search_requested == "auto" ? " (chosen by optimize.search = auto)" : "") << ", " << r.candidates
        << " candidates, " << r.infeasible << " do not fit in memory, " << r.simulations << " simulated, "
-       << r.pruned << " pruned by the compute bound\n";
+       << r.pruned << " pruned by the lower bound\n";
     if (r.top.size() > 1) {
       os << "top " << r.top.size() << ":\n";
       for (std::size_t i = 0; i < r.top.size(); ++i) {
@@ -128,9 +130,20 @@ int run(CommandContext& ctx) {
   }
   DesignPoint point = design_point_from_config(ctx.config, target);
   point.single_collective = single;
+  // Under mpirun with several ranks the exhaustive strategy search is split over them; every
+  // rank computes the same result (other targets: every rank runs alone) and rank 0 prints it.
+  const std::unique_ptr<opt::SearchTeam> team = mpi_search_team_if_launched();
+  struct TeamScope {
+    explicit TeamScope(opt::SearchTeam* t) { opt::set_strategy_search_team(t); }
+    ~TeamScope() { opt::set_strategy_search_team(nullptr); }
+  } scope(team.get());
   PointCache cache;
   const opt::OptimizeResult result =
       *key_origins(ctx.config).run([&] { return evaluate(point, cache, Detail::Full); }).optimized;
+  if (team && team->rank() != 0) {
+    ctx.log = Logger(LogLevel::Quiet);  // no warnings either: rank 0 gives them
+    return kExitOk;
+  }
   if (ctx.json) {
     *ctx.out << opt::optimize_result_to_json(result).dump() << "\n";
   } else {

@@ -1,5 +1,6 @@
 // `toposweep sweep`: explore a design space; run under mpirun or srun; writes HDF5.
-// MPI is initialised here and only here: other commands never touch it.
+// MPI is initialised here, and by `optimize` only when launched on several ranks
+// (cli/mpi_search_team.hpp); the other commands never touch it.
 #include <unistd.h>
 
 #include <algorithm>

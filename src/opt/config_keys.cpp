@@ -43,6 +43,10 @@ std::vector<KeySpec> config_keys() {
        checks::one_of({"auto", "mcmc", "exhaustive"})},
       {"optimize.top", "1", "strategy search: report the k best strategies (exhaustive)",
        checks::integer(1, 1 << 20)},
+      {"optimize.bound", "communication",
+       "exhaustive strategy search: the lower bound it prunes with: communication (compute plus the TP "
+       "collectives and pipeline sends a strategy cannot avoid) or compute (compute alone; more simulations)",
+       checks::one_of({"communication", "compute"})},
       {"optimize.mcmc_budget", "200", "MCMC proposals per strategy search (>= 1)",
        checks::integer(0, 1 << 30)},
       {"optimize.mcmc_seed", "1", "MCMC seed (round r of the alternating loop uses seed + r)",

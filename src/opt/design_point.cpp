@@ -195,6 +195,11 @@ SearchProgress& search_progress() {
   return hook;
 }
 
+SearchTeam*& search_team() {
+  static SearchTeam* team = nullptr;
+  return team;
+}
+
 OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   OptimizeResult out;
   out.target = OptimizeTarget::Strategy;
@@ -242,8 +247,11 @@ OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   const SearchMethod method =
       resolve_search_method(p.settings.search, f.workload, f.network.gpu_count(), space);
   StrategySearchResult r;
-  if (method == SearchMethod::Exhaustive || !t0) {
-    r = exhaustive_strategy_search(scorer, f.workload, space, p.settings.top, search_progress());
+  const std::uint64_t simulated_before = scorer.simulations();
+  const bool exhaustive = method == SearchMethod::Exhaustive || !t0;
+  if (exhaustive) {
+    r = exhaustive_strategy_search(scorer, f.workload, space, p.settings.top, search_progress(),
+                                   search_team(), p.settings.bound);
   } else {
     r = mcmc_strategy_search(scorer, f.workload, start, p.settings.mcmc, space);
   }
@@ -270,7 +278,8 @@ OptimizeResult optimize_strategy(const OptimizeProblem& p) {
     }
   }
   out.cost_usd = network_cost_usd(f.network, p.costs);
-  out.simulations = scorer.simulations();
+  // Split over ranks, the serial search's count: the same on any number of ranks.
+  out.simulations = exhaustive ? simulated_before + r.simulations : scorer.simulations();
   return out;
 }
 
@@ -363,6 +372,10 @@ nlohmann::json links_json(const std::vector<std::pair<std::uint32_t, std::uint32
 
 void set_strategy_search_progress(SearchProgress progress) {
   search_progress() = std::move(progress);
+}
+
+void set_strategy_search_team(SearchTeam* team) {
+  search_team() = team;
 }
 
 OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTarget target,

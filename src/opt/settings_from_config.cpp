@@ -197,6 +197,8 @@ OptimizeSettings optimize_settings_from_config(const Config& config, OptimizeTar
       s.space = strategy_space(config);
       s.search = search_method(config);
       s.top = static_cast<std::uint32_t>(config.get_int("optimize.top", 1, 1 << 20));
+      s.bound =
+          config.get_string("optimize.bound") == "compute" ? BoundKind::Compute : BoundKind::Communication;
       // The MCMC settings are read only when MCMC runs (an exhaustive search ignores them).
       if (s.search == SearchMethod::Mcmc) s.mcmc = mcmc_settings(config);
       break;

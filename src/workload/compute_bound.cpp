@@ -12,8 +12,7 @@ namespace toposweep {
 // The per-pass compute below is the compute task durations plan_iteration gives the layers
 // (iteration.cpp, make_3d_programs and flush): per-operator costs where the layer has them,
 // else its FLOPs at the device's sustained rate, the recomputed forward counted in the backward.
-double compute_lower_bound(const Workload& w, const Strategy& s, LayerCostCache* cache) {
-  if (s.per_layer()) return 0;
+ChunkTimes chunk_compute_times(const Workload& w, const Strategy& s, LayerCostCache* cache) {
   const Model& m = w.model;
   const std::uint32_t v = s.schedule == PipelineSchedule::Interleaved ? s.virtual_stages : 1;
   const std::uint32_t chunks = s.pp * v;
@@ -38,30 +37,51 @@ double compute_lower_bound(const Workload& w, const Strategy& s, LayerCostCache*
   }
   const double shard = m.transformer ? s.tp : 1;
   const double mb = microbatch_size(s, w);
-  std::vector<double> F(chunks, 0), B(chunks, 0);
+  ChunkTimes t;
+  t.forward.assign(chunks, 0);
+  t.backward.assign(chunks, 0);
   for (std::uint32_t c = 0; c < chunks; ++c)
     for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
       const Layer& l = m.layers[i];
       const LayerCost* cost = costs ? cost_of_layer(*costs, l) : nullptr;
       const double recomputed = recomputed_forward_flops(w, s, l);
-      F[c] += cost ? cost->forward.compute_s : l.forward_flops * mb / shard / w.flops_per_s;
-      B[c] += cost ? cost->backward.compute_s : (l.backward_flops + recomputed) * mb / shard / w.flops_per_s;
+      t.forward[c] += cost ? cost->forward.compute_s : l.forward_flops * mb / shard / w.flops_per_s;
+      t.backward[c] +=
+          cost ? cost->backward.compute_s : (l.backward_flops + recomputed) * mb / shard / w.flops_per_s;
     }
   if (hetero)
     for (std::uint32_t c = 0; c < chunks; ++c) {
-      F[c] *= shares->slow[c % s.pp];
-      B[c] *= shares->slow[c % s.pp];
+      t.forward[c] *= shares->slow[c % s.pp];
+      t.backward[c] *= shares->slow[c % s.pp];
     }
+  return t;
+}
+
+double pipeline_lower_bound(const Strategy& s, const ChunkTimes& t) {
+  const auto chunks = static_cast<std::uint32_t>(t.forward.size());
+  const auto send = [](const std::vector<double>& v, std::uint32_t c) { return v.empty() ? 0.0 : v[c]; };
   double bound = 0, before_f = 0, before_b = 0;
   for (std::uint32_t p = 0; p < s.pp; ++p) {
+    // The device's passes back to back (with blocking sends, each pass's send too).
     double busy = 0;
-    for (std::uint32_t c = p; c < chunks; c += s.pp) busy += F[c] + B[c];
-    bound = std::max(bound, before_f + s.microbatches * busy + before_b);
-    before_f += F[p];
-    before_b += B[p];
+    for (std::uint32_t c = p; c < chunks; c += s.pp) {
+      busy += t.forward[c] + t.backward[c];
+      if (t.blocking_sends) busy += send(t.send_forward, c) + send(t.send_backward, c);
+    }
+    // After the last pass (chunk p's backward of the last microbatch): its send to chunk p - 1
+    // unless the pass already waited for it, then the backward through the chunks before p.
+    const double tail = before_b + (p > 0 && !t.blocking_sends ? send(t.send_backward, p) : 0.0);
+    bound = std::max(bound, before_f + s.microbatches * busy + tail);
+    before_f += t.forward[p] + send(t.send_forward, p);
+    before_b += t.backward[p] + (p > 0 ? send(t.send_backward, p) : 0.0);
   }
+  return bound;
+}
+
+double compute_lower_bound(const Workload& w, const Strategy& s, LayerCostCache* cache) {
+  if (s.per_layer()) return 0;
   // Summation order differs from the simulator's by a few ulps: stay safely below it.
-  return bound * (1 - 1e-12);
+  return pipeline_lower_bound(s, chunk_compute_times(w, s, cache)) * (1 - 1e-12);
 }
 
 }  // namespace toposweep

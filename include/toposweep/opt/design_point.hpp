@@ -62,6 +62,9 @@ struct OptimizeResult {
 // Where an exhaustive strategy search reports progress (every 5 s; none by default). The command
 // line sets it once from its log level; the hook is process-wide.
 void set_strategy_search_progress(SearchProgress progress);
+// The ranks an exhaustive strategy search (target strategy) is split over; null (the default):
+// this process alone. Process-wide, set by the command line under an MPI launch; not owned.
+void set_strategy_search_team(SearchTeam* team);
 
 OptimizeResult optimize_design_point(const OptimizeProblem& problem, OptimizeTarget target,
                                      const std::optional<SingleCollective>& single = std::nullopt);

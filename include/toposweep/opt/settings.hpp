@@ -40,6 +40,8 @@ struct OptimizeSettings {
   McmcStrategySettings mcmc;
   StrategySpace space;
   std::uint32_t top = 1;  // strategy target: the k best strategies reported
+  // Strategy target, exhaustive: the branch and bound's lower bound (optimize.bound).
+  BoundKind bound = BoundKind::Communication;
   PlacementKind placement = PlacementKind::RankOrder;
   // Alternating target.
   std::uint32_t patience = 2;

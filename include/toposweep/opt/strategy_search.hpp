@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "toposweep/opt/metropolis.hpp"
+#include "toposweep/opt/search_team.hpp"
+#include "toposweep/opt/strategy_bound.hpp"
 #include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/sim/simulate.hpp"
 #include "toposweep/topology/network.hpp"
@@ -38,6 +40,10 @@ class StrategyScorer {
   // The placement `iteration_time` simulated `s` with.
   Placement placement_of(const Strategy& s) const;
   std::uint32_t gpus() const { return network_->gpu_count(); }
+  const Workload& workload() const { return *workload_; }
+  const Network& network() const { return *network_; }
+  const sim::SimOptions& options() const { return options_; }
+  PlacementKind placement_kind() const { return placement_kind_; }
 
  private:
   const Workload* workload_;
@@ -74,20 +80,30 @@ struct StrategySearchResult {
   std::uint64_t candidates = 0;     // canonical strategies of the space
   std::uint64_t evaluated = 0;      // strategies simulated
   std::uint64_t infeasible = 0;     // pruned for memory
-  std::uint64_t pruned = 0;         // feasible, not simulated: their compute bound was no better
-  std::string method;               // "exhaustive" or "mcmc"
+  std::uint64_t pruned = 0;         // feasible, not simulated: their lower bound was no better
+  // Exhaustive: new simulations (not memoised before the search) the serial search runs; split
+  // over ranks, the ranks together may run a few more (simulated_by_team), which stay unreported
+  // so the result is the same on any number of ranks.
+  std::uint64_t simulations = 0;
+  std::uint64_t simulated_by_team = 0;
+  std::string method;  // "exhaustive" or "mcmc"
 };
 
 // Progress of a long search: simulated so far, at most how many remain, seconds elapsed.
 using SearchProgress = std::function<void(std::uint64_t done, std::uint64_t left, double seconds)>;
 
 // The k fastest strategies of `space`, exactly: candidates that fit in memory are sorted by their
-// compute lower bound (workload/compute_bound.hpp) and simulated in that order until the next
+// lower bound (opt/strategy_bound.hpp; `bound`) and simulated in that order until the next
 // bound is no better than the k-th best time found, so the rest cannot enter the top k. Ties
 // are broken by enumeration order, so the answer is the brute force's. BadInput when none fits.
+// With a `team` of several ranks (a collective call on every rank, each with its own scorer of
+// the same inputs) the simulations are split over the ranks in rounds and every rank returns the
+// same result, equal to the serial one (docs/optimizers.md, "The search across ranks").
 StrategySearchResult exhaustive_strategy_search(StrategyScorer& scorer, const Workload& w,
                                                 const StrategySpace& space = {}, std::uint32_t top = 1,
-                                                const SearchProgress& progress = {});
+                                                const SearchProgress& progress = {},
+                                                SearchTeam* team = nullptr,
+                                                BoundKind bound = BoundKind::Communication);
 
 struct McmcStrategySettings {
   MetropolisSettings metropolis;

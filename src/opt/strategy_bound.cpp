@@ -1,0 +1,190 @@
+#include "toposweep/opt/strategy_bound.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "toposweep/sim/comm_groups.hpp"
+#include "toposweep/workload/compute_bound.hpp"
+#include "toposweep/workload/memory.hpp"
+#include "toposweep/workload/ranks.hpp"
+
+namespace toposweep::opt {
+
+StrategyBound::StrategyBound(const Workload& w, const Network& net, const sim::SimOptions& options,
+                             PlacementKind kind, Placement placement, BoundKind bound)
+    : w_(&w), net_(&net), placement_(std::move(placement)) {
+  comm_ = bound == BoundKind::Communication && options.model == sim::NetworkModelKind::Analytical &&
+          kind == PlacementKind::RankOrder && net.uniform_servers() && !w.mixed() && w.model.transformer &&
+          !w.model.has_tables();
+  for (const Arc& a : net.arcs()) fastest_arc_Bps_ = std::max(fastest_arc_Bps_, a.bandwidth_Bps);
+  ingress_Bps_.assign(net.vertex_count(), 0);
+  for (const Arc& a : net.arcs()) ingress_Bps_[a.dst] += a.bandwidth_Bps;
+  node_bytes_.assign(net.vertex_count(), 0);
+  if (!(fastest_arc_Bps_ > 0)) fastest_arc_Bps_ = std::numeric_limits<double>::infinity();
+}
+
+// The least time any instance of the send from `from_stage` to `to_stage` (same TP and DP
+// coordinates) can take: inside a server the model's own time, across servers its bytes over
+// the fastest link (a transfer follows one path; its latency and narrowest link only add). The
+// model times a set of sends as its slowest sampled instance or more, never below this.
+double StrategyBound::transfer_floor(std::uint32_t from_stage, std::uint32_t to_stage, const Strategy& s,
+                                     double bytes) const {
+  if (bytes <= 0) return 0;
+  const RankGrid grid{s.dp, s.tp, s.pp};
+  double least = std::numeric_limits<double>::infinity();
+  for (std::uint32_t d = 0; d < s.dp; ++d)
+    for (std::uint32_t t = 0; t < s.tp; ++t) {
+      const std::uint32_t a = placement_.node_of_gpu.at(grid.rank(t, d, from_stage));
+      const std::uint32_t b = placement_.node_of_gpu.at(grid.rank(t, d, to_stage));
+      least = std::min(least, a == b ? sim::intra_node_transfer_time(bytes, net_->intra_link(a))
+                                     : bytes / fastest_arc_Bps_);
+    }
+  return least;
+}
+
+// The least time a collective of the data-parallel groups of `stage` can take on any network
+// model that respects link capacities: every instance runs at once, and what a node's members
+// need from members on other nodes enters through the node's links (ingress_Bps_). Per group
+// with k_v of its k members on node v (k_v < k): an AllReduce brings in the outside members' sum
+// (bytes), an AllGather their shards ((k - k_v) / k of its output), a ReduceScatter one partial
+// sum per local shard (k_v / k of its input). Groups inside one node: 0.
+double StrategyBound::dp_cut(const Strategy& s, std::uint32_t stage, CollectiveOp op, double bytes) {
+  if (bytes <= 0 || s.dp < 2) return 0;
+  const RankGrid grid{s.dp, s.tp, s.pp};
+  std::fill(node_bytes_.begin(), node_bytes_.end(), 0.0);
+  const double k = s.dp;
+  for (std::uint32_t t = 0; t < s.tp; ++t) {
+    members_.clear();
+    for (std::uint32_t d = 0; d < s.dp; ++d)
+      members_.push_back(placement_.node_of_gpu.at(grid.rank(t, d, stage)));
+    std::sort(members_.begin(), members_.end());
+    for (std::size_t i = 0; i < members_.size();) {
+      std::size_t j = i;
+      while (j < members_.size() && members_[j] == members_[i]) ++j;
+      const double kv = static_cast<double>(j - i);
+      if (kv < k) {
+        const double need = op == CollectiveOp::AllReduce   ? bytes
+                            : op == CollectiveOp::AllGather ? (k - kv) / k * bytes
+                                                            : kv / k * bytes;
+        node_bytes_.at(members_[i]) += need;
+      }
+      i = j;
+    }
+  }
+  double worst = 0;
+  for (std::size_t v = 0; v < node_bytes_.size(); ++v)
+    if (node_bytes_[v] > 0) worst = std::max(worst, node_bytes_[v] / ingress_Bps_[v]);
+  return worst;
+}
+
+double StrategyBound::operator()(const Strategy& s) {
+  if (s.per_layer()) return 0;
+  const bool even = s.batch_split == BatchSplit::Even && s.stage_split == StageSplit::Even;
+  if (!comm_ || !even) return compute_lower_bound(*w_, s, &costs_);
+  const Model& m = w_->model;
+  // The collective counts and message size plan_iteration uses (any device gives the counts).
+  LayerCostKey key = layer_cost_key(*w_, s);
+  if (!w_->per_operator) key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0};
+  const TransformerCosts costs = costs_.get(key);  // a copy: the cache may move its entries
+  ChunkTimes t = chunk_compute_times(*w_, s, &costs_);
+  const std::uint32_t chunks = static_cast<std::uint32_t>(t.forward.size());
+  const auto ranges = partition_stages(m, chunks);
+  const double B = w_->bytes_per_element;
+  const double mb = microbatch_size(s, *w_);
+  const RankGrid grid{s.dp, s.tp, s.pp};
+  // Per device: whether every TP group lies inside one server (then the model times its
+  // collectives with intra_node_collective_time on that server's fabric), and that fabric.
+  std::vector<const LinkClass*> tp_link(s.pp, nullptr);
+  if (s.tp > 1)
+    for (std::uint32_t p = 0; p < s.pp; ++p) {
+      bool inside = true;
+      for (std::uint32_t d = 0; d < s.dp && inside; ++d)
+        for (std::uint32_t r = 1; r < s.tp && inside; ++r)
+          inside =
+              placement_.node_of_gpu.at(grid.rank(r, d, p)) == placement_.node_of_gpu.at(grid.rank(0, d, p));
+      if (inside) tp_link[p] = &net_->intra_link(placement_.node_of_gpu.at(grid.rank(0, 0, p)));
+    }
+  const auto tp_time = [&](const LinkClass* link, const TpCollectives& n, double bytes) {
+    if (!link) return 0.0;
+    return n.allreduce * sim::intra_node_collective_time(CollectiveOp::AllReduce, s.tp, bytes, *link) +
+           n.reducescatter *
+               sim::intra_node_collective_time(CollectiveOp::ReduceScatter, s.tp, bytes, *link) +
+           n.allgather * sim::intra_node_collective_time(CollectiveOp::AllGather, s.tp, bytes, *link);
+  };
+  const bool gathers = s.tp > 1 && s.scatter_gather && !s.sequence_parallel;
+  t.send_forward.assign(chunks, 0);
+  t.send_backward.assign(chunks, 0);
+  t.blocking_sends = !s.p2p_overlap;
+  const bool split = s.tp > 1 && (s.sequence_parallel || s.scatter_gather);
+  // Dense parameters of each chunk on one GPU, as the plan counts them (local_params).
+  const double shard = s.tp;
+  std::vector<double> chunk_params(chunks, 0);
+  for (std::uint32_t c = 0; c < chunks; ++c)
+    for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
+      const Layer& l = m.layers[i];
+      chunk_params[c] += l.params_sharded / shard + l.params_replicated;
+      if (l.kind == LayerKind::Head && m.transformer->tied_embeddings && s.pp > 1)
+        chunk_params[c] += static_cast<double>(m.transformer->vocab) * m.transformer->hidden / shard;
+    }
+  // Each device's DP stream runs its gradient reductions one after another: the whole
+  // gradient once (ZeRO-0: AllReduce, ZeRO-1: ReduceScatter), or every backward pass's
+  // (ZeRO-2/3: a ReduceScatter per pass); ZeRO-1/2 then gather the updated weights. SFB
+  // compression sends other bytes: no DP term.
+  double dp_busy = 0;
+  if (s.dp > 1 && s.compression == Compression::None)
+    for (std::uint32_t p = 0; p < s.pp; ++p) {
+      double grads = 0, params = 0;
+      for (std::uint32_t c = p; c < chunks; c += s.pp) {
+        grads += chunk_params[c] * w_->grad_bytes_per_element;
+        params += chunk_params[c];
+      }
+      double busy = s.zero == 0   ? dp_cut(s, p, CollectiveOp::AllReduce, grads)
+                    : s.zero == 1 ? dp_cut(s, p, CollectiveOp::ReduceScatter, grads)
+                                  : s.microbatches * dp_cut(s, p, CollectiveOp::ReduceScatter, grads);
+      if (s.zero == 1 || s.zero == 2) busy += dp_cut(s, p, CollectiveOp::AllGather, params * B);
+      dp_busy = std::max(dp_busy, busy);
+    }
+  for (std::uint32_t c = 0; c < chunks; ++c) {
+    const std::uint32_t p = c % s.pp;
+    const LinkClass* link = tp_link[p];
+    double exposed_f = 0, exposed_b = 0, hidden_f = 0, hidden_b = 0;
+    for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
+      const LayerCost* cost = cost_of_layer(costs, m.layers[i]);
+      if (!cost) continue;
+      exposed_f += tp_time(link, cost->forward.exposed, cost->tp_bytes);
+      exposed_b += tp_time(link, cost->backward.exposed, cost->tp_bytes);
+      hidden_f += tp_time(link, cost->forward.hidden, cost->tp_bytes);
+      hidden_b += tp_time(link, cost->backward.hidden, cost->tp_bytes);
+    }
+    // Scatter/gather: the received boundary tensor is gathered before the pass uses it.
+    if (gathers && link && c > 0)
+      exposed_f += sim::intra_node_collective_time(
+          CollectiveOp::AllGather, s.tp, mb * m.layers[ranges[c - 1].last - 1].output_elements * B, *link);
+    if (gathers && link && c + 1 < chunks)
+      exposed_b += sim::intra_node_collective_time(
+          CollectiveOp::AllGather, s.tp, mb * m.layers[ranges[c].last - 1].output_elements * B, *link);
+    // ZeRO-3: every pass first gathers the chunk's weights over the DP group, on the compute
+    // stream (iteration.cpp, add_zero3_gathers).
+    if (s.zero >= 3) {
+      const double gather = dp_cut(s, p, CollectiveOp::AllGather, chunk_params[c] * B);
+      exposed_f += gather;
+      exposed_b += gather;
+    }
+    // The pass's collectives under its GEMMs start with it on their own stream; the pass's send
+    // and the device's next pass wait for them.
+    t.forward[c] = std::max(t.forward[c] + exposed_f, hidden_f);
+    t.backward[c] = std::max(t.backward[c] + exposed_b, hidden_b);
+    // The boundary activations (forward) or their gradients (backward), 1/tp each when split.
+    const double elements = m.layers[ranges[c].last - 1].output_elements;
+    const double bytes = mb * elements * B / (split ? s.tp : 1);
+    if (c + 1 < chunks) t.send_forward[c] = transfer_floor(p, (c + 1) % s.pp, s, bytes);
+    if (c > 0) {
+      const double back = mb * m.layers[ranges[c - 1].last - 1].output_elements * B / (split ? s.tp : 1);
+      t.send_backward[c] = transfer_floor(p, (c - 1) % s.pp, s, back);
+    }
+  }
+  // Sums in another order than the simulator's: stay safely below it.
+  return std::max(pipeline_lower_bound(s, t), dp_busy) * (1 - 1e-10);
+}
+
+}  // namespace toposweep::opt

@@ -1,0 +1,172 @@
+// The communication-aware lower bound of the exact strategy search (opt/strategy_bound.hpp):
+// never above the simulated iteration time of any candidate of small spaces (with the knobs the
+// enumeration leaves at their defaults flipped too: blocking sends, no scatter/gather), never
+// below the compute bound, strictly above it where TP collectives are exposed; and the search
+// with it returns the brute force's top k.
+#include "toposweep/opt/strategy_bound.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_config.hpp"
+#include "toposweep/opt/strategy_search.hpp"
+#include "toposweep/topology/build.hpp"
+#include "toposweep/workload/compute_bound.hpp"
+#include "toposweep/workload/device.hpp"
+#include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/model_library.hpp"
+
+namespace toposweep::opt {
+namespace {
+
+struct Space {
+  Network net;
+  Workload workload;
+  sim::SimOptions options;
+  StrategySpace space;
+  std::string label;
+};
+
+// A small transformer on `servers` x `gpus` GPUs; `per_operator` off times compute by FLOPs.
+Space small_space(const char* kind, const char* servers, const char* gpus, const char* bandwidth,
+                  bool per_operator, double batch) {
+  Space c;
+  const Config config = testing::make_config({{"topology.kind", kind},
+                                              {"topology.servers", servers},
+                                              {"server.gpus", gpus},
+                                              {"topology.link_bandwidth", bandwidth}});
+  c.net = network_from_config(config);
+  c.options = sim::sim_options_from_config(config);
+  TransformerShape shape;
+  shape.layers = 8, shape.hidden = 512, shape.heads = 8, shape.kv_heads = 8, shape.ffn_hidden = 2048;
+  shape.seq_len = 512, shape.vocab = 4000, shape.max_positions = 512;
+  c.workload = make_workload(transformer_model("small", shape), builtin_device("a100"), "fp16", batch);
+  c.workload.per_operator = per_operator;
+  c.space.max_microbatches = 8;
+  c.label = std::string(kind) + " " + servers + "x" + gpus + " at " + bandwidth +
+            (per_operator ? ", per-operator" : ", FLOP-timed");
+  return c;
+}
+
+std::vector<Space> spaces() {
+  std::vector<Space> out;
+  out.push_back(small_space("switch", "2", "4", "25Gbps", true, 16));
+  out.push_back(small_space("switch", "4", "2", "10Gbps", true, 16));
+  out.push_back(small_space("fattree", "4", "4", "100Gbps", false, 32));
+  out.push_back(small_space("switch", "2", "8", "100Gbps", true, 32));
+  return out;
+}
+
+double simulated(const Space& c, const Strategy& s) {
+  const IterationPlan plan = plan_iteration(c.workload, s);
+  if (!plan.feasible) return -1;
+  return sim::simulate_iteration(c.net, plan.graph, c.options).job(0).iteration_time_s;
+}
+
+TEST(StrategyBound, NeverAboveTheSimulatedTime) {
+  std::size_t checked = 0, tighter = 0;
+  for (const Space& c : spaces()) {
+    StrategyScorer scorer(c.workload, c.net, c.options);
+    StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder,
+                        scorer.placement_for(c.net.gpu_count()));
+    ASSERT_TRUE(bound.with_communication()) << c.label;
+    for (Strategy s : feasible_strategies(c.workload, c.net.gpu_count(), c.space)) {
+      // The knobs the enumeration keeps at their defaults, both ways.
+      for (int variant = 0; variant < 3; ++variant) {
+        s.p2p_overlap = variant != 1;
+        s.scatter_gather = variant != 2;
+        const double t = simulated(c, s);
+        if (t < 0) continue;
+        const double b = bound(s);
+        const double compute = compute_lower_bound(c.workload, s, nullptr);
+        ASSERT_LE(b, t) << c.label << ": " << strategy_to_json(s).dump();
+        ASSERT_GE(b, compute * (1 - 1e-9)) << c.label << ": " << strategy_to_json(s).dump();
+        ++checked;
+        tighter += b > compute * (1 + 1e-6);
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000u);
+  // TP collectives and sends count: most candidates with tp > 1 or pp > 1 get a higher bound.
+  EXPECT_GT(tighter, checked / 4);
+}
+
+TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {
+  // One stage, tp = 4 inside a server, no data parallelism, no overlap, FLOP-timed compute: the
+  // bound is the compute bound plus microbatches x the pass's exposed collectives, each timed by
+  // the intra-node formula (an independent sum over the layers' collective counts).
+  Space c = small_space("switch", "2", "4", "25Gbps", false, 16);
+  Strategy s;
+  s.dp = 1, s.tp = 4, s.pp = 1, s.microbatches = 4;
+  StrategyScorer scorer(c.workload, c.net, c.options);
+  StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder, scorer.placement_for(8));
+  LayerCostKey key = layer_cost_key(c.workload, s);
+  key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0};
+  const TransformerCosts costs = transformer_costs(key);
+  double comm = 0;
+  for (const Layer& l : c.workload.model.layers) {
+    const LayerCost* cost = cost_of_layer(costs, l);
+    ASSERT_NE(cost, nullptr);
+    for (const TpCollectives& n : {cost->forward.exposed, cost->backward.exposed}) {
+      comm += n.allreduce *
+              sim::intra_node_collective_time(CollectiveOp::AllReduce, 4, cost->tp_bytes, c.net.intra_link());
+      EXPECT_EQ(n.reducescatter + n.allgather, 0u);  // none without sequence parallelism
+    }
+  }
+  ASSERT_GT(comm, 0);
+  const double compute = compute_lower_bound(c.workload, s, nullptr) / (1 - 1e-12);
+  EXPECT_NEAR(bound(s), (compute + 4 * comm) * (1 - 1e-10), 1e-9 * compute);
+  EXPECT_LE(bound(s), simulated(c, s));
+  // dp = 2 across the two servers: each server's 4 TP ranks each need the other server's
+  // gradient sum (ZeRO-0 AllReduce), all of it through the server's incoming links.
+  s.dp = 2;
+  double params = 0;
+  for (const Layer& l : c.workload.model.layers) params += l.params_sharded / 4 + l.params_replicated;
+  double ingress = 0;
+  for (const Arc& a : c.net.arcs()) ingress += a.dst == 0 ? a.bandwidth_Bps : 0;
+  const double reduction = 4 * params * c.workload.grad_bytes_per_element / ingress;
+  EXPECT_GE(bound(s), reduction * (1 - 1e-9));
+  EXPECT_LE(bound(s), simulated(c, s));
+  s.dp = 1;
+  // Compute: the compute bound alone.
+  StrategyBound compute_only(c.workload, c.net, c.options, PlacementKind::RankOrder, scorer.placement_for(8),
+                             BoundKind::Compute);
+  EXPECT_FALSE(compute_only.with_communication());
+  EXPECT_EQ(compute_only(s), compute_lower_bound(c.workload, s, nullptr));
+}
+
+TEST(StrategyBound, SearchTopKEqualsSortingEverySimulatedCandidate) {
+  for (const Space& c : spaces()) {
+    struct Timed {
+      double time;
+      std::size_t index;
+    };
+    std::vector<Timed> all;
+    const auto candidates = feasible_strategies(c.workload, c.net.gpu_count(), c.space);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const double t = simulated(c, candidates[i]);
+      if (t >= 0) all.push_back({t, i});
+    }
+    std::sort(all.begin(), all.end(), [](const Timed& a, const Timed& b) {
+      return a.time < b.time || (a.time == b.time && a.index < b.index);
+    });
+    for (BoundKind kind : {BoundKind::Compute, BoundKind::Communication}) {
+      StrategyScorer scorer(c.workload, c.net, c.options);
+      const auto r = exhaustive_strategy_search(scorer, c.workload, c.space, 7, {}, nullptr, kind);
+      ASSERT_EQ(r.top.size(), std::min<std::size_t>(7, all.size())) << c.label;
+      for (std::size_t i = 0; i < r.top.size(); ++i) {
+        EXPECT_EQ(r.top[i].iteration_time_s, all[i].time) << c.label << " rank " << i;
+        EXPECT_TRUE(r.top[i].strategy == candidates[all[i].index]) << c.label << " rank " << i;
+      }
+      EXPECT_EQ(r.simulations, scorer.simulations()) << c.label;
+      EXPECT_EQ(r.evaluated + r.pruned, all.size()) << c.label;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace toposweep::opt
