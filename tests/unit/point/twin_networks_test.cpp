@@ -1,0 +1,64 @@
+// A sweep's bandwidth and latency variants of one topology, evaluated through one cache in the
+// order a sweep meets them (link latency fastest): twins share ring sets, hop distances and path
+// sums (collective/memo.hpp), networks with the same arcs share hop distances; every row must
+// equal the row of a fresh cache, bit for bit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "evaluation_helpers.hpp"
+#include "point_config.hpp"
+#include "toposweep/point/evaluate.hpp"
+
+namespace toposweep {
+namespace {
+
+void expect_bits(const PointResult& a, const PointResult& b) {
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(std::isnan(a.iteration_time_s), std::isnan(b.iteration_time_s));
+  if (!std::isnan(a.iteration_time_s)) {
+    EXPECT_EQ(a.iteration_time_s, b.iteration_time_s);
+    EXPECT_EQ(a.compute_time_s, b.compute_time_s);
+    EXPECT_EQ(a.exposed_comm_time_s, b.exposed_comm_time_s);
+    EXPECT_EQ(a.bubble_time_s, b.bubble_time_s);
+  }
+  EXPECT_EQ(a.cost_usd, b.cost_usd);
+  EXPECT_EQ(a.dp, b.dp);
+  EXPECT_EQ(a.tp, b.tp);
+}
+
+TEST(TwinNetworks, VariantsServedFromSharedStoresEqualFreshEvaluations) {
+  // 3 kinds x 4 bandwidths (300 Gb/s is no power-of-two multiple of the others) x 4 latencies
+  // (3 us neither) = 48 networks per strategy; tp 4 leaves DP groups of 4 of the 16 servers, so
+  // topoopt's multiring searches sub-group ring sets (their choice weighs the latencies).
+  testing::RowEvaluator shared;
+  std::size_t evaluated = 0;
+  for (const char* pp : {"8", "16"})
+    for (const char* kind : {"topoopt", "fattree", "switch"})
+      for (const char* bw : {"100Gbps", "200Gbps", "300Gbps", "400Gbps"})
+        for (const char* lat : {"0.5us", "1us", "2us", "3us"}) {
+          SCOPED_TRACE(std::string(kind) + " " + bw + " " + lat + " pp " + pp);
+          const Config c = testing::make_point_config({{"topology.kind", kind},
+                                                       {"topology.servers", "16"},
+                                                       {"topology.degree", "4"},
+                                                       {"topology.link_bandwidth", bw},
+                                                       {"topology.link_latency", lat},
+                                                       {"server.gpus", "8"},
+                                                       {"model.name", "gpt3-175b"},
+                                                       {"model.batch_per_gpu", "1"},
+                                                       {"strategy.tp", "4"},
+                                                       {"strategy.pp", pp},
+                                                       {"strategy.microbatches", "8"},
+                                                       {"strategy.recompute", "true"}});
+          const PointResult r = shared.evaluate(c);
+          testing::RowEvaluator fresh;
+          expect_bits(r, fresh.evaluate(c));
+          evaluated += r.status == PointStatus::Evaluated;
+        }
+  EXPECT_GT(evaluated, 0u);
+}
+
+}  // namespace
+}  // namespace toposweep
