@@ -7,6 +7,7 @@
 #include "toposweep/opt/compression.hpp"
 #include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/opt/workload_on.hpp"
+#include "toposweep/sim/model_inputs.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/model_library.hpp"
@@ -25,7 +26,13 @@ struct PointCache::Impl {
     std::shared_ptr<const Network> network;
     double bisection_Bps = PointResult::nan;
     std::vector<std::pair<topology::CostSpec, topology::CostBreakdown>> costs;
-    std::vector<std::unique_ptr<sim::AnalyticalModel>> analytical;
+    // Its analytical models, shared with the entries whose networks are the same to them
+    // (sim/model_inputs.hpp), with the network they were made on.
+    struct Models {
+      std::shared_ptr<const Network> network;
+      std::vector<std::unique_ptr<sim::AnalyticalModel>> list;
+    };
+    std::shared_ptr<Models> analytical;
     // What its models share with those of its twins (the same topology at power-of-two
     // multiples of the link bandwidth and latency: ring sets, hop distances, path sums;
     // collective/memo.hpp), and the hash that finds them (arc_structure_hash).
@@ -86,12 +93,16 @@ struct PointCache::Impl {
     std::shared_ptr<HopDistances> same_arcs;  // distances of a network with the same arcs
     for (const auto& other : nets) {
       if (other->structure != e->structure) continue;
-      if (power_of_two_twin_factors(*other->network, *e->network)) {
-        e->twins = other->twins;
-        break;
+      if (!e->analytical && sim::same_model_inputs(*other->network, *e->network)) e->analytical = other->analytical;
+      if (!e->twins) {
+        if (power_of_two_twin_factors(*other->network, *e->network))
+          e->twins = other->twins;
+        else if (!same_arcs && same_arc_structure(*other->network, *e->network))
+          same_arcs = other->twins->distances;
       }
-      if (!same_arcs && same_arc_structure(*other->network, *e->network)) same_arcs = other->twins->distances;
+      if (e->twins && e->analytical) break;
     }
+    if (!e->analytical) e->analytical = std::make_shared<NetEntry::Models>(NetEntry::Models{e->network, {}});
     if (!e->twins) {
       e->twins = std::make_shared<TwinShared>();
       if (same_arcs) e->twins->distances = std::move(same_arcs);
@@ -213,7 +224,7 @@ struct PointCache::Impl {
   // The analytical models memoise per graph address: a dropped plan's graph is forgotten first.
   void drop_plan(std::vector<PlanEntry>::iterator it) {
     for (auto& e : nets)
-      for (auto& m : e->analytical) {
+      for (auto& m : e->analytical->list) {
         if (!it->plan) break;
         m->forget_graph(&it->plan->graph);
         for (const auto& l : it->layouts) m->forget_layout(l.get());
@@ -232,9 +243,10 @@ struct PointCache::Impl {
   }
 
   sim::AnalyticalModel& analytical_for(NetEntry& e, const sim::CommSettings& comm) {
-    for (auto& m : e.analytical)
+    for (auto& m : e.analytical->list)
       if (m->settings() == comm) return *m;
-    return *e.analytical.emplace_back(std::make_unique<sim::AnalyticalModel>(*e.network, comm, e.twins));
+    return *e.analytical->list.emplace_back(
+        std::make_unique<sim::AnalyticalModel>(*e.analytical->network, comm, e.twins));
   }
 };
 

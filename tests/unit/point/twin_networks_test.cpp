@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "evaluation_helpers.hpp"
 #include "point_config.hpp"
@@ -59,6 +60,37 @@ TEST(TwinNetworks, VariantsServedFromSharedStoresEqualFreshEvaluations) {
           evaluated += r.status == PointStatus::Evaluated;
         }
   EXPECT_GT(evaluated, 0u);
+}
+
+TEST(TwinNetworks, SwitchesTheModelSeesAlikeShareTheirModelsButNotTheirCosts) {
+  // 4 ports of 200 Gb/s and 8 of 100 Gb/s are one 800 Gb/s link per server to the model: the
+  // second network's rows come from the first's analytical models; its cost is its own.
+  testing::RowEvaluator shared;
+  for (const char* pp : {"16", "32"}) {
+    PointResult rows[2];
+    int i = 0;
+    for (const auto& [degree, bw] : {std::pair{"4", "200Gbps"}, std::pair{"8", "100Gbps"}}) {
+      SCOPED_TRACE(std::string(degree) + " x " + bw + " pp " + pp);
+      const Config c = testing::make_point_config({{"topology.kind", "switch"},
+                                                   {"topology.servers", "32"},
+                                                   {"topology.degree", degree},
+                                                   {"topology.link_bandwidth", bw},
+                                                   {"server.gpus", "4"},
+                                                   {"model.name", "gpt3-175b"},
+                                                   {"model.batch_per_gpu", "1"},
+                                                   {"strategy.tp", "4"},
+                                                   {"strategy.pp", pp},
+                                                   {"strategy.microbatches", "8"},
+                                                   {"strategy.recompute", "true"}});
+      rows[i] = shared.evaluate(c);
+      testing::RowEvaluator fresh;
+      expect_bits(rows[i], fresh.evaluate(c));
+      ++i;
+    }
+    ASSERT_EQ(rows[0].status, PointStatus::Evaluated);
+    EXPECT_EQ(rows[0].iteration_time_s, rows[1].iteration_time_s);
+    EXPECT_NE(rows[0].cost_usd, rows[1].cost_usd);
+  }
 }
 
 }  // namespace
