@@ -40,7 +40,8 @@ std::uint64_t arc_structure_hash(const Network& net) {
   mix(net.compute_count());
   mix(net.arc_count());
   for (std::uint32_t s : net.info().strides) mix(s);
-  for (ArcId i = 0; i < net.arc_count(); ++i) mix(static_cast<std::uint64_t>(net.arc(i).src) << 32 | net.arc(i).dst);
+  for (ArcId i = 0; i < net.arc_count(); ++i)
+    mix(static_cast<std::uint64_t>(net.arc(i).src) << 32 | net.arc(i).dst);
   return h;
 }
 

@@ -93,7 +93,8 @@ struct PointCache::Impl {
     std::shared_ptr<HopDistances> same_arcs;  // distances of a network with the same arcs
     for (const auto& other : nets) {
       if (other->structure != e->structure) continue;
-      if (!e->analytical && sim::same_model_inputs(*other->network, *e->network)) e->analytical = other->analytical;
+      if (!e->analytical && sim::same_model_inputs(*other->network, *e->network))
+        e->analytical = other->analytical;
       if (!e->twins) {
         if (power_of_two_twin_factors(*other->network, *e->network))
           e->twins = other->twins;

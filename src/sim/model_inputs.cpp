@@ -9,7 +9,8 @@ bool same_model_inputs(const Network& a, const Network& b) {
       a.link_efficiency() != b.link_efficiency() || !(a.intra_link() == b.intra_link()))
     return false;
   const TopologyInfo &x = a.info(), &y = b.info();
-  if (x.kind != y.kind || x.strides != y.strides || x.dims != y.dims || x.tree_groups != y.tree_groups) return false;
+  if (x.kind != y.kind || x.strides != y.strides || x.dims != y.dims || x.tree_groups != y.tree_groups)
+    return false;
   for (VertexId v = 0; v < a.compute_count(); ++v)
     if (a.gpus_on(v) != b.gpus_on(v) || !(a.intra_link(v) == b.intra_link(v))) return false;
   for (ArcId i = 0; i < a.arc_count(); ++i) {

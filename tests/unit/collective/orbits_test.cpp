@@ -74,7 +74,8 @@ TEST(Orbits, NetworksRotationDoesNotMapOntoThemselvesAreSearched) {
   chord.add_link(0, 6, 10e9, 1e-6);
   NetworkBuilder slow(12);
   for (std::uint32_t i = 0; i < 12; ++i) slow.add_link(i, (i + 1) % 12, i == 3 ? 5e9 : 10e9, 1e-6);
-  for (const Network& net : {std::move(chord).build(), std::move(slow).build(), testnet::star(8, 10e9, 1e-6)}) {
+  for (const Network& net :
+       {std::move(chord).build(), std::move(slow).build(), testnet::star(8, 10e9, 1e-6)}) {
     RouteCache routes(net);
     EXPECT_FALSE(routes.rotation_symmetric());
     for (VertexId d = 0; d < net.vertex_count(); ++d) EXPECT_EQ(routes.distances_to(d), bfs_to(net, d));

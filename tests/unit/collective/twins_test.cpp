@@ -90,7 +90,8 @@ TEST(Twins, LatencyAndBandwidthTwinsPickTheSameRingsAndPlan) {
   for (const auto& [n, strides] : circulants()) {
     const Network base = circulant(n, strides, 1, 1);
     for (const TwinFactors& f : scales()) {
-      SCOPED_TRACE(std::to_string(n) + " bw x" + std::to_string(f.bandwidth) + " lat x" + std::to_string(f.latency));
+      SCOPED_TRACE(std::to_string(n) + " bw x" + std::to_string(f.bandwidth) + " lat x" +
+                   std::to_string(f.latency));
       const Network twin = circulant(n, strides, f.bandwidth, f.latency);
       const auto found = power_of_two_twin_factors(base, twin);
       ASSERT_TRUE(found);
@@ -125,8 +126,10 @@ TEST(Twins, LatencyAndBandwidthTwinsPickTheSameRingsAndPlan) {
 
 TEST(Twins, LatencyAndBandwidthTwinsSharePathSumsAndDistances) {
   std::vector<std::pair<Network, Network>> twins;
-  twins.emplace_back(circulant(16, circulants()[0].second, 1, 1), circulant(16, circulants()[0].second, 4, 0.5));
-  twins.emplace_back(circulant(24, circulants()[1].second, 1, 1), circulant(24, circulants()[1].second, 1, 8));
+  twins.emplace_back(circulant(16, circulants()[0].second, 1, 1),
+                     circulant(16, circulants()[0].second, 4, 0.5));
+  twins.emplace_back(circulant(24, circulants()[1].second, 1, 1),
+                     circulant(24, circulants()[1].second, 1, 8));
   twins.emplace_back(testnet::fat_tree(4, 12.5e9, 2e-6), testnet::fat_tree(4, 25e9, 1e-6));
   twins.emplace_back(testnet::fat_tree(4, 12.5e9, 2e-6), testnet::fat_tree(4, 12.5e9, 4e-6));
   for (auto& [base, twin] : twins) {
@@ -168,7 +171,8 @@ TEST(Twins, OnlyPowerOfTwoFactorsOnEveryLinkMakeTwins) {
   EXPECT_FALSE(bandwidth_power_of_two_twins(base, circulant(16, strides, 2, 2)));
   // Links without latency stay without it.
   const std::vector<Stride> no_latency{{1, 25e9, 0}, {3, 10e9, 0}};
-  const auto f = power_of_two_twin_factors(circulant(16, no_latency, 1, 1), circulant(16, no_latency, 0.5, 1));
+  const auto f =
+      power_of_two_twin_factors(circulant(16, no_latency, 1, 1), circulant(16, no_latency, 0.5, 1));
   ASSERT_TRUE(f);
   EXPECT_EQ(f->bandwidth, 0.5);
   EXPECT_EQ(f->latency, 1);

@@ -32,9 +32,9 @@ void expect_bits(const PointResult& a, const PointResult& b) {
 
 TEST(TwinNetworks, VariantsServedFromSharedStoresEqualFreshEvaluations) {
   // 3 kinds x 4 bandwidths (300 Gb/s is no power-of-two multiple of the others) x 4 latencies
-  // (3 us neither) = 48 networks per strategy. Four GPUs per server (one TP group): a pipeline send's path, not
-  // the server's injection bound, sets its time (so the path sums' latencies count); DP groups
-  // of a few of the 32 servers, so topoopt's multiring searches sub-group ring sets.
+  // (3 us neither) = 48 networks per strategy. Four GPUs per server (one TP group): a pipeline send's path,
+  // not the server's injection bound, sets its time (so the path sums' latencies count); DP groups of a few
+  // of the 32 servers, so topoopt's multiring searches sub-group ring sets.
   testing::RowEvaluator shared;
   std::size_t evaluated = 0;
   for (const char* pp : {"16", "32"})
