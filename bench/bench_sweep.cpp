@@ -55,13 +55,15 @@ void BM_EvaluatePoint_AnalyticalModel(benchmark::State& state) {
 }
 BENCHMARK(BM_EvaluatePoint_AnalyticalModel)->MinTime(3);
 
+sweep::Space load_space(const char* file) {
+  Config c;
+  load_ini_file(c, std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/sweeps/" + file);
+  validate_and_default(c, cli::all_config_keys());
+  return sweep::parse_space(c, cli::all_config_keys());
+}
+
 const sweep::Space& perf_space() {
-  static const sweep::Space space = [] {
-    Config c;
-    load_ini_file(c, std::string(TOPOSWEEP_SOURCE_DIR) + "/inputs/sweeps/perf-1024.ini");
-    validate_and_default(c, cli::all_config_keys());
-    return sweep::parse_space(c, cli::all_config_keys());
-  }();
+  static const sweep::Space space = load_space("perf-1024.ini");
   return space;
 }
 
@@ -95,6 +97,31 @@ void BM_Perf1024_ColdPass(benchmark::State& state) {
   state.counters["evaluated"] = static_cast<double>(evaluated);
 }
 BENCHMARK(BM_Perf1024_ColdPass)->Unit(benchmark::kMillisecond)->MinTime(2);
+
+// Issue 29 ("cold networks"): perf-1024.ini widened to 162 networks (3 degrees, 6 bandwidths,
+// 3 latencies; 23,328 points), so most points meet a network no earlier point of their plan
+// built; and a 16,384-GPU space (perf-16k.ini: 36 networks, 2,592 points). Cold, in index order,
+// a fresh PointCache per pass. Goals: >= 10,000 and >= 1,000 points/s per core.
+void cold_space_pass(benchmark::State& state, const sweep::Space& space) {
+  std::uint64_t points = 0;
+  const std::uint64_t evaluated = cold_passes(state, space, points);
+  state.SetItemsProcessed(static_cast<std::int64_t>(points));
+  state.counters["points_per_s"] =
+      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
+  state.counters["evaluated"] = static_cast<double>(evaluated);
+}
+
+void BM_Perf1024Wide_ColdPass(benchmark::State& state) {
+  static const sweep::Space space = load_space("perf-1024-wide.ini");
+  cold_space_pass(state, space);
+}
+BENCHMARK(BM_Perf1024Wide_ColdPass)->Unit(benchmark::kMillisecond)->MinTime(4);
+
+void BM_Perf16k_ColdPass(benchmark::State& state) {
+  static const sweep::Space space = load_space("perf-16k.ini");
+  cold_space_pass(state, space);
+}
+BENCHMARK(BM_Perf16k_ColdPass)->Unit(benchmark::kMillisecond)->MinTime(4);
 
 // Issue 18: the same space cold on homogeneous servers (arg 0: server.device = a100) and on mixed
 // ones (arg 1: a100*4,h100*4, both 80 GiB so the same points fit, with a proportional batch split),

@@ -82,9 +82,49 @@ std::optional<std::vector<ArcId>> RouteCache::shortest_path(VertexId src, Vertex
   return path;
 }
 
+bool RouteCache::rotation_symmetric() {
+  if (rotation_symmetric_) return *rotation_symmetric_;
+  const Network& net = *net_;
+  const std::uint32_t n = net.compute_count();
+  bool symmetric = n >= 2 && net.switch_count() == 0;
+  for (ArcId a = 0; symmetric && a < net.arc_count(); ++a) {
+    const Arc& x = net.arc(a);
+    const auto image = parallel_arcs(net, (x.src + 1) % n, (x.dst + 1) % n);
+    // Parallel arcs are merged by the builders; compare the lists arc by arc.
+    const auto here = parallel_arcs(net, x.src, x.dst);
+    symmetric = image.size() == here.size();
+    for (std::size_t i = 0; symmetric && i < here.size(); ++i)
+      symmetric = net.arc(image[i]).bandwidth_Bps == net.arc(here[i]).bandwidth_Bps &&
+                  net.arc(image[i]).latency_s == net.arc(here[i]).latency_s;
+  }
+  rotation_symmetric_ = symmetric;
+  return symmetric;
+}
+
 std::optional<PathSums> RouteCache::path_sums(VertexId src, VertexId dst) {
   if (!tree_) tree_ = TreePaths::of(*net_);
   if (*tree_ && !net_->is_switch(src) && !net_->is_switch(dst)) return (*tree_)->sums(src, dst);
+  if (!uniform_arcs_) {
+    bool uniform = true;
+    for (ArcId a = 1; uniform && a < net_->arc_count(); ++a)
+      uniform = net_->arc(a).bandwidth_Bps == net_->arc(0).bandwidth_Bps &&
+                net_->arc(a).latency_s == net_->arc(0).latency_s;
+    uniform_arcs_ = uniform;
+  }
+  if (*uniform_arcs_ && net_->arc_count() > 0 && rotation_symmetric()) {
+    // Every shortest path has the hop count's sums: the same latency added once per hop, one
+    // bandwidth (the additions and minima path_sums(net, path) makes, in its order).
+    const std::uint32_t n = net_->compute_count();
+    const std::uint32_t hops = distances_to(0)[(src + n - dst) % n];
+    if (hops == kUnreached) return std::nullopt;
+    PathSums s;
+    s.hops = hops;
+    for (std::uint32_t i = 0; i < hops; ++i) {
+      s.latency_s += net_->arc(0).latency_s;
+      s.narrowest_Bps = std::min(s.narrowest_Bps, net_->arc(0).bandwidth_Bps);
+    }
+    return s;
+  }
   const auto path = shortest_path(src, dst);
   if (!path) return std::nullopt;
   return toposweep::path_sums(*net_, *path);
@@ -193,6 +233,14 @@ const std::vector<std::uint32_t>& RouteCache::distances_to(VertexId dst) {
   if (all.size() != net.vertex_count()) all.resize(net.vertex_count());
   std::vector<std::uint32_t>& dist = all[dst];
   if (!dist.empty()) return dist;
+  if (dst != 0 && rotation_symmetric()) {
+    // The rotation by dst maps 0 to dst and is an automorphism: d(v, dst) = d(v - dst, 0).
+    const std::vector<std::uint32_t>& base = distances_to(0);
+    const std::uint32_t n = net.compute_count();
+    dist.resize(n);
+    for (VertexId v = 0; v < n; ++v) dist[v] = base[(v + n - dst) % n];
+    return dist;
+  }
   dist.assign(net.vertex_count(), kUnreached);
   std::vector<VertexId> queue{dst};
   dist[dst] = 0;

@@ -7,6 +7,7 @@
 #include "toposweep/opt/compression.hpp"
 #include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/opt/workload_on.hpp"
+#include "toposweep/sim/model_inputs.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/model_library.hpp"
@@ -25,15 +26,25 @@ struct PointCache::Impl {
     std::shared_ptr<const Network> network;
     double bisection_Bps = PointResult::nan;
     std::vector<std::pair<topology::CostSpec, topology::CostBreakdown>> costs;
-    std::vector<std::unique_ptr<sim::AnalyticalModel>> analytical;
-    // What its models share with those of its bandwidth twins (the same topology at a
-    // power-of-two multiple of the link bandwidth: ring sets, hop distances, path sums;
-    // collective/memo.hpp).
+    // Its analytical models, shared with the entries whose networks are the same to them
+    // (sim/model_inputs.hpp), with the network they were made on.
+    struct Models {
+      std::shared_ptr<const Network> network;
+      std::vector<std::unique_ptr<sim::AnalyticalModel>> list;
+    };
+    std::shared_ptr<Models> analytical;
+    // What its models share with those of its twins (the same topology at power-of-two
+    // multiples of the link bandwidth and latency: ring sets, hop distances, path sums;
+    // collective/memo.hpp), and the hash that finds them (arc_structure_hash).
     std::shared_ptr<TwinShared> twins;
+    std::uint64_t structure = 0;
     std::uint64_t used = 0;
   };
-  static constexpr std::size_t kMaxNetworks = 64;
-  static constexpr std::size_t kMaxArcs = std::size_t{1} << 22;
+  // A sweep meets its networks in turn, as many as its topology axes make (perf-1024-wide.ini:
+  // 162 per plan): a bound below that count would rebuild every point's network (least recently
+  // used out first is the worst order for a cycle). The arcs bound what they hold.
+  explicit Impl(PointCacheLimits l) : limits(l) {}
+  PointCacheLimits limits;
   std::vector<std::unique_ptr<NetEntry>> nets;
   std::size_t net_arcs = 0;
   std::uint64_t clock = 0;
@@ -78,15 +89,28 @@ struct PointCache::Impl {
     e->network = std::make_shared<const Network>(build_network(topo));
     e->topo = topo;
     e->bisection_Bps = network_bisection_Bps(*e->network);
-    for (const auto& other : nets)
-      if (bandwidth_power_of_two_twins(*other->network, *e->network)) {
-        e->twins = other->twins;
-        break;
+    e->structure = arc_structure_hash(*e->network);
+    std::shared_ptr<HopDistances> same_arcs;  // distances of a network with the same arcs
+    for (const auto& other : nets) {
+      if (other->structure != e->structure) continue;
+      if (!e->analytical && sim::same_model_inputs(*other->network, *e->network))
+        e->analytical = other->analytical;
+      if (!e->twins) {
+        if (power_of_two_twin_factors(*other->network, *e->network))
+          e->twins = other->twins;
+        else if (!same_arcs && same_arc_structure(*other->network, *e->network))
+          same_arcs = other->twins->distances;
       }
-    if (!e->twins) e->twins = std::make_shared<TwinShared>();
+      if (e->twins && e->analytical) break;
+    }
+    if (!e->analytical) e->analytical = std::make_shared<NetEntry::Models>(NetEntry::Models{e->network, {}});
+    if (!e->twins) {
+      e->twins = std::make_shared<TwinShared>();
+      if (same_arcs) e->twins->distances = std::move(same_arcs);
+    }
     e->used = clock;
     const std::size_t arcs = e->network->arc_count();
-    while (!nets.empty() && (nets.size() >= kMaxNetworks || net_arcs + arcs > kMaxArcs)) {
+    while (!nets.empty() && (nets.size() >= limits.networks || net_arcs + arcs > limits.network_arcs)) {
       auto lru = std::min_element(nets.begin(), nets.end(),
                                   [](const auto& a, const auto& b) { return a->used < b->used; });
       net_arcs -= (*lru)->network->arc_count();
@@ -201,7 +225,7 @@ struct PointCache::Impl {
   // The analytical models memoise per graph address: a dropped plan's graph is forgotten first.
   void drop_plan(std::vector<PlanEntry>::iterator it) {
     for (auto& e : nets)
-      for (auto& m : e->analytical) {
+      for (auto& m : e->analytical->list) {
         if (!it->plan) break;
         m->forget_graph(&it->plan->graph);
         for (const auto& l : it->layouts) m->forget_layout(l.get());
@@ -220,13 +244,15 @@ struct PointCache::Impl {
   }
 
   sim::AnalyticalModel& analytical_for(NetEntry& e, const sim::CommSettings& comm) {
-    for (auto& m : e.analytical)
+    for (auto& m : e.analytical->list)
       if (m->settings() == comm) return *m;
-    return *e.analytical.emplace_back(std::make_unique<sim::AnalyticalModel>(*e.network, comm, e.twins));
+    return *e.analytical->list.emplace_back(
+        std::make_unique<sim::AnalyticalModel>(*e.analytical->network, comm, e.twins));
   }
 };
 
-PointCache::PointCache() : impl_(std::make_unique<Impl>()) {}
+PointCache::PointCache() : PointCache(PointCacheLimits{}) {}
+PointCache::PointCache(PointCacheLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
 PointCache::~PointCache() = default;
 PointCache::PointCache(PointCache&&) noexcept = default;
 PointCache& PointCache::operator=(PointCache&&) noexcept = default;

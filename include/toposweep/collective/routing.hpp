@@ -52,7 +52,8 @@ class RouteCache {
 
   // The sums of the path shortest_path() returns (hop count, latencies added in path order,
   // narrowest bandwidth); nullopt when dst is unreachable. Between compute nodes of a tree family
-  // they come in closed form (TreePaths), with no search.
+  // they come in closed form (TreePaths), with no search; on a rotation-symmetric network whose
+  // arcs are all alike, from the hop distance (every shortest path has the same sums).
   std::optional<PathSums> path_sums(VertexId src, VertexId dst);
 
   // A shortest path src->dst chosen hop by hop among the equal-cost next hops: the one whose
@@ -73,8 +74,15 @@ class RouteCache {
   // ECMP paths as flows carrying `bytes` in `stage`.
   std::vector<Flow> ecmp_flows(VertexId src, VertexId dst, double bytes, std::uint32_t stage = 0);
 
-  // Hop distance from every vertex to dst (UINT32_MAX when unreachable). Memoised per dst.
+  // Hop distance from every vertex to dst (UINT32_MAX when unreachable). Memoised per dst. On a
+  // network that rotation maps onto itself (rotation_symmetric) one orbit: the distances to dst
+  // are those to vertex 0, rotated, with no search.
   const std::vector<std::uint32_t>& distances_to(VertexId dst);
+
+  // Whether v -> v + 1 (mod n) maps the network onto itself: no switches, and for every arc
+  // u -> v an arc u + 1 -> v + 1 with the same bandwidth and latency (a circulant: topoopt's
+  // rings). Checked once.
+  bool rotation_symmetric();
 
   static constexpr std::uint32_t kMaxEcmpPaths = 256;
 
@@ -93,6 +101,8 @@ class RouteCache {
 
   const Network* net_;
   std::optional<std::optional<TreePaths>> tree_;  // TreePaths::of(net), once asked for
+  std::optional<bool> rotation_symmetric_;        // once asked for
+  std::optional<bool> uniform_arcs_;              // every arc of one bandwidth and latency
   std::shared_ptr<HopDistances> dist_to_;         // per dst; empty until asked for
   std::map<std::pair<VertexId, VertexId>, std::vector<WeightedPath>> ecmp_;
   // Epoch-stamped scratch for the bidirectional BFS: a vertex is visited in this query iff its

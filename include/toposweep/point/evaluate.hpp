@@ -57,9 +57,17 @@ struct Evaluation {
   std::optional<InvalidDesign> invalid;
 };
 
+// What a PointCache keeps at most: networks (each with its bisection, costs and analytical
+// models) and their arcs over all of them, least recently used out first.
+struct PointCacheLimits {
+  std::size_t networks = 1024;
+  std::size_t network_arcs = std::size_t{1} << 22;
+};
+
 class PointCache {
  public:
   PointCache();
+  explicit PointCache(PointCacheLimits limits);
   ~PointCache();
   PointCache(PointCache&&) noexcept;
   PointCache& operator=(PointCache&&) noexcept;

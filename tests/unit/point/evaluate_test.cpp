@@ -120,9 +120,9 @@ TEST(PointEvaluator, SeveralNetworksAndPlansCachedAtOnceGiveEachPointsOwnAnswer)
 }
 
 TEST(PointEvaluator, EvictedNetworksAndPlansAreBuiltAgainWithTheSameAnswers) {
-  // More networks (and so plans: the GPU count differs) than the cache holds: the oldest are
-  // dropped (and forgotten by the analytical models that memoised them) and built again when
-  // they come back, in reverse order.
+  // More networks (and so plans: the GPU count differs) than the cache holds (64 here): the
+  // oldest are dropped (and forgotten by the analytical models that memoised them) and built
+  // again when they come back, in reverse order.
   auto point = [](std::uint32_t servers) {
     const std::string n = std::to_string(servers);
     return make_config({{"topology.kind", "switch"},
@@ -131,7 +131,7 @@ TEST(PointEvaluator, EvictedNetworksAndPlansAreBuiltAgainWithTheSameAnswers) {
                         {"model.name", "bert-large"},
                         {"strategy.tp", "2"}});
   };
-  testing::RowEvaluator shared;
+  testing::RowEvaluator shared(PointCacheLimits{.networks = 64});
   std::vector<PointResult> first;
   for (std::uint32_t servers = 2; servers < 72; ++servers) first.push_back(shared.evaluate(point(servers)));
   for (std::uint32_t servers = 71; servers >= 2; --servers) {

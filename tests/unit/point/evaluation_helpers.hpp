@@ -7,6 +7,8 @@ namespace toposweep::testing {
 
 class RowEvaluator {
  public:
+  RowEvaluator() = default;
+  explicit RowEvaluator(PointCacheLimits limits) : cache_(limits) {}
   PointResult evaluate(const Config& point) { return evaluate_config(point, cache_, Detail::Row).row; }
 
  private:
