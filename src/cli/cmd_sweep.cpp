@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "toposweep/cli/command.hpp"
+#include "toposweep/cli/mpi_session.hpp"
 #include "toposweep/point/check.hpp"
 #include "toposweep/point/evaluate.hpp"
 #include "toposweep/sweep/columns.hpp"
@@ -52,35 +53,6 @@ class SignalGuard {
  private:
   struct sigaction old_term_ {
   }, old_int_{};
-};
-
-extern "C" void finalize_mpi() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
-}
-
-// MPI is finalised at exit, not when `run` returns: rank 0 prints the error line after `run`
-// (in run_main), and MPI_Finalize waits for every rank, so no rank can exit before that line is
-// out. Finalising earlier let the other ranks exit 1 first, and mpirun, which ends the job at the
-// first non-zero exit, sometimes killed rank 0 before it had printed.
-class MpiSession {
- public:
-  MpiSession() {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized) {
-      MPI_Init(nullptr, nullptr);
-      std::atexit(finalize_mpi);
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  }
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-
- private:
-  int rank_ = 0, size_ = 1;
 };
 
 // The MPI library's own name and version (the first line of MPI_Get_library_version).

@@ -1,9 +1,10 @@
 #include "toposweep/cli/mpi_search_team.hpp"
 
-#include <mpi.h>
-
 #include <cstdlib>
 #include <vector>
+
+#include "toposweep/cli/mpi_session.hpp"
+#include "toposweep/sweep/mpi.hpp"
 
 namespace toposweep::cli {
 namespace {
@@ -18,22 +19,9 @@ int launched_size() {
 class MpiSearchTeam final : public opt::SearchTeam {
  public:
   MpiSearchTeam() {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized) {
-      MPI_Init(nullptr, nullptr);
-      // At exit, as the sweep does: rank 0 prints an error line after the command returns.
-      std::atexit([] {
-        int finalized = 0;
-        MPI_Finalized(&finalized);
-        if (!finalized) MPI_Finalize();
-      });
-    }
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    rank_ = static_cast<std::uint32_t>(rank);
-    size_ = static_cast<std::uint32_t>(size);
+    const MpiSession mpi;  // MPI_Init here, MPI_Finalize at exit (as the sweep)
+    rank_ = static_cast<std::uint32_t>(mpi.rank());
+    size_ = static_cast<std::uint32_t>(mpi.size());
   }
   std::uint32_t rank() const override { return rank_; }
   std::uint32_t size() const override { return size_; }
