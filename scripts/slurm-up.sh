@@ -70,7 +70,7 @@ free_port() {
 }
 # owns_port PIDFILE PORT: the daemon of PIDFILE is the one listening on PORT.
 owns_port() {
-  [ -s "$1" ] && ss -Htlnp "sport = :$2" 2> /dev/null | grep -q "pid=$(cat "$1"),"
+  [ -s "$1" ] && grep -q "pid=$(cat "$1")," <<< "$(ss -Htlnp "sport = :$2" 2> /dev/null)"
 }
 stop_pidfile() {  # stop_pidfile PIDFILE NAME: stop a daemon this script started, by its PID file
   local pid
@@ -167,7 +167,7 @@ export SLURM_CONF=$conf
 # (not merely find some slurmctld answering there).
 slurmctld -c -f "$conf" || return 1
 for _ in $(seq 1 100); do
-  owns_port "$run/slurmctld.pid" "$ctld_port" && scontrol ping 2> /dev/null | grep -q UP && break
+  owns_port "$run/slurmctld.pid" "$ctld_port" && grep -q UP <<< "$(scontrol ping 2> /dev/null)" && break
   sleep 0.1
 done
 owns_port "$run/slurmctld.pid" "$ctld_port" || return 1

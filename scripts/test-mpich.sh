@@ -24,7 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
       $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"; }
 fi
 # Installing MPICH beside Open MPI leaves the system's default (mpirun, mpicc) on Open MPI.
-mpirun --version 2>&1 | grep -q "Open MPI" || echo "test-mpich: note: mpirun is not Open MPI's here" >&2
+grep -q "Open MPI" <<< "$(mpirun --version 2>&1)" || echo "test-mpich: note: mpirun is not Open MPI's here" >&2
 
 echo "== build against MPICH ($(mpichversion | head -n 1 | tr -s ' '))"
 BUILD_DIR=build-mpich BUILD_TARGETS="toposweep scheduler_claims test_sweep" bash scripts/build.sh \
@@ -33,8 +33,11 @@ BUILD_DIR=build-mpich BUILD_TARGETS="toposweep scheduler_claims test_sweep" bash
   -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DHDF5_C_COMPILER_EXECUTABLE=/usr/bin/h5pcc.mpich
 # The binary really is MPICH's: its library says so.
 build-mpich/toposweep --version --log-level warn > /dev/null
-ldd build-mpich/toposweep | grep -q 'libmpich' || { echo "test-mpich: build-mpich/toposweep does not link MPICH" >&2; exit 1; }
-ldd build-mpich/toposweep | grep -q 'libmpi\.so' && { echo "test-mpich: build-mpich/toposweep links Open MPI too" >&2; exit 1; }
+# (ldd's output is read whole first: `ldd | grep -q` under pipefail fails whenever grep stops reading
+# before ldd has written everything, and ldd dies of SIGPIPE; that failed CI once in nine runs.)
+libs=$(ldd build-mpich/toposweep)
+grep -q 'libmpich' <<< "$libs" || { echo "test-mpich: build-mpich/toposweep does not link MPICH" >&2; exit 1; }
+if grep -q 'libmpi\.so' <<< "$libs"; then echo "test-mpich: build-mpich/toposweep links Open MPI too" >&2; exit 1; fi
 
 echo "== MPI tests on MPICH"
 status=0
