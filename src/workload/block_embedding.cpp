@@ -39,6 +39,18 @@ Layer head_layer(const TransformerShape& t) {
   return head;
 }
 
+double embedding_kept_bytes(const TransformerShape& t, double tp, bool sequence_parallel) {
+  // The dropout mask after the embedding (1 byte per element; split with sequence parallelism).
+  return t.seq_len * double(t.hidden) / (sequence_parallel ? tp : 1);
+}
+
+double head_kept_bytes(const TransformerShape& t, double elem, double tp, bool sequence_parallel) {
+  // Final norm input and the logits' input (elem bytes each, split with sequence parallelism)
+  // and the fp32 logits (vocab-parallel): Korthikanti et al. 2022 Sec. 4.3, 4sbh/t (1 + v/h).
+  const double s = t.seq_len, h = t.hidden, v = t.vocab;
+  return 2 * elem * s * h / (sequence_parallel ? tp : 1) + 4 * s * v / tp;
+}
+
 double tied_embedding_copy(const Model& m, double tp, std::uint32_t pp) {
   if (!m.transformer || !m.transformer->tied_embeddings || pp <= 1) return 0;
   return static_cast<double>(m.transformer->vocab) * m.transformer->hidden / tp;

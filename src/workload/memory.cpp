@@ -32,7 +32,8 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint3
   if (shape && l.kind == LayerKind::TransformerBlock) {
     // Korthikanti et al. 2022 Table 2: sbh (10 + 24/t + 5as/(ht)) bytes, all over t with sequence
     // parallelism; selective recomputation (and a fused attention kernel) keep no s x s tensors;
-    // full recomputation keeps the layer input (split over t with sequence parallelism).
+    // full recomputation keeps the layer input (split over t with sequence parallelism). The
+    // layer's fields are its operator table's sums (block.hpp).
     const bool sp = sequence_parallel && tp > 1;
     auto kept = [&](double sharded) {
       return B * (sp ? (l.act_replicated + sharded) / t : l.act_replicated + sharded / t);
@@ -45,17 +46,11 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint3
     return a;
   }
   if (shape && l.kind == LayerKind::Embedding) {
-    // The dropout mask after the embedding (1 byte per element; split with sequence parallelism).
-    a.none = a.selective = a.full = a.working_set =
-        shape->seq_len * double(shape->hidden) / (sequence_parallel ? t : 1);
+    a.none = a.selective = a.full = a.working_set = embedding_kept_bytes(*shape, t, sequence_parallel);
     return a;
   }
   if (shape && l.kind == LayerKind::Head) {
-    // Final norm input and the logits' input (B bytes each, split with sequence parallelism) and
-    // the fp32 logits (vocab-parallel): Korthikanti et al. 2022 Sec. 4.3, 4sbh/t (1 + v/h).
-    const double s = shape->seq_len, h = shape->hidden, v = shape->vocab;
-    a.none = 2 * B * s * h / (sequence_parallel ? t : 1) + 4 * s * v / t;
-    a.selective = a.full = a.working_set = a.none;
+    a.none = a.selective = a.full = a.working_set = head_kept_bytes(*shape, B, t, sequence_parallel);
     return a;
   }
   a.none = a.selective = B * (l.act_replicated + l.act_sharded / t) * k;

@@ -96,6 +96,10 @@ BlockTotals block_totals(const std::vector<BlockOp>& ops);
 // block_embedding.cpp: the embedding and the head around the blocks.
 Layer embedding_layer(const TransformerShape& t);
 Layer head_layer(const TransformerShape& t);
+// Activation bytes per sample the embedding and the head keep for backward (whatever the
+// recomputation mode), `elem` bytes per activation element.
+double embedding_kept_bytes(const TransformerShape& t, double tp, bool sequence_parallel);
+double head_kept_bytes(const TransformerShape& t, double elem, double tp, bool sequence_parallel);
 // With tied embeddings the last pipeline stage keeps its own copy of the word embeddings
 // (Megatron), used by the head: its parameters on one GPU (0 when untied or pp = 1).
 double tied_embedding_copy(const Model& m, double tp, std::uint32_t pp);

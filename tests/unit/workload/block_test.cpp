@@ -95,6 +95,26 @@ TEST(Block, ActivationsPerRecomputeModeAreKorthikantisTable2) {
   EXPECT_EQ(sp.full, sh * 2 / 8);
 }
 
+TEST(Block, HeadKeepsKorthikantisLogitTerm) {
+  // Sec. 4.3 with sequence parallelism: 4 sbh/t (1 + v/h) bytes = 4 s (h + v) / t.
+  const TransformerShape t = gpt_shape();
+  EXPECT_EQ(head_kept_bytes(t, 2, 8, true), 4 * 2048.0 * (12288 + 51200) / 8);
+  EXPECT_EQ(embedding_kept_bytes(t, 8, true), 2048.0 * 12288 / 8);  // 1-byte dropout mask
+}
+
+TEST(Block, SelectiveRecomputationRecomputesTheTablesAttentionCore) {
+  const Model m = transformer_model("gpt", gpt_shape());
+  Workload w = make_workload(m, builtin_device("a100"), "fp16", 8);
+  w.fused_attention = false;
+  Strategy s;
+  s.recompute = Recompute::Selective;
+  double core = 0;
+  for (const BlockOp& op : describe_block(*m.transformer))
+    if (op.kind == OpKind::AttentionCore) core += op.flops();
+  EXPECT_EQ(recomputed_forward_flops(w, s, m.layers[1]), core);
+  EXPECT_EQ(core, 4 * 2048.0 * 2048 * 12288);  // 4 s^2 h
+}
+
 TEST(Block, SelectiveRecomputationDropsExactlyTheScoreTensors) {
   const TransformerShape t = gpt_shape();
   double dropped = 0;
