@@ -32,13 +32,18 @@ BlockTotals block_totals(const std::vector<BlockOp>& ops) {
   return t;
 }
 
-void check_tp_against_kv_heads(const Model& m, std::uint32_t tp) {
-  if (!m.transformer || tp == 0) return;
+bool tp_divides_kv_heads(const Model& m, std::uint32_t tp) {
+  if (!m.transformer || tp == 0) return true;
   const std::uint32_t kv = m.transformer->kv_heads > 0 ? m.transformer->kv_heads : m.transformer->heads;
-  if (kv % tp != 0)
-    throw InvalidDesign("tp = " + std::to_string(tp) + " does not divide the " + std::to_string(kv) +
-                            " key/value heads of " + m.name,
-                        "key strategy.tp");
+  return kv % tp == 0;
+}
+
+void check_tp_against_kv_heads(const Model& m, std::uint32_t tp) {
+  if (tp_divides_kv_heads(m, tp)) return;
+  const std::uint32_t kv = m.transformer->kv_heads > 0 ? m.transformer->kv_heads : m.transformer->heads;
+  throw InvalidDesign("tp = " + std::to_string(tp) + " does not divide the " + std::to_string(kv) +
+                          " key/value heads of " + m.name,
+                      "key strategy.tp");
 }
 
 }  // namespace toposweep

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "toposweep/workload/block.hpp"
 #include "toposweep/workload/memory.hpp"
 
 namespace toposweep {
@@ -82,6 +83,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   for (std::uint64_t tp : divisors(gpus)) {
     if (tp > max_tp) break;
     if (m.transformer && m.transformer->heads % tp != 0) continue;
+    if (!tp_divides_kv_heads(m, static_cast<std::uint32_t>(tp))) continue;
     if (!space.tp.empty() && !contains(space.tp, static_cast<std::uint32_t>(tp))) continue;
     for (std::uint64_t pp : divisors(gpus / tp)) {
       if (pp > max_pp) break;

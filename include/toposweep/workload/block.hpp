@@ -104,8 +104,10 @@ double head_kept_bytes(const TransformerShape& t, double elem, double tp, bool s
 // (Megatron), used by the head: its parameters on one GPU (0 when untied or pp = 1).
 double tied_embedding_copy(const Model& m, double tp, std::uint32_t pp);
 
-// Checks a tensor-parallel degree against a transformer's shape beyond the heads: tp must
-// divide kv_heads (Megatron splits K and V by heads). Throws InvalidDesign.
+// Tensor parallelism splits K and V by heads (Megatron): tp must divide kv_heads. True for
+// models without a transformer shape.
+bool tp_divides_kv_heads(const Model& m, std::uint32_t tp);
+// The same as a strategy check: throws InvalidDesign naming strategy.tp.
 void check_tp_against_kv_heads(const Model& m, std::uint32_t tp);
 
 }  // namespace toposweep

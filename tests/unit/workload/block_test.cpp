@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/workload/enumerate.hpp"
 #include "toposweep/workload/layer_cost.hpp"
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/model_library.hpp"
@@ -163,6 +164,27 @@ TEST(Block, TpMustDivideTheKvHeads) {
   EXPECT_NO_THROW(check_tp_against_kv_heads(llama, 8));
   EXPECT_THROW(check_tp_against_kv_heads(llama, 16), InvalidDesign);
   EXPECT_NO_THROW(check_tp_against_kv_heads(builtin_model("gpt3-175b"), 32));  // 96 KV heads
+  EXPECT_FALSE(tp_divides_kv_heads(llama, 16));
+  EXPECT_TRUE(tp_divides_kv_heads(builtin_model("resnet50"), 16));  // no transformer shape
+}
+
+TEST(Block, ValidationAndEnumerationRejectTpNotDividingKvHeads) {
+  const Workload w = make_workload(builtin_model("llama-70b"), builtin_device("h100"), "bf16", 64);
+  Strategy s;
+  s.tp = 16;
+  s.pp = 4;
+  s.dp = 1;
+  s.microbatches = 64;
+  EXPECT_THROW(validate_strategy(s, w, 64), InvalidDesign);
+  s.tp = 8;
+  s.pp = 8;
+  EXPECT_NO_THROW(validate_strategy(s, w, 64));
+  bool saw_tp8 = false;
+  for_each_strategy(w, 64, StrategySpace{}, [&](const Strategy& c, double, bool) {
+    EXPECT_EQ(8u % c.tp, 0u);
+    saw_tp8 = saw_tp8 || c.tp == 8;
+  });
+  EXPECT_TRUE(saw_tp8);
 }
 
 // On an idealised device (every tile full, memory free, no floor) a SwiGLU block with grouped
