@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "toposweep/sim/comm_groups.hpp"
+#include "toposweep/workload/block.hpp"
 #include "toposweep/workload/compute_bound.hpp"
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/ranks.hpp"
@@ -123,8 +124,7 @@ double StrategyBound::operator()(const Strategy& s) {
     for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
       const Layer& l = m.layers[i];
       chunk_params[c] += l.params_sharded / shard + l.params_replicated;
-      if (l.kind == LayerKind::Head && m.transformer->tied_embeddings && s.pp > 1)
-        chunk_params[c] += static_cast<double>(m.transformer->vocab) * m.transformer->hidden / shard;
+      if (l.kind == LayerKind::Head) chunk_params[c] += tied_embedding_copy(m, shard, s.pp);
     }
   // Each device's DP stream runs its gradient reductions one after another: the whole
   // gradient once (ZeRO-0: AllReduce, ZeRO-1: ReduceScatter), or every backward pass's

@@ -3,45 +3,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include "toposweep/workload/block.hpp"
 #include "toposweep/workload/memory.hpp"
 
 namespace toposweep {
 namespace {
 
-// What the memory of one stage depends on, for a fixed (tp, pp).
-struct StageAggregate {
-  double params = 0;         // dense parameters on one GPU
-  LayerActivations act;      // activation bytes per sample, summed over the stage's layers
-  double working_set = 0;    // largest single layer's activation bytes per sample (full recompute)
-  double largest_layer = 0;  // parameters of the largest layer on one GPU (ZeRO-3 gather buffer)
-};
-
+// Each stage's aggregate (memory.hpp) for a fixed (tp, pp, sp) of the even stage split.
 std::vector<StageAggregate> aggregate_stages(const Workload& w, std::uint32_t tp, std::uint32_t pp, bool sp) {
-  const Model& m = w.model;
-  const auto ranges = partition_stages(m, pp);
-  std::vector<StageAggregate> out(pp);
-  for (std::uint32_t p = 0; p < pp; ++p) {
-    StageAggregate& a = out[p];
-    for (std::uint32_t i = ranges[p].first; i < ranges[p].last; ++i) {
-      const Layer& l = m.layers[i];
-      if (l.kind == LayerKind::EmbeddingBag) continue;
-      const double layer_params = l.params_sharded / tp + l.params_replicated;
-      a.params += layer_params;
-      a.largest_layer = std::max(a.largest_layer, layer_params);
-      const LayerActivations la = layer_activations(w, l, tp, sp);
-      a.act.none += la.none;
-      a.act.selective += la.selective;
-      a.act.full += la.full;
-      a.working_set = std::max(a.working_set, la.working_set);
-    }
-    if (m.transformer && m.transformer->tied_embeddings && pp > 1 && p + 1 == pp) {
-      // The head uses the copy: ZeRO-3 gathers it with the head (the stage's last layer).
-      const Layer& head = m.layers[ranges[p].last - 1];
-      const double copy = static_cast<double>(m.transformer->vocab) * m.transformer->hidden / tp;
-      a.params += copy;
-      a.largest_layer = std::max(a.largest_layer, head.params_sharded / tp + head.params_replicated + copy);
-    }
-  }
+  const auto ranges = partition_stages(w.model, pp);
+  std::vector<StageAggregate> out;
+  out.reserve(pp);
+  for (std::uint32_t p = 0; p < pp; ++p)
+    out.push_back(stage_aggregate(w, ranges[p], tp, sp, pp, p + 1 == pp));
   return out;
 }
 
@@ -109,6 +83,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   for (std::uint64_t tp : divisors(gpus)) {
     if (tp > max_tp) break;
     if (m.transformer && m.transformer->heads % tp != 0) continue;
+    if (!tp_divides_kv_heads(m, static_cast<std::uint32_t>(tp))) continue;
     if (!space.tp.empty() && !contains(space.tp, static_cast<std::uint32_t>(tp))) continue;
     for (std::uint64_t pp : divisors(gpus / tp)) {
       if (pp > max_pp) break;

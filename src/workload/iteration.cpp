@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/workload/block.hpp"
 #include "toposweep/workload/hetero.hpp"
 #include "toposweep/workload/ranks.hpp"
 
@@ -325,8 +326,7 @@ void IterationBuilder::make_3d_programs() {
         b.duration_s = cost->backward.compute_s;
       }
       double params = l.params_sharded / shard + l.params_replicated;
-      if (l.kind == LayerKind::Head && m_.transformer && m_.transformer->tied_embeddings && s_.pp > 1)
-        params += static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / shard;
+      if (l.kind == LayerKind::Head) params += tied_embedding_copy(m_, shard, s_.pp);
       prog.local_params += params;
       std::vector<Op> layer_bwd{b};
       if (cost) {
@@ -335,13 +335,6 @@ void IterationBuilder::make_3d_programs() {
         tp_comms(cost->forward.hidden, tp_bytes, i, true, prog.overlapped_forward);
         tp_comms(cost->backward.exposed, tp_bytes, i, false, layer_bwd);
         tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward);
-      } else if (tp_set != kNoSet) {
-        // Layers without a transformer's costs: their AllReduces of the output.
-        const double bytes = bytes_mb_ * l.output_elements * B;
-        const std::uint32_t fwd = l.tp_allreduces_forward;
-        const std::uint32_t bwd = l.tp_allreduces_backward + (s_.recompute == Recompute::Full ? fwd : 0);
-        if (fwd > 0) prog.forward.push_back(tp_op(CollectiveOp::AllReduce, bytes, fwd, i, false));
-        if (bwd > 0) layer_bwd.push_back(tp_op(CollectiveOp::AllReduce, bytes, bwd, i, false));
       }
       // Gradients are complete after the layer's backward compute and its collectives. An SFB
       // layer's weight gradient travels as factors; its bias (replicated parameters) stays.

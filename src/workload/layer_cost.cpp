@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "toposweep/workload/block.hpp"
+
 namespace toposweep {
 
 KernelDevice kernel_device(const Workload& w) {
@@ -103,13 +105,9 @@ class Pass {
 };
 
 struct Dims {
-  double T, h, a, s, d, f, kv, V,
-      b;          // tokens, hidden, heads, sequence, head dim, ffn, kv width, vocab, batch
-  double t;       // tp
-  double hr;      // elements per token the norm / dropout region holds (h / t with SP)
-  double scores;  // s x s attention elements on this rank
-  double qkv_n;   // QKV output columns on this rank
-  double mlp1_n;  // first FFN output columns on this rank
+  double T, h, s, V, b;  // tokens, hidden, sequence, vocab, batch
+  double t;              // tp
+  double hr;             // elements per token the norm / dropout region holds (h / t with SP)
 };
 
 Dims dims_of(const LayerCostKey& k) {
@@ -119,16 +117,9 @@ Dims dims_of(const LayerCostKey& k) {
   x.s = sh.seq_len;
   x.T = x.b * x.s;
   x.h = sh.hidden;
-  x.a = sh.heads;
-  x.d = x.h / x.a;
-  x.f = sh.ffn_hidden > 0 ? sh.ffn_hidden : 4 * x.h;
-  x.kv = x.d * (sh.kv_heads > 0 ? sh.kv_heads : sh.heads);
   x.V = sh.vocab;
   x.t = k.tp;
   x.hr = k.sequence_parallel ? x.h / x.t : x.h;
-  x.scores = x.b * (x.a / x.t) * x.s * x.s;
-  x.qkv_n = (x.h + 2 * x.kv) / x.t;
-  x.mlp1_n = (sh.gated_mlp ? 2 : 1) * x.f / x.t;
   return x;
 }
 
@@ -136,77 +127,148 @@ bool tp_comms(const LayerCostKey& k) {
   return k.tp > 1;
 }
 
-// The block's forward kernels on `pass` (collectives included), as Megatron-LM runs them.
-void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x, Pass& pass) {
+// A block operator's GEMM on one TP rank for a microbatch: tensor-split projections lose their
+// N (column-parallel) or K (row-parallel) to the ranks, the attention core its heads.
+struct RankGemm {
+  double M, N, K, batch;
+};
+RankGemm rank_gemm(const BlockOp& op, const Dims& x) {
+  if (op.kind == OpKind::AttentionCore) return {op.M, op.N, op.K, x.b * op.batch / x.t};
+  const double T = x.b * op.M;
+  if (op.axis != ParallelAxis::Tensor) return {T, op.N, op.K, 1};
+  return op.column ? RankGemm{T, op.N / x.t, op.K, 1} : RankGemm{T, op.N, op.K / x.t, 1};
+}
+double forward_gemm_seconds(const KernelDevice& d, const BlockOp& op, const Dims& x, double e) {
+  const RankGemm g = rank_gemm(op, x);
+  return gemm_seconds(d, g.M, g.N, g.K, g.batch, e, e);
+}
+
+// Bytes a memory-bound operator's kernel with traffic `tr` moves on one TP rank for a
+// microbatch: per-head s x s tensors split by heads, token tensors by the tensor axis (or, with
+// sequence parallelism, the sequence axis).
+double kernel_bytes(const Traffic& tr, const BlockOp& op, const Dims& x, double e, bool sp) {
+  const double c = tr.bytes(e);
+  if (op.batch > 1) return c * (x.b * (op.batch / x.t) * op.M * op.N);
+  const double T = x.b * op.M;
+  if (op.axis == ParallelAxis::Tensor) return c * T * op.N / x.t;
+  return c * T * (sp ? op.N / x.t : op.N);
+}
+
+// The kernels of the block's operators of `role`, all alike, as one count x time.
+double alike_seconds(const KernelDevice& d, const std::vector<BlockOp>& ops, OpRole role, const Dims& x,
+                     double e, bool sp) {
+  double count = 0;
+  const BlockOp* first = nullptr;
+  for (const BlockOp& op : ops)
+    if (op.role == role) {
+      ++count;
+      if (!first) first = &op;
+    }
+  return first ? count * memory_seconds(d, kernel_bytes(first->forward, *first, x, e, sp)) : 0;
+}
+
+const BlockOp* first_of(const std::vector<BlockOp>& ops, OpKind kind) {
+  for (const BlockOp& op : ops)
+    if (op.kind == kind) return &op;
+  return nullptr;
+}
+
+// The block's forward kernels on `pass` (collectives included), as Megatron-LM runs them. The
+// table is read in the order this model has always added the kernels' times (norms, the
+// projections, the collectives, the attention core, the residuals, the activation), which
+// keeps every sum as it was.
+void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
+                   const std::vector<BlockOp>& ops, Pass& pass) {
   const double e = k.elem;
   const bool sp = k.sequence_parallel;
   const bool full = k.tp_overlap == TpOverlap::Full;
-  const double qkv = gemm_seconds(d, x.T, x.qkv_n, x.h, 1, e, e);
-  const double proj = gemm_seconds(d, x.T, x.h, x.h / x.t, 1, e, e);
-  const double mlp1 = gemm_seconds(d, x.T, x.mlp1_n, x.h, 1, e, e);
-  const double mlp2 = gemm_seconds(d, x.T, x.h, x.f / x.t, 1, e, e);
-  pass.kernel(2 * memory_seconds(d, 2 * e * x.T * x.hr));  // two norms: read, write
-  pass.kernel(qkv + proj + mlp1 + mlp2);
+  pass.kernel(alike_seconds(d, ops, OpRole::Norm, x, e, sp));
+  std::vector<double> gemm_s(ops.size(), 0);
+  double projections = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].kind == OpKind::Gemm) projections += gemm_s[i] = forward_gemm_seconds(d, ops[i], x, e);
+  pass.kernel(projections);
   if (tp_comms(k)) {
-    if (sp) {  // AllGather before QKV and the first FFN GEMM, ReduceScatter after proj and the second
-      pass.collective(CollectiveOp::AllGather, full, qkv);
-      pass.collective(CollectiveOp::ReduceScatter, full, proj);
-      pass.collective(CollectiveOp::AllGather, full, mlp1);
-      pass.collective(CollectiveOp::ReduceScatter, full, mlp2);
-    } else {  // AllReduce after proj and the second FFN GEMM
-      pass.collective(CollectiveOp::AllReduce, full, proj);
-      pass.collective(CollectiveOp::AllReduce, full, mlp2);
+    // Megatron's f before a column-parallel GEMM (an AllGather with SP) and g after a
+    // row-parallel one (a ReduceScatter with SP, else an AllReduce), each under its GEMM.
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].role == OpRole::TpEnter && sp && i + 1 < ops.size())
+        pass.collective(CollectiveOp::AllGather, full, gemm_s[i + 1]);
+      if (ops[i].role == OpRole::TpExit && i > 0)
+        pass.collective(sp ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, full, gemm_s[i - 1]);
     }
   }
   if (k.fused_attention) {
     // Causal flash attention: QK^T and x V over half the score matrix.
-    pass.kernel(2.0 * x.b * (x.a / x.t) * x.s * x.s * x.d / (d.peak_flops * d.flash_forward));
+    const BlockOp& sc = *first_of(ops, OpKind::AttentionCore);
+    pass.kernel(2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * sc.K / (d.peak_flops * d.flash_forward));
   } else {
-    pass.kernel(gemm_seconds(d, x.s, x.s, x.d, x.b * x.a / x.t, e, e));  // QK^T
-    pass.kernel(gemm_seconds(d, x.s, x.d, x.s, x.b * x.a / x.t, e, e));  // scores x V
-    pass.kernel(memory_seconds(d, 2 * e * x.scores));                    // scale-mask-softmax
-    pass.kernel(memory_seconds(d, (2 * e + 1) * x.scores));              // dropout (+ mask)
-    pass.kernel(memory_seconds(d, 2 * e * x.T * x.h / x.t));             // context permute
+    for (const BlockOp& op : ops)
+      if (op.kind == OpKind::AttentionCore) pass.kernel(forward_gemm_seconds(d, op, x, e));
+    for (const BlockOp& op : ops)  // softmax, dropout (+ mask), context permute
+      if (op.kind == OpKind::MemoryBound && op.axis == ParallelAxis::Tensor && op.role != OpRole::Activation)
+        pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
   }
-  pass.kernel(2 * memory_seconds(d, (3 * e + 1) * x.T * x.hr));  // bias + dropout + residual, twice
-  pass.kernel(memory_seconds(d, (k.shape.gated_mlp ? 3 : 2) * e * x.T * x.f / x.t));  // bias + GeLU / SwiGLU
+  pass.kernel(alike_seconds(d, ops, OpRole::Residual, x, e, sp));    // bias + dropout + residual
+  pass.kernel(alike_seconds(d, ops, OpRole::Activation, x, e, sp));  // bias + GeLU / SwiGLU
 }
 
-// What selective recomputation runs again: the attention core.
-double attention_core_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x) {
+// What selective recomputation runs again: the attention core and the s x s kernels it dropped.
+double attention_core_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
+                              const std::vector<BlockOp>& ops) {
   const double e = k.elem;
-  return gemm_seconds(d, x.s, x.s, x.d, x.b * x.a / x.t, e, e) +
-         gemm_seconds(d, x.s, x.d, x.s, x.b * x.a / x.t, e, e) + memory_seconds(d, 2 * e * x.scores) +
-         memory_seconds(d, (2 * e + 1) * x.scores);
+  double seconds = 0;
+  for (const BlockOp& op : ops)
+    if (op.kind == OpKind::AttentionCore) seconds += forward_gemm_seconds(d, op, x, e);
+  for (const BlockOp& op : ops)
+    if (op.recompute == RecomputeClass::DroppedUnderSelective)
+      seconds += memory_seconds(d, kernel_bytes(op.forward, op, x, e, k.sequence_parallel));
+  return seconds;
 }
 
-double block_params_local(const LayerCostKey& k, const Dims& x) {
-  const TransformerShape& sh = k.shape;
-  const double weights = 2 * x.h * x.h + 2 * x.h * x.kv + (sh.gated_mlp ? 3 : 2) * x.h * x.f;
-  const double sharded = weights + (sh.biases ? x.h + 2 * x.kv + x.f * (sh.gated_mlp ? 2 : 1) : 0);
-  const double replicated = (sh.biases ? 4 * x.h : 2 * x.h) + (sh.biases ? 2 * x.h : 0);
-  return sharded / x.t + replicated;
+double block_params_local(const Dims& x, const std::vector<BlockOp>& ops) {
+  const BlockTotals sum = block_totals(ops);
+  return sum.params_sharded / x.t + sum.params_replicated;
 }
 
-void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x, Pass& pass) {
+void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
+                    const std::vector<BlockOp>& ops, Pass& pass) {
   const double e = k.elem;
   const bool sp = k.sequence_parallel;
   const TpOverlap ov = k.tp_overlap;
   const double wgrad_out = k.grad_accum_fusion ? 8 : e;  // fp32 accumulate (read + write) or a fresh gradient
-  pass.kernel(4 * memory_seconds(d, 3 * e * x.T * x.hr));        // two norm backwards, two residual adds
-  pass.kernel(2 * memory_seconds(d, (3 * e + 1) * x.T * x.hr));  // dropout + add backward, twice
-  pass.kernel(memory_seconds(d, (k.shape.gated_mlp ? 5 : 4) * e * x.T * x.f / x.t));  // activation backward
-  if (k.shape.biases) pass.kernel(memory_seconds(d, e * x.T * x.qkv_n));              // QKV bias gradient
-  // Input-gradient (dgrad) and weight-gradient (wgrad) GEMMs: QKV, proj, FFN1, FFN2.
-  const double in_n[4] = {x.h, x.h / x.t, x.h, x.f / x.t};  // dgrad output columns
-  const double out_n[4] = {x.qkv_n, x.h, x.mlp1_n, x.h};    // forward output columns
-  for (int i = 0; i < 4; ++i) {
-    const double dgrad = gemm_seconds(d, x.T, in_n[i], out_n[i], 1, e, e);
-    const double wgrad = gemm_seconds(d, in_n[i], out_n[i], x.T, 1, e, wgrad_out);
+  // Sequence-axis kernels (norm backwards, residual adds, dropout + add backwards), alike ones
+  // counted together in the order they first appear.
+  std::vector<std::pair<Traffic, double>> groups;
+  const BlockOp* token_op = nullptr;
+  for (const BlockOp& op : ops) {
+    if (op.kind != OpKind::MemoryBound || op.axis != ParallelAxis::Sequence) continue;
+    token_op = &op;
+    for (const Traffic& tr : {op.backward, op.backward2}) {
+      if (tr == Traffic{}) continue;
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == tr; });
+      if (it == groups.end())
+        groups.emplace_back(tr, 1.0);
+      else
+        ++it->second;
+    }
+  }
+  for (const auto& [tr, count] : groups)
+    pass.kernel(count * memory_seconds(d, kernel_bytes(tr, *token_op, x, e, sp)));
+  for (const BlockOp& op : ops)
+    if (op.role == OpRole::Activation)
+      pass.kernel(memory_seconds(d, kernel_bytes(op.backward, op, x, e, sp)));
+  const BlockOp& qkv = *first_of(ops, OpKind::Gemm);
+  if (k.shape.biases) pass.kernel(memory_seconds(d, e * x.T * (qkv.N / x.t)));  // QKV bias gradient
+  // Each projection's input-gradient (dgrad) and weight-gradient (wgrad) GEMMs.
+  for (const BlockOp& op : ops) {
+    if (op.kind != OpKind::Gemm) continue;
+    const RankGemm g = rank_gemm(op, x);
+    const double dgrad = gemm_seconds(d, g.M, g.K, g.N, 1, e, e);
+    const double wgrad = gemm_seconds(d, g.K, g.N, g.M, 1, e, wgrad_out);
     pass.kernel(dgrad + wgrad);
     if (!tp_comms(k)) continue;
-    const bool column = i == 0 || i == 2;  // QKV and FFN1 split their outputs over TP ranks
-    if (column) {
+    if (op.column) {  // QKV and FFN1 split their outputs over TP ranks
       if (sp) {
         // Re-gather the saved (sequence-split) input for the weight gradient; reduce-scatter the
         // input gradient.
@@ -221,29 +283,35 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     }
   }
   if (!k.grad_accum_fusion)  // add this microbatch's gradients: read both, write the sum
-    pass.kernel(memory_seconds(d, 3 * k.grad_elem * block_params_local(k, x)));
+    pass.kernel(memory_seconds(d, 3 * k.grad_elem * block_params_local(x, ops)));
   if (k.fused_attention) {
-    pass.kernel(2.5 * 2.0 * x.b * (x.a / x.t) * x.s * x.s * x.d / (d.peak_flops * d.flash_backward));
+    const BlockOp& sc = *first_of(ops, OpKind::AttentionCore);
+    pass.kernel(2.5 * 2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * sc.K / (d.peak_flops * d.flash_backward));
   } else {
-    pass.kernel(gemm_seconds(d, x.s, x.s, x.d, x.b * x.a / x.t, e, e));
-    pass.kernel(3 * gemm_seconds(d, x.s, x.d, x.s, x.b * x.a / x.t, e, e));
-    pass.kernel(memory_seconds(d, (2 * e + 1) * x.scores));   // dropout backward
-    pass.kernel(memory_seconds(d, 3 * e * x.scores));         // softmax backward
-    pass.kernel(memory_seconds(d, 2 * e * x.T * x.h / x.t));  // context permute
+    for (const BlockOp& op : ops)
+      if (op.kind == OpKind::AttentionCore)
+        pass.kernel(op.backward_gemms * forward_gemm_seconds(d, op, x, e));
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it)  // dropout backward, softmax backward
+      if (it->kind == OpKind::MemoryBound && it->batch > 1)
+        pass.kernel(memory_seconds(d, kernel_bytes(it->backward, *it, x, e, sp)));
+    for (const BlockOp& op : ops)
+      if (op.role == OpRole::ContextPermute)
+        pass.kernel(memory_seconds(d, kernel_bytes(op.backward, op, x, e, sp)));
   }
 }
 
 LayerCost block_cost(const KernelDevice& d, const LayerCostKey& k) {
   const Dims x = dims_of(k);
+  const std::vector<BlockOp> ops = describe_block(k.shape);
   LayerCost c;
   c.tp_bytes = x.T * x.h * k.elem;
   Pass fwd(d, k, c.tp_bytes), bwd(d, k, c.tp_bytes);
-  block_forward(d, k, x, fwd);
-  block_backward(d, k, x, bwd);
+  block_forward(d, k, x, ops, fwd);
+  block_backward(d, k, x, ops, bwd);
   if (k.recompute == Recompute::Full)
     bwd.add(fwd.cost());
   else if (k.recompute == Recompute::Selective && !k.fused_attention)
-    bwd.kernel(attention_core_forward(d, k, x));
+    bwd.kernel(attention_core_forward(d, k, x, ops));
   c.forward = fwd.cost();
   c.backward = bwd.cost();
   return c;

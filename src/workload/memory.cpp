@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "toposweep/workload/block.hpp"
 #include "toposweep/workload/hetero.hpp"
 #include "toposweep/workload/ranks.hpp"
 
@@ -31,7 +32,8 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint3
   if (shape && l.kind == LayerKind::TransformerBlock) {
     // Korthikanti et al. 2022 Table 2: sbh (10 + 24/t + 5as/(ht)) bytes, all over t with sequence
     // parallelism; selective recomputation (and a fused attention kernel) keep no s x s tensors;
-    // full recomputation keeps the layer input (split over t with sequence parallelism).
+    // full recomputation keeps the layer input (split over t with sequence parallelism). The
+    // layer's fields are its operator table's sums (block.hpp).
     const bool sp = sequence_parallel && tp > 1;
     auto kept = [&](double sharded) {
       return B * (sp ? (l.act_replicated + sharded) / t : l.act_replicated + sharded / t);
@@ -44,17 +46,11 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint3
     return a;
   }
   if (shape && l.kind == LayerKind::Embedding) {
-    // The dropout mask after the embedding (1 byte per element; split with sequence parallelism).
-    a.none = a.selective = a.full = a.working_set =
-        shape->seq_len * double(shape->hidden) / (sequence_parallel ? t : 1);
+    a.none = a.selective = a.full = a.working_set = embedding_kept_bytes(*shape, t, sequence_parallel);
     return a;
   }
   if (shape && l.kind == LayerKind::Head) {
-    // Final norm input and the logits' input (B bytes each, split with sequence parallelism) and
-    // the fp32 logits (vocab-parallel): Korthikanti et al. 2022 Sec. 4.3, 4sbh/t (1 + v/h).
-    const double s = shape->seq_len, h = shape->hidden, v = shape->vocab;
-    a.none = 2 * B * s * h / (sequence_parallel ? t : 1) + 4 * s * v / t;
-    a.selective = a.full = a.working_set = a.none;
+    a.none = a.selective = a.full = a.working_set = head_kept_bytes(*shape, B, t, sequence_parallel);
     return a;
   }
   a.none = a.selective = B * (l.act_replicated + l.act_sharded / t) * k;
@@ -154,43 +150,55 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::
   return stages;
 }
 
+StageAggregate stage_aggregate(const Workload& w, StageRange range, std::uint32_t tp, bool sp,
+                               std::uint32_t pp, bool last_stage,
+                               std::span<const std::uint32_t> layer_degree) {
+  const Model& m = w.model;
+  const bool per_layer = !layer_degree.empty();
+  StageAggregate a;
+  double last_layer = 0;
+  for (std::uint32_t i = range.first; i < range.last; ++i) {
+    const Layer& l = m.layers[i];
+    if (l.kind == LayerKind::EmbeddingBag) continue;
+    last_layer = per_layer ? l.parameters() / layer_degree[i] : l.params_sharded / tp + l.params_replicated;
+    a.params += last_layer;
+    a.largest_layer = std::max(a.largest_layer, last_layer);
+    // A layer model-parallel over k ranks works on the k ranks' gathered samples.
+    const double k = per_layer ? layer_degree[i] : 1;
+    const LayerActivations la = layer_activations(w, l, tp, sp, k);
+    a.act.none += la.none;
+    a.act.selective += la.selective;
+    a.act.full += la.full;
+    a.working_set = std::max(a.working_set, la.working_set);
+  }
+  // The head (the stage's last layer) uses the tied copy, so ZeRO-3 gathers it with the head.
+  if (last_stage) {
+    const double copy = tied_embedding_copy(m, tp, pp);
+    if (copy > 0) {
+      a.params += copy;
+      a.largest_layer = std::max(a.largest_layer, last_layer + copy);
+    }
+  }
+  return a;
+}
+
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage) {
   const Model& m = w.model;
-  const double tp = s.tp;
-  double params = 0, act_bytes = 0, working_set = 0, largest_layer = 0, last_layer = 0;
-  for (std::uint32_t i = stages[stage].first; i < stages[stage].last; ++i) {
-    const Layer& l = m.layers[i];
-    if (l.kind == LayerKind::EmbeddingBag) continue;
-    last_layer =
-        s.per_layer() ? l.parameters() / s.layer_degree[i] : l.params_sharded / tp + l.params_replicated;
-    params += last_layer;
-    largest_layer = std::max(largest_layer, last_layer);
-    // A layer model-parallel over k ranks works on the k ranks' gathered samples.
-    const double k = s.per_layer() ? s.layer_degree[i] : 1;
-    const LayerActivations a = layer_activations(w, l, s.tp, s.sequence_parallel, k);
-    act_bytes += a.kept(s.recompute);
-    working_set = std::max(working_set, a.working_set);
-  }
-  // Tied embeddings: the last stage keeps its own copy of the word embeddings (Megatron).
-  // The head uses that copy, so ZeRO-3 gathers it with the head.
-  if (m.transformer && m.transformer->tied_embeddings && s.pp > 1 && stage + 1 == s.pp) {
-    const double copy = static_cast<double>(m.transformer->vocab) * m.transformer->hidden / tp;
-    params += copy;
-    largest_layer = std::max(largest_layer, last_layer + copy);
-  }
-
+  const StageAggregate a =
+      stage_aggregate(w, stages[stage], s.tp, s.sequence_parallel, s.pp, stage + 1 == s.pp, s.layer_degree);
   MemoryBreakdown b;
   b.stage = stage;
   const ModelStateBytes per_param = model_state_bytes_per_param(w, s.zero, s.dp);
-  b.weights = params * per_param.weights;
-  b.gradients = params * per_param.gradients;
-  b.optimizer = params * per_param.optimizer;
+  b.weights = a.params * per_param.weights;
+  b.gradients = a.params * per_param.gradients;
+  b.optimizer = a.params * per_param.optimizer;
   // ZeRO-3 gathers each layer's full weights before it computes and frees them after.
-  if (s.zero >= 3 && s.dp > 1) b.gathered_weights = largest_layer * w.bytes_per_element;
+  if (s.zero >= 3 && s.dp > 1) b.gathered_weights = a.largest_layer * w.bytes_per_element;
   const double mb = microbatch_size(s, w);
   const bool full = s.recompute == Recompute::Full;
-  b.activations = mb * (act_bytes * microbatches_in_flight(s, stage) + (full ? working_set : 0));
+  b.activations =
+      mb * (a.act.kept(s.recompute) * microbatches_in_flight(s, stage) + (full ? a.working_set : 0));
   if (m.has_tables()) {
     const auto owners = table_owners(s, m.tables.size(), s.gpus());
     std::vector<double> per_rank(s.gpus(), 0);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/workload/block.hpp"
 #include "toposweep/workload/spec.hpp"
 
 namespace toposweep {
@@ -166,6 +167,7 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
       throw InvalidDesign("tp = " + std::to_string(s.tp) + " does not divide the " +
                               std::to_string(m.transformer->heads) + " attention heads of " + m.name,
                           "key strategy.tp");
+    check_tp_against_kv_heads(m, s.tp);
   } else if (s.recompute == Recompute::Selective) {
     throw InvalidDesign("selective recomputation recomputes attention: it needs a transformer model",
                         "key strategy.recompute");

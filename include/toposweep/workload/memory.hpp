@@ -65,6 +65,21 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp);
 // give the unweighted split.
 std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::span<const double> weight);
 
+// What the memory of one pipeline stage depends on besides the schedule, ZeRO and the
+// microbatch: sums over the stage's layers (EmbeddingBag tables apart), on one GPU.
+struct StageAggregate {
+  double params = 0;         // dense parameters (the last stage's tied embedding copy included)
+  LayerActivations act;      // activation bytes per sample by recomputation mode, summed
+  double working_set = 0;    // the largest layer's working set per sample (full recomputation)
+  double largest_layer = 0;  // parameters of the largest layer (ZeRO-3 gather buffer)
+};
+// Layers `range` of w.model with tensor parallelism tp (sequence parallel `sp`), the stage being
+// the last of `pp` or not; `layer_degree` (per-layer model parallelism, one per layer) replaces
+// tp when not empty. stage_memory and the strategy enumeration both read it.
+StageAggregate stage_aggregate(const Workload& w, StageRange range, std::uint32_t tp, bool sp,
+                               std::uint32_t pp, bool last_stage,
+                               std::span<const std::uint32_t> layer_degree = {});
+
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage);
 MemoryBreakdown memory_per_gpu(const Workload& w, const Strategy& s);

@@ -42,9 +42,6 @@ struct Layer {
   double act_scores = 0;
   double input_elements = 0;   // per sample; what full recomputation keeps instead
   double output_elements = 0;  // per sample; what a pipeline stage boundary sends
-  // Megatron TP AllReduces of output_elements per sample, forward and backward.
-  std::uint32_t tp_allreduces_forward = 0;
-  std::uint32_t tp_allreduces_backward = 0;
   // Sufficient factors (SFB): elements per sample that rebuild the weight gradient (a dense
   // layer's input and output gradient, tokens x (in + out); a conv layer's input map and output
   // gradient map). 0: the layer cannot send factors.

@@ -1,0 +1,113 @@
+#pragma once
+// A transformer block as data: one record per operator (its kind, shape, the axis parallelism
+// splits it over, what it keeps for the backward pass and when recomputation drops that, its
+// parameters). FLOPs, parameters, activations and per-operator times are all read from this one
+// table (docs/models.md, "The block table"); the embedding and the head around the blocks are
+// described in block_embedding.cpp.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "toposweep/workload/model.hpp"
+
+namespace toposweep {
+
+enum class OpKind : std::uint8_t {
+  Gemm,           // a weight matmul
+  AttentionCore,  // a batched matmul over heads without weights (QK^T, scores x V)
+  MemoryBound,    // elementwise or reduction kernel: time is its HBM traffic
+  Collective      // a tensor-parallel collective at a GEMM's boundary
+};
+// The axis an operator's work is split over. Tensor: the TP ranks each take a slice of the
+// heads / FFN columns; Sequence: with sequence parallelism the TP ranks each take s / tp tokens,
+// else every rank does all of it.
+enum class ParallelAxis : std::uint8_t { None, Tensor, Sequence };
+// When the bytes an operator keeps for the backward pass are dropped (and rebuilt).
+enum class RecomputeClass : std::uint8_t {
+  KeptAlways,             // kept unless the whole block is recomputed (full recomputation)
+  DroppedUnderSelective,  // s x s attention tensors: selective recomputation rebuilds them
+  DroppedUnderFull        // only full recomputation drops them (same as KeptAlways for a block)
+};
+// What the operator is, for the per-operator cost model's kernel accounting.
+enum class OpRole : std::uint8_t {
+  Norm,            // layer norm / RMS norm
+  Projection,      // QKV, attention output, FFN in, FFN out
+  Scores,          // QK^T
+  Context,         // scores x V
+  Softmax,         // scale-mask-softmax
+  ScoreDropout,    // dropout on the attention probabilities
+  ContextPermute,  // heads back to tokens
+  Residual,        // bias + dropout + residual add
+  Activation,      // bias + GeLU, or SwiGLU
+  TpEnter,         // Megatron's f: identity forward (all-gather with SP)
+  TpExit           // Megatron's g: all-reduce forward (reduce-scatter with SP)
+};
+
+// HBM bytes per element of a memory-bound kernel: `per_elem` times the activation element size
+// plus `fixed` (a 1-byte dropout mask, say).
+struct Traffic {
+  double per_elem = 0, fixed = 0;
+  double bytes(double elem) const { return per_elem * elem + fixed; }
+  bool operator==(const Traffic&) const = default;
+};
+
+struct BlockOp {
+  std::string_view name;
+  OpKind kind = OpKind::MemoryBound;
+  OpRole role = OpRole::Norm;
+  // Per sample (one sequence), before any split. GEMM / attention core: `batch` products of
+  // (M x K) x (K x N). Memory-bound and collective: `batch` x M rows of N elements.
+  double M = 0, N = 0, K = 0, batch = 1;
+  ParallelAxis axis = ParallelAxis::None;
+  bool column = false;  // a tensor-split GEMM splits its N (column-parallel), else its K (row)
+  // Memory-bound: the forward kernel's traffic and the backward's (one or two kernels).
+  Traffic forward{}, backward{}, backward2{};
+  // Attention core: how many GEMMs of this shape its backward runs.
+  double backward_gemms = 0;
+  // Elements per sample kept for the backward pass: on every TP rank, or split over them
+  // (with sequence parallelism the replicated ones are split too).
+  double kept_replicated = 0, kept_sharded = 0;
+  RecomputeClass recompute = RecomputeClass::DroppedUnderFull;
+  double params_sharded = 0, params_replicated = 0;  // as in Layer
+
+  double flops() const {
+    return kind == OpKind::Gemm || kind == OpKind::AttentionCore ? 2 * M * N * K * batch : 0;
+  }
+};
+
+// The block's operators in forward (execution) order. Zero kv_heads / ffn_hidden mean heads and
+// 4 x hidden, as in transformer_model.
+std::vector<BlockOp> describe_block(const TransformerShape& shape);
+
+// The parts describe_block joins, one file each (block_norm.cpp, block_attention.cpp,
+// block_mlp.cpp): each appends its operators.
+void describe_norm(const TransformerShape& t, std::vector<BlockOp>& ops);
+void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops);
+void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops);
+
+// Per-sample sums over a block's table, what a Layer carries.
+struct BlockTotals {
+  double forward_flops = 0, params_sharded = 0, params_replicated = 0;
+  double kept_replicated = 0, kept_sharded = 0;
+  double kept_scores = 0;  // the part of kept_sharded dropped under selective recomputation
+};
+BlockTotals block_totals(const std::vector<BlockOp>& ops);
+
+// block_embedding.cpp: the embedding and the head around the blocks.
+Layer embedding_layer(const TransformerShape& t);
+Layer head_layer(const TransformerShape& t);
+// Activation bytes per sample the embedding and the head keep for backward (whatever the
+// recomputation mode), `elem` bytes per activation element.
+double embedding_kept_bytes(const TransformerShape& t, double tp, bool sequence_parallel);
+double head_kept_bytes(const TransformerShape& t, double elem, double tp, bool sequence_parallel);
+// With tied embeddings the last pipeline stage keeps its own copy of the word embeddings
+// (Megatron), used by the head: its parameters on one GPU (0 when untied or pp = 1).
+double tied_embedding_copy(const Model& m, double tp, std::uint32_t pp);
+
+// Tensor parallelism splits K and V by heads (Megatron): tp must divide kv_heads. True for
+// models without a transformer shape.
+bool tp_divides_kv_heads(const Model& m, std::uint32_t tp);
+// The same as a strategy check: throws InvalidDesign naming strategy.tp.
+void check_tp_against_kv_heads(const Model& m, std::uint32_t tp);
+
+}  // namespace toposweep

@@ -1,0 +1,112 @@
+// The block's attention part as Megatron-LM runs it: QKV projection (column-parallel), scores
+// QK^T, scale-mask-softmax, dropout, scores x V, the heads back to tokens, output projection
+// (row-parallel), bias + dropout + residual. Kept bytes follow Korthikanti et al. 2022 Sec. 4.1:
+// 11 sbh + 5 a s^2 b bytes at 2 bytes per element, of which the s x s tensors (softmax output,
+// dropout mask and output) are what selective recomputation drops.
+#include "toposweep/workload/block.hpp"
+
+namespace toposweep {
+
+void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
+  const double s = t.seq_len, h = t.hidden, a = t.heads;
+  const double d = h / a;
+  // K and V have kv_heads heads (grouped-query attention): fewer QKV weights. The kept K and V
+  // still count h columns each (what the activation model has always counted; see
+  // docs/models.md, "The block table").
+  const double kv = d * (t.kv_heads > 0 ? t.kv_heads : t.heads);
+  const bool bias = t.biases;
+
+  BlockOp enter{.name = "attention_enter", .kind = OpKind::Collective, .role = OpRole::TpEnter};
+  enter.M = s;
+  enter.N = h;
+  enter.axis = ParallelAxis::Tensor;
+  ops.push_back(enter);
+
+  BlockOp qkv{.name = "qkv", .kind = OpKind::Gemm, .role = OpRole::Projection};
+  qkv.M = s;
+  qkv.N = h + 2 * kv;
+  qkv.K = h;
+  qkv.axis = ParallelAxis::Tensor;
+  qkv.column = true;
+  qkv.kept_replicated = s * h;  // its input
+  qkv.params_sharded = h * qkv.N + (bias ? qkv.N : 0);
+  ops.push_back(qkv);
+
+  BlockOp scores{.name = "scores", .kind = OpKind::AttentionCore, .role = OpRole::Scores};
+  scores.M = s;
+  scores.N = s;
+  scores.K = d;
+  scores.batch = a;
+  scores.axis = ParallelAxis::Tensor;
+  scores.backward_gemms = 1;
+  scores.kept_sharded = 2 * s * h;  // Q and K
+  ops.push_back(scores);
+
+  BlockOp softmax{.name = "softmax", .kind = OpKind::MemoryBound, .role = OpRole::Softmax};
+  softmax.M = s;
+  softmax.N = s;
+  softmax.batch = a;
+  softmax.axis = ParallelAxis::Tensor;
+  softmax.forward = {2, 0};
+  softmax.backward = {3, 0};
+  softmax.kept_sharded = a * s * s;  // its output
+  softmax.recompute = RecomputeClass::DroppedUnderSelective;
+  ops.push_back(softmax);
+
+  BlockOp dropout{.name = "score_dropout", .kind = OpKind::MemoryBound, .role = OpRole::ScoreDropout};
+  dropout.M = s;
+  dropout.N = s;
+  dropout.batch = a;
+  dropout.axis = ParallelAxis::Tensor;
+  dropout.forward = {2, 1};  // + the 1-byte mask
+  dropout.backward = {2, 1};
+  dropout.kept_sharded = 1.5 * a * s * s;  // the mask (1 byte) and its output (scores x V's input)
+  dropout.recompute = RecomputeClass::DroppedUnderSelective;
+  ops.push_back(dropout);
+
+  BlockOp context{.name = "context", .kind = OpKind::AttentionCore, .role = OpRole::Context};
+  context.M = s;
+  context.N = d;
+  context.K = s;
+  context.batch = a;
+  context.axis = ParallelAxis::Tensor;
+  context.backward_gemms = 3;    // with the scores' second, the four backward batched GEMMs
+  context.kept_sharded = s * h;  // V
+  ops.push_back(context);
+
+  BlockOp permute{.name = "context_permute", .kind = OpKind::MemoryBound, .role = OpRole::ContextPermute};
+  permute.M = s;
+  permute.N = h;
+  permute.axis = ParallelAxis::Tensor;
+  permute.forward = {2, 0};
+  permute.backward = {2, 0};
+  ops.push_back(permute);
+
+  BlockOp proj{.name = "attention_out", .kind = OpKind::Gemm, .role = OpRole::Projection};
+  proj.M = s;
+  proj.N = h;
+  proj.K = h;
+  proj.axis = ParallelAxis::Tensor;
+  proj.kept_sharded = s * h;  // its input
+  proj.params_sharded = h * h;
+  proj.params_replicated = bias ? h : 0;  // row-parallel bias, added after the reduction
+  ops.push_back(proj);
+
+  BlockOp exit{.name = "attention_exit", .kind = OpKind::Collective, .role = OpRole::TpExit};
+  exit.M = s;
+  exit.N = h;
+  exit.axis = ParallelAxis::Tensor;
+  ops.push_back(exit);
+
+  BlockOp residual{.name = "attention_residual", .kind = OpKind::MemoryBound, .role = OpRole::Residual};
+  residual.M = s;
+  residual.N = h;
+  residual.axis = ParallelAxis::Sequence;
+  residual.forward = {3, 1};               // bias + dropout + residual add, with the mask
+  residual.backward = {3, 0};              // residual add backward
+  residual.backward2 = {3, 1};             // dropout + add backward
+  residual.kept_replicated = 0.5 * s * h;  // the 1-byte dropout mask
+  ops.push_back(residual);
+}
+
+}  // namespace toposweep
