@@ -27,7 +27,8 @@ namespace toposweep {
 
 enum class TaskKind : std::uint8_t { Compute, Collective, Transfer };
 enum class TaskPhase : std::uint8_t { Forward, Backward, WeightUpdate, Other };
-// What a communication task is for, so results can break communication time down.
+// What a communication task is for, so results can break communication time down. Other stays
+// last: sim's kPurposeCount counts up to it, and comm_purpose_name's switch names every value.
 enum class CommPurpose : std::uint8_t {
   None,
   DataParallel,
