@@ -330,19 +330,13 @@ void IterationBuilder::make_3d_programs() {
         params += static_cast<double>(m_.transformer->vocab) * m_.transformer->hidden / shard;
       prog.local_params += params;
       std::vector<Op> layer_bwd{b};
+      // Only a transformer's layers have TP collectives: validate_strategy keeps tp = 1 without one.
       if (cost) {
         const double tp_bytes = cost->tp_bytes * byte_scale_;
         tp_comms(cost->forward.exposed, tp_bytes, i, false, prog.forward);
         tp_comms(cost->forward.hidden, tp_bytes, i, true, prog.overlapped_forward);
         tp_comms(cost->backward.exposed, tp_bytes, i, false, layer_bwd);
         tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward);
-      } else if (tp_set != kNoSet) {
-        // Layers without a transformer's costs: their AllReduces of the output.
-        const double bytes = bytes_mb_ * l.output_elements * B;
-        const std::uint32_t fwd = l.tp_allreduces_forward;
-        const std::uint32_t bwd = l.tp_allreduces_backward + (s_.recompute == Recompute::Full ? fwd : 0);
-        if (fwd > 0) prog.forward.push_back(tp_op(CollectiveOp::AllReduce, bytes, fwd, i, false));
-        if (bwd > 0) layer_bwd.push_back(tp_op(CollectiveOp::AllReduce, bytes, bwd, i, false));
       }
       // Gradients are complete after the layer's backward compute and its collectives. An SFB
       // layer's weight gradient travels as factors; its bias (replicated parameters) stays.
