@@ -855,7 +855,8 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   t.stream = compute_stream_[stage];
   // The step is memory bound: it streams gradients, optimizer state and weights once, at the
   // bandwidth memory-bound kernels reach.
-  const double memory_Bps = slowest_hbm_Bps(stage * s_.dp * s_.tp, (stage + 1) * s_.dp * s_.tp, true);
+  const std::uint32_t stage_ranks = ranks_.stride(Axis::Pp);  // a stage's ranks are consecutive
+  const double memory_Bps = slowest_hbm_Bps(stage * stage_ranks, (stage + 1) * stage_ranks, true);
   t.duration_s = params * w_.optimizer_step_bytes_per_param() / memory_Bps;
   t.stage = stage;
   t.label = label(kOptimizer);
