@@ -21,8 +21,7 @@ void add_options(po::options_description& o) {
   o.add_options()("op", po::value<std::string>()->default_value("allreduce"),
                   "allreduce, reducescatter, allgather, alltoall, broadcast or reduce")(
       "algorithm", po::value<std::string>(),
-      "auto, ring, multiring, hierarchical, tree, halving_doubling, direct, pairwise, forest "
-      "(default: collective.algorithm)")(
+      (join(collective_algorithm_names(), ", ") + " (default: collective.algorithm)").c_str())(
       "bytes", po::value<std::string>()->default_value("1GB"),
       "per-rank buffer with a unit, nccl-tests convention (e.g. 64MiB, 1GB)")(
       "ranks", po::value<std::string>(), "member compute nodes, e.g. 0-7,16 (default: all compute nodes)")(

@@ -22,6 +22,19 @@ namespace {
 
 using nlohmann::json;
 
+// The JSON key of a result: its name in kResultFields (a string literal there), so simulate and
+// the sweep's rows say the same; a member without a row does not compile.
+consteval const char* field_key(double PointResult::*member) {
+  for (const ResultField& f : kResultFields)
+    if (f.f64 == member) return f.name.data();
+  throw "no kResultFields row for this member";
+}
+consteval const char* field_key(std::uint32_t PointResult::*member) {
+  for (const ResultField& f : kResultFields)
+    if (f.u32 == member) return f.name.data();
+  throw "no kResultFields row for this member";
+}
+
 void add_options(po::options_description& o) {
   o.add_options()("trace", po::value<std::string>(),
                   "write the simulated timeline as Chrome trace-event JSON to FILE")(
@@ -84,9 +97,12 @@ json job_times_json(const sim::JobTimes& j) {
     busy[name] = j.comm_busy_s[p];
     bytes[name] = j.comm_bytes[p];
   }
-  return {{"iteration_time_s", j.iteration_time_s},       {"compute_time_s", j.compute_time_s},
-          {"exposed_comm_time_s", j.exposed_comm_time_s}, {"bubble_time_s", j.bubble_time_s},
-          {"critical_stage", j.critical_stage},           {"comm_busy_s", std::move(busy)},
+  return {{field_key(&PointResult::iteration_time_s), j.iteration_time_s},
+          {field_key(&PointResult::compute_time_s), j.compute_time_s},
+          {field_key(&PointResult::exposed_comm_time_s), j.exposed_comm_time_s},
+          {field_key(&PointResult::bubble_time_s), j.bubble_time_s},
+          {"critical_stage", j.critical_stage},
+          {"comm_busy_s", std::move(busy)},
           {"comm_bytes_per_rank", std::move(bytes)}};
 }
 
@@ -177,11 +193,11 @@ int run(CommandContext& ctx) {
         e["model"] = m.jobs[j].spec.model;
         e["servers"] = m.jobs[j].spec.servers;
         e["first_server"] = m.jobs[j].first_server;
-        e["memory_per_gpu_bytes"] = m.jobs[j].plan.memory_per_gpu_bytes;
-        e["strategy"] = {{"dp", m.jobs[j].plan.dp},
-                         {"tp", m.jobs[j].plan.tp},
-                         {"pp", m.jobs[j].plan.pp},
-                         {"microbatches", m.jobs[j].plan.microbatches}};
+        e[field_key(&PointResult::memory_per_gpu_bytes)] = m.jobs[j].plan.memory_per_gpu_bytes;
+        e["strategy"] = {{field_key(&PointResult::dp), m.jobs[j].plan.dp},
+                         {field_key(&PointResult::tp), m.jobs[j].plan.tp},
+                         {field_key(&PointResult::pp), m.jobs[j].plan.pp},
+                         {field_key(&PointResult::microbatches), m.jobs[j].plan.microbatches}};
         list.push_back(std::move(e));
       }
       double compute = 0, exposed = 0, memory = 0;
@@ -190,12 +206,12 @@ int run(CommandContext& ctx) {
         exposed = std::max(exposed, j.exposed_comm_time_s);
       }
       for (const auto& j : m.jobs) memory = std::max(memory, j.plan.memory_per_gpu_bytes);
-      json o = {{"iteration_time_s", r.engine.makespan_s},
-                {"compute_time_s", compute},
-                {"exposed_comm_time_s", exposed},
-                {"cost_usd", m.cost.total_usd},
+      json o = {{field_key(&PointResult::iteration_time_s), r.engine.makespan_s},
+                {field_key(&PointResult::compute_time_s), compute},
+                {field_key(&PointResult::exposed_comm_time_s), exposed},
+                {field_key(&PointResult::cost_usd), m.cost.total_usd},
                 {"cost_breakdown", m.cost.by_component},
-                {"memory_per_gpu_bytes", memory},
+                {field_key(&PointResult::memory_per_gpu_bytes), memory},
                 {"feasible", true},
                 {"strategy", {{"kind", "data_parallel_per_job"}}},
                 {"topology", topology_json(*m.network)},
@@ -234,10 +250,10 @@ int run(CommandContext& ctx) {
   if (ctx.json) {
     // The strategy as planned (typed: defaults filled in, the ZeRO stage resolved from its alias).
     json strategy = strategy_to_json(p.plan.strategy);
-    strategy["dp"] = p.plan.dp;
-    strategy["tp"] = p.plan.tp;
-    strategy["pp"] = p.plan.pp;
-    strategy["microbatches"] = p.plan.microbatches;
+    strategy[field_key(&PointResult::dp)] = p.plan.dp;
+    strategy[field_key(&PointResult::tp)] = p.plan.tp;
+    strategy[field_key(&PointResult::pp)] = p.plan.pp;
+    strategy[field_key(&PointResult::microbatches)] = p.plan.microbatches;
     json o = {{"cost_breakdown", p.cost.by_component},
               {"feasible", res.status == PointStatus::Evaluated},
               {"global_batch", p.plan.global_batch},

@@ -37,13 +37,13 @@ SfbChoice choose_sfb_layers(const Network& net, const Workload& w, const Iterati
   const Strategy& s = plain.strategy;
   if (s.dp < 2 || s.zero > 0 || s.per_layer() || w.model.has_tables()) return out;
   const DeviceShares shares = device_shares(w, s);
-  const RankGrid grid{s.dp, s.tp, s.pp};
+  const AxisGrid grid = axis_grid(s);
   const double shard = w.model.transformer ? s.tp : 1;
   const double G = w.grad_bytes_per_element, n = s.dp;
   std::vector<double> before(s.pp, 0), after(s.pp, 0);
   for (std::uint32_t c = 0; c < shares.chunks.size(); ++c) {
     const std::uint32_t p = c % s.pp;
-    const GroupSet groups = grid.dp_groups(p);
+    const GroupSet groups = grid.groups(Axis::Dp, {{Axis::Pp, p}});
     for (std::uint32_t i = shares.chunks[c].first; i < shares.chunks[c].last; ++i) {
       const Layer& l = w.model.layers[i];
       const double grad = (l.params_sharded / shard + l.params_replicated) * G;

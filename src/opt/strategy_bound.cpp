@@ -31,12 +31,14 @@ StrategyBound::StrategyBound(const Workload& w, const Network& net, const sim::S
 double StrategyBound::transfer_floor(std::uint32_t from_stage, std::uint32_t to_stage, const Strategy& s,
                                      double bytes) const {
   if (bytes <= 0) return 0;
-  const RankGrid grid{s.dp, s.tp, s.pp};
+  const AxisGrid grid = axis_grid(s);
   double least = std::numeric_limits<double>::infinity();
   for (std::uint32_t d = 0; d < s.dp; ++d)
     for (std::uint32_t t = 0; t < s.tp; ++t) {
-      const std::uint32_t a = placement_.node_of_gpu.at(grid.rank(t, d, from_stage));
-      const std::uint32_t b = placement_.node_of_gpu.at(grid.rank(t, d, to_stage));
+      const std::uint32_t a =
+          placement_.node_of_gpu.at(grid.rank({{Axis::Tp, t}, {Axis::Dp, d}, {Axis::Pp, from_stage}}));
+      const std::uint32_t b =
+          placement_.node_of_gpu.at(grid.rank({{Axis::Tp, t}, {Axis::Dp, d}, {Axis::Pp, to_stage}}));
       least = std::min(least, a == b ? sim::intra_node_transfer_time(bytes, net_->intra_link(a))
                                      : bytes / fastest_arc_Bps_);
     }
@@ -51,13 +53,14 @@ double StrategyBound::transfer_floor(std::uint32_t from_stage, std::uint32_t to_
 // sum per local shard (k_v / k of its input). Groups inside one node: 0.
 double StrategyBound::dp_cut(const Strategy& s, std::uint32_t stage, CollectiveOp op, double bytes) {
   if (bytes <= 0 || s.dp < 2) return 0;
-  const RankGrid grid{s.dp, s.tp, s.pp};
+  const AxisGrid grid = axis_grid(s);
   std::fill(node_bytes_.begin(), node_bytes_.end(), 0.0);
   const double k = s.dp;
   for (std::uint32_t t = 0; t < s.tp; ++t) {
     members_.clear();
     for (std::uint32_t d = 0; d < s.dp; ++d)
-      members_.push_back(placement_.node_of_gpu.at(grid.rank(t, d, stage)));
+      members_.push_back(
+          placement_.node_of_gpu.at(grid.rank({{Axis::Tp, t}, {Axis::Dp, d}, {Axis::Pp, stage}})));
     std::sort(members_.begin(), members_.end());
     for (std::size_t i = 0; i < members_.size();) {
       std::size_t j = i;
@@ -92,7 +95,7 @@ double StrategyBound::operator()(const Strategy& s) {
   const auto ranges = partition_stages(m, chunks);
   const double B = w_->bytes_per_element;
   const double mb = microbatch_size(s, *w_);
-  const RankGrid grid{s.dp, s.tp, s.pp};
+  const AxisGrid grid = axis_grid(s);
   // Per device: whether every TP group lies inside one server (then the model times its
   // collectives with intra_node_collective_time on that server's fabric), and that fabric.
   std::vector<const LinkClass*> tp_link(s.pp, nullptr);
@@ -101,9 +104,9 @@ double StrategyBound::operator()(const Strategy& s) {
       bool inside = true;
       for (std::uint32_t d = 0; d < s.dp && inside; ++d)
         for (std::uint32_t r = 1; r < s.tp && inside; ++r)
-          inside =
-              placement_.node_of_gpu.at(grid.rank(r, d, p)) == placement_.node_of_gpu.at(grid.rank(0, d, p));
-      if (inside) tp_link[p] = &net_->intra_link(placement_.node_of_gpu.at(grid.rank(0, 0, p)));
+          inside = placement_.node_of_gpu.at(grid.rank({{Axis::Tp, r}, {Axis::Dp, d}, {Axis::Pp, p}})) ==
+                   placement_.node_of_gpu.at(grid.rank({{Axis::Dp, d}, {Axis::Pp, p}}));
+      if (inside) tp_link[p] = &net_->intra_link(placement_.node_of_gpu.at(grid.rank({{Axis::Pp, p}})));
     }
   const auto tp_time = [&](const LinkClass* link, const TpCollectives& n, double bytes) {
     if (!link) return 0.0;

@@ -8,6 +8,7 @@
 #include "toposweep/opt/topology_finder.hpp"
 #include "toposweep/sim/simulate.hpp"
 #include "toposweep/util/error.hpp"
+#include "toposweep/workload/ranks.hpp"
 
 namespace toposweep::opt {
 
@@ -30,15 +31,11 @@ std::vector<std::vector<std::uint32_t>> logical_server_groups(std::uint32_t gpus
   const std::uint32_t dp = gpus / (tp * pp);
   const std::uint32_t servers = gpus / gpus_per_node;
   std::set<std::vector<std::uint32_t>> distinct;
-  // One parallel group: fix the other two indices, run over this one.
-  const std::uint32_t outer = pipeline ? tp * dp : dp * pp;
-  for (std::uint32_t o = 0; o < outer; ++o) {
+  // Every PP (or TP) group of the rank grid, as the set of servers it spans.
+  const AxisGrid grid{{Axis::Tp, tp}, {Axis::Dp, dp}, {Axis::Pp, pp}};
+  for (const auto& group : grid.groups(pipeline ? Axis::Pp : Axis::Tp).groups) {
     std::set<std::uint32_t> nodes;
-    if (pipeline) {
-      for (std::uint32_t p = 0; p < pp; ++p) nodes.insert((o + tp * dp * p) / gpus_per_node);
-    } else {
-      for (std::uint32_t t = 0; t < tp; ++t) nodes.insert((t + tp * o) / gpus_per_node);
-    }
+    for (std::uint32_t r : group) nodes.insert(r / gpus_per_node);
     distinct.insert(std::vector<std::uint32_t>(nodes.begin(), nodes.end()));
   }
   // Mapping groups onto server sets only makes sense when they partition the servers equally.

@@ -27,9 +27,10 @@ std::vector<std::uint32_t> split_units(std::uint32_t units, std::span<const doub
 }
 
 double replica_stage_rate(const Workload& w, const Strategy& s, std::uint32_t d, std::uint32_t p) {
-  const RankGrid grid{s.dp, s.tp, s.pp};
-  double rate = w.flops_of_rank(grid.rank(0, d, p));
-  for (std::uint32_t t = 1; t < s.tp; ++t) rate = std::min(rate, w.flops_of_rank(grid.rank(t, d, p)));
+  const AxisGrid grid = axis_grid(s);
+  double rate = w.flops_of_rank(grid.rank({{Axis::Dp, d}, {Axis::Pp, p}}));
+  for (std::uint32_t t = 1; t < s.tp; ++t)
+    rate = std::min(rate, w.flops_of_rank(grid.rank({{Axis::Tp, t}, {Axis::Dp, d}, {Axis::Pp, p}})));
   return rate;
 }
 

@@ -62,7 +62,7 @@ class IterationBuilder {
         costs_(costs),
         m_(w.model),
         gpus_(s.gpus()),
-        ranks_{s.dp, s.tp, s.pp},
+        ranks_(axis_grid(s)),
         mb_(microbatch_size(s, w)),
         virtual_stages_(s.schedule == PipelineSchedule::Interleaved ? s.virtual_stages : 1),
         shares_(shares),
@@ -143,7 +143,7 @@ class IterationBuilder {
   const TransformerCosts* costs_;  // transformer layers (counts always; times when per-operator)
   const Model& m_;
   std::uint32_t gpus_;
-  RankGrid ranks_;
+  AxisGrid ranks_;
   double mb_;
   std::uint32_t virtual_stages_;  // model chunks per device (1 unless interleaved)
   // Unequal devices or microbatches: the stage split, per-stage compute slowdown and the
@@ -268,7 +268,8 @@ void IterationBuilder::make_3d_programs() {
   for (std::uint32_t c = 0; c < chunks(); ++c) {
     const std::uint32_t p = c % s_.pp;  // the device holding chunk c
     StageProgram& prog = programs_[c];
-    if (s_.tp > 1 && tp_sets[p] == kNoSet) tp_sets[p] = g_.add_group_set(ranks_.tp_groups(p));
+    if (s_.tp > 1 && tp_sets[p] == kNoSet)
+      tp_sets[p] = g_.add_group_set(ranks_.groups(Axis::Tp, {{Axis::Pp, p}}));
     const std::uint32_t tp_set = tp_sets[p];
     auto tp_op = [&](CollectiveOp op, double bytes, std::uint32_t count, std::uint32_t layer,
                      bool overlapped) {
@@ -329,6 +330,7 @@ void IterationBuilder::make_3d_programs() {
       if (l.kind == LayerKind::Head) params += tied_embedding_copy(m_, shard, s_.pp);
       prog.local_params += params;
       std::vector<Op> layer_bwd{b};
+      // Only a transformer's layers have TP collectives: validate_strategy keeps tp = 1 without one.
       if (cost) {
         const double tp_bytes = cost->tp_bytes * byte_scale_;
         tp_comms(cost->forward.exposed, tp_bytes, i, false, prog.forward);
@@ -853,7 +855,8 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   t.stream = compute_stream_[stage];
   // The step is memory bound: it streams gradients, optimizer state and weights once, at the
   // bandwidth memory-bound kernels reach.
-  const double memory_Bps = slowest_hbm_Bps(stage * s_.dp * s_.tp, (stage + 1) * s_.dp * s_.tp, true);
+  const std::uint32_t stage_ranks = ranks_.stride(Axis::Pp);  // a stage's ranks are consecutive
+  const double memory_Bps = slowest_hbm_Bps(stage * stage_ranks, (stage + 1) * stage_ranks, true);
   t.duration_s = params * w_.optimizer_step_bytes_per_param() / memory_Bps;
   t.stage = stage;
   t.label = label(kOptimizer);
@@ -888,27 +891,16 @@ TaskGraph IterationBuilder::build() {
         p + 1 < pp || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_forward") : 0);
     send_bwd_stream_.push_back(p > 0 || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_backward")
                                              : 0);
-    if (s_.dp > 1 && !s_.per_layer()) dp_set_[p] = g_.add_group_set(ranks_.dp_groups(p));
-    pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pp_pairs(p, true)) : kNoSet);
-    pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pp_pairs(p - 1, false)) : kNoSet);
+    if (s_.dp > 1 && !s_.per_layer()) dp_set_[p] = g_.add_group_set(ranks_.groups(Axis::Dp, {{Axis::Pp, p}}));
+    pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pairs(Axis::Pp, p, p + 1)) : kNoSet);
+    pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pairs(Axis::Pp, p, p - 1)) : kNoSet);
   }
   if (wrap) {
-    GroupSet fwd, bwd;
-    for (std::uint32_t d = 0; d < s_.dp; ++d)
-      for (std::uint32_t t = 0; t < s_.tp; ++t) {
-        const std::uint32_t last = ranks_.rank(t, d, pp - 1), first = ranks_.rank(t, d, 0);
-        fwd.groups.push_back({last, first});
-        bwd.groups.push_back({first, last});
-      }
-    pp_wrap_fwd_set_ = g_.add_group_set(std::move(fwd));
-    pp_wrap_bwd_set_ = g_.add_group_set(std::move(bwd));
+    pp_wrap_fwd_set_ = g_.add_group_set(ranks_.pairs(Axis::Pp, pp - 1, 0));
+    pp_wrap_bwd_set_ = g_.add_group_set(ranks_.pairs(Axis::Pp, 0, pp - 1));
   }
   if (m_.transformer && m_.transformer->tied_embeddings && pp > 1) {
-    GroupSet pairs;
-    for (std::uint32_t d = 0; d < s_.dp; ++d)
-      for (std::uint32_t t = 0; t < s_.tp; ++t)
-        pairs.groups.push_back({ranks_.rank(t, d, 0), ranks_.rank(t, d, pp - 1)});
-    tied_sync_set_ = g_.add_group_set(std::move(pairs));
+    tied_sync_set_ = g_.add_group_set(ranks_.pairs(Axis::Pp, 0, pp - 1));
   }
   const std::size_t estimate = 8 * std::size_t{chunks()} * s_.microbatches + 64 * pp + m_.layers.size();
   g_.tasks.reserve(estimate);

@@ -227,7 +227,7 @@ RankMemory tightest_rank_memory(const Workload& w, const Strategy& s,
                                 std::span<const double> replica_samples) {
   const auto stages = partition_stages(w.model, s.pp, stage_weights(w, s));
   const double mb = microbatch_size(s, w);
-  const RankGrid grid{s.dp, s.tp, s.pp};
+  const AxisGrid grid = axis_grid(s);
   RankMemory out;
   double least = 0;
   bool first = true;
@@ -237,7 +237,7 @@ RankMemory tightest_rank_memory(const Workload& w, const Strategy& s,
       MemoryBreakdown r = b;
       r.activations = b.activations * (replica_samples[d] / mb);
       for (std::uint32_t t = 0; t < s.tp; ++t) {
-        const Device& dev = w.device_of_rank(grid.rank(t, d, p));
+        const Device& dev = w.device_of_rank(grid.rank({{Axis::Tp, t}, {Axis::Dp, d}, {Axis::Pp, p}}));
         r.reserve = dev.memory_reserve_bytes;
         const double headroom = dev.hbm_bytes - r.total();
         if (first || headroom < least) {

@@ -133,10 +133,17 @@ Layer read_layer(Fields f) {
     l.name = name;
     l.forward_flops = f.number("forward_flops");
     l.backward_flops = f.number_or("backward_flops", 2 * l.forward_flops);
-    l.params_sharded = f.number_or("parameters", 0);
+    // `parameters` counts them all; `replicated_parameters` (biases, norms) are kept whole by
+    // every model-parallel rank instead of split. Whole numbers, so the difference is exact.
+    const double parameters = f.number_or("parameters", 0);
+    l.params_replicated = f.number_or("replicated_parameters", 0);
+    if (l.params_replicated > parameters)
+      throw BadInput("more than the layer's parameters", f.at("replicated_parameters"));
+    l.params_sharded = parameters - l.params_replicated;
     l.input_elements = f.number("input_elements");
     l.output_elements = f.number("output_elements");
     l.act_replicated = f.number_or("activation_elements", l.input_elements);
+    l.sfb_elements = f.number_or("sfb_elements", 0);
   }
   l.kind = kind;
   f.done();
@@ -154,11 +161,34 @@ void read_tables(const json& arr, const std::string& where, std::vector<Embeddin
     t.dim = f.number("dim", 1);
     t.lookups_per_sample = f.number_or("lookups_per_sample", 1, 0);
     t.pooled = f.flag_or("pooled", true);
+    if (f.has("parameters") && f.number("parameters") != t.parameters())  // as model_to_json writes it
+      throw BadInput("is not rows x dim", f.at("parameters"));
     f.done();
     for (std::uint32_t c = 0; c < copies; ++c) {
       out.push_back(t);
       if (copies > 1) out.back().name += std::to_string(c);
     }
+  }
+}
+
+// The facts model_to_json writes beside a model, computed from it: a description reads back only
+// if they still agree with the model it describes (an edited shape with stale totals does not).
+void check_derived_facts(Fields& f, const Model& m) {
+  const std::pair<const char*, double> facts[] = {
+      {"parameters", m.parameters()},
+      {"dense_parameters", m.dense_parameters()},
+      {"forward_flops_per_sample", m.forward_flops_per_sample()},
+      {"backward_flops_per_sample", m.backward_flops_per_sample()},
+      {"pipeline_units", m.pipeline_units()}};
+  for (const auto& [key, value] : facts)
+    if (f.has(key) && f.number(key) != value)
+      throw BadInput("does not match the model (" + std::to_string(value) + "); remove it or fix it",
+                     f.at(key));
+  if (f.has("layer_list")) {  // a summary of the layers, one entry each
+    const json& list = f.raw("layer_list");
+    if (!list.is_array() || list.size() != m.layers.size())
+      throw BadInput("expected an array of the model's " + std::to_string(m.layers.size()) + " layers",
+                     f.at("layer_list"));
   }
 }
 
@@ -200,6 +230,7 @@ Model model_from_json(const json& j, const std::string& where) {
   if (f.has("family")) m.family = parse_family(f.text("family"), f.at("family"));
   m.sample_unit = f.text_or("sample_unit", m.sample_unit);
   m.default_batch_per_gpu = f.count_or("batch_per_gpu", m.default_batch_per_gpu, 1);
+  check_derived_facts(f, m);
   f.done();
   return m;
 }
@@ -237,8 +268,26 @@ json model_to_json(const Model& m) {
   j["dense_parameters"] = m.dense_parameters();
   j["forward_flops_per_sample"] = m.forward_flops_per_sample();
   j["backward_flops_per_sample"] = m.backward_flops_per_sample();
-  j["layers"] = m.layers.size();
   j["pipeline_units"] = m.pipeline_units();
+  // What model_from_json builds the model from: the transformer's shape (below), or the layers
+  // in full (an embedding bag is generated from the tables).
+  if (!m.transformer) {
+    json layers = json::array();
+    for (const auto& l : m.layers) {
+      if (l.kind == LayerKind::EmbeddingBag) continue;
+      layers.push_back({{"name", l.name},
+                        {"kind", layer_kind_name(l.kind)},
+                        {"forward_flops", l.forward_flops},
+                        {"backward_flops", l.backward_flops},
+                        {"parameters", l.parameters()},
+                        {"replicated_parameters", l.params_replicated},
+                        {"input_elements", l.input_elements},
+                        {"output_elements", l.output_elements},
+                        {"activation_elements", l.act_replicated},
+                        {"sfb_elements", l.sfb_elements}});
+    }
+    j["layers"] = std::move(layers);
+  }
   if (m.transformer) {
     const auto& t = *m.transformer;
     j["transformer"] = {{"layers", t.layers},

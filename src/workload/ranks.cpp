@@ -1,49 +1,82 @@
 #include "toposweep/workload/ranks.hpp"
 
+#include "toposweep/workload/strategy.hpp"
+
 namespace toposweep {
 
-GroupSet RankGrid::tp_groups(std::uint32_t stage) const {
+AxisGrid::AxisGrid(std::initializer_list<AxisValue> sizes) {
+  for (const AxisValue& s : sizes) size_[axis_index(s.axis)] = s.value;
+}
+
+std::uint32_t AxisGrid::gpus() const {
+  std::uint32_t n = 1;
+  for (std::uint32_t s : size_) n *= s;
+  return n;
+}
+
+std::uint32_t AxisGrid::stride(Axis a) const {
+  std::uint32_t n = 1;
+  for (std::size_t i = 0; i < axis_index(a); ++i) n *= size_[i];
+  return n;
+}
+
+std::uint32_t AxisGrid::rank(const AxisCoords& c) const {
+  // Horner from the outermost axis: t + tp*(c + cp*(... + dp*p)).
+  std::uint32_t r = 0;
+  for (std::size_t i = kAxisCount; i-- > 0;) r = r * size_[i] + c.index[i];
+  return r;
+}
+
+std::uint32_t AxisGrid::rank(std::initializer_list<AxisValue> index) const {
+  AxisCoords c;
+  for (const AxisValue& v : index) c[v.axis] = v.value;
+  return rank(c);
+}
+
+AxisCoords AxisGrid::coords(std::uint32_t rank) const {
+  AxisCoords c;
+  for (std::size_t i = 0; i < kAxisCount; ++i) {
+    c.index[i] = rank % size_[i];
+    rank /= size_[i];
+  }
+  return c;
+}
+
+GroupSet AxisGrid::groups(Axis along, std::initializer_list<AxisValue> pinned) const {
   GroupSet gs;
-  gs.groups.resize(dp);
-  for (std::uint32_t d = 0; d < dp; ++d)
-    for (std::uint32_t t = 0; t < tp; ++t) gs.groups[d].push_back(rank(t, d, stage));
+  gs.axis = along;
+  const std::uint32_t step = stride(along), n = size(along);
+  // Each group's first member (index 0 on `along`), in rank order.
+  for (std::uint32_t r = 0; r < gpus(); ++r) {
+    const AxisCoords c = coords(r);
+    bool first = c[along] == 0;
+    for (const AxisValue& p : pinned) first = first && c[p.axis] == p.value;
+    if (!first) continue;
+    auto& g = gs.groups.emplace_back(n);
+    for (std::uint32_t i = 0; i < n; ++i) g[i] = r + i * step;
+  }
   return gs;
 }
 
-GroupSet RankGrid::dp_groups(std::uint32_t stage) const {
+GroupSet AxisGrid::pairs(Axis along, std::uint32_t from, std::uint32_t to) const {
   GroupSet gs;
-  gs.groups.resize(tp);
-  for (std::uint32_t t = 0; t < tp; ++t)
-    for (std::uint32_t d = 0; d < dp; ++d) gs.groups[t].push_back(rank(t, d, stage));
+  gs.axis = along;
+  const std::uint32_t step = stride(along);
+  for (std::uint32_t r = 0; r < gpus(); ++r)
+    if (coords(r)[along] == 0) gs.groups.push_back({r + from * step, r + to * step});
   return gs;
 }
 
-GroupSet RankGrid::pp_pairs(std::uint32_t stage, bool forward) const {
-  GroupSet gs;
-  for (std::uint32_t d = 0; d < dp; ++d)
-    for (std::uint32_t t = 0; t < tp; ++t) {
-      const std::uint32_t a = rank(t, d, stage), b = rank(t, d, stage + 1);
-      gs.groups.push_back(forward ? std::vector<std::uint32_t>{a, b} : std::vector<std::uint32_t>{b, a});
-    }
-  return gs;
+AxisGrid axis_grid(const Strategy& s) {
+  return AxisGrid{{Axis::Tp, s.tp}, {Axis::Dp, s.dp}, {Axis::Pp, s.pp}};
 }
 
 GroupSet model_parallel_groups(std::uint32_t k, std::uint32_t gpus) {
-  GroupSet gs;
-  for (std::uint32_t i = 0; i < gpus / k; ++i) {
-    gs.groups.emplace_back();
-    for (std::uint32_t j = 0; j < k; ++j) gs.groups.back().push_back(i * k + j);
-  }
-  return gs;
+  return AxisGrid{{Axis::Tp, k}, {Axis::Dp, gpus / k}}.groups(Axis::Tp);
 }
 
 GroupSet shard_replica_groups(std::uint32_t k, std::uint32_t gpus) {
-  GroupSet gs;
-  for (std::uint32_t j = 0; j < k; ++j) {
-    gs.groups.emplace_back();
-    for (std::uint32_t i = 0; i < gpus / k; ++i) gs.groups.back().push_back(i * k + j);
-  }
-  return gs;
+  return AxisGrid{{Axis::Tp, k}, {Axis::Dp, gpus / k}}.groups(Axis::Dp);
 }
 
 }  // namespace toposweep

@@ -30,7 +30,7 @@ struct StrategyPlacement {
 
 // Server-level groups of logical servers (rank r on logical server r / gpus_per_node) that one
 // kind of parallel group spans; empty if those groups do not cut the used servers into equal,
-// disjoint sets of at least two servers. Megatron rank order: rank = t + tp*(d + dp*p).
+// disjoint sets of at least two servers. Ranks in the axis grid's order (workload/ranks.hpp).
 std::vector<std::vector<std::uint32_t>> logical_server_groups(std::uint32_t gpus, std::uint32_t gpus_per_node,
                                                               std::uint32_t tp, std::uint32_t pp,
                                                               bool pipeline);

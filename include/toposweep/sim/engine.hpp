@@ -27,7 +27,8 @@ struct TaskSpan {
   double end_s = 0;
 };
 
-inline constexpr std::size_t kPurposeCount = 6;  // CommPurpose values
+// One per CommPurpose value (Other is its last).
+inline constexpr std::size_t kPurposeCount = static_cast<std::size_t>(CommPurpose::Other) + 1;
 
 // Where one job's iteration time went. The breakdown is that of the critical pipeline stage
 // (the one whose GPUs are busy longest): compute + exposed communication + bubble (idle

@@ -1,27 +1,69 @@
 #pragma once
-// GPU rank arithmetic of a 3-D strategy (Megatron order: rank = t + tp*(d + dp*p)) and the
+// GPU rank arithmetic: the N-axis grid of a strategy (axes in axis.hpp's order, the first
+// fastest: rank = t + tp*(c + cp*(e + ep*(d + dp*p))), Megatron-Core's rank order) and the
 // communication groups it creates, as GroupSets listing every concurrent instance.
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 
+#include "toposweep/workload/axis.hpp"
 #include "toposweep/workload/task_graph.hpp"
 
 namespace toposweep {
 
-struct RankGrid {
-  std::uint32_t dp = 1, tp = 1, pp = 1;
-  std::uint32_t gpus() const { return dp * tp * pp; }
-  std::uint32_t rank(std::uint32_t t, std::uint32_t d, std::uint32_t p) const {
-    return t + tp * (d + dp * p);
-  }
+struct Strategy;
 
-  GroupSet tp_groups(std::uint32_t stage) const;  // dp groups of tp ranks
-  GroupSet dp_groups(std::uint32_t stage) const;  // tp groups of dp ranks
-  // {rank on `stage`, same (t, d) on stage+1} pairs; reversed (stage+1 -> stage) when !forward.
-  GroupSet pp_pairs(std::uint32_t stage, bool forward) const;
+// One value per axis: a rank's coordinates (index along each axis).
+struct AxisCoords {
+  std::array<std::uint32_t, kAxisCount> index{};
+  std::uint32_t& operator[](Axis a) { return index[axis_index(a)]; }
+  std::uint32_t operator[](Axis a) const { return index[axis_index(a)]; }
+  bool operator==(const AxisCoords&) const = default;
 };
 
+// A value on one named axis: a size, an index or a pinned index, by context.
+struct AxisValue {
+  Axis axis;
+  std::uint32_t value;
+};
+
+class AxisGrid {
+ public:
+  AxisGrid() = default;  // every axis of size 1: one rank
+  // The named axes' sizes (at least 1); the others 1.
+  AxisGrid(std::initializer_list<AxisValue> sizes);
+
+  std::uint32_t size(Axis a) const { return size_[axis_index(a)]; }
+  std::uint32_t gpus() const;
+  // Rank distance between neighbours along `a`: the product of the sizes of the axes before it.
+  std::uint32_t stride(Axis a) const;
+
+  std::uint32_t rank(const AxisCoords& c) const;
+  std::uint32_t rank(std::initializer_list<AxisValue> index) const;  // unnamed axes at 0
+  AxisCoords coords(std::uint32_t rank) const;
+
+  // The groups along `along`: each the ranks that differ only in their index on `along`,
+  // ordered by it; one group per choice of the other axes' indices agreeing with `pinned`, in
+  // rank order of those choices. groups(Tp, {{Pp, p}}) are stage p's TP groups.
+  GroupSet groups(Axis along, std::initializer_list<AxisValue> pinned = {}) const;
+  // Point-to-point pairs {index `from`, index `to`} along `along`, one per choice of the other
+  // axes' indices, in rank order: pairs(Pp, p, p + 1) are the sends from stage p to p + 1.
+  GroupSet pairs(Axis along, std::uint32_t from, std::uint32_t to) const;
+
+ private:
+  std::array<std::uint32_t, kAxisCount> size_ = [] {
+    std::array<std::uint32_t, kAxisCount> a{};
+    a.fill(1);
+    return a;
+  }();
+};
+
+// The grid of a 3-D strategy: its tp, dp and pp; cp = ep = 1 (no strategy sets them yet).
+AxisGrid axis_grid(const Strategy& s);
+
 // Per-layer model parallelism over k consecutive ranks of `gpus`: the k-rank groups, and the
-// gpus/k-rank groups of ranks holding the same shard (which reduce its gradients).
+// gpus/k-rank groups of ranks holding the same shard (which reduce its gradients). The grid
+// tp = k, dp = gpus / k: its Tp and Dp groups.
 GroupSet model_parallel_groups(std::uint32_t k, std::uint32_t gpus);
 GroupSet shard_replica_groups(std::uint32_t k, std::uint32_t gpus);
 

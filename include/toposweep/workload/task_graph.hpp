@@ -11,21 +11,24 @@
 // Streams: tasks on the same stream run in order (like CUDA streams); a task also waits for
 // its explicit dependencies. Stream ids and names are chosen by the builder.
 //
-// GPU ranks: 0..gpus-1, Megatron order: rank = t + tp*(d + dp*p) for TP index t, DP index d,
-// pipeline stage p. Placement (below) maps ranks to compute nodes of the network.
+// GPU ranks: 0..gpus-1, in the order of the strategy's axis grid (workload/ranks.hpp, Megatron's
+// order). Placement (below) maps ranks to compute nodes of the network.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "toposweep/util/collective_op.hpp"
+#include "toposweep/workload/axis.hpp"
 
 namespace toposweep {
 
 enum class TaskKind : std::uint8_t { Compute, Collective, Transfer };
 enum class TaskPhase : std::uint8_t { Forward, Backward, WeightUpdate, Other };
-// What a communication task is for, so results can break communication time down.
+// What a communication task is for, so results can break communication time down. Other stays
+// last: sim's kPurposeCount counts up to it, and comm_purpose_name's switch names every value.
 enum class CommPurpose : std::uint8_t {
   None,
   DataParallel,
@@ -67,6 +70,9 @@ struct Task {
 // GPU ranks; for transfers, each group is {src_rank, dst_rank}.
 struct GroupSet {
   std::vector<std::vector<std::uint32_t>> groups;
+  // The parallel axis the groups run along, when they come from the rank grid (its groups or
+  // pairs): what a communication task on this set is split along. Unset for other sets.
+  std::optional<Axis> axis = std::nullopt;
 };
 
 struct TaskGraph {
