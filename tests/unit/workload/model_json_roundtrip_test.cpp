@@ -21,8 +21,6 @@ void expect_same_layer(const Layer& a, const Layer& b) {
   EXPECT_EQ(a.act_scores, b.act_scores) << a.name;
   EXPECT_EQ(a.input_elements, b.input_elements) << a.name;
   EXPECT_EQ(a.output_elements, b.output_elements) << a.name;
-  EXPECT_EQ(a.tp_allreduces_forward, b.tp_allreduces_forward) << a.name;
-  EXPECT_EQ(a.tp_allreduces_backward, b.tp_allreduces_backward) << a.name;
   EXPECT_EQ(a.sfb_elements, b.sfb_elements) << a.name;
 }
 
