@@ -50,6 +50,30 @@ bool knob_is_default(const StrategyKnob& k, const StrategyKnobs& s) {
   return std::visit([&](auto m) { return s.*m == defaults.*m; }, k.member);
 }
 
+std::uint32_t knob_code(const StrategyKnob& k, const StrategyKnobs& s) {
+  return std::visit(
+      [&](auto m) -> std::uint32_t {
+        using T = KnobType<decltype(m)>;
+        if constexpr (std::is_enum_v<T> || std::is_integral_v<T>)
+          return static_cast<std::uint32_t>(s.*m);
+        else
+          return 0;
+      },
+      k.member);
+}
+
+void set_knob(const StrategyKnob& k, StrategyKnobs& s, std::uint32_t code) {
+  std::visit(
+      [&](auto m) {
+        using T = KnobType<decltype(m)>;
+        if constexpr (std::is_same_v<T, bool>)
+          s.*m = code != 0;
+        else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>)
+          s.*m = static_cast<T>(code);
+      },
+      k.member);
+}
+
 KeySpec knob_key(const StrategyKnob& k) {
   const KeyCheck check = std::visit(
       [&](auto m) -> KeyCheck {

@@ -328,6 +328,11 @@ nlohmann::json knob_json(const StrategyKnob& k, const StrategyKnobs& s);
 // Whether the knob of `s` is its default value (StrategyKnobs{}'s).
 bool knob_is_default(const StrategyKnob& k, const StrategyKnobs& s);
 
+// A flag, count or enum knob's value as a number (false 0, true 1; an enum's underlying value):
+// how the enumerator carries the values it tries. Sizes and lists have none (0; set_knob ignores them).
+std::uint32_t knob_code(const StrategyKnob& k, const StrategyKnobs& s);
+void set_knob(const StrategyKnob& k, StrategyKnobs& s, std::uint32_t code);
+
 // The key strategy.<name> of a knob: its default, help line and a check by its type (a flag, a
 // count in [min, max], a size, a list of counts, one of the enum's names or synonyms).
 KeySpec knob_key(const StrategyKnob& k);
