@@ -74,6 +74,26 @@ void set_knob(const StrategyKnob& k, StrategyKnobs& s, std::uint32_t code) {
       k.member);
 }
 
+int knob_moves(const StrategyKnobs& a, const StrategyKnobs& b) {
+  int moves = 0;
+  bool counted = false;  // the current move (a row and those changed with it) differs already
+  for (const StrategyKnob& k : kStrategyKnobs) {
+    if (k.move == KnobMove::None) continue;
+    if (k.move == KnobMove::Own) counted = false;
+    const bool differs = std::visit([&](auto m) { return !(a.*m == b.*m); }, k.member);
+    if (differs && !counted) {
+      ++moves;
+      counted = true;
+    }
+  }
+  return moves;
+}
+
+void copy_move_knobs(const StrategyKnobs& from, StrategyKnobs& to) {
+  for (const StrategyKnob& k : kStrategyKnobs)
+    if (k.move != KnobMove::None) std::visit([&](auto m) { to.*m = from.*m; }, k.member);
+}
+
 KeySpec knob_key(const StrategyKnob& k) {
   const KeyCheck check = std::visit(
       [&](auto m) -> KeyCheck {

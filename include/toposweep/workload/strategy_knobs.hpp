@@ -43,6 +43,12 @@ enum class KnobScope : std::uint8_t { Always, TensorParallel, DataParallel, Pipe
 // only with the interleaved schedule (the chunk count).
 enum class KnobJson : std::uint8_t { Always, UnlessDefault, Interleaved };
 
+// What the strategy search's local moves (MCMC, opt/strategy_search.cpp) do with a knob: nothing
+// (not a knob the global enumeration varies), change it as one move, or change it together with
+// the row before it (dp with tp and pp: the degrees are one move; the chunk count goes with the
+// schedule).
+enum class KnobMove : std::uint8_t { None, Own, WithPrevious };
+
 struct StrategyKnob {
   std::string_view name;               // the key strategy.<name>, the sweep's knob; empty: not a key
   std::string_view json;               // the strategy JSON's key
@@ -66,6 +72,7 @@ struct StrategyKnob {
   // its default and help line.
   std::string_view search_key = {}, search_default = {}, search_doc = {};
   bool sweep = false;  // a knob of the sweep's dpNtpNppN/knob=value spelling and all(...)
+  KnobMove move = KnobMove::None;
 };
 
 inline constexpr KnobValue kScheduleValues[] = {
@@ -110,21 +117,24 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .default_text = "0",
      .doc = "data-parallel degree (0: all GPUs not used by tp*pp)",
      .min = 0,
-     .max = 1 << 24},
+     .max = 1 << 24,
+     .move = KnobMove::Own},
     {.name = "tp",
      .json = "tp",
      .member = &StrategyKnobs::tp,
      .default_text = "1",
      .doc = "tensor-parallel degree (transformers; divides the head count)",
      .min = 1,
-     .max = 1 << 24},
+     .max = 1 << 24,
+     .move = KnobMove::WithPrevious},
     {.name = "pp",
      .json = "pp",
      .member = &StrategyKnobs::pp,
      .default_text = "1",
      .doc = "pipeline-parallel stages",
      .min = 1,
-     .max = 1 << 24},
+     .max = 1 << 24,
+     .move = KnobMove::WithPrevious},
     {.name = "microbatches",
      .json = "microbatches",
      .member = &StrategyKnobs::microbatches,
@@ -132,7 +142,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .doc = "microbatches per iteration and pipeline",
      .min = 1,
      .max = 1 << 24,
-     .sweep = true},
+     .sweep = true,
+     .move = KnobMove::Own},
     {.name = "schedule",
      .json = "schedule",
      .member = &StrategyKnobs::schedule,
@@ -146,7 +157,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_key = "schedules",
      .search_default = "1f1b,gpipe,interleaved",
      .search_doc = "strategy search: pipeline schedules tried (pp > 1 only)",
-     .sweep = true},
+     .sweep = true,
+     .move = KnobMove::Own},
     {.name = "virtual_stages",
      .json = "virtual_stages",
      .member = &StrategyKnobs::virtual_stages,
@@ -156,7 +168,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .max = 1 << 24,
      .json_when = KnobJson::Interleaved,
      .scope = KnobScope::Pipeline,
-     .sweep = true},
+     .sweep = true,
+     .move = KnobMove::WithPrevious},
     {.name = "recompute",
      .json = "recompute",
      .member = &StrategyKnobs::recompute,
@@ -170,7 +183,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_key = "recompute",
      .search_default = "none,selective,full",
      .search_doc = "strategy search: activation recomputation tried",
-     .sweep = true},
+     .sweep = true,
+     .move = KnobMove::Own},
     {.name = "sequence_parallel",
      .json = "sequence_parallel",
      .member = &StrategyKnobs::sequence_parallel,
@@ -182,7 +196,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_key = "sequence_parallel",
      .search_default = "false,true",
      .search_doc = "strategy search: sequence parallelism tried (tp > 1 only)",
-     .sweep = true},
+     .sweep = true,
+     .move = KnobMove::Own},
     {.name = "scatter_gather",
      .json = "scatter_gather",
      .member = &StrategyKnobs::scatter_gather,
@@ -201,7 +216,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_key = "tp_overlap",
      .search_default = "none,backward,full",
      .search_doc = "strategy search: TP collective overlap tried (tp > 1 only)",
-     .sweep = true},
+     .sweep = true,
+     .move = KnobMove::Own},
     {.name = "dp_overlap",
      .json = "dp_overlap",
      .member = &StrategyKnobs::dp_overlap,
@@ -211,7 +227,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_key = "dp_overlap",
      .search_default = "true,false",
      .search_doc = "strategy search: gradient reduction overlapped with the backward (dp > 1 only)",
-     .sweep = true},
+     .sweep = true,
+     .move = KnobMove::Own},
     {.name = "p2p_overlap",
      .json = "p2p_overlap",
      .member = &StrategyKnobs::p2p_overlap,
@@ -228,7 +245,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .scope = KnobScope::DataParallel,
      .search_key = "batch_splits",
      .search_default = "even,proportional",
-     .search_doc = "strategy search: batch splits tried on mixed servers (even, proportional; dp > 1)"},
+     .search_doc = "strategy search: batch splits tried on mixed servers (even, proportional; dp > 1)",
+     .move = KnobMove::Own},
     {.name = "stage_split",
      .json = "stage_split",
      .member = &StrategyKnobs::stage_split,
@@ -241,7 +259,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .scope = KnobScope::Pipeline,
      .search_key = "stage_splits",
      .search_default = "even,speed",
-     .search_doc = "strategy search: stage splits tried on mixed servers (even, speed; pp > 1)"},
+     .search_doc = "strategy search: stage splits tried on mixed servers (even, speed; pp > 1)",
+     .move = KnobMove::Own},
     {.name = "compression",
      .json = "compression",
      .member = &StrategyKnobs::compression,
@@ -254,7 +273,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_key = "compressions",
      .search_default = "none,sfb",
      .search_doc =
-         "strategy search: gradient compression tried (none, sfb; dp > 1, ZeRO 0, dense/conv layers)"},
+         "strategy search: gradient compression tried (none, sfb; dp > 1, ZeRO 0, dense/conv layers)",
+     .move = KnobMove::Own},
     {.name = "grad_accum_fusion",
      .json = "grad_accum_fusion",
      .member = &StrategyKnobs::grad_accum_fusion,
@@ -275,7 +295,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_key = "zero_stages",
      .search_default = "0,1,2,3",
      .search_doc = "strategy search: ZeRO stages tried (any of 0, 1, 2, 3; only 0 at dp = 1)",
-     .sweep = true},
+     .sweep = true,
+     .move = KnobMove::Own},
     {.name = "bucket_size",
      .json = "bucket_bytes",
      .member = &StrategyKnobs::bucket_bytes,
@@ -332,6 +353,12 @@ bool knob_is_default(const StrategyKnob& k, const StrategyKnobs& s);
 // how the enumerator carries the values it tries. Sizes and lists have none (0; set_knob ignores them).
 std::uint32_t knob_code(const StrategyKnob& k, const StrategyKnobs& s);
 void set_knob(const StrategyKnob& k, StrategyKnobs& s, std::uint32_t code);
+
+// The local moves from `a` to `b`: the knobs (moves, KnobMove) that differ, a row changed together
+// with the one before it counting once.
+int knob_moves(const StrategyKnobs& a, const StrategyKnobs& b);
+// Copies the knobs of every move (the global strategy) from `from` to `to`.
+void copy_move_knobs(const StrategyKnobs& from, StrategyKnobs& to);
 
 // The key strategy.<name> of a knob: its default, help line and a check by its type (a flag, a
 // count in [min, max], a size, a list of counts, one of the enum's names or synonyms).

@@ -123,6 +123,33 @@ TEST(StrategyKnobs, TheJsonWritesTheOptionalKnobsOnlyWhenSet) {
   EXPECT_EQ(j.at("sfb_layers"), nlohmann::json::array({4}));
 }
 
+TEST(StrategyKnobs, LocalMovesCountTheDegreesAndTheScheduleWithItsChunksOnce) {
+  Strategy a;
+  a.dp = 8;
+  Strategy b = a;
+  EXPECT_EQ(knob_moves(a, b), 0);
+  b.dp = 2, b.tp = 2, b.pp = 2;  // the degrees: one move
+  EXPECT_EQ(knob_moves(a, b), 1);
+  b.schedule = PipelineSchedule::Interleaved, b.virtual_stages = 2;  // the schedule with its chunks
+  EXPECT_EQ(knob_moves(a, b), 2);
+  b.recompute = Recompute::Full, b.zero = 1, b.sequence_parallel = true, b.tp_overlap = TpOverlap::Full;
+  b.dp_overlap = false, b.microbatches = 4;
+  b.batch_split = BatchSplit::Proportional, b.stage_split = StageSplit::Speed,
+  b.compression = Compression::Sfb;
+  EXPECT_EQ(knob_moves(a, b), 11);
+  // Knobs the global enumeration does not vary are no moves, and a move does not copy them.
+  Strategy c = a;
+  c.scatter_gather = false, c.p2p_overlap = false, c.grad_accum_fusion = false, c.bucket_bytes = 1;
+  c.layer_degree = {1, 2}, c.table_owner = {0}, c.sfb_layers = {1};
+  EXPECT_EQ(knob_moves(a, c), 0);
+  copy_move_knobs(b, c);
+  EXPECT_EQ(knob_moves(b, c), 0);
+  EXPECT_FALSE(c.scatter_gather);
+  EXPECT_EQ(c.layer_degree, (std::vector<std::uint32_t>{1, 2}));
+  EXPECT_EQ(c.bucket_bytes, 1);
+  EXPECT_EQ(c.schedule, PipelineSchedule::Interleaved);
+}
+
 // The reader's own errors (what a Config that skipped the keys' checks meets).
 std::string read_error(const std::string& set) {
   std::vector<KeySpec> keys = workload::config_keys();
