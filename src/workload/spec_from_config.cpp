@@ -73,7 +73,7 @@ void read_knob(const Config& config, const StrategyKnob& k, StrategySpec& s) {
         } else if constexpr (std::is_enum_v<T>) {
           s.*m = static_cast<T>(enum_from_config(config, k, key));
         } else if constexpr (std::is_same_v<T, std::uint8_t>) {
-          s.*m = zero_stage_from_config(config);
+          s.*m = zero_stage_from_config(config);  // the one such knob: the ZeRO stage and its alias
         } else {
           s.*m = static_cast<T>(config.get_int(key, k.min, k.max));
         }

@@ -3,7 +3,9 @@
 // share) with its names, type, default, doc line, where it matters for a shape and the values the
 // strategy search tries. The strategy.* keys and their parsing, the strategy JSON, the optimize.*
 // value lists, the sweep's knob names, equality and the spec <-> strategy copies follow it.
-// Adding a knob: a member of StrategyKnobs, a row of kStrategyKnobs, and the code that models it.
+// Adding a knob: a member of StrategyKnobs, a row of kStrategyKnobs, and the code that models it
+// (a knob the exact search varies also needs its StrategySpace list and its level in
+// for_each_strategy: docs/architecture.md, "Open sets").
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -52,7 +54,7 @@ enum class KnobMove : std::uint8_t { None, Own, WithPrevious };
 struct StrategyKnob {
   std::string_view name;               // the key strategy.<name>, the sweep's knob; empty: not a key
   std::string_view json;               // the strategy JSON's key
-  KnobMember member;                   //
+  KnobMember member;                   // the StrategyKnobs member; its type is the knob's
   std::string_view default_text = {};  // the key's default as --list-keys prints it ("": optional)
   std::string_view doc = {};           // the key's help line
   std::int64_t min = 0, max = 0;       // counts and lists of counts: the key's range
