@@ -4,6 +4,7 @@
 #include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/config_checks.hpp"
+#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep::opt {
 namespace {
@@ -15,10 +16,14 @@ void check_placement(const std::string& value, const std::string& where) {
   parse_placement_kind(value, where);
 }
 
+KeySpec search_key(KnobMember member) {
+  return knob_search_key(*find_strategy_knob(member));
+}
+
 }  // namespace
 
 std::vector<KeySpec> config_keys() {
-  return {
+  std::vector<KeySpec> keys = {
       {"optimize.target", "alternating", "what to optimize: bandwidth, topology, strategy or alternating",
        check_target},
       {"optimize.objective", "time", "bandwidth target: time or time_x_cost",
@@ -67,43 +72,31 @@ std::vector<KeySpec> config_keys() {
        check_placement},
       {"optimize.max_microbatches", "0", "strategy search: largest microbatch count tried (0: all)",
        checks::integer(0, 1 << 20)},
-      {"optimize.zero_stages", "0,1,2,3",
-       "strategy search: ZeRO stages tried (any of 0, 1, 2, 3; only 0 at dp = 1)",
-       checks::integer_list(0, 3)},
-      {"optimize.tp", "", "strategy search: tensor-parallel degrees tried (empty: every divisor)",
-       checks::optional(checks::integer_list(1, 1 << 30))},
-      {"optimize.pp", "", "strategy search: pipeline degrees tried (empty: every divisor)",
-       checks::optional(checks::integer_list(1, 1 << 30))},
-      {"optimize.microbatch_size", "", "strategy search: samples per microbatch tried (empty: every divisor)",
-       checks::optional(checks::integer_list(1, 1 << 30))},
-      {"optimize.schedules", "1f1b,gpipe,interleaved",
-       "strategy search: pipeline schedules tried (pp > 1 only)",
-       checks::list_of({"1f1b", "gpipe", "interleaved"})},
-      {"optimize.virtual_stages", "",
-       "strategy search: interleaved chunks per device tried (empty: every valid count >= 2)",
-       checks::optional(checks::integer_list(2, 1 << 30))},
-      {"optimize.recompute", "none,selective,full", "strategy search: activation recomputation tried",
-       checks::list_of({"none", "selective", "full"})},
-      {"optimize.sequence_parallel", "false,true",
-       "strategy search: sequence parallelism tried (tp > 1 only)", checks::list_of({"true", "false"})},
-      {"optimize.tp_overlap", "none,backward,full",
-       "strategy search: TP collective overlap tried (tp > 1 only)",
-       checks::list_of({"none", "backward", "full"})},
-      {"optimize.dp_overlap", "true,false",
-       "strategy search: gradient reduction overlapped with the backward (dp > 1 only)",
-       checks::list_of({"true", "false"})},
-      {"optimize.batch_splits", "even,proportional",
-       "strategy search: batch splits tried on mixed servers (even, proportional; dp > 1)",
-       checks::list_of({"even", "proportional"})},
-      {"optimize.stage_splits", "even,speed",
-       "strategy search: stage splits tried on mixed servers (even, speed; pp > 1)",
-       checks::list_of({"even", "speed"})},
-      {"optimize.compressions", "none,sfb",
-       "strategy search: gradient compression tried (none, sfb; dp > 1, ZeRO 0, dense/conv layers)",
-       checks::list_of({"none", "sfb"})},
-      {"optimize.tp_across_servers", "false", "strategy search: allow tensor parallelism across servers",
-       checks::boolean()},
   };
+  // The knobs' value lists (kStrategyKnobs) and the degree lists, in their historical order: the
+  // ZeRO stages first, the schedules before the chunk counts, the other knobs in table order.
+  keys.push_back(search_key(&StrategyKnobs::zero));
+  keys.insert(keys.end(),
+              {
+                  {"optimize.tp", "", "strategy search: tensor-parallel degrees tried (empty: every divisor)",
+                   checks::optional(checks::integer_list(1, 1 << 30))},
+                  {"optimize.pp", "", "strategy search: pipeline degrees tried (empty: every divisor)",
+                   checks::optional(checks::integer_list(1, 1 << 30))},
+                  {"optimize.microbatch_size", "",
+                   "strategy search: samples per microbatch tried (empty: every divisor)",
+                   checks::optional(checks::integer_list(1, 1 << 30))},
+              });
+  keys.push_back(search_key(&StrategyKnobs::schedule));
+  keys.push_back({"optimize.virtual_stages", "",
+                  "strategy search: interleaved chunks per device tried (empty: every valid count >= 2)",
+                  checks::optional(checks::integer_list(2, 1 << 30))});
+  for (const StrategyKnob& k : kStrategyKnobs)
+    if (!k.search_key.empty() && k.member != KnobMember{&StrategyKnobs::zero} &&
+        k.member != KnobMember{&StrategyKnobs::schedule})
+      keys.push_back(knob_search_key(k));
+  keys.push_back({"optimize.tp_across_servers", "false",
+                  "strategy search: allow tensor parallelism across servers", checks::boolean()});
+  return keys;
 }
 
 }  // namespace toposweep::opt

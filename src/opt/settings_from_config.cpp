@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <variant>
 
 #include "toposweep/opt/settings.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/units.hpp"
+#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep::opt {
 namespace {
@@ -78,31 +80,53 @@ SearchMethod search_method(const Config& config) {
   throw BadInput("search must be auto, mcmc or exhaustive, not '" + s + "'", config.where("optimize.search"));
 }
 
-// A knob's list: each name once, in the user's order; `parse` maps a name to a value or nullopt.
-template <class T, class Parse>
-std::vector<T> knob_list(const Config& config, std::string_view key, const char* names, Parse parse) {
-  std::vector<T> out;
+// The values of a knob the search tries (optimize.<search_key>), as codes (knob_code): each once,
+// in the user's order. Names: an enum's, true/false (and on/off, yes/no, 1/0) for a flag, the
+// numbers min..max for a count.
+std::vector<std::uint32_t> search_list(const Config& config, const StrategyKnob& k) {
+  const std::string key = "optimize." + std::string(k.search_key);
+  const bool flag = std::holds_alternative<bool StrategyKnobs::*>(k.member);
+  std::string names;
+  const auto add_name = [&](std::string_view name) {
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  };
+  if (flag) {
+    add_name("true");
+    add_name("false");
+  } else if (!k.values.empty()) {
+    for (const KnobValue& v : k.values) add_name(v.name);
+  } else {
+    for (std::int64_t x = k.min; x <= k.max; ++x) add_name(std::to_string(x));
+  }
+  const auto parse = [&](const std::string& t) -> std::optional<std::uint32_t> {
+    if (flag) {
+      if (t == "true" || t == "on" || t == "yes" || t == "1") return 1;
+      if (t == "false" || t == "off" || t == "no" || t == "0") return 0;
+    } else if (!k.values.empty()) {
+      for (const KnobValue& v : k.values)
+        if (t == v.name) return v.value;
+    } else {
+      for (std::int64_t x = k.min; x <= k.max; ++x)
+        if (t == std::to_string(x)) return static_cast<std::uint32_t>(x);
+    }
+    return std::nullopt;
+  };
+  std::vector<std::uint32_t> out;
   for (const std::string& name : config.get_list(key)) {
-    const std::optional<T> v = parse(name);
+    const std::optional<std::uint32_t> v = parse(name);
     if (!v) throw BadInput("'" + name + "' is not one of " + names, config.where(key));
     if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
   }
-  if (out.empty()) throw BadInput(std::string("name at least one of ") + names, config.where(key));
+  if (out.empty()) throw BadInput("name at least one of " + names, config.where(key));
   return out;
 }
 
-// A knob whose values have names (the strategy's own `*_name` functions): the list of `values`
-// the user named, in the user's order.
+// The space's list of a knob (`member`): its search list, typed.
 template <class T>
-std::vector<T> named_knob_list(const Config& config, std::string_view key, std::initializer_list<T> values,
-                               const char* (*name)(T)) {
-  std::string names;
-  for (T v : values) names += std::string(names.empty() ? "" : ", ") + name(v);
-  return knob_list<T>(config, key, names.c_str(), [&](const std::string& text) -> std::optional<T> {
-    for (T v : values)
-      if (text == name(v)) return v;
-    return std::nullopt;
-  });
+void read_search_list(const Config& config, std::vector<T>& list, KnobMember member) {
+  list.clear();
+  for (std::uint32_t code : search_list(config, *find_strategy_knob(member)))
+    list.push_back(static_cast<T>(code));
 }
 
 std::vector<std::uint32_t> degree_list(const Config& config, std::string_view key, std::int64_t min) {
@@ -111,12 +135,6 @@ std::vector<std::uint32_t> degree_list(const Config& config, std::string_view ke
   for (std::int64_t x : config.get_int_list(key, min, 1 << 30))
     if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(static_cast<std::uint32_t>(x));
   return out;
-}
-
-std::optional<bool> parse_bool(const std::string& t) {
-  if (t == "true" || t == "on" || t == "yes" || t == "1") return true;
-  if (t == "false" || t == "off" || t == "no" || t == "0") return false;
-  return std::nullopt;
 }
 
 StrategySpace strategy_space(const Config& config) {
@@ -128,28 +146,15 @@ StrategySpace strategy_space(const Config& config) {
   space.microbatch_size = degree_list(config, "optimize.microbatch_size", 1);
   space.virtual_stages = degree_list(config, "optimize.virtual_stages", 2);
   space.tp_across_servers = config.get_bool("optimize.tp_across_servers");
-  space.zero = knob_list<std::uint8_t>(config, "optimize.zero_stages", "0, 1, 2, 3",
-                                       [](const std::string& t) -> std::optional<std::uint8_t> {
-                                         if (t.size() == 1 && t[0] >= '0' && t[0] <= '3')
-                                           return static_cast<std::uint8_t>(t[0] - '0');
-                                         return std::nullopt;
-                                       });
-  space.schedules = named_knob_list(
-      config, "optimize.schedules",
-      {PipelineSchedule::OneFOneB, PipelineSchedule::GPipe, PipelineSchedule::Interleaved}, schedule_name);
-  space.recompute = named_knob_list(config, "optimize.recompute",
-                                    {Recompute::None, Recompute::Selective, Recompute::Full}, recompute_name);
-  space.sequence_parallel = knob_list<bool>(config, "optimize.sequence_parallel", "true, false", parse_bool);
-  space.tp_overlap =
-      named_knob_list(config, "optimize.tp_overlap", {TpOverlap::None, TpOverlap::Backward, TpOverlap::Full},
-                      tp_overlap_name);
-  space.dp_overlap = knob_list<bool>(config, "optimize.dp_overlap", "true, false", parse_bool);
-  space.batch_split = named_knob_list(config, "optimize.batch_splits",
-                                      {BatchSplit::Even, BatchSplit::Proportional}, batch_split_name);
-  space.stage_split = named_knob_list(config, "optimize.stage_splits", {StageSplit::Even, StageSplit::Speed},
-                                      stage_split_name);
-  space.compression = named_knob_list(config, "optimize.compressions", {Compression::None, Compression::Sfb},
-                                      compression_name);
+  read_search_list(config, space.zero, &StrategyKnobs::zero);
+  read_search_list(config, space.schedules, &StrategyKnobs::schedule);
+  read_search_list(config, space.recompute, &StrategyKnobs::recompute);
+  read_search_list(config, space.sequence_parallel, &StrategyKnobs::sequence_parallel);
+  read_search_list(config, space.tp_overlap, &StrategyKnobs::tp_overlap);
+  read_search_list(config, space.dp_overlap, &StrategyKnobs::dp_overlap);
+  read_search_list(config, space.batch_split, &StrategyKnobs::batch_split);
+  read_search_list(config, space.stage_split, &StrategyKnobs::stage_split);
+  read_search_list(config, space.compression, &StrategyKnobs::compression);
   return space;
 }
 

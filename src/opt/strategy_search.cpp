@@ -12,6 +12,7 @@
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/compute_bound.hpp"
 #include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep::opt {
 
@@ -329,29 +330,18 @@ StrategySearchResult mcmc_strategy_search(StrategyScorer& scorer, const Workload
     Strategy next = s;
     switch (moves[rng() % moves.size()]) {
       case 0: {
-        // Half the time a FlexFlow-style local move (one of tp/pp, microbatches, schedule,
-        // recompute, ZeRO stage changes), else a jump anywhere in the global space.
+        // Half the time a FlexFlow-style local move (one knob changes, the degrees or the
+        // schedule with its chunks counting as one: knob_moves), else a jump anywhere in the
+        // global space.
         const Strategy* pick = &globals[rng() % globals.size()];
         if (rng() % 2 == 0) {
           std::vector<const Strategy*> near;
-          for (const auto& g : globals) {
-            const int changed = (g.tp != s.tp || g.pp != s.pp) + (g.microbatches != s.microbatches) +
-                                (g.schedule != s.schedule || g.virtual_stages != s.virtual_stages) +
-                                (g.recompute != s.recompute) + (g.zero != s.zero) +
-                                (g.sequence_parallel != s.sequence_parallel) +
-                                (g.tp_overlap != s.tp_overlap) + (g.dp_overlap != s.dp_overlap) +
-                                (g.batch_split != s.batch_split) + (g.stage_split != s.stage_split) +
-                                (g.compression != s.compression);
-            if (changed == 1) near.push_back(&g);
-          }
+          for (const auto& g : globals)
+            if (knob_moves(g, s) == 1) near.push_back(&g);
           if (!near.empty()) pick = near[rng() % near.size()];
         }
         const Strategy& g = *pick;
-        next.dp = g.dp, next.tp = g.tp, next.pp = g.pp, next.microbatches = g.microbatches;
-        next.schedule = g.schedule, next.virtual_stages = g.virtual_stages, next.recompute = g.recompute;
-        next.zero = g.zero, next.sequence_parallel = g.sequence_parallel, next.tp_overlap = g.tp_overlap;
-        next.dp_overlap = g.dp_overlap;
-        next.batch_split = g.batch_split, next.stage_split = g.stage_split, next.compression = g.compression;
+        copy_move_knobs(g, next);
         if (next.tp != 1 || next.pp != 1) next.layer_degree.clear();
         break;
       }

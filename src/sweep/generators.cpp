@@ -12,6 +12,7 @@
 #include "toposweep/util/runs.hpp"
 #include "toposweep/util/strings.hpp"
 #include "toposweep/util/units.hpp"
+#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep::sweep {
 
@@ -82,6 +83,37 @@ std::vector<StrategyTriple> all_strategies(std::int64_t gpus, std::int64_t max_t
   return out;
 }
 
+const std::vector<std::string>& strategy_value_knobs() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const StrategyKnob& k : toposweep::kStrategyKnobs) {
+      if (!k.sweep) continue;
+      out.emplace_back(k.name);
+      if (k.member == KnobMember{&StrategyKnobs::microbatches}) out.emplace_back("microbatch_size");
+    }
+    return out;
+  }();
+  return names;
+}
+
+namespace {
+
+bool is_value_knob(const std::string& name) {
+  const auto& knobs = strategy_value_knobs();
+  return std::find(knobs.begin(), knobs.end(), name) != knobs.end();
+}
+
+// "microbatches, schedule, ...": the value knobs, without the microbatch size (which the strategy
+// generator does not take) unless `with_size`.
+std::string value_knob_list(bool with_size) {
+  std::vector<std::string> names;
+  for (const auto& name : strategy_value_knobs())
+    if (with_size || name != "microbatch_size") names.push_back(name);
+  return join(names, ", ");
+}
+
+}  // namespace
+
 StrategyTriple parse_strategy(const std::string& text, const std::string& where) {
   static const std::regex pattern(R"(dp(\d{1,9})tp(\d{1,9})pp(\d{1,9}))");
   const std::string head = text.substr(0, text.find('/'));
@@ -95,14 +127,10 @@ StrategyTriple parse_strategy(const std::string& text, const std::string& where)
     const std::string token = text.substr(at + 1, end - at - 1);
     const auto eq = token.find('=');
     const std::string name = token.substr(0, eq);
-    const bool known = std::any_of(std::begin(kStrategyKnobs), std::end(kStrategyKnobs),
-                                   [&](const char* k) { return name == k; });
-    if (eq == std::string::npos || eq + 1 == token.size() || !known)
-      throw BadInput(
-          "strategy '" + text + "': '" + token + "' is not knob=value with a knob of " +
-              "microbatches, microbatch_size, schedule, virtual_stages, recompute, sequence_parallel, "
-              "tp_overlap, dp_overlap, zero",
-          where);
+    if (eq == std::string::npos || eq + 1 == token.size() || !is_value_knob(name))
+      throw BadInput("strategy '" + text + "': '" + token + "' is not knob=value with a knob of " +
+                         value_knob_list(true),
+                     where);
     for (const auto& [seen, value] : t.knobs)
       if (seen == name) throw BadInput("strategy '" + text + "' sets " + name + " twice", where);
     t.knobs.emplace_back(name, token.substr(eq + 1));
@@ -160,6 +188,23 @@ std::vector<std::string> permutation_values(const GeneratorCall& c) {
   return out;
 }
 
+// The strategy generator's axes, outermost last: the sweep knobs in table order, the chunk count
+// inside the schedule's axis and the ZeRO stage before DP overlap (the order values have always
+// come in).
+const std::vector<const StrategyKnob*>& axis_knobs() {
+  static const std::vector<const StrategyKnob*> axes = [] {
+    std::vector<const StrategyKnob*> out;
+    for (const StrategyKnob& k : toposweep::kStrategyKnobs)
+      if (k.sweep && k.member != KnobMember{&StrategyKnobs::virtual_stages}) out.push_back(&k);
+    const auto at = [&](KnobMember m) {
+      return std::find_if(out.begin(), out.end(), [&](const StrategyKnob* k) { return k->member == m; });
+    };
+    std::rotate(at(&StrategyKnobs::dp_overlap), at(&StrategyKnobs::zero), at(&StrategyKnobs::zero) + 1);
+    return out;
+  }();
+  return axes;
+}
+
 // strategy = all | all(max_tp=T, max_pp=P, KNOB=v1|v2|..., ...): every dp x tp x pp of the GPU
 // count, times the listed values of each knob (the optimizer's knob lists, docs/sweep.md). Only
 // canonical combinations: schedules only with pp > 1 (interleaved once per listed chunk count,
@@ -173,14 +218,12 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
     const auto eq = arg.find('=');
     const std::string name = eq == std::string::npos ? arg : std::string(trim(arg.substr(0, eq)));
     const std::string value = eq == std::string::npos ? "" : std::string(trim(arg.substr(eq + 1)));
-    const bool knob = std::any_of(std::begin(kStrategyKnobs), std::end(kStrategyKnobs),
-                                  [&](const char* k) { return name == k; });
+    const bool knob = is_value_knob(name);
     if (eq == std::string::npos || (name != "max_tp" && name != "max_pp" && !knob) ||
         name == "microbatch_size")
       throw BadInput(
-          "strategy generator takes max_tp=N, max_pp=N and knob lists (e.g. recompute=none|selective) of "
-          "microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, dp_overlap, "
-          "zero",
+          "strategy generator takes max_tp=N, max_pp=N and knob lists (e.g. recompute=none|selective) of " +
+              value_knob_list(false),
           c.where);
     if (!knob) {
       (name == "max_tp" ? max_tp : max_pp) = int_of(value, name, c.where);
@@ -214,30 +257,29 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
   }
   std::vector<std::string> out;
   for (const auto& t : all_strategies(total, max_tp, max_pp)) {
-    // The knobs that matter for this shape, in a fixed order; each a list of (name, value) choices.
+    // The knobs that matter for this shape (their rows' scope), in a fixed order; each a list of
+    // (name, value) choices. The schedule carries the chunk counts of interleaving.
     std::vector<std::vector<std::pair<std::string, std::string>>> axes;
-    const auto add = [&](const char* name, bool matters) {
-      if (!matters || !lists.count(name)) return;
+    for (const StrategyKnob* k : axis_knobs()) {
+      const std::string name(k->name);
+      const bool matters = k->scope == KnobScope::Always || (k->scope == KnobScope::Pipeline && t.pp > 1) ||
+                           (k->scope == KnobScope::TensorParallel && t.tp > 1) ||
+                           (k->scope == KnobScope::DataParallel && t.dp > 1);
+      if (!matters || !lists.count(name)) continue;
       auto& axis = axes.emplace_back();
-      for (const auto& v : lists[name]) axis.emplace_back(name, v);
-    };
-    add("microbatches", true);
-    if (t.pp > 1 && lists.count("schedule")) {
-      auto& axis = axes.emplace_back();
-      for (const auto& v : lists["schedule"]) {
+      if (k->member != KnobMember{&StrategyKnobs::schedule}) {
+        for (const auto& v : lists[name]) axis.emplace_back(name, v);
+        continue;
+      }
+      for (const auto& v : lists[name]) {
         if (v != "interleaved") {
-          axis.emplace_back("schedule", v);
+          axis.emplace_back(name, v);
           continue;
         }
         for (const auto& chunks : lists["virtual_stages"])
-          axis.emplace_back("schedule", "interleaved/virtual_stages=" + chunks);
+          axis.emplace_back(name, "interleaved/virtual_stages=" + chunks);
       }
     }
-    add("recompute", true);
-    add("sequence_parallel", t.tp > 1);
-    add("tp_overlap", t.tp > 1);
-    add("zero", t.dp > 1);
-    add("dp_overlap", t.dp > 1);
     std::vector<std::size_t> at(axes.size(), 0);
     while (true) {
       StrategyTriple v{t.dp, t.tp, t.pp, {}};
@@ -271,15 +313,15 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
 }  // namespace
 
 const std::vector<Generator>& generators() {
+  static const std::string all_help =
+      "all[(max_tp=T, max_pp=P, KNOB=v1|v2...)]: every dp x tp x pp of the GPUs times the knob lists (" +
+      value_knob_list(false) + ")";
   static const std::vector<Generator> table = {
       {"simplex", nullptr, false, simplex_values,
        "simplex(TOTAL, STEP[, DIMS]): bandwidth allocations over the dimensions in STEP multiples"},
       {"permutations", nullptr, false, permutation_values,
        "permutations([SERVERS,] PORTS): every non-isomorphic connected circulant (ring strides)"},
-      {"all", "strategy", true, strategy_values,
-       "all[(max_tp=T, max_pp=P, KNOB=v1|v2...)]: every dp x tp x pp of the GPUs times the knob lists "
-       "(microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, dp_overlap, "
-       "zero)"},
+      {"all", "strategy", true, strategy_values, all_help.c_str()},
   };
   return table;
 }

@@ -5,6 +5,7 @@
 
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/memory.hpp"
+#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep {
 namespace {
@@ -49,12 +50,84 @@ bool contains(const std::vector<T>& v, const T& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-// The values of a knob for a shape: the space's list where the knob matters, else only its
-// canonical value (the knob changes nothing there, whatever the list says).
-template <class T>
-std::vector<T> knob(const std::vector<T>& values, bool matters, T canonical) {
-  return matters ? values : std::vector<T>{canonical};
+const StrategyKnob& row(KnobMember member) {
+  return *find_strategy_knob(member);
 }
+
+// The values of a knob for a shape, as codes (knob_code): the space's list where the knob matters
+// (its row's scope, and `also`: what the model adds), else only its default (the knob changes
+// nothing there, whatever the list says).
+template <class T>
+std::vector<std::uint32_t> knob_values(const StrategyKnob& k, const std::vector<T>& values, std::uint64_t dp,
+                                       std::uint64_t tp, std::uint64_t pp, bool also = true) {
+  const bool matters =
+      also &&
+      (k.scope == KnobScope::Always || (k.scope == KnobScope::DataParallel && dp > 1) ||
+       (k.scope == KnobScope::TensorParallel && tp > 1) || (k.scope == KnobScope::Pipeline && pp > 1));
+  std::vector<std::uint32_t> out;
+  if (!matters) {
+    out.push_back(knob_code(k, StrategyKnobs{}));
+    return out;
+  }
+  for (const T& v : values) out.push_back(static_cast<std::uint32_t>(v));
+  return out;
+}
+
+// The memory of a fixed (tp, pp) shape's strategies: the stage aggregates without and with
+// sequence parallelism, the mixed devices' roomiest capacity and the tables' bytes per GPU.
+struct ShapeMemory {
+  std::vector<StageAggregate> plain, sp;
+  double capacity = 0, tables = 0;
+};
+
+struct Feasibility {
+  double worst = 0;  // memory per GPU, bytes
+  bool feasible = false;
+};
+
+// Whether `s` fits: what depends on the knobs up to sequence parallelism (none after it). With
+// interleaved chunks the exact per-device accounting, else the per-stage aggregates.
+Feasibility feasibility(const Workload& w, Strategy& s, const ShapeMemory& shape) {
+  const double B = w.bytes_per_element;
+  const std::uint64_t dp = s.dp, pp = s.pp;
+  const std::uint8_t zero = s.zero;
+  const Recompute recompute = s.recompute;
+  const double mb = static_cast<double>(static_cast<std::uint64_t>(w.global_batch) / dp / s.microbatches);
+  const double param_bytes = model_state_bytes_per_param(w, zero, static_cast<double>(dp)).total();
+  const bool gathers = zero >= 3 && dp > 1;
+  const double capacity = shape.capacity, tables = shape.tables;
+  double worst = 0;
+  bool feasible = false;
+  if (s.virtual_stages > 1) {
+    // Chunks interleave over the devices: the exact per-device accounting (of the
+    // even stage split, as for every candidate of this shape).
+    s.stage_split = StageSplit::Even;
+    const MemoryBreakdown mem = memory_per_gpu(w, s);
+    worst = mem.total();
+    feasible = w.mixed() ? mem.total() - mem.reserve <= capacity : fits_in_memory(w, mem);
+  } else {
+    const auto& stages = s.sequence_parallel ? shape.sp : shape.plain;
+    for (std::uint64_t p = 0; p < pp; ++p) {
+      const StageAggregate& a = stages[p];
+      const double in_flight = microbatches_in_flight(s, static_cast<std::uint32_t>(p));
+      const double act =
+          a.act.kept(recompute) * in_flight + (recompute == Recompute::Full ? a.working_set : 0);
+      const double gathered = gathers ? a.largest_layer * B : 0;
+      worst = std::max(worst, a.params * param_bytes + mb * act + gathered);
+    }
+    worst += tables;
+    feasible = worst <= capacity;
+    worst += w.device.memory_reserve_bytes;
+  }
+  return {worst, feasible};
+}
+
+// One factor of the product: a knob and its values given the knobs before it (set in the
+// strategy), outermost first.
+struct Level {
+  const StrategyKnob* knob;
+  std::function<const std::vector<std::uint32_t>&(const Strategy&)> values;
+};
 
 }  // namespace
 
@@ -62,13 +135,14 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
                                 const StrategyVisitor& visit) {
   StrategyCount count;
   const Model& m = w.model;
-  const double B = w.bytes_per_element;
   // Mixed devices: the roomiest device prunes (what does not fit there fits nowhere); the plan
   // checks every GPU against its own device (a heuristic with stage_split = speed, whose
   // stages are not the even ones counted here).
-  double capacity = w.device.hbm_bytes - w.device.memory_reserve_bytes;
-  for (const Device& d : w.kinds) capacity = std::max(capacity, d.hbm_bytes - d.memory_reserve_bytes);
-  const double tables = table_bytes_per_gpu(w, gpus);
+  ShapeMemory shape;
+  shape.capacity = w.device.hbm_bytes - w.device.memory_reserve_bytes;
+  for (const Device& d : w.kinds)
+    shape.capacity = std::max(shape.capacity, d.hbm_bytes - d.memory_reserve_bytes);
+  shape.tables = table_bytes_per_gpu(w, gpus);
   const bool has_sfb_layers =
       std::any_of(m.layers.begin(), m.layers.end(), [](const Layer& l) { return l.sfb_elements > 0; });
   std::uint32_t max_tp = m.transformer ? m.transformer->heads : 1;
@@ -78,8 +152,33 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   if (w.global_batch != std::floor(w.global_batch) || w.global_batch < 1) return count;
   const auto global_batch = static_cast<std::uint64_t>(w.global_batch);
 
+  // Selective recomputation recomputes attention: only transformers have it.
+  std::vector<Recompute> recomputes;
+  for (Recompute r : space.recompute)
+    if (r != Recompute::Selective || m.transformer) recomputes.push_back(r);
+
   Strategy s;
   s.bucket_bytes = space.bucket_bytes;
+  Feasibility fit;
+  // The visiting order (docs: enumerate.hpp): microbatches; schedule and chunks; recompute; ZeRO
+  // stage; sequence parallelism, after which the memory is known; TP overlap; DP overlap; batch
+  // split, stage split and compression (SFB only at ZeRO 0).
+  std::vector<Level> levels;
+  std::size_t memory_level = 0;  // the level after which the memory is computed
+  const auto product = [&](const auto& self, std::size_t i) -> void {
+    if (i == levels.size()) {
+      ++count.checked;
+      ++(fit.feasible ? count.feasible : count.infeasible);
+      if (visit) visit(s, fit.worst, fit.feasible);
+      return;
+    }
+    for (std::uint32_t v : levels[i].values(s)) {
+      set_knob(*levels[i].knob, s, v);
+      if (i == memory_level) fit = feasibility(w, s, shape);
+      self(self, i + 1);
+    }
+  };
+
   for (std::uint64_t tp : divisors(gpus)) {
     if (tp > max_tp) break;
     if (m.transformer && m.transformer->heads % tp != 0) continue;
@@ -90,113 +189,79 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
       if (!space.pp.empty() && !contains(space.pp, static_cast<std::uint32_t>(pp))) continue;
       const std::uint64_t dp = gpus / tp / pp;
       if (global_batch % dp != 0) continue;
-      const auto sps = knob(space.sequence_parallel, tp > 1, false);
-      const auto tp_overlaps = knob(space.tp_overlap, tp > 1, TpOverlap::None);
-      const auto zeros = knob(space.zero, dp > 1, std::uint8_t{0});
-      const auto dp_overlaps = knob(space.dp_overlap, dp > 1, true);
-      // Mixed servers: the batch split matters with several replicas, the stage split with
-      // several stages; compression needs replicas and layers that can send factors.
-      // (batch split, stage split, compression) in that order, compression last; SFB only at ZeRO 0.
-      struct Extra {
-        BatchSplit batch_split;
-        StageSplit stage_split;
-        Compression compression;
-      };
-      std::vector<Extra> extras, extras_zero0;
-      for (BatchSplit bs : knob(space.batch_split, dp > 1 && w.mixed() && !m.has_tables(), BatchSplit::Even))
-        for (StageSplit ss : knob(space.stage_split, pp > 1 && w.mixed(), StageSplit::Even)) {
-          extras.push_back({bs, ss, Compression::None});
-          for (Compression cm : knob(space.compression, dp > 1 && has_sfb_layers, Compression::None))
-            extras_zero0.push_back({bs, ss, cm});
-        }
-      const auto schedules = knob(space.schedules, pp > 1, PipelineSchedule::OneFOneB);
-      const auto stages_plain =
-          aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
-      const auto stages_sp = contains(sps, true) ? aggregate_stages(w, static_cast<std::uint32_t>(tp),
-                                                                    static_cast<std::uint32_t>(pp), true)
-                                                 : std::vector<StageAggregate>{};
-      s.dp = static_cast<std::uint32_t>(dp);
-      s.tp = static_cast<std::uint32_t>(tp);
-      s.pp = static_cast<std::uint32_t>(pp);
       const std::uint64_t replica = global_batch / dp;
+      std::vector<std::uint32_t> microbatches;
       for (std::uint64_t mu : divisors(replica)) {
         if (space.max_microbatches > 0 && mu > space.max_microbatches) break;
         if (!space.microbatch_size.empty() &&
             !contains(space.microbatch_size, static_cast<std::uint32_t>(replica / mu)))
           continue;
-        s.microbatches = static_cast<std::uint32_t>(mu);
-        const double mb = static_cast<double>(replica / mu);
-        for (PipelineSchedule schedule : schedules) {
-          std::vector<std::uint32_t> chunk_counts{1};
-          if (schedule == PipelineSchedule::Interleaved) {
-            chunk_counts.clear();
-            if (mu % pp != 0) continue;
-            for (std::uint32_t v = 2; pp * v <= m.pipeline_units(); ++v)
-              if (space.virtual_stages.empty() || contains(space.virtual_stages, v))
-                chunk_counts.push_back(v);
-          }
-          s.schedule = schedule;
-          for (std::uint32_t v : chunk_counts) {
-            s.virtual_stages = v;
-            for (Recompute recompute : space.recompute) {
-              if (recompute == Recompute::Selective && !m.transformer) continue;
-              s.recompute = recompute;
-              for (std::uint8_t zero : zeros) {
-                s.zero = zero;
-                const double param_bytes =
-                    model_state_bytes_per_param(w, zero, static_cast<double>(dp)).total();
-                const bool gathers = zero >= 3 && dp > 1;
-                for (bool sp : sps) {
-                  s.sequence_parallel = sp;
-                  double worst = 0;
-                  bool feasible = false;
-                  if (v > 1) {
-                    // Chunks interleave over the devices: the exact per-device accounting (of the
-                    // even stage split, as for every candidate of this shape).
-                    s.stage_split = StageSplit::Even;
-                    const MemoryBreakdown mem = memory_per_gpu(w, s);
-                    worst = mem.total();
-                    feasible = w.mixed() ? mem.total() - mem.reserve <= capacity : fits_in_memory(w, mem);
-                  } else {
-                    const auto& stages = sp ? stages_sp : stages_plain;
-                    for (std::uint64_t p = 0; p < pp; ++p) {
-                      const StageAggregate& a = stages[p];
-                      const double in_flight = microbatches_in_flight(s, static_cast<std::uint32_t>(p));
-                      const double act = a.act.kept(recompute) * in_flight +
-                                         (recompute == Recompute::Full ? a.working_set : 0);
-                      const double gathered = gathers ? a.largest_layer * B : 0;
-                      worst = std::max(worst, a.params * param_bytes + mb * act + gathered);
-                    }
-                    worst += tables;
-                    feasible = worst <= capacity;
-                    worst += w.device.memory_reserve_bytes;
-                  }
-                  for (TpOverlap tpo : tp_overlaps) {
-                    s.tp_overlap = tpo;
-                    for (bool dpo : dp_overlaps) {
-                      s.dp_overlap = dpo;
-                      for (const Extra& x : zero == 0 ? extras_zero0 : extras) {
-                        s.batch_split = x.batch_split;
-                        s.stage_split = x.stage_split;
-                        s.compression = x.compression;
-                        ++count.checked;
-                        ++(feasible ? count.feasible : count.infeasible);
-                        if (visit) visit(s, worst, feasible);
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
+        microbatches.push_back(static_cast<std::uint32_t>(mu));
       }
+      const StrategyKnob& schedule = row(&StrategyKnobs::schedule);
+      const StrategyKnob& zero = row(&StrategyKnobs::zero);
+      const StrategyKnob& sp = row(&StrategyKnobs::sequence_parallel);
+      const StrategyKnob& tp_overlap = row(&StrategyKnobs::tp_overlap);
+      const StrategyKnob& dp_overlap = row(&StrategyKnobs::dp_overlap);
+      const StrategyKnob& batch_split = row(&StrategyKnobs::batch_split);
+      const StrategyKnob& stage_split = row(&StrategyKnobs::stage_split);
+      const StrategyKnob& compression = row(&StrategyKnobs::compression);
+      const auto schedules = knob_values(schedule, space.schedules, dp, tp, pp);
+      const auto recompute = knob_values(row(&StrategyKnobs::recompute), recomputes, dp, tp, pp);
+      const auto zeros = knob_values(zero, space.zero, dp, tp, pp);
+      const auto sps = knob_values(sp, space.sequence_parallel, dp, tp, pp);
+      const auto tp_overlaps = knob_values(tp_overlap, space.tp_overlap, dp, tp, pp);
+      const auto dp_overlaps = knob_values(dp_overlap, space.dp_overlap, dp, tp, pp);
+      // Mixed servers: the batch split matters with several replicas, the stage split with
+      // several stages; compression needs replicas and layers that can send factors, and ZeRO 0.
+      const auto batch_splits =
+          knob_values(batch_split, space.batch_split, dp, tp, pp, w.mixed() && !m.has_tables());
+      const auto stage_splits = knob_values(stage_split, space.stage_split, dp, tp, pp, w.mixed());
+      const auto compressions = knob_values(compression, space.compression, dp, tp, pp, has_sfb_layers);
+      const auto no_compression = knob_values(compression, space.compression, dp, tp, pp, false);
+      // Model chunks per device: interleaving only when pp divides the microbatch count.
+      std::vector<std::uint32_t> chunks;
+      const std::vector<std::uint32_t> one_chunk{1};
+      const auto fixed = [](const std::vector<std::uint32_t>& values) {
+        return [&values](const Strategy&) -> const std::vector<std::uint32_t>& { return values; };
+      };
+      levels = {
+          {&row(&StrategyKnobs::microbatches), fixed(microbatches)},
+          {&schedule, fixed(schedules)},
+          {&row(&StrategyKnobs::virtual_stages),
+           [&](const Strategy& at) -> const std::vector<std::uint32_t>& {
+             if (at.schedule != PipelineSchedule::Interleaved) return one_chunk;
+             chunks.clear();
+             if (at.microbatches % pp != 0) return chunks;
+             for (std::uint32_t v = 2; pp * v <= m.pipeline_units(); ++v)
+               if (space.virtual_stages.empty() || contains(space.virtual_stages, v)) chunks.push_back(v);
+             return chunks;
+           }},
+          {&row(&StrategyKnobs::recompute), fixed(recompute)},
+          {&zero, fixed(zeros)},
+          {&sp, fixed(sps)},
+          {&tp_overlap, fixed(tp_overlaps)},
+          {&dp_overlap, fixed(dp_overlaps)},
+          {&batch_split, fixed(batch_splits)},
+          {&stage_split, fixed(stage_splits)},
+          {&compression,
+           [&](const Strategy& at) -> const std::vector<std::uint32_t>& {
+             return at.zero == 0 ? compressions : no_compression;
+           }},
+      };
+      // The memory depends on the knobs up to sequence parallelism, none after it.
+      while (levels[memory_level].knob != &sp) ++memory_level;
+      shape.plain =
+          aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
+      shape.sp = contains(sps, 1u) ? aggregate_stages(w, static_cast<std::uint32_t>(tp),
+                                                      static_cast<std::uint32_t>(pp), true)
+                                   : std::vector<StageAggregate>{};
+      s.dp = static_cast<std::uint32_t>(dp);
+      s.tp = static_cast<std::uint32_t>(tp);
+      s.pp = static_cast<std::uint32_t>(pp);
+      product(product, 0);
     }
   }
-  s.virtual_stages = 1;
-  s.batch_split = BatchSplit::Even;
-  s.stage_split = StageSplit::Even;
-  s.compression = Compression::None;
   return count;
 }
 

@@ -1,11 +1,16 @@
 // model.*, server.device/efficiency and strategy.* keys -> WorkloadSpec, StrategySpec: the one
 // place the workload module reads a Config.
+#include <optional>
+#include <type_traits>
+#include <variant>
+
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/key_origins.hpp"
 #include "toposweep/util/runs.hpp"
 #include "toposweep/util/strings.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/spec.hpp"
+#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep {
 namespace {
@@ -31,11 +36,49 @@ std::uint8_t zero_stage_from_config(const Config& config) {
   return static_cast<std::uint8_t>(stage);
 }
 
-// A key with two names: false for `first`, true for `second`; BadInput naming the key otherwise.
-bool two_way(const Config& config, std::string_view key, const char* first, const char* second) {
-  const std::string v = to_lower(trim(config.get_string(key)));
-  if (v == first || v == second) return v == second;
-  throw BadInput("'" + v + "' is not " + first + " or " + second, config.where(key));
+// An enum knob's value: its text (trimmed and lower-cased when the knob folds) by its names, or
+// by its own parser; BadInput naming the key otherwise, in the knob's words.
+std::uint8_t enum_from_config(const Config& config, const StrategyKnob& k, const std::string& key) {
+  const std::string& raw = config.get_string(key);
+  const std::string text = k.fold ? to_lower(trim(raw)) : raw;
+  std::optional<std::uint8_t> value;
+  if (k.parse) {
+    value = k.parse(text);
+  } else {
+    for (const KnobValue& v : k.values)
+      if (text == v.name) value = v.value;
+  }
+  if (value) return *value;
+  if (!k.unknown.empty())
+    throw BadInput("unknown " + std::string(k.unknown) + " '" + text + "' (" + knob_value_names(k) + ")" +
+                       std::string(k.note),
+                   config.where(key));
+  throw BadInput("'" + text + "' is not " + knob_value_names(k) + std::string(k.note), config.where(key));
+}
+
+// One knob's strategy.<name> key, read by the knob's type (the ZeRO stage: zero_stage_from_config).
+void read_knob(const Config& config, const StrategyKnob& k, StrategySpec& s) {
+  const std::string key = "strategy." + std::string(k.name);
+  std::visit(
+      [&](auto m) {
+        using T = std::remove_cvref_t<decltype(s.*m)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          s.*m = config.get_bool(key);
+        } else if constexpr (std::is_same_v<T, double>) {
+          s.*m = config.get_size(key);
+        } else if constexpr (std::is_same_v<T, std::vector<std::uint32_t>>) {
+          if (config.has(key))
+            for (auto x : config.get_int_list(key, k.min, k.max))
+              (s.*m).push_back(static_cast<std::uint32_t>(x));
+        } else if constexpr (std::is_enum_v<T>) {
+          s.*m = static_cast<T>(enum_from_config(config, k, key));
+        } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+          s.*m = zero_stage_from_config(config);  // the one such knob: the ZeRO stage and its alias
+        } else {
+          s.*m = static_cast<T>(config.get_int(key, k.min, k.max));
+        }
+      },
+      k.member);
 }
 
 // The config shorthands re-point errors raised on typed values at the line that set the key;
@@ -83,58 +126,10 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
 
 StrategySpec strategy_spec_from_config(const Config& config) {
   StrategySpec s;
-  s.tp = static_cast<std::uint32_t>(config.get_int("strategy.tp", 1, 1 << 24));
-  s.pp = static_cast<std::uint32_t>(config.get_int("strategy.pp", 1, 1 << 24));
-  s.dp = static_cast<std::uint32_t>(config.get_int("strategy.dp", 0, 1 << 24));
-  s.microbatches = static_cast<std::uint32_t>(config.get_int("strategy.microbatches", 1, 1 << 24));
+  for (const StrategyKnob& k : kStrategyKnobs)
+    if (!k.name.empty()) read_knob(config, k, s);
   if (config.has("strategy.microbatch_size"))
     s.microbatch_size = static_cast<std::uint32_t>(config.get_int("strategy.microbatch_size", 1, 1 << 30));
-  const std::string sched = config.get_string("strategy.schedule");
-  if (sched == "1f1b")
-    s.schedule = PipelineSchedule::OneFOneB;
-  else if (sched == "gpipe")
-    s.schedule = PipelineSchedule::GPipe;
-  else if (sched == "interleaved")
-    s.schedule = PipelineSchedule::Interleaved;
-  else
-    throw BadInput("unknown schedule '" + sched + "' (1f1b, gpipe or interleaved)",
-                   config.where("strategy.schedule"));
-  s.virtual_stages = static_cast<std::uint32_t>(config.get_int("strategy.virtual_stages", 1, 1 << 24));
-  const auto recompute = parse_recompute(config.get_string("strategy.recompute"));
-  if (!recompute)
-    throw BadInput(
-        "'" + config.get_string("strategy.recompute") + "' is not none, selective or full (true/false)",
-        config.where("strategy.recompute"));
-  s.recompute = *recompute;
-  s.zero = zero_stage_from_config(config);
-  s.sequence_parallel = config.get_bool("strategy.sequence_parallel");
-  s.scatter_gather = config.get_bool("strategy.scatter_gather");
-  const std::string overlap = to_lower(trim(config.get_string("strategy.tp_overlap")));
-  if (overlap == "none")
-    s.tp_overlap = TpOverlap::None;
-  else if (overlap == "backward")
-    s.tp_overlap = TpOverlap::Backward;
-  else if (overlap == "full")
-    s.tp_overlap = TpOverlap::Full;
-  else
-    throw BadInput("unknown TP overlap '" + overlap + "' (none, backward or full)",
-                   config.where("strategy.tp_overlap"));
-  s.dp_overlap = config.get_bool("strategy.dp_overlap");
-  s.p2p_overlap = config.get_bool("strategy.p2p_overlap");
-  s.grad_accum_fusion = config.get_bool("strategy.grad_accum_fusion");
-  s.bucket_bytes = config.get_size("strategy.bucket_size");
-  s.batch_split = two_way(config, "strategy.batch_split", "even", "proportional") ? BatchSplit::Proportional
-                                                                                  : BatchSplit::Even;
-  s.stage_split =
-      two_way(config, "strategy.stage_split", "even", "speed") ? StageSplit::Speed : StageSplit::Even;
-  s.compression =
-      two_way(config, "strategy.compression", "none", "sfb") ? Compression::Sfb : Compression::None;
-  if (config.has("strategy.layer_degrees"))
-    for (auto k : config.get_int_list("strategy.layer_degrees", 1, 1 << 24))
-      s.layer_degree.push_back(static_cast<std::uint32_t>(k));
-  if (config.has("strategy.table_owners"))
-    for (auto r : config.get_int_list("strategy.table_owners", 0, 1 << 30))
-      s.table_owner.push_back(static_cast<std::uint32_t>(r));
   return s;
 }
 

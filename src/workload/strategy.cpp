@@ -8,6 +8,7 @@
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/spec.hpp"
+#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep {
 namespace {
@@ -56,36 +57,21 @@ const char* compression_name(Compression c) {
   return c == Compression::Sfb ? "sfb" : "none";
 }
 
-bool operator==(const Strategy& a, const Strategy& b) {
-  return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.microbatches == b.microbatches &&
-         a.schedule == b.schedule && a.virtual_stages == b.virtual_stages && a.recompute == b.recompute &&
-         a.zero == b.zero && a.sequence_parallel == b.sequence_parallel &&
-         a.scatter_gather == b.scatter_gather && a.tp_overlap == b.tp_overlap &&
-         a.dp_overlap == b.dp_overlap && a.p2p_overlap == b.p2p_overlap &&
-         a.grad_accum_fusion == b.grad_accum_fusion && a.bucket_bytes == b.bucket_bytes &&
-         a.layer_degree == b.layer_degree && a.table_owner == b.table_owner &&
-         a.batch_split == b.batch_split && a.stage_split == b.stage_split && a.compression == b.compression &&
-         a.sfb_layers == b.sfb_layers;
-}
-
 Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint32_t gpus) {
   Strategy s;
-  s.tp = spec.tp;
-  s.pp = spec.pp;
+  // Every knob as written; dp and the microbatch count are resolved below.
+  static_cast<StrategyKnobs&>(s) = spec;
   if (spec.dp == 0) {
     if (gpus % (s.tp * s.pp) != 0)
       throw InvalidDesign(
           "tp*pp = " + std::to_string(s.tp * s.pp) + " does not divide the " + std::to_string(gpus) + " GPUs",
           "key strategy.tp");
     s.dp = gpus / (s.tp * s.pp);
-  } else {
-    s.dp = spec.dp;
   }
   if (static_cast<std::uint64_t>(s.dp) * s.tp * s.pp != gpus)
     throw InvalidDesign("dp*tp*pp = " + std::to_string(s.dp) + "*" + std::to_string(s.tp) + "*" +
                             std::to_string(s.pp) + " is not the " + std::to_string(gpus) + " GPUs",
                         "key strategy.dp");
-  s.microbatches = spec.microbatches;
   if (spec.microbatch_size > 0) {
     const double mbs = spec.microbatch_size;
     const double replica = w.global_batch / s.dp;
@@ -95,27 +81,10 @@ Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint
           "key strategy.microbatch_size");
     s.microbatches = static_cast<std::uint32_t>(replica / mbs);
   }
-  s.schedule = spec.schedule;
-  s.virtual_stages = spec.virtual_stages;
-  s.recompute = spec.recompute;
-  s.zero = spec.zero;
-  s.sequence_parallel = spec.sequence_parallel;
-  s.scatter_gather = spec.scatter_gather;
-  s.tp_overlap = spec.tp_overlap;
-  s.dp_overlap = spec.dp_overlap;
-  s.p2p_overlap = spec.p2p_overlap;
-  s.grad_accum_fusion = spec.grad_accum_fusion;
-  s.bucket_bytes = spec.bucket_bytes;
-  s.layer_degree = spec.layer_degree;
   if (!s.layer_degree.empty() && s.layer_degree.size() != w.model.layers.size())
     throw BadInput(
         "expected " + std::to_string(w.model.layers.size()) + " degrees, one per layer of " + w.model.name,
         "key strategy.layer_degrees");
-  s.table_owner = spec.table_owner;
-  s.batch_split = spec.batch_split;
-  s.stage_split = spec.stage_split;
-  s.compression = spec.compression;
-  s.sfb_layers = spec.sfb_layers;
   if (!s.table_owner.empty() && s.table_owner.size() != w.model.tables.size())
     throw BadInput(
         "expected " + std::to_string(w.model.tables.size()) + " ranks, one per table of " + w.model.name,
@@ -126,27 +95,7 @@ Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint
 
 StrategySpec spec_of(const Strategy& s) {
   StrategySpec spec;
-  spec.dp = s.dp;
-  spec.tp = s.tp;
-  spec.pp = s.pp;
-  spec.microbatches = s.microbatches;
-  spec.schedule = s.schedule;
-  spec.virtual_stages = s.virtual_stages;
-  spec.recompute = s.recompute;
-  spec.sequence_parallel = s.sequence_parallel;
-  spec.scatter_gather = s.scatter_gather;
-  spec.tp_overlap = s.tp_overlap;
-  spec.dp_overlap = s.dp_overlap;
-  spec.p2p_overlap = s.p2p_overlap;
-  spec.grad_accum_fusion = s.grad_accum_fusion;
-  spec.zero = s.zero;
-  spec.bucket_bytes = s.bucket_bytes;
-  spec.layer_degree = s.layer_degree;
-  spec.table_owner = s.table_owner;
-  spec.batch_split = s.batch_split;
-  spec.stage_split = s.stage_split;
-  spec.compression = s.compression;
-  spec.sfb_layers = s.sfb_layers;
+  static_cast<StrategyKnobs&>(spec) = s;  // microbatch_size stays 0: the count is resolved
   return spec;
 }
 
@@ -290,29 +239,15 @@ Strategy data_parallel_strategy(std::uint32_t gpus) {
 }
 
 nlohmann::json strategy_to_json(const Strategy& s) {
-  nlohmann::json j = {{"dp", s.dp},
-                      {"tp", s.tp},
-                      {"pp", s.pp},
-                      {"microbatches", s.microbatches},
-                      {"schedule", schedule_name(s.schedule)},
-                      {"recompute", recompute_name(s.recompute)},
-                      {"zero1", s.zero >= 1},
-                      {"zero_stage", s.zero},
-                      {"sequence_parallel", s.sequence_parallel},
-                      {"scatter_gather", s.scatter_gather},
-                      {"tp_overlap", tp_overlap_name(s.tp_overlap)},
-                      {"dp_overlap", s.dp_overlap},
-                      {"p2p_overlap", s.p2p_overlap},
-                      {"grad_accum_fusion", s.grad_accum_fusion},
-                      {"bucket_bytes", s.bucket_bytes}};
-  if (s.schedule == PipelineSchedule::Interleaved) j["virtual_stages"] = s.virtual_stages;
-  if (s.per_layer()) j["layer_degrees"] = s.layer_degree;
-  if (!s.table_owner.empty()) j["table_owners"] = s.table_owner;
-  // The heterogeneous-cluster choices appear only when not the default, so existing output is unchanged.
-  if (s.batch_split != BatchSplit::Even) j["batch_split"] = batch_split_name(s.batch_split);
-  if (s.stage_split != StageSplit::Even) j["stage_split"] = stage_split_name(s.stage_split);
-  if (s.compression != Compression::None) j["compression"] = compression_name(s.compression);
-  if (!s.sfb_layers.empty()) j["sfb_layers"] = s.sfb_layers;
+  nlohmann::json j = nlohmann::json::object();
+  for (const StrategyKnob& k : kStrategyKnobs) {
+    // The heterogeneous-cluster choices and the lists appear only when set, so that existing
+    // output is unchanged; the chunk count only with the interleaved schedule.
+    if (k.json_when == KnobJson::UnlessDefault && knob_is_default(k, s)) continue;
+    if (k.json_when == KnobJson::Interleaved && s.schedule != PipelineSchedule::Interleaved) continue;
+    j[std::string(k.json)] = knob_json(k, s);
+  }
+  j["zero1"] = s.zero >= 1;  // the deprecated alias of ZeRO stage 1
   return j;
 }
 

@@ -22,16 +22,16 @@ std::vector<std::string> simplex_allocations(double total_Bps, double step_Bps, 
 
 // A strategy axis value: the degrees, then optional knobs, each setting strategy.<name>
 // ("dp2tp8pp4/schedule=interleaved/virtual_stages=3/recompute=selective"). Knob names are those of
-// kStrategyKnobs; their values are checked by the keys' own checks like any axis value.
+// strategy_value_knobs(); their values are checked by the keys' own checks like any axis value.
 struct StrategyTriple {
   std::int64_t dp = 1, tp = 1, pp = 1;
   std::vector<std::pair<std::string, std::string>> knobs;  // (name without "strategy.", value)
   std::string spelled() const;                             // "dp4tp2pp1[/name=value...]"
   bool operator==(const StrategyTriple&) const = default;
 };
-inline constexpr const char* kStrategyKnobs[] = {"microbatches",   "microbatch_size", "schedule",
-                                                 "virtual_stages", "recompute",       "sequence_parallel",
-                                                 "tp_overlap",     "dp_overlap",      "zero"};
+// The knobs a strategy axis value may set: the knob table's sweep knobs (kStrategyKnobs in
+// workload/strategy_knobs.hpp), in its order, and strategy.microbatch_size after microbatches.
+const std::vector<std::string>& strategy_value_knobs();
 // Every (dp, tp, pp) with dp·tp·pp = gpus, tp ≤ max_tp, pp ≤ max_pp; ordered by dp, tp.
 std::vector<StrategyTriple> all_strategies(std::int64_t gpus, std::int64_t max_tp, std::int64_t max_pp);
 // Parse "dp4tp2pp1[/name=value...]"; throws BadInput naming `where`.

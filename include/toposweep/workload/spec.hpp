@@ -39,27 +39,12 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus);
 // The same with the model and device already resolved (a caller that caches them).
 Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model, Device device);
 
-struct StrategySpec {
-  std::uint32_t dp = 0;  // 0: the GPUs tp x pp leaves
-  std::uint32_t tp = 1, pp = 1, microbatches = 1;
+// The strategy knobs as written: dp = 0 means the GPUs tp x pp leaves, and a microbatch size, when
+// given, sets the microbatch count from the batch (both resolved by resolve_strategy). The
+// sufficient-factor layers are chosen by an optimizer, never read from a key.
+struct StrategySpec : StrategyKnobs {
+  StrategySpec() { dp = 0; }
   std::uint32_t microbatch_size = 0;  // > 0: sets the microbatch count from the batch
-  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
-  std::uint32_t virtual_stages = 1;
-  Recompute recompute = Recompute::None;
-  bool sequence_parallel = false;
-  bool scatter_gather = true;
-  TpOverlap tp_overlap = TpOverlap::None;
-  bool dp_overlap = true;
-  bool p2p_overlap = true;
-  bool grad_accum_fusion = true;
-  std::uint8_t zero = 0;
-  double bucket_bytes = 25.0 * 1024 * 1024;
-  std::vector<std::uint32_t> layer_degree;
-  std::vector<std::uint32_t> table_owner;
-  BatchSplit batch_split = BatchSplit::Even;
-  StageSplit stage_split = StageSplit::Even;
-  Compression compression = Compression::None;
-  std::vector<std::uint32_t> sfb_layers;  // chosen by an optimizer; never read from a key
   bool operator==(const StrategySpec&) const = default;
 };
 

@@ -53,7 +53,10 @@ const char* stage_split_name(StageSplit s);  // "even", "speed"
 enum class Compression : std::uint8_t { None, Sfb };
 const char* compression_name(Compression c);  // "none", "sfb"
 
-struct Strategy {
+// Every knob of a strategy, declared once: a Strategy is these values resolved for a GPU count,
+// a StrategySpec (spec.hpp) the same knobs as the user wrote them. Each member has its row in
+// kStrategyKnobs (strategy_knobs.hpp): its keys, JSON, docs and search lists come from there.
+struct StrategyKnobs {
   std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   // Model chunks per device with the interleaved schedule (>= 2 there; 1 otherwise): the layers
@@ -93,11 +96,14 @@ struct Strategy {
   // sufficient factors. Written by the chooser, not a key; empty: none (identical to no compression).
   std::vector<std::uint32_t> sfb_layers;
 
-  std::uint32_t gpus() const { return dp * tp * pp; }
-  bool per_layer() const { return !layer_degree.empty(); }
+  bool operator==(const StrategyKnobs&) const = default;
 };
 
-bool operator==(const Strategy& a, const Strategy& b);
+struct Strategy : StrategyKnobs {
+  std::uint32_t gpus() const { return dp * tp * pp; }
+  bool per_layer() const { return !layer_degree.empty(); }
+  bool operator==(const Strategy&) const = default;
+};
 
 inline constexpr std::uint8_t kMaxZeroStage = 3;
 

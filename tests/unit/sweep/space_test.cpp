@@ -184,6 +184,64 @@ TEST(Space, StrategyGeneratorTakesTheOptimizersKnobLists) {
   }
 }
 
+TEST(Space, StrategyGeneratorValuesComeInAFixedOrder) {
+  // 4 GPUs, pp = 1: dp1tp4, dp2tp2, dp4tp1 (by dp); per shape the listed knobs that matter, the
+  // first axis fastest: recompute, then SP (tp > 1), then ZeRO and DP overlap (dp > 1), each
+  // value spelling its knobs in that order.
+  const Space s = space_from(
+      "[space.s]\ntopology.servers = 1\nserver.gpus = 4\n"
+      "strategy = all(max_pp=1, dp_overlap=true|false, zero=0|1, sequence_parallel=false|true, "
+      "recompute=none|full)\n");
+  std::vector<std::string> expected;
+  for (const char* sp : {"false", "true"})
+    for (const char* r : {"none", "full"})
+      expected.push_back(std::string("dp1tp4pp1/recompute=") + r + "/sequence_parallel=" + sp);
+  for (const char* dpo : {"true", "false"})
+    for (const char* zero : {"0", "1"})
+      for (const char* sp : {"false", "true"})
+        for (const char* r : {"none", "full"})
+          expected.push_back(std::string("dp2tp2pp1/recompute=") + r + "/sequence_parallel=" + sp +
+                             "/zero=" + zero + "/dp_overlap=" + dpo);
+  for (const char* dpo : {"true", "false"})
+    for (const char* zero : {"0", "1"})
+      for (const char* r : {"none", "full"})
+        expected.push_back(std::string("dp4tp1pp1/recompute=") + r + "/zero=" + zero + "/dp_overlap=" + dpo);
+  std::size_t axis = 0;
+  while (s.axes()[axis].key != "strategy") ++axis;
+  EXPECT_EQ(s.axes()[axis].values, expected);
+}
+
+TEST(Space, StrategyKnobNamesInErrorsAndHelp) {
+  const auto message = [](const std::string& text) -> std::string {
+    try {
+      parse_strategy(text, "test");
+    } catch (const BadInput& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(message("dp1tp1pp1/colour=red"),
+            "strategy 'dp1tp1pp1/colour=red': 'colour=red' is not knob=value with a knob of microbatches, "
+            "microbatch_size, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
+            "dp_overlap, zero");
+  EXPECT_EQ(message("dp1tp1pp1/microbatch_size=2/zero=1"), "no error");
+  try {
+    space_from("[space.a]\nstrategy = all(microbatch_size=2)\n");
+    ADD_FAILURE() << "no error";
+  } catch (const BadInput& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "strategy generator takes max_tp=N, max_pp=N and knob lists (e.g. recompute=none|selective) of "
+        "microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, dp_overlap, zero");
+  }
+  const Generator* all = find_generator("strategy", "all");
+  ASSERT_NE(all, nullptr);
+  EXPECT_EQ(
+      std::string(all->help),
+      "all[(max_tp=T, max_pp=P, KNOB=v1|v2...)]: every dp x tp x pp of the GPUs times the knob lists "
+      "(microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, dp_overlap, zero)");
+}
+
 TEST(Space, SimplexAndPermutationGenerators) {
   const Space s = space_from(R"(
 [space.m]
