@@ -23,6 +23,13 @@ ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero
           w.optimizer_bytes_per_param() / zero_shards(zero, 1, dp)};
 }
 
+StageBoundary stage_boundary(const Strategy& s, bool transformer) {
+  StageBoundary b;
+  b.gathered = transformer && s.tp > 1 && s.scatter_gather && !s.sequence_parallel;
+  b.split = transformer && s.tp > 1 && (s.sequence_parallel || s.scatter_gather);
+  return b;
+}
+
 LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint32_t tp,
                                    bool sequence_parallel, double k) {
   const double B = w.bytes_per_element;

@@ -39,6 +39,15 @@ struct LayerActivations {
 };
 LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint32_t tp,
                                    bool sequence_parallel, double k = 1);
+// How a pipeline stage-boundary tensor (the activations forward, their gradients backward)
+// travels between the stages of a transformer: `split`, each TP rank sends its 1/tp of it (with
+// sequence parallelism or scatter/gather); `gathered`, the receiving stage AllGathers it over its
+// TP group before the pass uses it (scatter/gather without sequence parallelism). Neither for
+// other models or tp = 1. The plan (iteration.cpp) and the strategy bound both follow it.
+struct StageBoundary {
+  bool split = false, gathered = false;
+};
+StageBoundary stage_boundary(const Strategy& s, bool transformer);
 // Microbatches whose activations a pipeline stage holds at once (fractional with interleaving:
 // units of 1/v of the stage's layers).
 double microbatches_in_flight(const Strategy& s, std::uint32_t stage);
