@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/memory.hpp"
@@ -10,13 +11,12 @@
 namespace toposweep {
 namespace {
 
-// Each stage's aggregate (memory.hpp) for a fixed (tp, pp, sp) of the even stage split.
-std::vector<StageAggregate> aggregate_stages(const Workload& w, std::uint32_t tp, std::uint32_t pp, bool sp) {
+// Each stage's aggregate (memory.hpp) for a fixed (activation split, pp) of the even stage split.
+std::vector<StageAggregate> aggregate_stages(const Workload& w, ActivationSplit split, std::uint32_t pp) {
   const auto ranges = partition_stages(w.model, pp);
   std::vector<StageAggregate> out;
   out.reserve(pp);
-  for (std::uint32_t p = 0; p < pp; ++p)
-    out.push_back(stage_aggregate(w, ranges[p], tp, sp, pp, p + 1 == pp));
+  for (std::uint32_t p = 0; p < pp; ++p) out.push_back(stage_aggregate(w, ranges[p], split, pp, p + 1 == pp));
   return out;
 }
 
@@ -73,11 +73,19 @@ std::vector<std::uint32_t> knob_values(const StrategyKnob& k, const std::vector<
   return out;
 }
 
-// The memory of a fixed (tp, pp) shape's strategies: the stage aggregates without and with
-// sequence parallelism, the mixed devices' roomiest capacity and the tables' bytes per GPU.
+// The memory of a fixed (tp, pp) shape's strategies: the stage aggregates of each activation split
+// the strategies use (computed when first needed), the mixed devices' roomiest capacity and the
+// tables' bytes per GPU.
 struct ShapeMemory {
-  std::vector<StageAggregate> plain, sp;
+  std::vector<std::pair<ActivationSplit, std::vector<StageAggregate>>> by_split;
   double capacity = 0, tables = 0;
+  const std::vector<StageAggregate>& stages(const Workload& w, const Strategy& s) {
+    const ActivationSplit split = activation_split(s);
+    for (const auto& [key, aggregates] : by_split)
+      if (key == split) return aggregates;
+    by_split.emplace_back(split, aggregate_stages(w, split, s.pp));
+    return by_split.back().second;
+  }
 };
 
 struct Feasibility {
@@ -87,7 +95,7 @@ struct Feasibility {
 
 // Whether `s` fits: what depends on the knobs up to sequence parallelism (none after it). With
 // interleaved chunks the exact per-device accounting, else the per-stage aggregates.
-Feasibility feasibility(const Workload& w, Strategy& s, const ShapeMemory& shape) {
+Feasibility feasibility(const Workload& w, Strategy& s, ShapeMemory& shape) {
   const double B = w.bytes_per_element;
   const std::uint64_t dp = s.dp, pp = s.pp;
   const std::uint8_t zero = s.zero;
@@ -106,7 +114,7 @@ Feasibility feasibility(const Workload& w, Strategy& s, const ShapeMemory& shape
     worst = mem.total();
     feasible = w.mixed() ? mem.total() - mem.reserve <= capacity : fits_in_memory(w, mem);
   } else {
-    const auto& stages = s.sequence_parallel ? shape.sp : shape.plain;
+    const auto& stages = shape.stages(w, s);
     for (std::uint64_t p = 0; p < pp; ++p) {
       const StageAggregate& a = stages[p];
       const double in_flight = microbatches_in_flight(s, static_cast<std::uint32_t>(p));
@@ -251,11 +259,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
       };
       // The memory depends on the knobs up to sequence parallelism, none after it.
       while (levels[memory_level].knob != &sp) ++memory_level;
-      shape.plain =
-          aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
-      shape.sp = contains(sps, 1u) ? aggregate_stages(w, static_cast<std::uint32_t>(tp),
-                                                      static_cast<std::uint32_t>(pp), true)
-                                   : std::vector<StageAggregate>{};
+      shape.by_split.clear();
       s.dp = static_cast<std::uint32_t>(dp);
       s.tp = static_cast<std::uint32_t>(tp);
       s.pp = static_cast<std::uint32_t>(pp);
