@@ -121,14 +121,6 @@ std::vector<std::uint32_t> search_list(const Config& config, const StrategyKnob&
   return out;
 }
 
-// The space's list of a knob (`member`): its search list, typed.
-template <class T>
-void read_search_list(const Config& config, std::vector<T>& list, KnobMember member) {
-  list.clear();
-  for (std::uint32_t code : search_list(config, *find_strategy_knob(member)))
-    list.push_back(static_cast<T>(code));
-}
-
 std::vector<std::uint32_t> degree_list(const Config& config, std::string_view key, std::int64_t min) {
   std::vector<std::uint32_t> out;
   if (!config.has(key) || config.get_string(key).empty()) return out;  // empty: all
@@ -146,15 +138,9 @@ StrategySpace strategy_space(const Config& config) {
   space.microbatch_size = degree_list(config, "optimize.microbatch_size", 1);
   space.virtual_stages = degree_list(config, "optimize.virtual_stages", 2);
   space.tp_across_servers = config.get_bool("optimize.tp_across_servers");
-  read_search_list(config, space.zero, &StrategyKnobs::zero);
-  read_search_list(config, space.schedules, &StrategyKnobs::schedule);
-  read_search_list(config, space.recompute, &StrategyKnobs::recompute);
-  read_search_list(config, space.sequence_parallel, &StrategyKnobs::sequence_parallel);
-  read_search_list(config, space.tp_overlap, &StrategyKnobs::tp_overlap);
-  read_search_list(config, space.dp_overlap, &StrategyKnobs::dp_overlap);
-  read_search_list(config, space.batch_split, &StrategyKnobs::batch_split);
-  read_search_list(config, space.stage_split, &StrategyKnobs::stage_split);
-  read_search_list(config, space.compression, &StrategyKnobs::compression);
+  // Each knob's optimize.<search_key> list.
+  for (const StrategyKnob& k : kStrategyKnobs)
+    if (!k.search_key.empty()) space.codes(k) = search_list(config, k);
   return space;
 }
 

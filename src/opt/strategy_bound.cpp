@@ -115,11 +115,13 @@ double StrategyBound::operator()(const Strategy& s) {
                sim::intra_node_collective_time(CollectiveOp::ReduceScatter, s.tp, bytes, *link) +
            n.allgather * sim::intra_node_collective_time(CollectiveOp::AllGather, s.tp, bytes, *link);
   };
-  const bool gathers = s.tp > 1 && s.scatter_gather && !s.sequence_parallel;
+  // comm_: a transformer.
+  const StageBoundary boundary = stage_boundary(s, true);
+  const bool gathers = boundary.gathered;
   t.send_forward.assign(chunks, 0);
   t.send_backward.assign(chunks, 0);
   t.blocking_sends = !s.p2p_overlap;
-  const bool split = s.tp > 1 && (s.sequence_parallel || s.scatter_gather);
+  const bool split = boundary.split;
   // Dense parameters of each chunk on one GPU, as the plan counts them (local_params).
   const double shard = s.tp;
   std::vector<double> chunk_params(chunks, 0);

@@ -39,16 +39,16 @@ Layer head_layer(const TransformerShape& t) {
   return head;
 }
 
-double embedding_kept_bytes(const TransformerShape& t, double tp, bool sequence_parallel) {
+double embedding_kept_bytes(const TransformerShape& t, ActivationSplit split) {
   // The dropout mask after the embedding (1 byte per element; split with sequence parallelism).
-  return t.seq_len * double(t.hidden) / (sequence_parallel ? tp : 1);
+  return t.seq_len * double(t.hidden) / double(split.sequence);
 }
 
-double head_kept_bytes(const TransformerShape& t, double elem, double tp, bool sequence_parallel) {
+double head_kept_bytes(const TransformerShape& t, double elem, ActivationSplit split) {
   // Final norm input and the logits' input (elem bytes each, split with sequence parallelism)
   // and the fp32 logits (vocab-parallel): Korthikanti et al. 2022 Sec. 4.3, 4sbh/t (1 + v/h).
-  const double s = t.seq_len, h = t.hidden, v = t.vocab;
-  return 2 * elem * s * h / (sequence_parallel ? tp : 1) + 4 * s * v / tp;
+  const double s = t.seq_len, h = t.hidden, v = t.vocab, tp = split.tp;
+  return 2 * elem * s * h / double(split.sequence) + 4 * s * v / tp;
 }
 
 double tied_embedding_copy(const Model& m, double tp, std::uint32_t pp) {

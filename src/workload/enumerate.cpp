@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/memory.hpp"
@@ -10,13 +11,12 @@
 namespace toposweep {
 namespace {
 
-// Each stage's aggregate (memory.hpp) for a fixed (tp, pp, sp) of the even stage split.
-std::vector<StageAggregate> aggregate_stages(const Workload& w, std::uint32_t tp, std::uint32_t pp, bool sp) {
+// Each stage's aggregate (memory.hpp) for a fixed (activation split, pp) of the even stage split.
+std::vector<StageAggregate> aggregate_stages(const Workload& w, ActivationSplit split, std::uint32_t pp) {
   const auto ranges = partition_stages(w.model, pp);
   std::vector<StageAggregate> out;
   out.reserve(pp);
-  for (std::uint32_t p = 0; p < pp; ++p)
-    out.push_back(stage_aggregate(w, ranges[p], tp, sp, pp, p + 1 == pp));
+  for (std::uint32_t p = 0; p < pp; ++p) out.push_back(stage_aggregate(w, ranges[p], split, pp, p + 1 == pp));
   return out;
 }
 
@@ -31,6 +31,18 @@ double table_bytes_per_gpu(const Workload& w, std::uint32_t gpus) {
 }
 
 }  // namespace
+
+KnobLists default_knob_lists() {
+  KnobLists lists;
+  for (const StrategyKnob& k : kStrategyKnobs)
+    if (!k.search_key.empty()) lists[knob_index(k)] = knob_search_default(k);
+  for (const KnobMember m : {KnobMember(&StrategyKnobs::batch_split), KnobMember(&StrategyKnobs::stage_split),
+                             KnobMember(&StrategyKnobs::compression)}) {
+    const StrategyKnob& k = *find_strategy_knob(m);
+    lists[knob_index(k)] = {knob_code(k, StrategyKnobs{})};
+  }
+  return lists;
+}
 
 std::vector<std::uint64_t> divisors(std::uint64_t n) {
   std::vector<std::uint64_t> low, high;
@@ -73,11 +85,19 @@ std::vector<std::uint32_t> knob_values(const StrategyKnob& k, const std::vector<
   return out;
 }
 
-// The memory of a fixed (tp, pp) shape's strategies: the stage aggregates without and with
-// sequence parallelism, the mixed devices' roomiest capacity and the tables' bytes per GPU.
+// The memory of a fixed (tp, pp) shape's strategies: the stage aggregates of each activation split
+// the strategies use (computed when first needed), the mixed devices' roomiest capacity and the
+// tables' bytes per GPU.
 struct ShapeMemory {
-  std::vector<StageAggregate> plain, sp;
+  std::vector<std::pair<ActivationSplit, std::vector<StageAggregate>>> by_split;
   double capacity = 0, tables = 0;
+  const std::vector<StageAggregate>& stages(const Workload& w, const Strategy& s) {
+    const ActivationSplit split = activation_split(s);
+    for (const auto& [key, aggregates] : by_split)
+      if (key == split) return aggregates;
+    by_split.emplace_back(split, aggregate_stages(w, split, s.pp));
+    return by_split.back().second;
+  }
 };
 
 struct Feasibility {
@@ -87,7 +107,7 @@ struct Feasibility {
 
 // Whether `s` fits: what depends on the knobs up to sequence parallelism (none after it). With
 // interleaved chunks the exact per-device accounting, else the per-stage aggregates.
-Feasibility feasibility(const Workload& w, Strategy& s, const ShapeMemory& shape) {
+Feasibility feasibility(const Workload& w, Strategy& s, ShapeMemory& shape) {
   const double B = w.bytes_per_element;
   const std::uint64_t dp = s.dp, pp = s.pp;
   const std::uint8_t zero = s.zero;
@@ -106,7 +126,7 @@ Feasibility feasibility(const Workload& w, Strategy& s, const ShapeMemory& shape
     worst = mem.total();
     feasible = w.mixed() ? mem.total() - mem.reserve <= capacity : fits_in_memory(w, mem);
   } else {
-    const auto& stages = s.sequence_parallel ? shape.sp : shape.plain;
+    const auto& stages = shape.stages(w, s);
     for (std::uint64_t p = 0; p < pp; ++p) {
       const StageAggregate& a = stages[p];
       const double in_flight = microbatches_in_flight(s, static_cast<std::uint32_t>(p));
@@ -152,19 +172,28 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   if (w.global_batch != std::floor(w.global_batch) || w.global_batch < 1) return count;
   const auto global_batch = static_cast<std::uint64_t>(w.global_batch);
 
+  const StrategyKnob& microbatches_row = row(&StrategyKnobs::microbatches);
+  const StrategyKnob& chunks_row = row(&StrategyKnobs::virtual_stages);
+  const StrategyKnob& recompute_row = row(&StrategyKnobs::recompute);
+  const StrategyKnob& batch_split = row(&StrategyKnobs::batch_split);
+  const StrategyKnob& stage_split = row(&StrategyKnobs::stage_split);
+  const StrategyKnob& compression = row(&StrategyKnobs::compression);
   // Selective recomputation recomputes attention: only transformers have it.
-  std::vector<Recompute> recomputes;
-  for (Recompute r : space.recompute)
-    if (r != Recompute::Selective || m.transformer) recomputes.push_back(r);
+  std::vector<std::uint32_t> recomputes;
+  for (std::uint32_t r : space.codes(recompute_row))
+    if (static_cast<Recompute>(r) != Recompute::Selective || m.transformer) recomputes.push_back(r);
 
   Strategy s;
   s.bucket_bytes = space.bucket_bytes;
   Feasibility fit;
-  // The visiting order (docs: enumerate.hpp): microbatches; schedule and chunks; recompute; ZeRO
+  // The visiting order: kEnumerationOrder (microbatches; schedule and chunks; recompute; ZeRO
   // stage; sequence parallelism, after which the memory is known; TP overlap; DP overlap; batch
-  // split, stage split and compression (SFB only at ZeRO 0).
-  std::vector<Level> levels;
+  // split, stage split and compression, SFB only at ZeRO 0).
+  constexpr std::size_t level_count = std::size(kEnumerationOrder);
+  std::vector<Level> levels(level_count);
   std::size_t memory_level = 0;  // the level after which the memory is computed
+  for (std::size_t i = 0; i < level_count; ++i)
+    if (kEnumerationOrder[i].memory) memory_level = i;
   const auto product = [&](const auto& self, std::size_t i) -> void {
     if (i == levels.size()) {
       ++count.checked;
@@ -198,64 +227,50 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
           continue;
         microbatches.push_back(static_cast<std::uint32_t>(mu));
       }
-      const StrategyKnob& schedule = row(&StrategyKnobs::schedule);
-      const StrategyKnob& zero = row(&StrategyKnobs::zero);
-      const StrategyKnob& sp = row(&StrategyKnobs::sequence_parallel);
-      const StrategyKnob& tp_overlap = row(&StrategyKnobs::tp_overlap);
-      const StrategyKnob& dp_overlap = row(&StrategyKnobs::dp_overlap);
-      const StrategyKnob& batch_split = row(&StrategyKnobs::batch_split);
-      const StrategyKnob& stage_split = row(&StrategyKnobs::stage_split);
-      const StrategyKnob& compression = row(&StrategyKnobs::compression);
-      const auto schedules = knob_values(schedule, space.schedules, dp, tp, pp);
-      const auto recompute = knob_values(row(&StrategyKnobs::recompute), recomputes, dp, tp, pp);
-      const auto zeros = knob_values(zero, space.zero, dp, tp, pp);
-      const auto sps = knob_values(sp, space.sequence_parallel, dp, tp, pp);
-      const auto tp_overlaps = knob_values(tp_overlap, space.tp_overlap, dp, tp, pp);
-      const auto dp_overlaps = knob_values(dp_overlap, space.dp_overlap, dp, tp, pp);
-      // Mixed servers: the batch split matters with several replicas, the stage split with
-      // several stages; compression needs replicas and layers that can send factors, and ZeRO 0.
-      const auto batch_splits =
-          knob_values(batch_split, space.batch_split, dp, tp, pp, w.mixed() && !m.has_tables());
-      const auto stage_splits = knob_values(stage_split, space.stage_split, dp, tp, pp, w.mixed());
-      const auto compressions = knob_values(compression, space.compression, dp, tp, pp, has_sfb_layers);
-      const auto no_compression = knob_values(compression, space.compression, dp, tp, pp, false);
+      // Each level's values: the space's list where the knob matters (its row's scope). Mixed
+      // servers: the batch split matters with several replicas, the stage split with several
+      // stages; compression needs replicas and layers that can send factors, and ZeRO 0.
+      std::array<std::vector<std::uint32_t>, level_count> values;
+      std::vector<std::uint32_t> no_compression;
       // Model chunks per device: interleaving only when pp divides the microbatch count.
       std::vector<std::uint32_t> chunks;
       const std::vector<std::uint32_t> one_chunk{1};
-      const auto fixed = [](const std::vector<std::uint32_t>& values) {
-        return [&values](const Strategy&) -> const std::vector<std::uint32_t>& { return values; };
+      const auto fixed = [](const std::vector<std::uint32_t>& list) {
+        return [&list](const Strategy&) -> const std::vector<std::uint32_t>& { return list; };
       };
-      levels = {
-          {&row(&StrategyKnobs::microbatches), fixed(microbatches)},
-          {&schedule, fixed(schedules)},
-          {&row(&StrategyKnobs::virtual_stages),
-           [&](const Strategy& at) -> const std::vector<std::uint32_t>& {
-             if (at.schedule != PipelineSchedule::Interleaved) return one_chunk;
-             chunks.clear();
-             if (at.microbatches % pp != 0) return chunks;
-             for (std::uint32_t v = 2; pp * v <= m.pipeline_units(); ++v)
-               if (space.virtual_stages.empty() || contains(space.virtual_stages, v)) chunks.push_back(v);
-             return chunks;
-           }},
-          {&row(&StrategyKnobs::recompute), fixed(recompute)},
-          {&zero, fixed(zeros)},
-          {&sp, fixed(sps)},
-          {&tp_overlap, fixed(tp_overlaps)},
-          {&dp_overlap, fixed(dp_overlaps)},
-          {&batch_split, fixed(batch_splits)},
-          {&stage_split, fixed(stage_splits)},
-          {&compression,
-           [&](const Strategy& at) -> const std::vector<std::uint32_t>& {
-             return at.zero == 0 ? compressions : no_compression;
-           }},
-      };
-      // The memory depends on the knobs up to sequence parallelism, none after it.
-      while (levels[memory_level].knob != &sp) ++memory_level;
-      shape.plain =
-          aggregate_stages(w, static_cast<std::uint32_t>(tp), static_cast<std::uint32_t>(pp), false);
-      shape.sp = contains(sps, 1u) ? aggregate_stages(w, static_cast<std::uint32_t>(tp),
-                                                      static_cast<std::uint32_t>(pp), true)
-                                   : std::vector<StageAggregate>{};
+      for (std::size_t i = 0; i < level_count; ++i) {
+        const StrategyKnob& k = row(kEnumerationOrder[i].member);
+        levels[i].knob = &k;
+        if (&k == &microbatches_row) {
+          levels[i].values = fixed(microbatches);
+        } else if (&k == &chunks_row) {
+          levels[i].values = [&](const Strategy& at) -> const std::vector<std::uint32_t>& {
+            if (at.schedule != PipelineSchedule::Interleaved) return one_chunk;
+            chunks.clear();
+            if (at.microbatches % pp != 0) return chunks;
+            for (std::uint32_t v = 2; pp * v <= m.pipeline_units(); ++v)
+              if (space.virtual_stages.empty() || contains(space.virtual_stages, v)) chunks.push_back(v);
+            return chunks;
+          };
+        } else if (&k == &recompute_row) {
+          values[i] = knob_values(k, recomputes, dp, tp, pp);
+          levels[i].values = fixed(values[i]);
+        } else if (&k == &compression) {
+          values[i] = knob_values(k, space.codes(k), dp, tp, pp, has_sfb_layers);
+          no_compression = knob_values(k, space.codes(k), dp, tp, pp, false);
+          levels[i].values = [&values, &no_compression,
+                              i](const Strategy& at) -> const std::vector<std::uint32_t>& {
+            return at.zero == 0 ? values[i] : no_compression;
+          };
+        } else {
+          const bool also = &k == &batch_split   ? w.mixed() && !m.has_tables()
+                            : &k == &stage_split ? w.mixed()
+                                                 : true;
+          values[i] = knob_values(k, space.codes(k), dp, tp, pp, also);
+          levels[i].values = fixed(values[i]);
+        }
+      }
+      shape.by_split.clear();
       s.dp = static_cast<std::uint32_t>(dp);
       s.tp = static_cast<std::uint32_t>(tp);
       s.pp = static_cast<std::uint32_t>(pp);

@@ -299,7 +299,7 @@ void IterationBuilder::make_3d_programs() {
     };
     // Scatter/gather: the received boundary tensor (or its gradient) is gathered inside the
     // receiving server before the pass uses it.
-    const bool gathers = m_.transformer && s_.tp > 1 && s_.scatter_gather && !s_.sequence_parallel;
+    const bool gathers = stage_boundary(s_, m_.transformer.has_value()).gathered;
     if (gathers && c > 0) {
       const double bytes = bytes_mb_ * m_.layers[stages[c - 1].last - 1].output_elements * B;
       prog.forward.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].first, false));
@@ -770,7 +770,7 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   // The stage boundary's activations (forward) or their gradients (backward); with sequence
   // parallelism or scatter/gather each TP rank sends its 1/tp of them.
   const double elements = forward ? prog.output_elements : programs_[chunk - 1].output_elements;
-  const bool split = m_.transformer && s_.tp > 1 && (s_.sequence_parallel || s_.scatter_gather);
+  const bool split = stage_boundary(s_, m_.transformer.has_value()).split;
   t.bytes = bytes_mb_ * elements * w_.bytes_per_element / (split ? s_.tp : 1);
   t.stage = stage;
   t.microbatch = micro;

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "toposweep/workload/block.hpp"
+#include "toposweep/workload/memory.hpp"
 
 namespace toposweep {
 
@@ -71,7 +72,7 @@ class Pass {
   void hidden(CollectiveOp op, double gemm_s) {
     count(cost_.hidden, op);
     const double share = d_.collective_sm_share;
-    const double comm = intra_collective_seconds(d_.intra_server, op, bytes_, k_.tp);
+    const double comm = intra_collective_seconds(d_.intra_server, op, bytes_, k_.split.tp);
     cost_.compute_s += share * std::min(comm, gemm_s / (1 - share));
   }
   // A collective that is hidden when `overlap`, else exposed.
@@ -118,13 +119,13 @@ Dims dims_of(const LayerCostKey& k) {
   x.T = x.b * x.s;
   x.h = sh.hidden;
   x.V = sh.vocab;
-  x.t = k.tp;
-  x.hr = k.sequence_parallel ? x.h / x.t : x.h;
+  x.t = k.split.tp;
+  x.hr = k.split.sequence_split() ? x.h / x.t : x.h;
   return x;
 }
 
 bool tp_comms(const LayerCostKey& k) {
-  return k.tp > 1;
+  return k.split.tp > 1;
 }
 
 // A block operator's GEMM on one TP rank for a microbatch: tensor-split projections lose their
@@ -180,7 +181,7 @@ const BlockOp* first_of(const std::vector<BlockOp>& ops, OpKind kind) {
 void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
                    const std::vector<BlockOp>& ops, Pass& pass) {
   const double e = k.elem;
-  const bool sp = k.sequence_parallel;
+  const bool sp = k.split.sequence_split();
   const bool full = k.tp_overlap == TpOverlap::Full;
   pass.kernel(alike_seconds(d, ops, OpRole::Norm, x, e, sp));
   std::vector<double> gemm_s(ops.size(), 0);
@@ -222,7 +223,7 @@ double attention_core_forward(const KernelDevice& d, const LayerCostKey& k, cons
     if (op.kind == OpKind::AttentionCore) seconds += forward_gemm_seconds(d, op, x, e);
   for (const BlockOp& op : ops)
     if (op.recompute == RecomputeClass::DroppedUnderSelective)
-      seconds += memory_seconds(d, kernel_bytes(op.forward, op, x, e, k.sequence_parallel));
+      seconds += memory_seconds(d, kernel_bytes(op.forward, op, x, e, k.split.sequence_split()));
   return seconds;
 }
 
@@ -234,7 +235,7 @@ double block_params_local(const Dims& x, const std::vector<BlockOp>& ops) {
 void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
                     const std::vector<BlockOp>& ops, Pass& pass) {
   const double e = k.elem;
-  const bool sp = k.sequence_parallel;
+  const bool sp = k.split.sequence_split();
   const TpOverlap ov = k.tp_overlap;
   const double wgrad_out = k.grad_accum_fusion ? 8 : e;  // fp32 accumulate (read + write) or a fresh gradient
   // Sequence-axis kernels (norm backwards, residual adds, dropout + add backwards), alike ones
@@ -326,7 +327,8 @@ LayerCost embedding_cost(const KernelDevice& d, const LayerCostKey& k) {
   fwd.kernel(memory_seconds(d, 2 * e * x.T * x.h));         // vocab-parallel lookup
   fwd.kernel(memory_seconds(d, 3 * e * x.T * x.hr));        // + position embedding
   fwd.kernel(memory_seconds(d, (2 * e + 1) * x.T * x.hr));  // dropout
-  if (tp_comms(k)) fwd.exposed(k.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce);
+  if (tp_comms(k))
+    fwd.exposed(k.split.sequence_split() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce);
   bwd.kernel(memory_seconds(d, (2 * e + 1) * x.T * x.hr));  // dropout backward
   bwd.kernel(memory_seconds(d, (2 * e + 8) * x.T * x.h));   // scatter-add into the fp32 embedding gradient
   c.forward = fwd.cost();
@@ -342,7 +344,7 @@ LayerCost head_cost(const KernelDevice& d, const LayerCostKey& k) {
   c.tp_bytes = x.T * x.h * e;
   Pass fwd(d, k, c.tp_bytes), bwd(d, k, c.tp_bytes);
   fwd.kernel(memory_seconds(d, 2 * e * x.T * x.hr));  // final norm
-  if (tp_comms(k) && k.sequence_parallel)
+  if (tp_comms(k) && k.split.sequence_split())
     fwd.collective(CollectiveOp::AllGather, k.tp_overlap == TpOverlap::Full, 0);
   const double logits = gemm_seconds(d, x.T, Vt, x.h, 1, e, e);
   fwd.kernel(logits);
@@ -354,7 +356,7 @@ LayerCost head_cost(const KernelDevice& d, const LayerCostKey& k) {
   const double wgrad = gemm_seconds(d, Vt, x.h, x.T, 1, e, k.grad_accum_fusion ? 8 : e);
   bwd.kernel(wgrad);
   if (tp_comms(k))
-    bwd.collective(k.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
+    bwd.collective(k.split.sequence_split() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
                    k.tp_overlap != TpOverlap::None, wgrad);
   bwd.kernel(memory_seconds(d, 6 * e * x.hr * x.T));  // final norm backward
   if (k.shape.pooler) bwd.kernel(2 * gemm_seconds(d, x.T, x.h, x.h, 1, e, e));
@@ -373,8 +375,7 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
   k.elem = w.bytes_per_element;
   k.grad_elem = w.grad_bytes_per_element;
   k.microbatch = microbatch_size(s, w);
-  k.tp = s.tp;
-  k.sequence_parallel = s.sequence_parallel && s.tp > 1;
+  k.split = activation_split(s);
   k.recompute = s.recompute;
   k.tp_overlap = s.tp_overlap;
   k.fused_attention = w.fused_attention;

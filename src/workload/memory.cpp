@@ -23,10 +23,23 @@ ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero
           w.optimizer_bytes_per_param() / zero_shards(zero, 1, dp)};
 }
 
-LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint32_t tp,
-                                   bool sequence_parallel, double k) {
+StageBoundary stage_boundary(const Strategy& s, bool transformer) {
+  StageBoundary b;
+  b.gathered = transformer && s.tp > 1 && s.scatter_gather && !s.sequence_parallel;
+  b.split = transformer && s.tp > 1 && (s.sequence_parallel || s.scatter_gather);
+  return b;
+}
+
+ActivationSplit activation_split(const Strategy& s) {
+  ActivationSplit split;
+  split.tp = s.tp;
+  split.sequence = s.sequence_parallel && s.tp > 1 ? s.tp : 1;
+  return split;
+}
+
+LayerActivations layer_activations(const Workload& w, const Layer& l, ActivationSplit split, double k) {
   const double B = w.bytes_per_element;
-  const double t = tp;
+  const double t = split.tp;
   LayerActivations a;
   const auto& shape = w.model.transformer;
   if (shape && l.kind == LayerKind::TransformerBlock) {
@@ -34,7 +47,7 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint3
     // parallelism; selective recomputation (and a fused attention kernel) keep no s x s tensors;
     // full recomputation keeps the layer input (split over t with sequence parallelism). The
     // layer's fields are its operator table's sums (block.hpp).
-    const bool sp = sequence_parallel && tp > 1;
+    const bool sp = split.sequence_split();
     auto kept = [&](double sharded) {
       return B * (sp ? (l.act_replicated + sharded) / t : l.act_replicated + sharded / t);
     };
@@ -46,11 +59,11 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint3
     return a;
   }
   if (shape && l.kind == LayerKind::Embedding) {
-    a.none = a.selective = a.full = a.working_set = embedding_kept_bytes(*shape, t, sequence_parallel);
+    a.none = a.selective = a.full = a.working_set = embedding_kept_bytes(*shape, split);
     return a;
   }
   if (shape && l.kind == LayerKind::Head) {
-    a.none = a.selective = a.full = a.working_set = head_kept_bytes(*shape, B, t, sequence_parallel);
+    a.none = a.selective = a.full = a.working_set = head_kept_bytes(*shape, B, split);
     return a;
   }
   a.none = a.selective = B * (l.act_replicated + l.act_sharded / t) * k;
@@ -150,11 +163,11 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::
   return stages;
 }
 
-StageAggregate stage_aggregate(const Workload& w, StageRange range, std::uint32_t tp, bool sp,
-                               std::uint32_t pp, bool last_stage,
-                               std::span<const std::uint32_t> layer_degree) {
+StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSplit split, std::uint32_t pp,
+                               bool last_stage, std::span<const std::uint32_t> layer_degree) {
   const Model& m = w.model;
   const bool per_layer = !layer_degree.empty();
+  const std::uint32_t tp = split.tp;
   StageAggregate a;
   double last_layer = 0;
   for (std::uint32_t i = range.first; i < range.last; ++i) {
@@ -165,7 +178,7 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, std::uint32_
     a.largest_layer = std::max(a.largest_layer, last_layer);
     // A layer model-parallel over k ranks works on the k ranks' gathered samples.
     const double k = per_layer ? layer_degree[i] : 1;
-    const LayerActivations la = layer_activations(w, l, tp, sp, k);
+    const LayerActivations la = layer_activations(w, l, split, k);
     a.act.none += la.none;
     a.act.selective += la.selective;
     a.act.full += la.full;
@@ -186,7 +199,7 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
                              std::uint32_t stage) {
   const Model& m = w.model;
   const StageAggregate a =
-      stage_aggregate(w, stages[stage], s.tp, s.sequence_parallel, s.pp, stage + 1 == s.pp, s.layer_degree);
+      stage_aggregate(w, stages[stage], activation_split(s), s.pp, stage + 1 == s.pp, s.layer_degree);
   MemoryBreakdown b;
   b.stage = stage;
   const ModelStateBytes per_param = model_state_bytes_per_param(w, s.zero, s.dp);

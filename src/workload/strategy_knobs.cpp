@@ -1,6 +1,7 @@
 #include "toposweep/workload/strategy_knobs.hpp"
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <type_traits>
 
 #include "toposweep/util/config_checks.hpp"
@@ -72,6 +73,30 @@ void set_knob(const StrategyKnob& k, StrategyKnobs& s, std::uint32_t code) {
           s.*m = static_cast<T>(code);
       },
       k.member);
+}
+
+std::vector<std::uint32_t> knob_search_default(const StrategyKnob& k) {
+  std::vector<std::uint32_t> out;
+  std::string_view rest = k.search_default;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    std::visit(
+        [&](auto m) {
+          using T = KnobType<decltype(m)>;
+          if constexpr (std::is_same_v<T, bool>) {
+            out.push_back(name == "true" ? 1 : 0);
+          } else if constexpr (std::is_enum_v<T>) {
+            for (const KnobValue& v : k.values)
+              if (v.name == name) out.push_back(v.value);
+          } else {
+            out.push_back(static_cast<std::uint32_t>(std::stoul(std::string(name))));
+          }
+        },
+        k.member);
+  }
+  return out;
 }
 
 int knob_moves(const StrategyKnobs& a, const StrategyKnobs& b) {

@@ -96,10 +96,22 @@ BlockTotals block_totals(const std::vector<BlockOp>& ops);
 // block_embedding.cpp: the embedding and the head around the blocks.
 Layer embedding_layer(const TransformerShape& t);
 Layer head_layer(const TransformerShape& t);
+// How a block's activations are split over its TP group: the tensor-parallel region (attention,
+// MLP) over `tp` ranks, the sequence region (norms, dropouts, residuals; the embedding's output and
+// the head's input) over `sequence` ranks: tp with sequence parallelism (with tp > 1), else 1.
+// activation_split (memory.hpp) builds it from a strategy; the memory and the per-operator costs
+// read it.
+struct ActivationSplit {
+  std::uint32_t tp = 1;
+  std::uint32_t sequence = 1;
+  bool sequence_split() const { return sequence > 1; }
+  bool operator==(const ActivationSplit&) const = default;
+};
+
 // Activation bytes per sample the embedding and the head keep for backward (whatever the
 // recomputation mode), `elem` bytes per activation element.
-double embedding_kept_bytes(const TransformerShape& t, double tp, bool sequence_parallel);
-double head_kept_bytes(const TransformerShape& t, double elem, double tp, bool sequence_parallel);
+double embedding_kept_bytes(const TransformerShape& t, ActivationSplit split);
+double head_kept_bytes(const TransformerShape& t, double elem, ActivationSplit split);
 // With tied embeddings the last pipeline stage keeps its own copy of the word embeddings
 // (Megatron), used by the head: its parameters on one GPU (0 when untied or pp = 1).
 double tied_embedding_copy(const Model& m, double tp, std::uint32_t pp);

@@ -16,6 +16,7 @@
 
 #include "toposweep/util/collective_op.hpp"
 #include "toposweep/util/link_class.hpp"
+#include "toposweep/workload/block.hpp"
 #include "toposweep/workload/model.hpp"
 #include "toposweep/workload/strategy.hpp"
 #include "toposweep/workload/workload.hpp"
@@ -90,8 +91,7 @@ struct LayerCostKey {
   KernelDevice device;
   double elem = 2, grad_elem = 2;  // bytes per activation / gradient element
   double microbatch = 1;
-  std::uint32_t tp = 1;
-  bool sequence_parallel = false;
+  ActivationSplit split;  // tp and sequence parallelism (activation_split)
   Recompute recompute = Recompute::None;
   TpOverlap tp_overlap = TpOverlap::None;
   bool fused_attention = false;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "toposweep/workload/block.hpp"
 #include "toposweep/workload/strategy.hpp"
 #include "toposweep/workload/workload.hpp"
 
@@ -37,8 +38,18 @@ struct LayerActivations {
     return r == Recompute::Full ? full : r == Recompute::Selective ? selective : none;
   }
 };
-LayerActivations layer_activations(const Workload& w, const Layer& l, std::uint32_t tp,
-                                   bool sequence_parallel, double k = 1);
+LayerActivations layer_activations(const Workload& w, const Layer& l, ActivationSplit split, double k = 1);
+// How a strategy splits its blocks' activations (block.hpp).
+ActivationSplit activation_split(const Strategy& s);
+// How a pipeline stage-boundary tensor (the activations forward, their gradients backward)
+// travels between the stages of a transformer: `split`, each TP rank sends its 1/tp of it (with
+// sequence parallelism or scatter/gather); `gathered`, the receiving stage AllGathers it over its
+// TP group before the pass uses it (scatter/gather without sequence parallelism). Neither for
+// other models or tp = 1. The plan (iteration.cpp) and the strategy bound both follow it.
+struct StageBoundary {
+  bool split = false, gathered = false;
+};
+StageBoundary stage_boundary(const Strategy& s, bool transformer);
 // Microbatches whose activations a pipeline stage holds at once (fractional with interleaving:
 // units of 1/v of the stage's layers).
 double microbatches_in_flight(const Strategy& s, std::uint32_t stage);
@@ -73,12 +84,11 @@ struct StageAggregate {
   double working_set = 0;    // the largest layer's working set per sample (full recomputation)
   double largest_layer = 0;  // parameters of the largest layer (ZeRO-3 gather buffer)
 };
-// Layers `range` of w.model with tensor parallelism tp (sequence parallel `sp`), the stage being
-// the last of `pp` or not; `layer_degree` (per-layer model parallelism, one per layer) replaces
-// tp when not empty. stage_memory and the strategy enumeration both read it.
-StageAggregate stage_aggregate(const Workload& w, StageRange range, std::uint32_t tp, bool sp,
-                               std::uint32_t pp, bool last_stage,
-                               std::span<const std::uint32_t> layer_degree = {});
+// Layers `range` of w.model with its activations split as `split` (tensor parallelism split.tp), the stage
+// being the last of `pp` or not; `layer_degree` (per-layer model parallelism, one per layer) replaces tp when
+// not empty. stage_memory and the strategy enumeration both read it.
+StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSplit split, std::uint32_t pp,
+                               bool last_stage, std::span<const std::uint32_t> layer_degree = {});
 
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage);

@@ -4,8 +4,8 @@
 // strategy search tries. The strategy.* keys and their parsing, the strategy JSON, the optimize.*
 // value lists, the sweep's knob names, equality and the spec <-> strategy copies follow it.
 // Adding a knob: a member of StrategyKnobs, a row of kStrategyKnobs, and the code that models it
-// (a knob the exact search varies also needs its StrategySpace list and its level in
-// for_each_strategy: docs/architecture.md, "Open sets").
+// (a knob the exact search varies also needs its search list in the row and its level in
+// kEnumerationOrder: docs/architecture.md, "Open sets").
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -327,6 +327,22 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .json_when = KnobJson::UnlessDefault},
 };
 
+// The exact search's levels (for_each_strategy), outermost first: the order it visits strategies
+// in, part of the optimizer's answers. `memory`: the memory per GPU depends on the knob; the
+// enumerator checks the memory after the last such level (none after it may change it).
+struct EnumerationLevel {
+  KnobMember member;
+  bool memory = false;
+};
+inline constexpr EnumerationLevel kEnumerationOrder[] = {
+    {&StrategyKnobs::microbatches, true},   {&StrategyKnobs::schedule, true},
+    {&StrategyKnobs::virtual_stages, true}, {&StrategyKnobs::recompute, true},
+    {&StrategyKnobs::zero, true},           {&StrategyKnobs::sequence_parallel, true},
+    {&StrategyKnobs::tp_overlap},           {&StrategyKnobs::dp_overlap},
+    {&StrategyKnobs::batch_split},          {&StrategyKnobs::stage_split},
+    {&StrategyKnobs::compression},
+};
+
 // The row of strategy.<name> (or of a sweep knob), or nullptr.
 constexpr const StrategyKnob* find_strategy_knob(std::string_view name) {
   for (const StrategyKnob& k : kStrategyKnobs)
@@ -355,6 +371,14 @@ bool knob_is_default(const StrategyKnob& k, const StrategyKnobs& s);
 // how the enumerator carries the values it tries. Sizes and lists have none (0; set_knob ignores them).
 std::uint32_t knob_code(const StrategyKnob& k, const StrategyKnobs& s);
 void set_knob(const StrategyKnob& k, StrategyKnobs& s, std::uint32_t code);
+
+// The position of a row in kStrategyKnobs.
+constexpr std::size_t knob_index(const StrategyKnob& k) {
+  return static_cast<std::size_t>(&k - kStrategyKnobs);
+}
+
+// The values of the row's search_default list (optimize.<search_key>'s default), as codes.
+std::vector<std::uint32_t> knob_search_default(const StrategyKnob& k);
 
 // The local moves from `a` to `b`: the knobs (moves, KnobMove) that differ, a row changed together
 // with the one before it counting once.

@@ -78,9 +78,9 @@ TEST(Alternating, ExhaustiveOnATransformer) {
   const Workload w = workload_from_config(c, 16);
   auto s = small_settings(c, 8);
   s.search = SearchMethod::Exhaustive;
-  s.space.schedules = {PipelineSchedule::OneFOneB};
-  s.space.recompute = {Recompute::None};
-  s.space.zero = {0};
+  s.space.set(&StrategyKnobs::schedule, {PipelineSchedule::OneFOneB});
+  s.space.set(&StrategyKnobs::recompute, {Recompute::None});
+  s.space.set(&StrategyKnobs::zero, {0});
   s.space.max_microbatches = 4;
   const auto r = alternating_optimize(w, s);
   check_trace(r, s, w);

@@ -75,18 +75,21 @@ Case random_case(std::uint64_t seed) {
       devices.kind_of_server.push_back(v < c.net.compute_count() / 2 ? 0 : 1);
     const auto gpus = c.net.gpus_of_nodes();
     c.workload = make_workload(spec, transformer_model("random", shape), devices, gpus);
-    c.space.batch_split = {BatchSplit::Even, BatchSplit::Proportional};
-    c.space.stage_split = {StageSplit::Even, StageSplit::Speed};
+    c.space.set(&StrategyKnobs::batch_split, {BatchSplit::Even, BatchSplit::Proportional});
+    c.space.set(&StrategyKnobs::stage_split, {StageSplit::Even, StageSplit::Speed});
   } else {
     c.workload = make_workload(transformer_model("random", shape), builtin_device("a100"), "fp16", batch);
   }
-  c.space.schedules = random_subset<PipelineSchedule>(
-      {PipelineSchedule::OneFOneB, PipelineSchedule::GPipe, PipelineSchedule::Interleaved}, rng);
-  c.space.recompute = random_subset<Recompute>({Recompute::None, Recompute::Selective, Recompute::Full}, rng);
-  c.space.zero = random_subset<std::uint8_t>({0, 1, 2, 3}, rng);
-  c.space.sequence_parallel = random_subset<bool>({false, true}, rng);
-  c.space.tp_overlap = random_subset<TpOverlap>({TpOverlap::None, TpOverlap::Backward, TpOverlap::Full}, rng);
-  c.space.dp_overlap = random_subset<bool>({true, false}, rng);
+  c.space.set(&StrategyKnobs::schedule,
+              random_subset<PipelineSchedule>(
+                  {PipelineSchedule::OneFOneB, PipelineSchedule::GPipe, PipelineSchedule::Interleaved}, rng));
+  c.space.set(&StrategyKnobs::recompute,
+              random_subset<Recompute>({Recompute::None, Recompute::Selective, Recompute::Full}, rng));
+  c.space.set(&StrategyKnobs::zero, random_subset<std::uint8_t>({0, 1, 2, 3}, rng));
+  c.space.set(&StrategyKnobs::sequence_parallel, random_subset<bool>({false, true}, rng));
+  c.space.set(&StrategyKnobs::tp_overlap,
+              random_subset<TpOverlap>({TpOverlap::None, TpOverlap::Backward, TpOverlap::Full}, rng));
+  c.space.set(&StrategyKnobs::dp_overlap, random_subset<bool>({true, false}, rng));
   c.space.max_microbatches = 8;
   c.top = 1 + static_cast<std::uint32_t>(rng() % 4);
   c.label = "seed " + std::to_string(seed) + (c.workload.mixed() ? " (A100 + V100)" : "") + ": " +

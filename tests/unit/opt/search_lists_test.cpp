@@ -20,16 +20,22 @@ StrategySpace space_of(const std::vector<std::pair<std::string, std::string>>& v
 
 TEST(SearchLists, DefaultsAreEveryValueOfEachKnob) {
   const StrategySpace s = space_of({});
-  EXPECT_EQ(s.zero, (std::vector<std::uint8_t>{0, 1, 2, 3}));
-  EXPECT_EQ(s.schedules, (std::vector<PipelineSchedule>{PipelineSchedule::OneFOneB, PipelineSchedule::GPipe,
-                                                        PipelineSchedule::Interleaved}));
-  EXPECT_EQ(s.recompute, (std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full}));
-  EXPECT_EQ(s.sequence_parallel, (std::vector<bool>{false, true}));
-  EXPECT_EQ(s.tp_overlap, (std::vector<TpOverlap>{TpOverlap::None, TpOverlap::Backward, TpOverlap::Full}));
-  EXPECT_EQ(s.dp_overlap, (std::vector<bool>{true, false}));
-  EXPECT_EQ(s.batch_split, (std::vector<BatchSplit>{BatchSplit::Even, BatchSplit::Proportional}));
-  EXPECT_EQ(s.stage_split, (std::vector<StageSplit>{StageSplit::Even, StageSplit::Speed}));
-  EXPECT_EQ(s.compression, (std::vector<Compression>{Compression::None, Compression::Sfb}));
+  EXPECT_EQ(s.values(&StrategyKnobs::zero), (std::vector<std::uint8_t>{0, 1, 2, 3}));
+  EXPECT_EQ(s.values(&StrategyKnobs::schedule),
+            (std::vector<PipelineSchedule>{PipelineSchedule::OneFOneB, PipelineSchedule::GPipe,
+                                           PipelineSchedule::Interleaved}));
+  EXPECT_EQ(s.values(&StrategyKnobs::recompute),
+            (std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full}));
+  EXPECT_EQ(s.values(&StrategyKnobs::sequence_parallel), (std::vector<bool>{false, true}));
+  EXPECT_EQ(s.values(&StrategyKnobs::tp_overlap),
+            (std::vector<TpOverlap>{TpOverlap::None, TpOverlap::Backward, TpOverlap::Full}));
+  EXPECT_EQ(s.values(&StrategyKnobs::dp_overlap), (std::vector<bool>{true, false}));
+  EXPECT_EQ(s.values(&StrategyKnobs::batch_split),
+            (std::vector<BatchSplit>{BatchSplit::Even, BatchSplit::Proportional}));
+  EXPECT_EQ(s.values(&StrategyKnobs::stage_split),
+            (std::vector<StageSplit>{StageSplit::Even, StageSplit::Speed}));
+  EXPECT_EQ(s.values(&StrategyKnobs::compression),
+            (std::vector<Compression>{Compression::None, Compression::Sfb}));
 }
 
 TEST(SearchLists, UserOrderWithoutRepeats) {
@@ -37,10 +43,11 @@ TEST(SearchLists, UserOrderWithoutRepeats) {
                                     {"optimize.recompute", "full,none,full"},
                                     {"optimize.dp_overlap", "false,true,false"},
                                     {"optimize.schedules", "interleaved"}});
-  EXPECT_EQ(s.zero, (std::vector<std::uint8_t>{3, 1}));
-  EXPECT_EQ(s.recompute, (std::vector<Recompute>{Recompute::Full, Recompute::None}));
-  EXPECT_EQ(s.dp_overlap, (std::vector<bool>{false, true}));
-  EXPECT_EQ(s.schedules, (std::vector<PipelineSchedule>{PipelineSchedule::Interleaved}));
+  EXPECT_EQ(s.values(&StrategyKnobs::zero), (std::vector<std::uint8_t>{3, 1}));
+  EXPECT_EQ(s.values(&StrategyKnobs::recompute), (std::vector<Recompute>{Recompute::Full, Recompute::None}));
+  EXPECT_EQ(s.values(&StrategyKnobs::dp_overlap), (std::vector<bool>{false, true}));
+  EXPECT_EQ(s.values(&StrategyKnobs::schedule),
+            (std::vector<PipelineSchedule>{PipelineSchedule::Interleaved}));
 }
 
 // The reader's own error (the keys' checks skipped, as a Config built in code may).

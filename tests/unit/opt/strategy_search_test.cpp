@@ -95,12 +95,12 @@ SmallSetup small_setup(const std::string& model) {
 
 StrategySpace small_space() {
   StrategySpace space;
-  space.schedules = {PipelineSchedule::OneFOneB};
-  space.recompute = {Recompute::None};
-  space.zero = {0};
-  space.sequence_parallel = {false};
-  space.tp_overlap = {TpOverlap::None};
-  space.dp_overlap = {true};
+  space.set(&StrategyKnobs::schedule, {PipelineSchedule::OneFOneB});
+  space.set(&StrategyKnobs::recompute, {Recompute::None});
+  space.set(&StrategyKnobs::zero, {0});
+  space.set(&StrategyKnobs::sequence_parallel, {false});
+  space.set(&StrategyKnobs::tp_overlap, {TpOverlap::None});
+  space.set(&StrategyKnobs::dp_overlap, {true});
   space.max_microbatches = 4;
   return space;
 }

@@ -83,14 +83,14 @@ TEST(Block, ActivationsPerRecomputeModeAreKorthikantisTable2) {
   w.fused_attention = false;
   const Layer& block = m.layers[1];
   const double sh = 2048.0 * 12288;
-  const LayerActivations none = layer_activations(w, block, 1, false);
+  const LayerActivations none = layer_activations(w, block, ActivationSplit{1, 1});
   EXPECT_EQ(none.none, sh * 114);  // sbh (34 + 5as/h)
   EXPECT_EQ(none.full, sh * 2);    // the layer input, 2 sbh
-  const LayerActivations tp = layer_activations(w, block, 8, false);
+  const LayerActivations tp = layer_activations(w, block, ActivationSplit{8, 1});
   EXPECT_EQ(tp.none, sh * 23);       // sbh (10 + 24/t + 5as/(ht))
   EXPECT_EQ(tp.selective, sh * 13);  // sbh (10 + 24/t)
   EXPECT_EQ(tp.full, sh * 2);
-  const LayerActivations sp = layer_activations(w, block, 8, true);
+  const LayerActivations sp = layer_activations(w, block, ActivationSplit{8, 8});
   EXPECT_EQ(sp.none, sh * 114 / 8);      // sbh/t (34 + 5as/h)
   EXPECT_EQ(sp.selective, sh * 34 / 8);  // 34 sbh / t
   EXPECT_EQ(sp.full, sh * 2 / 8);
@@ -99,8 +99,8 @@ TEST(Block, ActivationsPerRecomputeModeAreKorthikantisTable2) {
 TEST(Block, HeadKeepsKorthikantisLogitTerm) {
   // Sec. 4.3 with sequence parallelism: 4 sbh/t (1 + v/h) bytes = 4 s (h + v) / t.
   const TransformerShape t = gpt_shape();
-  EXPECT_EQ(head_kept_bytes(t, 2, 8, true), 4 * 2048.0 * (12288 + 51200) / 8);
-  EXPECT_EQ(embedding_kept_bytes(t, 8, true), 2048.0 * 12288 / 8);  // 1-byte dropout mask
+  EXPECT_EQ(head_kept_bytes(t, 2, ActivationSplit{8, 8}), 4 * 2048.0 * (12288 + 51200) / 8);
+  EXPECT_EQ(embedding_kept_bytes(t, ActivationSplit{8, 8}), 2048.0 * 12288 / 8);  // 1-byte dropout mask
 }
 
 TEST(Block, SelectiveRecomputationRecomputesTheTablesAttentionCore) {
@@ -140,11 +140,11 @@ TEST(Block, StageAggregatesAddUpToTheModelPlusTheTiedCopy) {
   const Model m = builtin_model("gpt3-1.3b");
   Workload w = make_workload(m, builtin_device("a100"), "fp16", 8);
   const std::uint32_t tp = 2, pp = 4;
-  const auto whole = stage_aggregate(w, partition_stages(m, 1)[0], tp, false, 1, true);
+  const auto whole = stage_aggregate(w, partition_stages(m, 1)[0], ActivationSplit{tp, 1}, 1, true);
   const auto ranges = partition_stages(m, pp);
   double params = 0, selective = 0;
   for (std::uint32_t p = 0; p < pp; ++p) {
-    const StageAggregate a = stage_aggregate(w, ranges[p], tp, false, pp, p + 1 == pp);
+    const StageAggregate a = stage_aggregate(w, ranges[p], ActivationSplit{tp, 1}, pp, p + 1 == pp);
     params += a.params;
     selective += a.act.selective;
     // stage_memory reads the same aggregate: fp16 weights at 2 bytes per parameter.

@@ -25,12 +25,12 @@ TEST(Enumerate, CountsMatchABruteForceOverTheSpace) {
   // (dp, tp, pp, mu) in 1..64 with the validity rules checked one by one.
   const Workload w = make_workload(builtin_model("gpt3-1.3b"), builtin_device("a100"), "fp16", 64);
   StrategySpace space;
-  space.schedules = {PipelineSchedule::OneFOneB};
-  space.recompute = {Recompute::None};
-  space.zero = {0};
-  space.sequence_parallel = {false};
-  space.tp_overlap = {TpOverlap::None};
-  space.dp_overlap = {true};
+  space.set(&StrategyKnobs::schedule, {PipelineSchedule::OneFOneB});
+  space.set(&StrategyKnobs::recompute, {Recompute::None});
+  space.set(&StrategyKnobs::zero, {0});
+  space.set(&StrategyKnobs::sequence_parallel, {false});
+  space.set(&StrategyKnobs::tp_overlap, {TpOverlap::None});
+  space.set(&StrategyKnobs::dp_overlap, {true});
   std::set<std::tuple<int, int, int, int>> expected;
   for (int dp = 1; dp <= 32; ++dp)
     for (int tp = 1; tp <= 32; ++tp)
@@ -70,8 +70,8 @@ TEST(Enumerate, CountsMatchABruteForceOverTheSpace) {
 
 TEST(Enumerate, FastMemoryCheckAgreesWithTheFullModel) {
   StrategySpace space;
-  space.sequence_parallel = {false, true};
-  space.recompute = {Recompute::None, Recompute::Selective, Recompute::Full};
+  space.set(&StrategyKnobs::sequence_parallel, {false, true});
+  space.set(&StrategyKnobs::recompute, {Recompute::None, Recompute::Selective, Recompute::Full});
   for (const char* name : {"gpt3-13b", "bert-large", "resnet50", "dlrm", "llama-70b"}) {
     const Workload w = make_workload(builtin_model(name), builtin_device("a100"), "fp16", 256);
     const auto count = for_each_strategy(w, 64, space, [&](const Strategy& s, double mem, bool feasible) {

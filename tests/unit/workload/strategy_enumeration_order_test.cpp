@@ -106,9 +106,9 @@ TEST(StrategyEnumerationOrder, MixedServersWithCompressionArePinned) {
   const Workload w = make_workload(spec, builtin_model("vgg16"), devices, gpus_of_server);
   ASSERT_TRUE(w.mixed());
   StrategySpace space;
-  space.batch_split = {BatchSplit::Even, BatchSplit::Proportional};
-  space.stage_split = {StageSplit::Even, StageSplit::Speed};
-  space.compression = {Compression::None, Compression::Sfb};
+  space.set(&StrategyKnobs::batch_split, {BatchSplit::Even, BatchSplit::Proportional});
+  space.set(&StrategyKnobs::stage_split, {StageSplit::Even, StageSplit::Speed});
+  space.set(&StrategyKnobs::compression, {Compression::None, Compression::Sfb});
   space.max_microbatches = 4;
   const Visits v = visits(w, 8, space);
   EXPECT_EQ(v.count.checked, 2464u);

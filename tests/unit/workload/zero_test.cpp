@@ -201,8 +201,8 @@ TEST(Zero, StageThreeTrafficIsOneAndAHalfAllReduces) {
 
 TEST(Zero, EnumeratedMemoryAgreesWithTheFullModelForEveryStage) {
   StrategySpace space;
-  space.zero = {0, 1, 2, 3};
-  space.schedules = {PipelineSchedule::OneFOneB};
+  space.set(&StrategyKnobs::zero, {0, 1, 2, 3});
+  space.set(&StrategyKnobs::schedule, {PipelineSchedule::OneFOneB});
   for (const char* name : {"gpt3-1.3b", "resnet50", "dlrm"}) {
     const Workload w = make_workload(builtin_model(name), builtin_device("a100"), "fp16", 256);
     std::uint64_t stage3 = 0, single_replica = 0;
