@@ -3,12 +3,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/spec.hpp"
-#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep {
 namespace {
@@ -236,19 +234,6 @@ Strategy data_parallel_strategy(std::uint32_t gpus) {
   Strategy s;
   s.dp = gpus;
   return s;
-}
-
-nlohmann::json strategy_to_json(const Strategy& s) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const StrategyKnob& k : kStrategyKnobs) {
-    // The heterogeneous-cluster choices and the lists appear only when set, so that existing
-    // output is unchanged; the chunk count only with the interleaved schedule.
-    if (k.json_when == KnobJson::UnlessDefault && knob_is_default(k, s)) continue;
-    if (k.json_when == KnobJson::Interleaved && s.schedule != PipelineSchedule::Interleaved) continue;
-    j[std::string(k.json)] = knob_json(k, s);
-  }
-  j["zero1"] = s.zero >= 1;  // the deprecated alias of ZeRO stage 1
-  return j;
 }
 
 }  // namespace toposweep

@@ -157,4 +157,18 @@ KeySpec knob_search_key(const StrategyKnob& k) {
           check};
 }
 
+// Declared with Strategy (strategy.hpp); written here because the table decides every key.
+nlohmann::json strategy_to_json(const Strategy& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const StrategyKnob& k : kStrategyKnobs) {
+    // The heterogeneous-cluster choices and the lists appear only when set, so that existing
+    // output is unchanged; the chunk count only with the interleaved schedule.
+    if (k.json_when == KnobJson::UnlessDefault && knob_is_default(k, s)) continue;
+    if (k.json_when == KnobJson::Interleaved && s.schedule != PipelineSchedule::Interleaved) continue;
+    j[std::string(k.json)] = knob_json(k, s);
+  }
+  j["zero1"] = s.zero >= 1;  // the deprecated alias of ZeRO stage 1
+  return j;
+}
+
 }  // namespace toposweep
