@@ -16,11 +16,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   const double kv = d * (t.kv_heads > 0 ? t.kv_heads : t.heads);
   const bool bias = t.biases;
 
-  BlockOp enter{.name = "attention_enter", .kind = OpKind::Collective, .role = OpRole::TpEnter};
-  enter.M = s;
-  enter.N = h;
-  enter.axis = ParallelAxis::Tensor;
-  ops.push_back(enter);
+  describe_sublayer_enter("attention_enter", t, ops);
 
   BlockOp qkv{.name = "qkv", .kind = OpKind::Gemm, .role = OpRole::Projection};
   qkv.M = s;
@@ -92,21 +88,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   proj.params_replicated = bias ? h : 0;  // row-parallel bias, added after the reduction
   ops.push_back(proj);
 
-  BlockOp exit{.name = "attention_exit", .kind = OpKind::Collective, .role = OpRole::TpExit};
-  exit.M = s;
-  exit.N = h;
-  exit.axis = ParallelAxis::Tensor;
-  ops.push_back(exit);
-
-  BlockOp residual{.name = "attention_residual", .kind = OpKind::MemoryBound, .role = OpRole::Residual};
-  residual.M = s;
-  residual.N = h;
-  residual.axis = ParallelAxis::Sequence;
-  residual.forward = {3, 1};               // bias + dropout + residual add, with the mask
-  residual.backward = {3, 0};              // residual add backward
-  residual.backward2 = {3, 1};             // dropout + add backward
-  residual.kept_replicated = 0.5 * s * h;  // the 1-byte dropout mask
-  ops.push_back(residual);
+  describe_sublayer_exit("attention_exit", "attention_residual", t, ops);
 }
 
 }  // namespace toposweep

@@ -28,11 +28,7 @@ void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops) {
   const MlpVariant v = variant(t);
   const bool bias = t.biases;
 
-  BlockOp enter{.name = "mlp_enter", .kind = OpKind::Collective, .role = OpRole::TpEnter};
-  enter.M = s;
-  enter.N = h;
-  enter.axis = ParallelAxis::Tensor;
-  ops.push_back(enter);
+  describe_sublayer_enter("mlp_enter", t, ops);
 
   BlockOp in{.name = "ffn_in", .kind = OpKind::Gemm, .role = OpRole::Projection};
   in.M = s;
@@ -63,21 +59,7 @@ void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops) {
   out.params_replicated = bias ? h : 0;
   ops.push_back(out);
 
-  BlockOp exit{.name = "mlp_exit", .kind = OpKind::Collective, .role = OpRole::TpExit};
-  exit.M = s;
-  exit.N = h;
-  exit.axis = ParallelAxis::Tensor;
-  ops.push_back(exit);
-
-  BlockOp residual{.name = "mlp_residual", .kind = OpKind::MemoryBound, .role = OpRole::Residual};
-  residual.M = s;
-  residual.N = h;
-  residual.axis = ParallelAxis::Sequence;
-  residual.forward = {3, 1};
-  residual.backward = {3, 0};
-  residual.backward2 = {3, 1};
-  residual.kept_replicated = 0.5 * s * h;
-  ops.push_back(residual);
+  describe_sublayer_exit("mlp_exit", "mlp_residual", t, ops);
 }
 
 }  // namespace toposweep

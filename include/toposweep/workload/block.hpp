@@ -84,6 +84,12 @@ std::vector<BlockOp> describe_block(const TransformerShape& shape);
 void describe_norm(const TransformerShape& t, std::vector<BlockOp>& ops);
 void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops);
 void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops);
+// The ends the two sublayers share (block_sublayer.cpp): the TP collective into the
+// column-parallel region, and the one out of the row-parallel region with its bias + dropout +
+// residual add.
+void describe_sublayer_enter(std::string_view name, const TransformerShape& t, std::vector<BlockOp>& ops);
+void describe_sublayer_exit(std::string_view exit_name, std::string_view residual_name,
+                            const TransformerShape& t, std::vector<BlockOp>& ops);
 
 // Per-sample sums over a block's table, what a Layer carries.
 struct BlockTotals {
