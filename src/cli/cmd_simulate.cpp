@@ -300,8 +300,9 @@ int run(CommandContext& ctx) {
   } else {
     out << "toposweep simulate: " << point.workload.model << " on " << net.info().kind << " ("
         << server_summary(net) << "), " << sim::network_model_name(point.sim.model) << " network model\n";
-    out << "  strategy      dp=" << p.plan.dp << " tp=" << p.plan.tp << " pp=" << p.plan.pp
-        << " microbatches=" << p.plan.microbatches << "\n";
+    out << "  strategy      dp=" << p.plan.dp << " tp=" << p.plan.tp << " pp=" << p.plan.pp;
+    if (p.plan.cp > 1) out << " cp=" << p.plan.cp;
+    out << " microbatches=" << p.plan.microbatches << "\n";
     if (mixed_devices(point.workload.device)) out << "  devices       " << point.workload.device << "\n";
     if (p.plan.strategy.batch_split != BatchSplit::Even || p.plan.strategy.stage_split != StageSplit::Even)
       out << "  splits        batch " << batch_split_name(p.plan.strategy.batch_split) << ", stages "

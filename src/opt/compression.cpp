@@ -35,7 +35,7 @@ SfbChoice choose_sfb_layers(const Network& net, const Workload& w, const Iterati
                             const Placement& placement, const sim::SimOptions& options) {
   SfbChoice out;
   const Strategy& s = plain.strategy;
-  if (s.dp < 2 || s.zero > 0 || s.per_layer() || w.model.has_tables()) return out;
+  if (s.dp < 2 || s.cp > 1 || s.zero > 0 || s.per_layer() || w.model.has_tables()) return out;
   const DeviceShares shares = device_shares(w, s);
   const AxisGrid grid = axis_grid(s);
   const double shard = w.model.transformer ? s.tp : 1;

@@ -84,7 +84,8 @@ double StrategyBound::dp_cut(const Strategy& s, std::uint32_t stage, CollectiveO
 double StrategyBound::operator()(const Strategy& s) {
   if (s.per_layer()) return 0;
   const bool even = s.batch_split == BatchSplit::Even && s.stage_split == StageSplit::Even;
-  if (!comm_ || !even) return compute_lower_bound(*w_, s, &costs_);
+  // The communication terms below follow a 3-D plan; with context parallelism only compute.
+  if (!comm_ || !even || s.cp > 1) return compute_lower_bound(*w_, s, &costs_);
   const Model& m = w_->model;
   // The collective counts and message size plan_iteration uses (any device gives the counts).
   LayerCostKey key = layer_cost_key(*w_, s);

@@ -271,6 +271,7 @@ PointResult make_point_result(const IterationPlan& plan, const sim::SimResult* s
   r.dp = plan.dp;
   r.tp = plan.tp;
   r.pp = plan.pp;
+  r.cp = plan.cp;
   r.microbatches = plan.microbatches;
   if (!plan.feasible || sim == nullptr) {
     r.status = PointStatus::Infeasible;

@@ -84,6 +84,8 @@ std::string_view comm_purpose_name(CommPurpose p) {
       return "pipeline_parallel";
     case CommPurpose::Embedding:
       return "embedding";
+    case CommPurpose::ContextParallel:
+      return "context_parallel";
     case CommPurpose::Other:
       return "other";
   }

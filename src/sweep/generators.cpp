@@ -195,7 +195,9 @@ const std::vector<const StrategyKnob*>& axis_knobs() {
   static const std::vector<const StrategyKnob*> axes = [] {
     std::vector<const StrategyKnob*> out;
     for (const StrategyKnob& k : toposweep::kStrategyKnobs)
-      if (k.sweep && k.member != KnobMember{&StrategyKnobs::virtual_stages}) out.push_back(&k);
+      if (k.sweep && k.member != KnobMember{&StrategyKnobs::virtual_stages} &&
+          k.member != KnobMember{&StrategyKnobs::cp})
+        out.push_back(&k);
     const auto at = [&](KnobMember m) {
       return std::find_if(out.begin(), out.end(), [&](const StrategyKnob* k) { return k->member == m; });
     };
@@ -255,8 +257,23 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
   } else {
     total = servers * int_of(gpus_text, "server.gpus", c.where);
   }
+  // Context parallelism is a degree: each listed cp takes its share of the GPUs, the rest split
+  // as dp x tp x pp (cp written first, when listed).
+  std::vector<std::pair<std::int64_t, std::string>> cps{{1, ""}};
+  if (lists.count("cp")) {
+    cps.clear();
+    for (const auto& v : lists["cp"]) cps.emplace_back(int_of(v, "cp", c.where), v);
+  }
+  std::vector<StrategyTriple> shapes;
+  for (const auto& [cp, cp_text] : cps) {
+    if (total % cp != 0) continue;
+    for (auto t : all_strategies(total / cp, max_tp, max_pp)) {
+      if (!cp_text.empty()) t.knobs.emplace_back("cp", cp_text);
+      shapes.push_back(std::move(t));
+    }
+  }
   std::vector<std::string> out;
-  for (const auto& t : all_strategies(total, max_tp, max_pp)) {
+  for (const auto& t : shapes) {
     // The knobs that matter for this shape (their rows' scope), in a fixed order; each a list of
     // (name, value) choices. The schedule carries the chunk counts of interleaving.
     std::vector<std::vector<std::pair<std::string, std::string>>> axes;
@@ -282,7 +299,7 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
     }
     std::vector<std::size_t> at(axes.size(), 0);
     while (true) {
-      StrategyTriple v{t.dp, t.tp, t.pp, {}};
+      StrategyTriple v{t.dp, t.tp, t.pp, t.knobs};
       std::string microbatches;
       bool valid = true;
       for (std::size_t a = 0; a < axes.size(); ++a) {

@@ -38,6 +38,7 @@ PointResult synthetic_point(const Config& point, double cost_s, bool fail_all) {
   r.dp = static_cast<std::uint32_t>(1 + h % 8);
   r.tp = 1;
   r.pp = 1;
+  r.cp = 1;
   r.microbatches = 1;
   return r;
 }

@@ -91,4 +91,9 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   describe_sublayer_exit("attention_exit", "attention_residual", t, ops);
 }
 
+double kv_elements(const TransformerShape& t) {
+  const double d = double(t.hidden) / t.heads;
+  return 2.0 * t.seq_len * d * (t.kv_heads > 0 ? t.kv_heads : t.heads);
+}
+
 }  // namespace toposweep

@@ -40,14 +40,16 @@ Layer head_layer(const TransformerShape& t) {
 }
 
 double embedding_kept_bytes(const TransformerShape& t, ActivationSplit split) {
-  // The dropout mask after the embedding (1 byte per element; split with sequence parallelism).
-  return t.seq_len * double(t.hidden) / double(split.sequence);
+  // The dropout mask after the embedding (1 byte per element; split with sequence parallelism),
+  // of the rank's s / cp tokens.
+  return t.seq_len * double(t.hidden) / double(split.sequence) / double(split.cp);
 }
 
 double head_kept_bytes(const TransformerShape& t, double elem, ActivationSplit split) {
   // Final norm input and the logits' input (elem bytes each, split with sequence parallelism)
   // and the fp32 logits (vocab-parallel): Korthikanti et al. 2022 Sec. 4.3, 4sbh/t (1 + v/h).
-  const double s = t.seq_len, h = t.hidden, v = t.vocab, tp = split.tp;
+  // Each CP rank keeps its own s / cp tokens' share.
+  const double s = t.seq_len / double(split.cp), h = t.hidden, v = t.vocab, tp = split.tp;
   return 2 * elem * s * h / double(split.sequence) + 4 * s * v / tp;
 }
 

@@ -6,6 +6,7 @@
 
 #include "toposweep/workload/hetero.hpp"
 #include "toposweep/workload/memory.hpp"
+#include "toposweep/workload/split.hpp"
 
 namespace toposweep {
 
@@ -35,7 +36,7 @@ ChunkTimes chunk_compute_times(const Workload& w, const Strategy& s, LayerCostCa
       costs = &*own;
     }
   }
-  const double shard = m.transformer ? s.tp : 1;
+  const double shard = compute_shard(m, s);
   const double mb = microbatch_size(s, w);
   ChunkTimes t;
   t.forward.assign(chunks, 0);

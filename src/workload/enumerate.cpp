@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/memory.hpp"
+#include "toposweep/workload/split.hpp"
 #include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep {
@@ -107,22 +109,29 @@ struct Feasibility {
 
 // Whether `s` fits: what depends on the knobs up to sequence parallelism (none after it). With
 // interleaved chunks the exact per-device accounting, else the per-stage aggregates.
-Feasibility feasibility(const Workload& w, Strategy& s, ShapeMemory& shape) {
+Feasibility feasibility(const Workload& w, const Strategy& s, ShapeMemory& shape) {
   const double B = w.bytes_per_element;
-  const std::uint64_t dp = s.dp, pp = s.pp;
+  // ZeRO shards over the ranks holding the same weights: dp x cp.
+  const std::uint64_t dp = s.dp, replicas = std::uint64_t{s.dp} * s.cp, pp = s.pp;
   const std::uint8_t zero = s.zero;
   const Recompute recompute = s.recompute;
   const double mb = static_cast<double>(static_cast<std::uint64_t>(w.global_batch) / dp / s.microbatches);
-  const double param_bytes = model_state_bytes_per_param(w, zero, static_cast<double>(dp)).total();
-  const bool gathers = zero >= 3 && dp > 1;
+  const double param_bytes = model_state_bytes_per_param(w, zero, static_cast<double>(replicas)).total();
+  const bool gathers = zero >= 3 && replicas > 1;
   const double capacity = shape.capacity, tables = shape.tables;
   double worst = 0;
   bool feasible = false;
   if (s.virtual_stages > 1) {
-    // Chunks interleave over the devices: the exact per-device accounting (of the
-    // even stage split, as for every candidate of this shape).
-    s.stage_split = StageSplit::Even;
-    const MemoryBreakdown mem = memory_per_gpu(w, s);
+    // Chunks interleave over the devices: the exact per-device accounting of memory_per_gpu (of
+    // the even stage split, as for every candidate of this shape), from the shape's aggregates.
+    Strategy even = s;
+    even.stage_split = StageSplit::Even;
+    const auto& stages = shape.stages(w, even);
+    MemoryBreakdown mem;
+    for (std::uint32_t p = 0; p < s.pp; ++p) {
+      const MemoryBreakdown b = stage_memory(w, even, stages[p], p);
+      if (p == 0 || b.total() > mem.total()) mem = b;
+    }
     worst = mem.total();
     feasible = w.mixed() ? mem.total() - mem.reserve <= capacity : fits_in_memory(w, mem);
   } else {
@@ -142,11 +151,35 @@ Feasibility feasibility(const Workload& w, Strategy& s, ShapeMemory& shape) {
   return {worst, feasible};
 }
 
-// One factor of the product: a knob and its values given the knobs before it (set in the
-// strategy), outermost first.
+template <class M>
+using MemberType = std::remove_cvref_t<decltype(std::declval<StrategyKnobs&>().*std::declval<M>())>;
+
+// Level I's knob set from a code with its member's own type: a plain function per level, chosen
+// at compile time (no variant dispatch in the innermost loops).
+template <std::size_t I>
+void set_level(StrategyKnobs& s, std::uint32_t code) {
+  constexpr KnobMember member = kEnumerationOrder[I].member;
+  constexpr auto m = std::get<member.index()>(member);
+  using T = MemberType<decltype(m)>;
+  if constexpr (std::is_same_v<T, bool>)
+    s.*m = code != 0;
+  else
+    s.*m = static_cast<T>(code);
+}
+using LevelSetter = void (*)(StrategyKnobs&, std::uint32_t);
+template <std::size_t... I>
+constexpr std::array<LevelSetter, sizeof...(I)> level_setters(std::index_sequence<I...>) {
+  return {&set_level<I>...};
+}
+constexpr auto kLevelSetters = level_setters(std::make_index_sequence<std::size(kEnumerationOrder)>{});
+
+// One factor of the product: a knob and its values, outermost first. Most levels have a fixed list
+// per shape; the chunk count depends on the schedule and microbatches, compression on the ZeRO
+// stage (knobs of earlier levels, already set in the strategy).
 struct Level {
-  const StrategyKnob* knob;
-  std::function<const std::vector<std::uint32_t>&(const Strategy&)> values;
+  enum class Values : std::uint8_t { Fixed, Chunks, Compression } kind = Values::Fixed;
+  LevelSetter set = nullptr;
+  const std::vector<std::uint32_t>* fixed = nullptr;
 };
 
 }  // namespace
@@ -190,91 +223,122 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   // stage; sequence parallelism, after which the memory is known; TP overlap; DP overlap; batch
   // split, stage split and compression, SFB only at ZeRO 0).
   constexpr std::size_t level_count = std::size(kEnumerationOrder);
-  std::vector<Level> levels(level_count);
+  std::array<Level, level_count> levels;
   std::size_t memory_level = 0;  // the level after which the memory is computed
-  for (std::size_t i = 0; i < level_count; ++i)
+  for (std::size_t i = 0; i < level_count; ++i) {
+    levels[i].set = kLevelSetters[i];
     if (kEnumerationOrder[i].memory) memory_level = i;
-  const auto product = [&](const auto& self, std::size_t i) -> void {
-    if (i == levels.size()) {
+  }
+  // Per shape: the levels with a choice (a dynamic list or more than one value), in order; the
+  // others are set once. `check_at`: the memory is computed after this many of them are set (the
+  // last one at or before memory_level).
+  std::vector<std::size_t> active;
+  std::size_t check_at = 0;
+  std::vector<std::uint32_t> chunks;  // the chunk counts of the current strategy
+  const std::vector<std::uint32_t> one_chunk{1};
+  std::uint64_t dp = 0, pp = 0;
+  std::array<std::vector<std::uint32_t>, level_count> values;
+  std::vector<std::uint32_t> no_compression;
+  const auto level_values = [&](std::size_t i) -> const std::vector<std::uint32_t>& {
+    const Level& level = levels[i];
+    if (level.kind == Level::Values::Fixed) return *level.fixed;
+    if (level.kind == Level::Values::Compression) return s.zero == 0 ? values[i] : no_compression;
+    // Model chunks per device: interleaving only when pp divides the microbatch count.
+    if (s.schedule != PipelineSchedule::Interleaved) return one_chunk;
+    chunks.clear();
+    if (s.microbatches % pp != 0) return chunks;
+    for (std::uint32_t v = 2; pp * v <= m.pipeline_units(); ++v)
+      if (space.virtual_stages.empty() || contains(space.virtual_stages, v)) chunks.push_back(v);
+    return chunks;
+  };
+  const auto product = [&](const auto& self, std::size_t depth) -> void {
+    if (depth == check_at) fit = feasibility(w, s, shape);
+    if (depth == active.size()) {
       ++count.checked;
       ++(fit.feasible ? count.feasible : count.infeasible);
       if (visit) visit(s, fit.worst, fit.feasible);
       return;
     }
-    for (std::uint32_t v : levels[i].values(s)) {
-      set_knob(*levels[i].knob, s, v);
-      if (i == memory_level) fit = feasibility(w, s, shape);
-      self(self, i + 1);
+    const std::size_t i = active[depth];
+    const LevelSetter set = levels[i].set;
+    for (std::uint32_t v : level_values(i)) {
+      set(s, v);
+      self(self, depth + 1);
     }
   };
 
+  const StrategyKnob& cp_row = row(&StrategyKnobs::cp);
   for (std::uint64_t tp : divisors(gpus)) {
     if (tp > max_tp) break;
     if (m.transformer && m.transformer->heads % tp != 0) continue;
     if (!tp_divides_kv_heads(m, static_cast<std::uint32_t>(tp))) continue;
     if (!space.tp.empty() && !contains(space.tp, static_cast<std::uint32_t>(tp))) continue;
-    for (std::uint64_t pp : divisors(gpus / tp)) {
-      if (pp > max_pp) break;
-      if (!space.pp.empty() && !contains(space.pp, static_cast<std::uint32_t>(pp))) continue;
-      const std::uint64_t dp = gpus / tp / pp;
-      if (global_batch % dp != 0) continue;
-      const std::uint64_t replica = global_batch / dp;
-      std::vector<std::uint32_t> microbatches;
-      for (std::uint64_t mu : divisors(replica)) {
-        if (space.max_microbatches > 0 && mu > space.max_microbatches) break;
-        if (!space.microbatch_size.empty() &&
-            !contains(space.microbatch_size, static_cast<std::uint32_t>(replica / mu)))
-          continue;
-        microbatches.push_back(static_cast<std::uint32_t>(mu));
-      }
-      // Each level's values: the space's list where the knob matters (its row's scope). Mixed
-      // servers: the batch split matters with several replicas, the stage split with several
-      // stages; compression needs replicas and layers that can send factors, and ZeRO 0.
-      std::array<std::vector<std::uint32_t>, level_count> values;
-      std::vector<std::uint32_t> no_compression;
-      // Model chunks per device: interleaving only when pp divides the microbatch count.
-      std::vector<std::uint32_t> chunks;
-      const std::vector<std::uint32_t> one_chunk{1};
-      const auto fixed = [](const std::vector<std::uint32_t>& list) {
-        return [&list](const Strategy&) -> const std::vector<std::uint32_t>& { return list; };
-      };
-      for (std::size_t i = 0; i < level_count; ++i) {
-        const StrategyKnob& k = row(kEnumerationOrder[i].member);
-        levels[i].knob = &k;
-        if (&k == &microbatches_row) {
-          levels[i].values = fixed(microbatches);
-        } else if (&k == &chunks_row) {
-          levels[i].values = [&](const Strategy& at) -> const std::vector<std::uint32_t>& {
-            if (at.schedule != PipelineSchedule::Interleaved) return one_chunk;
-            chunks.clear();
-            if (at.microbatches % pp != 0) return chunks;
-            for (std::uint32_t v = 2; pp * v <= m.pipeline_units(); ++v)
-              if (space.virtual_stages.empty() || contains(space.virtual_stages, v)) chunks.push_back(v);
-            return chunks;
-          };
-        } else if (&k == &recompute_row) {
-          values[i] = knob_values(k, recomputes, dp, tp, pp);
-          levels[i].values = fixed(values[i]);
-        } else if (&k == &compression) {
-          values[i] = knob_values(k, space.codes(k), dp, tp, pp, has_sfb_layers);
-          no_compression = knob_values(k, space.codes(k), dp, tp, pp, false);
-          levels[i].values = [&values, &no_compression,
-                              i](const Strategy& at) -> const std::vector<std::uint32_t>& {
-            return at.zero == 0 ? values[i] : no_compression;
-          };
-        } else {
-          const bool also = &k == &batch_split   ? w.mixed() && !m.has_tables()
-                            : &k == &stage_split ? w.mixed()
-                                                 : true;
-          values[i] = knob_values(k, space.codes(k), dp, tp, pp, also);
-          levels[i].values = fixed(values[i]);
+    for (std::uint64_t cp : divisors(gpus / tp)) {
+      if (!contains(space.codes(cp_row), static_cast<std::uint32_t>(cp))) continue;
+      if (!context_parallel_problem(w, static_cast<std::uint32_t>(cp)).empty()) continue;
+      for (std::uint64_t pp_ : divisors(gpus / tp / cp)) {
+        pp = pp_;
+        if (pp > max_pp) break;
+        if (!space.pp.empty() && !contains(space.pp, static_cast<std::uint32_t>(pp))) continue;
+        dp = gpus / tp / cp / pp;
+        if (global_batch % dp != 0) continue;
+        const std::uint64_t replica = global_batch / dp;
+        // The knobs of the data-parallel scope matter wherever several ranks share the weights.
+        const std::uint64_t replicas = dp * cp;
+        std::vector<std::uint32_t> microbatches;
+        for (std::uint64_t mu : divisors(replica)) {
+          if (space.max_microbatches > 0 && mu > space.max_microbatches) break;
+          if (!space.microbatch_size.empty() &&
+              !contains(space.microbatch_size, static_cast<std::uint32_t>(replica / mu)))
+            continue;
+          microbatches.push_back(static_cast<std::uint32_t>(mu));
         }
+        // Each level's values: the space's list where the knob matters (its row's scope). Mixed
+        // servers: the batch split matters with several replicas, the stage split with several
+        // stages; compression needs replicas and layers that can send factors, and ZeRO 0.
+        for (std::size_t i = 0; i < level_count; ++i) {
+          const StrategyKnob& k = row(kEnumerationOrder[i].member);
+          Level& level = levels[i];
+          level.kind = Level::Values::Fixed;
+          level.fixed = &values[i];
+          if (&k == &microbatches_row) {
+            values[i] = microbatches;
+          } else if (&k == &chunks_row) {
+            level.kind = Level::Values::Chunks;
+          } else if (&k == &recompute_row) {
+            values[i] = knob_values(k, recomputes, replicas, tp, pp);
+          } else if (&k == &compression) {
+            level.kind = Level::Values::Compression;
+            values[i] = knob_values(k, space.codes(k), replicas, tp, pp, has_sfb_layers);
+            no_compression = knob_values(k, space.codes(k), replicas, tp, pp, false);
+          } else {
+            const bool also = &k == &batch_split   ? w.mixed() && !m.has_tables()
+                              : &k == &stage_split ? w.mixed()
+                                                   : true;
+            values[i] = knob_values(k, space.codes(k), replicas, tp, pp, also);
+          }
+        }
+        s.dp = static_cast<std::uint32_t>(dp);
+        s.tp = static_cast<std::uint32_t>(tp);
+        s.cp = static_cast<std::uint32_t>(cp);
+        s.pp = static_cast<std::uint32_t>(pp);
+        active.clear();
+        check_at = 0;
+        bool empty = false;
+        for (std::size_t i = 0; i < level_count; ++i) {
+          const Level& level = levels[i];
+          if (level.kind == Level::Values::Fixed && level.fixed->size() <= 1) {
+            empty = empty || level.fixed->empty();
+            if (!empty) level.set(s, level.fixed->front());
+            continue;
+          }
+          active.push_back(i);
+          if (i <= memory_level) check_at = active.size();
+        }
+        if (empty) continue;  // a level without values: no strategy of this shape
+        shape.by_split.clear();
+        product(product, 0);
       }
-      shape.by_split.clear();
-      s.dp = static_cast<std::uint32_t>(dp);
-      s.tp = static_cast<std::uint32_t>(tp);
-      s.pp = static_cast<std::uint32_t>(pp);
-      product(product, 0);
     }
   }
   return count;

@@ -13,6 +13,7 @@
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/hetero.hpp"
 #include "toposweep/workload/ranks.hpp"
+#include "toposweep/workload/split.hpp"
 
 namespace toposweep {
 namespace {
@@ -127,6 +128,8 @@ class IterationBuilder {
     kDpParamAllGather,
     kDpSfbAllGather,
     kSfbRebuild,
+    kCpAllGather,
+    kCpReduceScatter,
     kLabelCount
   };
   std::uint32_t label(Label l);
@@ -159,6 +162,7 @@ class IterationBuilder {
   std::vector<StageProgram> programs_;  // per model chunk (chunk c runs on device c % pp)
   std::vector<std::uint32_t> compute_stream_, dp_stream_, send_fwd_stream_, send_bwd_stream_;
   std::vector<std::uint32_t> overlap_stream_;           // per stage, created on first use
+  std::vector<std::uint32_t> cp_stream_;                // per stage: ring attention's KV, on first use
   std::vector<std::vector<TaskId>> stage_waits_;        // per stage: what its next pass waits for
   std::vector<std::uint32_t> dp_set_;                   // per stage, kNoSet when dp = 1
   std::vector<std::uint32_t> pp_fwd_set_, pp_bwd_set_;  // per stage: sends to the next/previous
@@ -196,7 +200,8 @@ std::uint32_t IterationBuilder::label(Label l) {
       "forward",          "backward",        "tp_allreduce",       "mp_allgather",     "mp_alltoall",
       "mp_reducescatter", "mp_other",        "embedding_exchange", "dp_allreduce",     "dp_reducescatter",
       "dp_allgather",     "pp_send_forward", "pp_send_backward",   "optimizer",        "embedding_sync",
-      "tp_reducescatter", "tp_allgather",    "dp_param_allgather", "dp_sfb_allgather", "sfb_rebuild"};
+      "tp_reducescatter", "tp_allgather",    "dp_param_allgather", "dp_sfb_allgather", "sfb_rebuild",
+      "cp_allgather",     "cp_reducescatter"};
   if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
   return label_ids_[l];
 }
@@ -260,17 +265,37 @@ double IterationBuilder::slowest_hbm_Bps(std::uint32_t first, std::uint32_t last
 
 void IterationBuilder::make_3d_programs() {
   const auto& stages = shares_.chunks;
-  const double shard = m_.transformer ? s_.tp : 1;
+  const double shard = m_.transformer ? s_.tp : 1;  // a layer's weights
+  const double flop_shard = compute_shard(m_, s_);  // its FLOPs: tp x cp
   const double B = w_.bytes_per_element;
   const double G = w_.grad_bytes_per_element;
   const bool timed = costs_ != nullptr && w_.per_operator;
-  std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet);
+  std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet), cp_sets(s_.pp, kNoSet);
   for (std::uint32_t c = 0; c < chunks(); ++c) {
     const std::uint32_t p = c % s_.pp;  // the device holding chunk c
     StageProgram& prog = programs_[c];
     if (s_.tp > 1 && tp_sets[p] == kNoSet)
       tp_sets[p] = g_.add_group_set(ranks_.groups(Axis::Tp, {{Axis::Pp, p}}));
     const std::uint32_t tp_set = tp_sets[p];
+    if (s_.cp > 1 && cp_sets[p] == kNoSet)
+      cp_sets[p] = g_.add_group_set(ranks_.groups(Axis::Cp, {{Axis::Pp, p}}));
+    // Context parallelism (Megatron-Core's ring attention): a block's keys and values pass around
+    // the CP group chunk by chunk under its attention kernels, which a ring AllGather of the
+    // sequence's KV (on this TP rank's heads) moves exactly; backward passes them again and sends
+    // their gradients back, a ReduceScatter. On the CP overlap stream: exposed only where the
+    // pass's compute is shorter.
+    const auto cp_op = [&](CollectiveOp op, std::uint32_t layer) {
+      Op c;
+      c.kind = Op::Kind::Comm;
+      c.op = op;
+      c.purpose = CommPurpose::ContextParallel;
+      c.is_mutable = true;
+      c.bytes = bytes_mb_ * kv_elements(*m_.transformer) / s_.tp * B;
+      c.group_set = cp_sets[p];
+      c.layer = layer;
+      c.overlapped = true;
+      return c;
+    };
     auto tp_op = [&](CollectiveOp op, double bytes, std::uint32_t count, std::uint32_t layer,
                      bool overlapped) {
       Op c;
@@ -300,8 +325,9 @@ void IterationBuilder::make_3d_programs() {
     // Scatter/gather: the received boundary tensor (or its gradient) is gathered inside the
     // receiving server before the pass uses it.
     const bool gathers = stage_boundary(s_, m_.transformer.has_value()).gathered;
+    const double cp_share = m_.transformer ? 1.0 / s_.cp : 1.0;  // a CP rank's tokens
     if (gathers && c > 0) {
-      const double bytes = bytes_mb_ * m_.layers[stages[c - 1].last - 1].output_elements * B;
+      const double bytes = bytes_mb_ * m_.layers[stages[c - 1].last - 1].output_elements * B * cp_share;
       prog.forward.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].first, false));
     }
     std::vector<Op> backward_reversed;
@@ -309,7 +335,7 @@ void IterationBuilder::make_3d_programs() {
       const Layer& l = m_.layers[i];
       const LayerCost* cost = costs_ ? cost_of_layer(*costs_, l) : nullptr;
       Op f;
-      f.flops = l.forward_flops * mb_ / shard;
+      f.flops = l.forward_flops * mb_ / flop_shard;
       f.layer = i;
       if (cost && timed) {
         f.timed = true;
@@ -320,7 +346,7 @@ void IterationBuilder::make_3d_programs() {
       // collectives; selective: the attention core, 4 s^2 h FLOPs per sample) runs again.
       Op b;
       const double recomputed = recomputed_forward_flops(w_, s_, l);
-      b.flops = (l.backward_flops + recomputed) * mb_ / shard;
+      b.flops = (l.backward_flops + recomputed) * mb_ / flop_shard;
       b.layer = i;
       if (cost && timed) {
         b.timed = true;
@@ -338,6 +364,13 @@ void IterationBuilder::make_3d_programs() {
         tp_comms(cost->backward.exposed, tp_bytes, i, false, layer_bwd);
         tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward);
       }
+      if (s_.cp > 1 && l.kind == LayerKind::TransformerBlock) {
+        prog.overlapped_forward.push_back(cp_op(CollectiveOp::AllGather, i));
+        if (s_.recompute == Recompute::Full)  // the recomputed forward gathers them again
+          prog.overlapped_backward.push_back(cp_op(CollectiveOp::AllGather, i));
+        prog.overlapped_backward.push_back(cp_op(CollectiveOp::AllGather, i));
+        prog.overlapped_backward.push_back(cp_op(CollectiveOp::ReduceScatter, i));
+      }
       // Gradients are complete after the layer's backward compute and its collectives. An SFB
       // layer's weight gradient travels as factors; its bias (replicated parameters) stays.
       const bool sfb = is_sfb_layer(i);
@@ -351,7 +384,7 @@ void IterationBuilder::make_3d_programs() {
       for (auto it = layer_bwd.rbegin(); it != layer_bwd.rend(); ++it) backward_reversed.push_back(*it);
     }
     if (gathers && c + 1 < chunks()) {
-      const double bytes = bytes_mb_ * m_.layers[stages[c].last - 1].output_elements * B;
+      const double bytes = bytes_mb_ * m_.layers[stages[c].last - 1].output_elements * B * cp_share;
       backward_reversed.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].last - 1, false));
     }
     prog.backward.assign(backward_reversed.rbegin(), backward_reversed.rend());
@@ -707,13 +740,16 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   // stage's next pass (and the pass's send) waits for them.
   std::vector<TaskId> overlapped;
   for (const Op& c : forward ? prog.overlapped_forward : prog.overlapped_backward) {
-    if (overlap_stream_[stage] == kNoSet)
-      overlap_stream_[stage] = g_.add_stream("stage" + std::to_string(stage) + ".tp_overlap");
+    // TP and CP collectives each on their own stream (NCCL communicators of their own).
+    const bool cp = c.purpose == CommPurpose::ContextParallel;
+    std::vector<std::uint32_t>& streams = cp ? cp_stream_ : overlap_stream_;
+    if (streams[stage] == kNoSet)
+      streams[stage] = g_.add_stream("stage" + std::to_string(stage) + (cp ? ".cp_overlap" : ".tp_overlap"));
     Task t;
     t.kind = TaskKind::Collective;
     t.phase = phase;
     t.purpose = c.purpose;
-    t.stream = overlap_stream_[stage];
+    t.stream = streams[stage];
     t.op = c.op;
     t.is_mutable = c.is_mutable;
     t.bytes = c.bytes;
@@ -722,7 +758,8 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
     t.stage = stage;
     t.layer = c.layer;
     t.microbatch = micro;
-    t.label = label(c.op == CollectiveOp::AllReduce       ? kTpAllReduce
+    t.label = label(cp ? (c.op == CollectiveOp::AllGather ? kCpAllGather : kCpReduceScatter)
+                    : c.op == CollectiveOp::AllReduce     ? kTpAllReduce
                     : c.op == CollectiveOp::ReduceScatter ? kTpReduceScatter
                                                           : kTpAllGather);
     scratch_.clear();
@@ -770,8 +807,9 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   // The stage boundary's activations (forward) or their gradients (backward); with sequence
   // parallelism or scatter/gather each TP rank sends its 1/tp of them.
   const double elements = forward ? prog.output_elements : programs_[chunk - 1].output_elements;
-  const bool split = stage_boundary(s_, m_.transformer.has_value()).split;
-  t.bytes = bytes_mb_ * elements * w_.bytes_per_element / (split ? s_.tp : 1);
+  const StageBoundary boundary = stage_boundary(s_, m_.transformer.has_value());
+  t.bytes = bytes_mb_ * elements * w_.bytes_per_element / (boundary.split ? s_.tp : 1) /
+            (m_.transformer ? s_.cp : 1);
   t.stage = stage;
   t.microbatch = micro;
   t.label = label(forward ? kPpSendForward : kPpSendBackward);
@@ -848,7 +886,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
                                     tied_sync_set_, kEmbeddingSync);
     last_dp_[0] = add_task(sync, {last_compute_[0], last_dp_[0], last_stage_backward_});
   }
-  const double params = device_params(stage) / (s_.zero >= 1 ? s_.dp : 1);
+  const double params = device_params(stage) / (s_.zero >= 1 ? s_.grad_replicas() : 1);
   Task t;
   t.kind = TaskKind::Compute;
   t.phase = TaskPhase::WeightUpdate;
@@ -881,6 +919,7 @@ TaskGraph IterationBuilder::build() {
   programs_.resize(chunks());
   dp_set_.assign(pp, kNoSet);
   overlap_stream_.assign(pp, kNoSet);
+  cp_stream_.assign(pp, kNoSet);
   deferred_grad_bytes_.assign(pp, 0);
   stage_waits_.assign(pp, {});
   const bool wrap = virtual_stages_ > 1;  // sends from the last device to the first and back
@@ -891,7 +930,9 @@ TaskGraph IterationBuilder::build() {
         p + 1 < pp || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_forward") : 0);
     send_bwd_stream_.push_back(p > 0 || wrap ? g_.add_stream("stage" + std::to_string(p) + ".send_backward")
                                              : 0);
-    if (s_.dp > 1 && !s_.per_layer()) dp_set_[p] = g_.add_group_set(ranks_.groups(Axis::Dp, {{Axis::Pp, p}}));
+    // Gradients reduce over every rank holding the same weights: dp x cp.
+    if (s_.grad_replicas() > 1 && !s_.per_layer())
+      dp_set_[p] = g_.add_group_set(ranks_.joint_groups({Axis::Cp, Axis::Dp}, {{Axis::Pp, p}}));
     pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pairs(Axis::Pp, p, p + 1)) : kNoSet);
     pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pairs(Axis::Pp, p, p - 1)) : kNoSet);
   }
@@ -969,6 +1010,7 @@ IterationPlan memory_plan(const Workload& workload, const Strategy& strategy, co
   plan.dp = strategy.dp;
   plan.tp = strategy.tp;
   plan.pp = strategy.pp;
+  plan.cp = strategy.cp;
   plan.microbatches = strategy.microbatches;
   plan.global_batch = workload.global_batch;
   plan.graph.gpus = strategy.gpus();

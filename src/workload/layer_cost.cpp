@@ -106,8 +106,9 @@ class Pass {
 };
 
 struct Dims {
-  double T, h, s, V, b;  // tokens, hidden, sequence, vocab, batch
+  double T, h, s, V, b;  // tokens, hidden, sequence (the rank's s / cp), vocab, batch
   double t;              // tp
+  double cp;             // context parallelism: the sequence's ranks (each query attends to cp x s keys)
   double hr;             // elements per token the norm / dropout region holds (h / t with SP)
 };
 
@@ -115,7 +116,8 @@ Dims dims_of(const LayerCostKey& k) {
   const TransformerShape& sh = k.shape;
   Dims x{};
   x.b = k.microbatch;
-  x.s = sh.seq_len;
+  x.cp = k.split.cp;
+  x.s = sh.seq_len / x.cp;
   x.T = x.b * x.s;
   x.h = sh.hidden;
   x.V = sh.vocab;
@@ -202,7 +204,7 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   if (k.fused_attention) {
     // Causal flash attention: QK^T and x V over half the score matrix.
     const BlockOp& sc = *first_of(ops, OpKind::AttentionCore);
-    pass.kernel(2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * sc.K / (d.peak_flops * d.flash_forward));
+    pass.kernel(2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * x.cp * sc.K / (d.peak_flops * d.flash_forward));
   } else {
     for (const BlockOp& op : ops)
       if (op.kind == OpKind::AttentionCore) pass.kernel(forward_gemm_seconds(d, op, x, e));
@@ -287,7 +289,8 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     pass.kernel(memory_seconds(d, 3 * k.grad_elem * block_params_local(x, ops)));
   if (k.fused_attention) {
     const BlockOp& sc = *first_of(ops, OpKind::AttentionCore);
-    pass.kernel(2.5 * 2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * sc.K / (d.peak_flops * d.flash_backward));
+    pass.kernel(2.5 * 2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * x.cp * sc.K /
+                (d.peak_flops * d.flash_backward));
   } else {
     for (const BlockOp& op : ops)
       if (op.kind == OpKind::AttentionCore)
@@ -301,9 +304,17 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   }
 }
 
+// The block one CP rank runs: its s / cp tokens (the attention's keys still span the sequence:
+// Dims::cp scales the attention core back up).
+TransformerShape rank_shape(const LayerCostKey& k) {
+  TransformerShape sh = k.shape;
+  sh.seq_len /= k.split.cp;
+  return sh;
+}
+
 LayerCost block_cost(const KernelDevice& d, const LayerCostKey& k) {
   const Dims x = dims_of(k);
-  const std::vector<BlockOp> ops = describe_block(k.shape);
+  const std::vector<BlockOp> ops = describe_block(rank_shape(k));
   LayerCost c;
   c.tp_bytes = x.T * x.h * k.elem;
   Pass fwd(d, k, c.tp_bytes), bwd(d, k, c.tp_bytes);

@@ -23,20 +23,6 @@ ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero
           w.optimizer_bytes_per_param() / zero_shards(zero, 1, dp)};
 }
 
-StageBoundary stage_boundary(const Strategy& s, bool transformer) {
-  StageBoundary b;
-  b.gathered = transformer && s.tp > 1 && s.scatter_gather && !s.sequence_parallel;
-  b.split = transformer && s.tp > 1 && (s.sequence_parallel || s.scatter_gather);
-  return b;
-}
-
-ActivationSplit activation_split(const Strategy& s) {
-  ActivationSplit split;
-  split.tp = s.tp;
-  split.sequence = s.sequence_parallel && s.tp > 1 ? s.tp : 1;
-  return split;
-}
-
 LayerActivations layer_activations(const Workload& w, const Layer& l, ActivationSplit split, double k) {
   const double B = w.bytes_per_element;
   const double t = split.tp;
@@ -47,14 +33,17 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, Activation
     // parallelism; selective recomputation (and a fused attention kernel) keep no s x s tensors;
     // full recomputation keeps the layer input (split over t with sequence parallelism). The
     // layer's fields are its operator table's sums (block.hpp).
+    // Context parallelism: each CP rank keeps its s / cp tokens' share of every tensor (it runs
+    // only with fused attention, which keeps no s x s tensors).
     const bool sp = split.sequence_split();
+    const double c = split.cp;
     auto kept = [&](double sharded) {
-      return B * (sp ? (l.act_replicated + sharded) / t : l.act_replicated + sharded / t);
+      return B * (sp ? (l.act_replicated + sharded) / t : l.act_replicated + sharded / t) / c;
     };
     const double no_scores = kept(l.act_sharded - l.act_scores);
     a.none = w.fused_attention ? no_scores : kept(l.act_sharded);
     a.selective = no_scores;
-    a.full = B * l.input_elements / (sp ? t : 1);
+    a.full = B * l.input_elements / (sp ? t : 1) / c;
     a.working_set = a.none;
     return a;
   }
@@ -197,17 +186,24 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSp
 
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage) {
+  return stage_memory(
+      w, s, stage_aggregate(w, stages[stage], activation_split(s), s.pp, stage + 1 == s.pp, s.layer_degree),
+      stage);
+}
+
+MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const StageAggregate& a,
+                             std::uint32_t stage) {
   const Model& m = w.model;
-  const StageAggregate a =
-      stage_aggregate(w, stages[stage], activation_split(s), s.pp, stage + 1 == s.pp, s.layer_degree);
   MemoryBreakdown b;
   b.stage = stage;
-  const ModelStateBytes per_param = model_state_bytes_per_param(w, s.zero, s.dp);
+  // ZeRO shards over every rank holding the same weights: dp x cp (Megatron-Core's
+  // data-parallel group with context parallelism).
+  const ModelStateBytes per_param = model_state_bytes_per_param(w, s.zero, s.grad_replicas());
   b.weights = a.params * per_param.weights;
   b.gradients = a.params * per_param.gradients;
   b.optimizer = a.params * per_param.optimizer;
   // ZeRO-3 gathers each layer's full weights before it computes and frees them after.
-  if (s.zero >= 3 && s.dp > 1) b.gathered_weights = a.largest_layer * w.bytes_per_element;
+  if (s.zero >= 3 && s.grad_replicas() > 1) b.gathered_weights = a.largest_layer * w.bytes_per_element;
   const double mb = microbatch_size(s, w);
   const bool full = s.recompute == Recompute::Full;
   b.activations =
@@ -249,8 +245,9 @@ RankMemory tightest_rank_memory(const Workload& w, const Strategy& s,
     for (std::uint32_t d = 0; d < s.dp; ++d) {
       MemoryBreakdown r = b;
       r.activations = b.activations * (replica_samples[d] / mb);
-      for (std::uint32_t t = 0; t < s.tp; ++t) {
-        const Device& dev = w.device_of_rank(grid.rank({{Axis::Tp, t}, {Axis::Dp, d}, {Axis::Pp, p}}));
+      for (std::uint32_t i = 0; i < s.tp * s.cp; ++i) {
+        const Device& dev = w.device_of_rank(
+            grid.rank({{Axis::Tp, i % s.tp}, {Axis::Cp, i / s.tp}, {Axis::Dp, d}, {Axis::Pp, p}}));
         r.reserve = dev.memory_reserve_bytes;
         const double headroom = dev.hbm_bytes - r.total();
         if (first || headroom < least) {

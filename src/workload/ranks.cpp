@@ -1,5 +1,7 @@
 #include "toposweep/workload/ranks.hpp"
 
+#include <algorithm>
+
 #include "toposweep/workload/strategy.hpp"
 
 namespace toposweep {
@@ -58,6 +60,39 @@ GroupSet AxisGrid::groups(Axis along, std::initializer_list<AxisValue> pinned) c
   return gs;
 }
 
+GroupSet AxisGrid::joint_groups(std::initializer_list<Axis> along,
+                                std::initializer_list<AxisValue> pinned) const {
+  GroupSet gs;
+  // Recorded as the outermost of the axes (what the group set is named by).
+  gs.axis = along.size() > 0 ? *std::max_element(along.begin(), along.end()) : Axis::Tp;
+  std::array<bool, kAxisCount> on{};
+  std::uint32_t n = 1;
+  for (Axis a : along) {
+    on[axis_index(a)] = true;
+    n *= size(a);
+  }
+  for (std::uint32_t r = 0; r < gpus(); ++r) {
+    const AxisCoords c = coords(r);
+    bool first = true;
+    for (Axis a : along) first = first && c[a] == 0;
+    for (const AxisValue& p : pinned) first = first && c[p.axis] == p.value;
+    if (!first) continue;
+    auto& g = gs.groups.emplace_back();
+    g.reserve(n);
+    // Member j: j's mixed-radix digits over the `along` axes, innermost fastest (rank order).
+    for (std::uint32_t j = 0; j < n; ++j) {
+      std::uint32_t rest = j, member = r;
+      for (std::size_t i = 0; i < kAxisCount; ++i) {
+        if (!on[i]) continue;
+        member += (rest % size_[i]) * stride(static_cast<Axis>(i));
+        rest /= size_[i];
+      }
+      g.push_back(member);
+    }
+  }
+  return gs;
+}
+
 GroupSet AxisGrid::pairs(Axis along, std::uint32_t from, std::uint32_t to) const {
   GroupSet gs;
   gs.axis = along;
@@ -68,7 +103,7 @@ GroupSet AxisGrid::pairs(Axis along, std::uint32_t from, std::uint32_t to) const
 }
 
 AxisGrid axis_grid(const Strategy& s) {
-  return AxisGrid{{Axis::Tp, s.tp}, {Axis::Dp, s.dp}, {Axis::Pp, s.pp}};
+  return AxisGrid{{Axis::Tp, s.tp}, {Axis::Cp, s.cp}, {Axis::Dp, s.dp}, {Axis::Pp, s.pp}};
 }
 
 GroupSet model_parallel_groups(std::uint32_t k, std::uint32_t gpus) {

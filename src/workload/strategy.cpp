@@ -7,6 +7,7 @@
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/spec.hpp"
+#include "toposweep/workload/split.hpp"
 
 namespace toposweep {
 namespace {
@@ -59,17 +60,35 @@ Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint
   Strategy s;
   // Every knob as written; dp and the microbatch count are resolved below.
   static_cast<StrategyKnobs&>(s) = spec;
+  // The degrees' names and product as errors spell them (cp only when set).
+  const std::uint64_t model_ranks = std::uint64_t{s.tp} * s.pp * s.cp;
   if (spec.dp == 0) {
-    if (gpus % (s.tp * s.pp) != 0)
-      throw InvalidDesign(
-          "tp*pp = " + std::to_string(s.tp * s.pp) + " does not divide the " + std::to_string(gpus) + " GPUs",
-          "key strategy.tp");
-    s.dp = gpus / (s.tp * s.pp);
+    if (gpus % model_ranks != 0) {
+      std::string what = s.cp > 1 ? "tp*pp*cp = " : "tp*pp = ";
+      what += std::to_string(model_ranks);
+      what += " does not divide the ";
+      what += std::to_string(gpus);
+      what += " GPUs";
+      throw InvalidDesign(what, "key strategy.tp");
+    }
+    s.dp = static_cast<std::uint32_t>(gpus / model_ranks);
   }
-  if (static_cast<std::uint64_t>(s.dp) * s.tp * s.pp != gpus)
-    throw InvalidDesign("dp*tp*pp = " + std::to_string(s.dp) + "*" + std::to_string(s.tp) + "*" +
-                            std::to_string(s.pp) + " is not the " + std::to_string(gpus) + " GPUs",
-                        "key strategy.dp");
+  if (s.dp * model_ranks != gpus) {
+    std::string what = s.cp > 1 ? "dp*tp*pp*cp = " : "dp*tp*pp = ";
+    for (const std::uint32_t degree : {s.dp, s.tp, s.pp}) {
+      what += std::to_string(degree);
+      what += "*";
+    }
+    what.pop_back();
+    if (s.cp > 1) {
+      what += "*";
+      what += std::to_string(s.cp);
+    }
+    what += " is not the ";
+    what += std::to_string(gpus);
+    what += " GPUs";
+    throw InvalidDesign(what, "key strategy.dp");
+  }
   if (spec.microbatch_size > 0) {
     const double mbs = spec.microbatch_size;
     const double replica = w.global_batch / s.dp;
@@ -99,12 +118,14 @@ StrategySpec spec_of(const Strategy& s) {
 
 void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus) {
   const Model& m = w.model;
-  if (s.dp == 0 || s.tp == 0 || s.pp == 0 || s.microbatches == 0)
+  if (s.dp == 0 || s.tp == 0 || s.pp == 0 || s.cp == 0 || s.microbatches == 0)
     throw BadInput("strategy degrees must be at least 1", "key strategy.dp");
-  if (static_cast<std::uint64_t>(s.dp) * s.tp * s.pp != gpus)
-    throw InvalidDesign("dp*tp*pp = " + std::to_string(std::uint64_t{s.dp} * s.tp * s.pp) + " is not the " +
+  if (static_cast<std::uint64_t>(s.dp) * s.tp * s.pp * s.cp != gpus)
+    throw InvalidDesign(std::string(s.cp > 1 ? "dp*tp*pp*cp" : "dp*tp*pp") + " = " +
+                            std::to_string(std::uint64_t{s.dp} * s.tp * s.pp * s.cp) + " is not the " +
                             std::to_string(gpus) + " GPUs",
                         "key strategy.dp");
+  if (s.cp > 1) check_context_parallel(w, s.cp);
   if (m.transformer) {
     if (s.tp > m.transformer->heads)
       throw InvalidDesign("tp = " + std::to_string(s.tp) + " exceeds the " +

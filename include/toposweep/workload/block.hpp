@@ -91,6 +91,10 @@ void describe_sublayer_enter(std::string_view name, const TransformerShape& t, s
 void describe_sublayer_exit(std::string_view exit_name, std::string_view residual_name,
                             const TransformerShape& t, std::vector<BlockOp>& ops);
 
+// The keys and values of one sequence (2 s x kv_heads x head_dim elements, before any split):
+// what ring attention passes around a CP group (block_attention.cpp).
+double kv_elements(const TransformerShape& t);
+
 // Per-sample sums over a block's table, what a Layer carries.
 struct BlockTotals {
   double forward_flops = 0, params_sharded = 0, params_replicated = 0;
@@ -105,11 +109,14 @@ Layer head_layer(const TransformerShape& t);
 // How a block's activations are split over its TP group: the tensor-parallel region (attention,
 // MLP) over `tp` ranks, the sequence region (norms, dropouts, residuals; the embedding's output and
 // the head's input) over `sequence` ranks: tp with sequence parallelism (with tp > 1), else 1.
-// activation_split (memory.hpp) builds it from a strategy; the memory and the per-operator costs
+// activation_split (split.hpp) builds it from a strategy; the memory and the per-operator costs
 // read it.
+// Context parallelism splits every token tensor (and each attention's queries) over `cp` ranks on
+// top of that.
 struct ActivationSplit {
   std::uint32_t tp = 1;
   std::uint32_t sequence = 1;
+  std::uint32_t cp = 1;
   bool sequence_split() const { return sequence > 1; }
   bool operator==(const ActivationSplit&) const = default;
 };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "toposweep/workload/block.hpp"
+#include "toposweep/workload/split.hpp"
 #include "toposweep/workload/strategy.hpp"
 #include "toposweep/workload/workload.hpp"
 
@@ -39,17 +40,6 @@ struct LayerActivations {
   }
 };
 LayerActivations layer_activations(const Workload& w, const Layer& l, ActivationSplit split, double k = 1);
-// How a strategy splits its blocks' activations (block.hpp).
-ActivationSplit activation_split(const Strategy& s);
-// How a pipeline stage-boundary tensor (the activations forward, their gradients backward)
-// travels between the stages of a transformer: `split`, each TP rank sends its 1/tp of it (with
-// sequence parallelism or scatter/gather); `gathered`, the receiving stage AllGathers it over its
-// TP group before the pass uses it (scatter/gather without sequence parallelism). Neither for
-// other models or tp = 1. The plan (iteration.cpp) and the strategy bound both follow it.
-struct StageBoundary {
-  bool split = false, gathered = false;
-};
-StageBoundary stage_boundary(const Strategy& s, bool transformer);
 // Microbatches whose activations a pipeline stage holds at once (fractional with interleaving:
 // units of 1/v of the stage's layers).
 double microbatches_in_flight(const Strategy& s, std::uint32_t stage);
@@ -91,6 +81,10 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSp
                                bool last_stage, std::span<const std::uint32_t> layer_degree = {});
 
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
+                             std::uint32_t stage);
+// The same from the stage's aggregate (stage_aggregate of its range, activation_split(s), s.pp):
+// what the enumerator uses with the aggregates it keeps per shape.
+MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const StageAggregate& a,
                              std::uint32_t stage);
 MemoryBreakdown memory_per_gpu(const Workload& w, const Strategy& s);
 // Mixed devices or unequal microbatches (workload/hetero.hpp): every GPU against its own device,

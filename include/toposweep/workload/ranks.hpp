@@ -46,6 +46,11 @@ class AxisGrid {
   // ordered by it; one group per choice of the other axes' indices agreeing with `pinned`, in
   // rank order of those choices. groups(Tp, {{Pp, p}}) are stage p's TP groups.
   GroupSet groups(Axis along, std::initializer_list<AxisValue> pinned = {}) const;
+  // The groups along several axes at once: each the ranks that differ only in their indices on
+  // `along`, in rank order (the gradient-reducing dp x cp groups: joint_groups({Cp, Dp}, {{Pp, p}})).
+  // With one axis the same as groups().
+  GroupSet joint_groups(std::initializer_list<Axis> along,
+                        std::initializer_list<AxisValue> pinned = {}) const;
   // Point-to-point pairs {index `from`, index `to`} along `along`, one per choice of the other
   // axes' indices, in rank order: pairs(Pp, p, p + 1) are the sends from stage p to p + 1.
   GroupSet pairs(Axis along, std::uint32_t from, std::uint32_t to) const;
@@ -58,7 +63,7 @@ class AxisGrid {
   }();
 };
 
-// The grid of a 3-D strategy: its tp, dp and pp; cp = ep = 1 (no strategy sets them yet).
+// The grid of a strategy: its tp, cp, dp and pp; ep = 1 (no strategy sets it yet).
 AxisGrid axis_grid(const Strategy& s);
 
 // Per-layer model parallelism over k consecutive ranks of `gpus`: the k-rank groups, and the

@@ -57,7 +57,12 @@ const char* compression_name(Compression c);  // "none", "sfb"
 // a StrategySpec (spec.hpp) the same knobs as the user wrote them. Each member has its row in
 // kStrategyKnobs (strategy_knobs.hpp): its keys, JSON, docs and search lists come from there.
 struct StrategyKnobs {
-  std::uint32_t dp = 1, tp = 1, pp = 1, microbatches = 1;
+  std::uint32_t dp = 1, tp = 1, pp = 1;
+  // Context parallelism (Megatron-Core's ring attention): each sequence split over cp ranks, each
+  // holding s / cp tokens (two load-balanced causal chunks of s / 2cp); KV blocks pass around the
+  // CP group under the attention kernels; gradients reduce over dp x cp.
+  std::uint32_t cp = 1;
+  std::uint32_t microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   // Model chunks per device with the interleaved schedule (>= 2 there; 1 otherwise): the layers
   // are split into pp * virtual_stages chunks, device p holding chunks p, p + pp, p + 2 pp, ...
@@ -100,7 +105,9 @@ struct StrategyKnobs {
 };
 
 struct Strategy : StrategyKnobs {
-  std::uint32_t gpus() const { return dp * tp * pp; }
+  std::uint32_t gpus() const { return dp * tp * pp * cp; }
+  // The ranks that hold the same weights and reduce their gradients together: dp x cp.
+  std::uint32_t grad_replicas() const { return dp * cp; }
   bool per_layer() const { return !layer_degree.empty(); }
   bool operator==(const Strategy&) const = default;
 };

@@ -35,6 +35,7 @@ enum class CommPurpose : std::uint8_t {
   TensorParallel,
   PipelineParallel,
   Embedding,
+  ContextParallel,
   Other
 };
 

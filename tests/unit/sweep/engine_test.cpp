@@ -271,11 +271,12 @@ void rewrite_header_fields(const std::string& dir, const std::string& fields) {
   std::ifstream in(dir + "/header");
   std::string text, line;
   while (std::getline(in, line))
-    text += (line.starts_with("toposweep-journal-") ? std::string("toposweep-journal-v2") : line) + "\n";
+    if (!line.starts_with("fields "))
+      text += (line.starts_with("toposweep-journal-") ? std::string("toposweep-journal-v2") : line) + "\n";
   std::ofstream(dir + "/header", std::ios::trunc) << text << "fields " << fields << "\n";
 }
 
-TEST(Engine, AJournalOfTodaysFieldsHasTheVersion1HeaderAndOneOfOtherFieldsIsRefused) {
+TEST(Engine, AJournalOfTodaysFieldsNamesThemInAVersion2HeaderAndOneOfOtherFieldsIsRefused) {
   const Space space = make_space();
   const std::string clean = temp_path("layout_clean.h5"), out = temp_path("layout.h5");
   run_sweep(space, options_for(space, clean), evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
@@ -287,13 +288,17 @@ TEST(Engine, AJournalOfTodaysFieldsHasTheVersion1HeaderAndOneOfOtherFieldsIsRefu
   };
   auto o = options_for(space, out);
   o.resume = true;
-  // Today's fields make the version-1 header every earlier toposweep wrote, byte for byte.
+  // Today's fields (cp joined the version-1 layout's) make a version-2 header naming them, which
+  // the toposweeps before it refuse instead of misreading.
   interrupt();
   {
     std::ifstream in(out + ".journal/header");
     const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(header, "toposweep-journal-v1\nfingerprint " + std::to_string(space.fingerprint()) +
-                          "\nspace_size 67\nbegin 0\nend 67\n");
+    EXPECT_EQ(header, "toposweep-journal-v2\nfingerprint " + std::to_string(space.fingerprint()) +
+                          "\nspace_size 67\nbegin 0\nend 67\nfields "
+                          "iteration_time_s:f64,compute_time_s:f64,exposed_comm_time_s:f64,bubble_time_s:f64,"
+                          "cost_usd:f64,memory_per_gpu_bytes:f64,samples_per_s:f64,network_bisection_Bps:f64,"
+                          "dp:u32,tp:u32,pp:u32,cp:u32,microbatches:u32,optimizer_rounds:u32\n");
   }
   run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   expect_same_records(ResultsReader(clean).records(), ResultsReader(out).records());

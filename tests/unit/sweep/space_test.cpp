@@ -220,26 +220,27 @@ TEST(Space, StrategyKnobNamesInErrorsAndHelp) {
     }
     return "no error";
   };
-  EXPECT_EQ(message("dp1tp1pp1/colour=red"),
-            "strategy 'dp1tp1pp1/colour=red': 'colour=red' is not knob=value with a knob of microbatches, "
-            "microbatch_size, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
-            "dp_overlap, zero");
+  EXPECT_EQ(
+      message("dp1tp1pp1/colour=red"),
+      "strategy 'dp1tp1pp1/colour=red': 'colour=red' is not knob=value with a knob of cp, microbatches, "
+      "microbatch_size, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
+      "dp_overlap, zero");
   EXPECT_EQ(message("dp1tp1pp1/microbatch_size=2/zero=1"), "no error");
   try {
     space_from("[space.a]\nstrategy = all(microbatch_size=2)\n");
     ADD_FAILURE() << "no error";
   } catch (const BadInput& e) {
-    EXPECT_EQ(
-        std::string(e.what()),
-        "strategy generator takes max_tp=N, max_pp=N and knob lists (e.g. recompute=none|selective) of "
-        "microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, dp_overlap, zero");
+    EXPECT_EQ(std::string(e.what()),
+              "strategy generator takes max_tp=N, max_pp=N and knob lists (e.g. recompute=none|selective) of "
+              "cp, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
+              "dp_overlap, zero");
   }
   const Generator* all = find_generator("strategy", "all");
   ASSERT_NE(all, nullptr);
-  EXPECT_EQ(
-      std::string(all->help),
-      "all[(max_tp=T, max_pp=P, KNOB=v1|v2...)]: every dp x tp x pp of the GPUs times the knob lists "
-      "(microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, dp_overlap, zero)");
+  EXPECT_EQ(std::string(all->help),
+            "all[(max_tp=T, max_pp=P, KNOB=v1|v2...)]: every dp x tp x pp of the GPUs times the knob lists "
+            "(cp, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
+            "dp_overlap, zero)");
 }
 
 TEST(Space, SimplexAndPermutationGenerators) {
