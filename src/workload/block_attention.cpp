@@ -72,7 +72,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   context.K = s;
   context.batch = a;
   context.axis = ParallelAxis::Tensor;
-  context.backward_gemms = 3;    // with the scores' second, the four backward batched GEMMs
+  context.backward_gemms = 3;     // with the scores' second, the four backward batched GEMMs
   context.kept_sharded = s * kv;  // V
   ops.push_back(context);
 

@@ -77,8 +77,8 @@ Model llama3(const std::string& name, const std::string& size, std::uint32_t lay
   Model m = transformer_model(
       name, llama_shape(layers, hidden, heads, 8, ffn_hidden, 8192, 128256),
       "Llama 3 " + size + " (Dubey et al. 2024, arXiv:2407.21783, Table 3): " + std::to_string(layers) +
-          " layers, hidden " + std::to_string(hidden) + ", " + std::to_string(heads) + " heads (8 KV), SwiGLU " +
-          std::to_string(ffn_hidden) + ", RMSNorm, RoPE, vocab 128256, seq 8192");
+          " layers, hidden " + std::to_string(hidden) + ", " + std::to_string(heads) +
+          " heads (8 KV), SwiGLU " + std::to_string(ffn_hidden) + ", RMSNorm, RoPE, vocab 128256, seq 8192");
   m.default_batch_per_gpu = 1;
   return m;
 }

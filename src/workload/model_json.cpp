@@ -126,8 +126,7 @@ TransformerShape read_transformer(Fields f) {
     t.gated_mlp = gated;
   }
   if (f.has("norm")) t.norm = static_cast<NormKind>(choice(f, "norm", {"layernorm", "rmsnorm"}));
-  if (f.has("position"))
-    t.position = static_cast<PositionKind>(choice(f, "position", {"learned", "rotary"}));
+  if (f.has("position")) t.position = static_cast<PositionKind>(choice(f, "position", {"learned", "rotary"}));
   t.tied_embeddings = f.flag_or("tied_embeddings", true);
   t.biases = f.flag_or("biases", true);
   t.pooler = f.flag_or("pooler", false);

@@ -282,7 +282,8 @@ TEST(Llama3, SeqLenOverrideRebuildsTheModelAtThatLength) {
   EXPECT_EQ(m.name, base.name);
   EXPECT_EQ(m.default_batch_per_gpu, base.default_batch_per_gpu);
   ASSERT_EQ(m.layers.size(), want.layers.size());
-  for (std::size_t i = 0; i < m.layers.size(); ++i) EXPECT_EQ(m.layers[i].act_sharded, want.layers[i].act_sharded);
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    EXPECT_EQ(m.layers[i].act_sharded, want.layers[i].act_sharded);
   // Rotary models take any length; learned positions bound it; other families have none.
   EXPECT_NO_THROW(with_seq_len(base, 131072, "key model.seq_len"));
   EXPECT_NO_THROW(with_seq_len(builtin_model("gpt3-1.3b"), 2048, "key model.seq_len"));
