@@ -6,8 +6,8 @@
 #   bash scripts/fingerprint.sh build/toposweep /tmp/after && diff -r /tmp/before /tmp/after
 # Cases: `models --json` of every built-in model; `simulate --json` of the example and validation
 # design points with every strategy family (3-D, interleaved, ZeRO 1-3, recompute, sequence
-# parallelism, TP overlap, per-layer degrees, tables); the optimizer's strategy search on GPT-3
-# 175B / 64 A100; the quickstart and perf-1024 sweeps' /points (every field, %.17g). Timing fields
+# parallelism, TP overlap, per-layer degrees, tables) and Llama 3 (GQA, RoPE, model.seq_len); the
+# optimizer's strategy search on GPT-3 175B / 64 A100; the quickstart and perf-1024 sweeps' /points (every field, %.17g). Timing fields
 # (wall clock) are dropped. About 2 minutes on two cores; FINGERPRINT_QUICK=1 skips perf-1024 and
 # the strategy search.
 set -euo pipefail
@@ -68,6 +68,14 @@ for f in inputs/models/megatron-*.json inputs/models/example-gpt-30b.json; do
     --set strategy.tp=8 --set strategy.pp=8 --set strategy.microbatches=8 --set strategy.recompute=selective \
     --set strategy.sequence_parallel=true
 done
+# Llama 3 (GQA, SwiGLU, RMSNorm, RoPE, untied 128k vocabulary) on H100s, unfused attention and
+# flash with a longer model.seq_len.
+llama=(--set server.device=h100 --set model.datatype=bf16 --set topology.kind=switch --set topology.servers=8
+       --set server.gpus=8 --set strategy.tp=8 --set strategy.sequence_parallel=true)
+sim llama3-70b "${llama[@]}" --set model.name=llama3-70b --set strategy.recompute=selective --set strategy.pp=8 \
+  --set strategy.microbatches=16 --set model.global_batch=16
+sim llama3-8b-32k "${llama[@]}" --set model.name=llama3-8b --set model.seq_len=32768 --set model.fused_attention=true \
+  --set strategy.pp=2 --set strategy.microbatches=4 --set strategy.tp_overlap=full --set strategy.recompute=full
 
 sweep() {  # name, config
   rm -f "$out/$1.h5"

@@ -1,8 +1,13 @@
-// The block's attention part as Megatron-LM runs it: QKV projection (column-parallel), scores
-// QK^T, scale-mask-softmax, dropout, scores x V, the heads back to tokens, output projection
-// (row-parallel), bias + dropout + residual. Kept bytes follow Korthikanti et al. 2022 Sec. 4.1:
-// 11 sbh + 5 a s^2 b bytes at 2 bytes per element, of which the s x s tensors (softmax output,
-// dropout mask and output) are what selective recomputation drops.
+// The block's attention part as Megatron-LM runs it: QKV projection (column-parallel), rotary
+// embeddings on Q and K (block_rope.cpp, rotary models only), scores QK^T, scale-mask-softmax,
+// dropout, scores x V, the heads back to tokens, output projection (row-parallel), bias +
+// dropout + residual. Kept bytes follow Korthikanti et al. 2022 Sec. 4.1 (2 bytes per element):
+// the QKV input 2sbh, Q and K 4sbh, softmax output 2as^2b, dropout mask as^2b, dropout output
+// 2as^2b, V 2sbh, the output projection's input 2sbh (and the residual's mask sbh,
+// block_sublayer.cpp): 11sbh + 5as^2b, of which the s x s tensors (softmax output, dropout mask
+// and output) are what selective recomputation drops. With grouped-query attention (kv_heads <
+// heads) K and V have kv_dim = (h / heads) kv_heads columns, not h: Q 2sbh, K and V 2sb kv_dim
+// each, so 7sbh + 4sb kv_dim + 5as^2b (docs/models.md, "The block table").
 #include "toposweep/workload/block.hpp"
 
 namespace toposweep {
@@ -10,9 +15,8 @@ namespace toposweep {
 void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   const double s = t.seq_len, h = t.hidden, a = t.heads;
   const double d = h / a;
-  // K and V have kv_heads heads (grouped-query attention): fewer QKV weights. The kept K and V
-  // still count h columns each (what the activation model has always counted; see
-  // docs/models.md, "The block table").
+  // K and V have kv_heads heads (grouped-query attention): fewer QKV weights, and fewer K and V
+  // columns kept for the backward pass.
   const double kv = d * (t.kv_heads > 0 ? t.kv_heads : t.heads);
   const bool bias = t.biases;
 
@@ -28,6 +32,8 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   qkv.params_sharded = h * qkv.N + (bias ? qkv.N : 0);
   ops.push_back(qkv);
 
+  describe_rope(t, ops);
+
   BlockOp scores{.name = "scores", .kind = OpKind::AttentionCore, .role = OpRole::Scores};
   scores.M = s;
   scores.N = s;
@@ -35,7 +41,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   scores.batch = a;
   scores.axis = ParallelAxis::Tensor;
   scores.backward_gemms = 1;
-  scores.kept_sharded = 2 * s * h;  // Q and K
+  scores.kept_sharded = s * h + s * kv;  // Q and K
   ops.push_back(scores);
 
   BlockOp softmax{.name = "softmax", .kind = OpKind::MemoryBound, .role = OpRole::Softmax};
@@ -66,8 +72,8 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   context.K = s;
   context.batch = a;
   context.axis = ParallelAxis::Tensor;
-  context.backward_gemms = 3;    // with the scores' second, the four backward batched GEMMs
-  context.kept_sharded = s * h;  // V
+  context.backward_gemms = 3;     // with the scores' second, the four backward batched GEMMs
+  context.kept_sharded = s * kv;  // V
   ops.push_back(context);
 
   BlockOp permute{.name = "context_permute", .kind = OpKind::MemoryBound, .role = OpRole::ContextPermute};

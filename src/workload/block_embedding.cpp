@@ -22,7 +22,7 @@ Layer head_layer(const TransformerShape& t) {
   Layer head;
   head.name = "head";
   head.kind = LayerKind::Head;
-  head.params_replicated = t.biases ? 2 * h : h;  // final norm
+  head.params_replicated = norm_parameters(t);  // final norm
   // Tied: the output projection is the embedding's matrix (tied_embedding_copy on its own stage).
   if (!t.tied_embeddings) head.params_sharded = v * h;
   if (t.pooler) {

@@ -1,5 +1,7 @@
 // The block's two norms (pre-attention and pre-MLP): each keeps its input for the backward pass
 // and runs on the sequence axis (every TP rank normalises all tokens unless sequence parallel).
+// LayerNorm and RMSNorm differ only in their parameters (RMSNorm: a scale, no shift); their
+// kernels move the same bytes.
 #include "toposweep/workload/block.hpp"
 
 namespace toposweep {
@@ -18,11 +20,17 @@ BlockOp norm(std::string_view name, const TransformerShape& t) {
   op.forward = {2, 0};   // read, write
   op.backward = {3, 0};  // read input and gradient, write gradient
   op.kept_replicated = s * h;
-  op.params_replicated = t.biases ? 2 * h : h;  // scale (+ shift)
+  op.params_replicated = norm_parameters(t);
   return op;
 }
 
 }  // namespace
+
+double norm_parameters(const TransformerShape& t) {
+  const double h = t.hidden;
+  if (t.norm == NormKind::RMSNorm) return h;  // scale
+  return t.biases ? 2 * h : h;                // scale (+ shift)
+}
 
 void describe_norm(const TransformerShape& t, std::vector<BlockOp>& ops) {
   // The first norm opens the attention part, the second the MLP part.

@@ -1,5 +1,6 @@
 // The built-in models, each from its published shape. Sources: GPT-3 (Brown et al. 2020,
 // Table 2.1), Megatron-Turing NLG 530B (Smith et al. 2022), Llama 2 70B (Touvron et al. 2023),
+// Llama 3 8B/70B/405B (Dubey et al. 2024, "The Llama 3 Herd of Models", arXiv:2407.21783, Table 3),
 // BERT (Devlin et al. 2019), ResNet-50 (He et al. 2016, torchvision v1.5 layout), VGG (Simonyan &
 // Zisserman 2015), DLRM/NCF/CANDLE-Uno/BERT in TopoOpt's evaluation (Wang et al. NSDI 2023).
 #include <functional>
@@ -39,20 +40,45 @@ Model mt_nlg_530b() {
   return m;
 }
 
-Model llama_70b() {
+// The Llama block: grouped-query attention, SwiGLU, RMSNorm, rotary positions, no biases, untied
+// input and output embeddings.
+TransformerShape llama_shape(std::uint32_t layers, std::uint32_t hidden, std::uint32_t heads,
+                             std::uint32_t kv_heads, std::uint32_t ffn_hidden, std::uint32_t seq_len,
+                             std::uint32_t vocab) {
   TransformerShape t;
-  t.layers = 80;
-  t.hidden = 8192;
-  t.heads = 64;
-  t.kv_heads = 8;
-  t.ffn_hidden = 28672;
-  t.seq_len = 4096;
-  t.vocab = 32000;
+  t.layers = layers;
+  t.hidden = hidden;
+  t.heads = heads;
+  t.kv_heads = kv_heads;
+  t.ffn_hidden = ffn_hidden;
+  t.seq_len = seq_len;
+  t.vocab = vocab;
   t.gated_mlp = true;
+  t.norm = NormKind::RMSNorm;
+  t.position = PositionKind::Rotary;
   t.tied_embeddings = false;
   t.biases = false;
+  return t;
+}
+
+Model llama_70b() {
+  // Llama 2 (Touvron et al. 2023) uses RMSNorm and rotary embeddings like Llama 3.
+  Model m = transformer_model("llama-70b", llama_shape(80, 8192, 64, 8, 28672, 4096, 32000),
+                              "Llama-2-70B class: 80 layers, hidden 8192, 64 heads (8 KV), SwiGLU 28672, "
+                              "RMSNorm, RoPE, seq 4096");
+  m.default_batch_per_gpu = 1;
+  return m;
+}
+
+// Llama 3 (Dubey et al. 2024, arXiv:2407.21783, Table 3): vocabulary 128,256, 8 KV heads,
+// pre-trained at sequence 8192.
+Model llama3(const std::string& name, const std::string& size, std::uint32_t layers, std::uint32_t hidden,
+             std::uint32_t heads, std::uint32_t ffn_hidden) {
   Model m = transformer_model(
-      "llama-70b", t, "Llama-2-70B class: 80 layers, hidden 8192, 64 heads (8 KV), SwiGLU 28672, seq 4096");
+      name, llama_shape(layers, hidden, heads, 8, ffn_hidden, 8192, 128256),
+      "Llama 3 " + size + " (Dubey et al. 2024, arXiv:2407.21783, Table 3): " + std::to_string(layers) +
+          " layers, hidden " + std::to_string(hidden) + ", " + std::to_string(heads) +
+          " heads (8 KV), SwiGLU " + std::to_string(ffn_hidden) + ", RMSNorm, RoPE, vocab 128256, seq 8192");
   m.default_batch_per_gpu = 1;
   return m;
 }
@@ -222,6 +248,9 @@ const std::map<std::string, std::function<Model()>>& registry() {
       {"gpt3-175b", [] { return gpt3("gpt3-175b", 96, 12288, 96); }},
       {"mt-nlg-530b", mt_nlg_530b},
       {"llama-70b", llama_70b},
+      {"llama3-8b", [] { return llama3("llama3-8b", "8B", 32, 4096, 32, 14336); }},
+      {"llama3-70b", [] { return llama3("llama3-70b", "70B", 80, 8192, 64, 28672); }},
+      {"llama3-405b", [] { return llama3("llama3-405b", "405B", 126, 16384, 128, 53248); }},
       {"bert-base",
        [] { return bert("bert-base", 12, 768, 12, 512, "BERT-base (Devlin et al. 2019), seq 512"); }},
       {"bert-large",

@@ -31,6 +31,10 @@ std::vector<KeySpec> config_keys() {
        checks::integer(0, 1 << 30)},
       {"model.global_batch", "", "samples per iteration over all GPUs (overrides model.batch_per_gpu)",
        checks::optional(checks::integer(1, INT64_C(1) << 40))},
+      {"model.seq_len", "",
+       "sequence length of a transformer model (default: the model's); at most its max_positions when it "
+       "learns positions",
+       checks::optional(checks::integer(1, 1 << 30))},
       {"model.datatype", "fp16", "training datatype: fp16, bf16, fp32, tf32, fp8", check_datatype},
       {"model.optimizer", "adam", "optimizer (sets its state memory): adam, momentum or sgd",
        checks::one_of({"adam", "momentum", "sgd"})},

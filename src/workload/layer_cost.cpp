@@ -209,9 +209,12 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     for (const BlockOp& op : ops)
       if (op.kind == OpKind::AttentionCore) pass.kernel(forward_gemm_seconds(d, op, x, e));
     for (const BlockOp& op : ops)  // softmax, dropout (+ mask), context permute
-      if (op.kind == OpKind::MemoryBound && op.axis == ParallelAxis::Tensor && op.role != OpRole::Activation)
+      if (op.kind == OpKind::MemoryBound && op.axis == ParallelAxis::Tensor &&
+          op.role != OpRole::Activation && op.role != OpRole::Rotary)
         pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
   }
+  for (const BlockOp& op : ops)  // rotary embeddings on Q and K, fused attention or not
+    if (op.role == OpRole::Rotary) pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
   pass.kernel(alike_seconds(d, ops, OpRole::Residual, x, e, sp));    // bias + dropout + residual
   pass.kernel(alike_seconds(d, ops, OpRole::Activation, x, e, sp));  // bias + GeLU / SwiGLU
 }
@@ -261,6 +264,8 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   for (const BlockOp& op : ops)
     if (op.role == OpRole::Activation)
       pass.kernel(memory_seconds(d, kernel_bytes(op.backward, op, x, e, sp)));
+  for (const BlockOp& op : ops)  // the rotation of Q's and K's gradients back
+    if (op.role == OpRole::Rotary) pass.kernel(memory_seconds(d, kernel_bytes(op.backward, op, x, e, sp)));
   const BlockOp& qkv = *first_of(ops, OpKind::Gemm);
   if (k.shape.biases) pass.kernel(memory_seconds(d, e * x.T * (qkv.N / x.t)));  // QKV bias gradient
   // Each projection's input-gradient (dgrad) and weight-gradient (wgrad) GEMMs.
@@ -336,7 +341,8 @@ LayerCost embedding_cost(const KernelDevice& d, const LayerCostKey& k) {
   c.tp_bytes = x.T * x.h * e;
   Pass fwd(d, k, c.tp_bytes), bwd(d, k, c.tp_bytes);
   fwd.kernel(memory_seconds(d, 2 * e * x.T * x.h));         // vocab-parallel lookup
-  fwd.kernel(memory_seconds(d, 3 * e * x.T * x.hr));        // + position embedding
+  if (k.shape.position != PositionKind::Rotary)             // rotary models add no position table here
+    fwd.kernel(memory_seconds(d, 3 * e * x.T * x.hr));      // + position embedding
   fwd.kernel(memory_seconds(d, (2 * e + 1) * x.T * x.hr));  // dropout
   if (tp_comms(k))
     fwd.exposed(k.split.sequence_split() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce);

@@ -4,6 +4,7 @@
 // in elements (their bytes assume 2-byte elements).
 #include <utility>
 
+#include "toposweep/util/error.hpp"
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/model_library.hpp"
 
@@ -50,6 +51,22 @@ Model transformer_model(std::string name, const TransformerShape& shape, std::st
   }
   m.layers.push_back(head_layer(t));
   return m;
+}
+
+Model with_seq_len(const Model& m, std::uint32_t seq_len, const std::string& where) {
+  if (!m.transformer)
+    throw BadInput("model " + m.name + " is not a transformer: it has no sequence length to set", where);
+  TransformerShape t = *m.transformer;
+  if (t.max_positions > 0 && seq_len > t.max_positions)
+    throw BadInput("sequence length " + std::to_string(seq_len) + " exceeds the " +
+                       std::to_string(t.max_positions) + " learned positions of " + m.name,
+                   where);
+  t.seq_len = seq_len;
+  Model out = transformer_model(m.name, t, m.description);
+  out.family = m.family;
+  out.sample_unit = m.sample_unit;
+  out.default_batch_per_gpu = m.default_batch_per_gpu;
+  return out;
 }
 
 Layer dense_layer(std::string name, double in, double out, double tokens) {

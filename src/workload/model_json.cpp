@@ -3,6 +3,7 @@
 // "file: path.to.field".
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -92,6 +93,18 @@ ModelFamily parse_family(const std::string& s, const std::string& where) {
   throw BadInput("unknown family '" + s + "' (transformer, vision, recommendation, mlp)", where);
 }
 
+// A text field that must be one of `names`: its index.
+std::size_t choice(Fields& f, const std::string& key, std::initializer_list<const char*> names) {
+  const std::string v = f.text(key);
+  std::string list;
+  std::size_t i = 0;
+  for (const char* n : names) {
+    if (v == n) return i;
+    list += (i++ ? " or " : "") + std::string(n);
+  }
+  throw BadInput("unknown " + key + " '" + v + "' (" + list + ")", f.at(key));
+}
+
 TransformerShape read_transformer(Fields f) {
   TransformerShape t;
   t.layers = f.count("layers");
@@ -103,13 +116,26 @@ TransformerShape read_transformer(Fields f) {
   t.vocab = f.count("vocab");
   t.max_positions = f.count_or("max_positions", 0);
   t.token_types = f.count_or("token_types", 0);
+  // The MLP: "mlp" by name, or the older "gated_mlp" flag; both given must agree.
+  const bool gated_given = f.has("gated_mlp");
   t.gated_mlp = f.flag_or("gated_mlp", false);
+  if (f.has("mlp")) {
+    const bool gated = choice(f, "mlp", {"gelu", "swiglu"}) == 1;
+    if (gated_given && gated != t.gated_mlp)
+      throw BadInput(std::string("contradicts gated_mlp = ") + (t.gated_mlp ? "true" : "false"), f.at("mlp"));
+    t.gated_mlp = gated;
+  }
+  if (f.has("norm")) t.norm = static_cast<NormKind>(choice(f, "norm", {"layernorm", "rmsnorm"}));
+  if (f.has("position")) t.position = static_cast<PositionKind>(choice(f, "position", {"learned", "rotary"}));
   t.tied_embeddings = f.flag_or("tied_embeddings", true);
   t.biases = f.flag_or("biases", true);
   t.pooler = f.flag_or("pooler", false);
   f.done();
   if (t.hidden % t.heads != 0) throw BadInput("hidden must be a multiple of heads", f.at("hidden"));
   if (t.heads % t.kv_heads != 0) throw BadInput("heads must be a multiple of kv_heads", f.at("kv_heads"));
+  if (t.position == PositionKind::Rotary && t.max_positions > 0)
+    throw BadInput("rotary positions have no learned table: max_positions must be 0 (or left out)",
+                   f.at("max_positions"));
   return t;
 }
 
@@ -299,7 +325,9 @@ json model_to_json(const Model& m) {
                         {"vocab", t.vocab},
                         {"max_positions", t.max_positions},
                         {"token_types", t.token_types},
-                        {"gated_mlp", t.gated_mlp},
+                        {"mlp", t.gated_mlp ? "swiglu" : "gelu"},
+                        {"norm", t.norm == NormKind::RMSNorm ? "rmsnorm" : "layernorm"},
+                        {"position", t.position == PositionKind::Rotary ? "rotary" : "learned"},
                         {"tied_embeddings", t.tied_embeddings},
                         {"biases", t.biases},
                         {"pooler", t.pooler}};

@@ -118,6 +118,8 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
     s.grad_datatype = config.get_string("model.grad_datatype");
     if (!s.grad_datatype.empty()) datatype_bytes(s.grad_datatype, config.where("model.grad_datatype"));
   }
+  if (config.has("model.seq_len"))
+    s.seq_len = static_cast<std::uint32_t>(config.get_int("model.seq_len", 1, 1 << 30));
   if (s.optimizer != "adam" && s.optimizer != "momentum" && s.optimizer != "sgd")
     throw BadInput("unknown optimizer '" + s.optimizer + "' (adam, momentum or sgd)",
                    config.where("model.optimizer"));

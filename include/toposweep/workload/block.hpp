@@ -39,6 +39,7 @@ enum class OpRole : std::uint8_t {
   ContextPermute,  // heads back to tokens
   Residual,        // bias + dropout + residual add
   Activation,      // bias + GeLU, or SwiGLU
+  Rotary,          // rotary position embedding applied to Q and K
   TpEnter,         // Megatron's f: identity forward (all-gather with SP)
   TpExit           // Megatron's g: all-reduce forward (reduce-scatter with SP)
 };
@@ -84,6 +85,12 @@ std::vector<BlockOp> describe_block(const TransformerShape& shape);
 void describe_norm(const TransformerShape& t, std::vector<BlockOp>& ops);
 void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops);
 void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops);
+// Rotary position embeddings on Q and K (block_rope.cpp), appended by describe_attention right
+// after the QKV projection; nothing for learned positions.
+void describe_rope(const TransformerShape& t, std::vector<BlockOp>& ops);
+// Parameters of one of the model's norms (block_norm.cpp): RMSNorm a scale (h), LayerNorm a scale
+// and, with biases, a shift (2 h).
+double norm_parameters(const TransformerShape& t);
 // The ends the two sublayers share (block_sublayer.cpp): the TP collective into the
 // column-parallel region, and the one out of the row-parallel region with its bias + dropout +
 // residual add.

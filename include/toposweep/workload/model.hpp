@@ -63,6 +63,13 @@ struct EmbeddingTable {
   double exchanged_elements_per_sample() const { return pooled ? dim : lookups_per_sample * dim; }
 };
 
+// The block's normalisation: LayerNorm (scale, and a shift when the model has biases) or
+// RMSNorm (scale only, no mean subtraction; the same HBM traffic as a layer norm).
+enum class NormKind : std::uint8_t { LayerNorm, RMSNorm };
+// How positions enter: a learned table added to the token embedding (max_positions rows, none
+// when 0), or rotary embeddings (RoPE) applied to Q and K in every block (no table).
+enum class PositionKind : std::uint8_t { Learned, Rotary };
+
 // Shape of a decoder/encoder transformer, kept so strategies can check tp against heads.
 struct TransformerShape {
   std::uint32_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0;
@@ -73,6 +80,8 @@ struct TransformerShape {
   bool tied_embeddings = true;      // output projection shares the token embedding
   bool biases = true;
   bool pooler = false;  // BERT pooler + MLM transform
+  NormKind norm = NormKind::LayerNorm;
+  PositionKind position = PositionKind::Learned;  // Rotary: max_positions is 0
   bool operator==(const TransformerShape&) const = default;
 };
 

@@ -20,6 +20,11 @@ Layer dense_layer(std::string name, double in, double out, double tokens = 1);
 Layer conv_layer(std::string name, double in_ch, double out_ch, double kernel, double h_out, double w_out,
                  bool batch_norm, double h_in, double w_in);
 
+// The transformer `m` at sequence length `seq_len` (model.seq_len), rebuilt from its shape; the
+// rest (name, description, batch) as it was. BadInput naming `where` for a model without a
+// transformer shape, or one whose learned position table is shorter than seq_len.
+Model with_seq_len(const Model& m, std::uint32_t seq_len, const std::string& where);
+
 std::vector<std::string> builtin_model_names();
 bool is_builtin_model(const std::string& name);
 Model builtin_model(const std::string& name);  // BadInput for an unknown name

@@ -27,11 +27,12 @@ struct WorkloadSpec {
   std::string optimizer = "adam";
   bool fused_attention = false;  // model.fused_attention: one flash-attention kernel per layer
   std::string grad_datatype;     // model.grad_datatype; empty: the training datatype
+  std::uint32_t seq_len = 0;     // model.seq_len; > 0: overrides a transformer's sequence length
   bool operator==(const WorkloadSpec&) const = default;
 };
 
 // model.name, model.batch_per_gpu, model.global_batch, model.datatype, model.optimizer,
-// model.fused_attention, model.grad_datatype, server.device, server.efficiency.
+// model.fused_attention, model.grad_datatype, model.seq_len, server.device, server.efficiency.
 WorkloadSpec workload_spec_from_config(const Config& config);
 
 // The workload on `gpus` GPUs (the model and device files are read here); errors name the key.

@@ -88,6 +88,10 @@ TEST(KeyChecks, HandPickedValues) {
   bad("strategy.scatter_gather", "both");
   bad("model.grad_datatype", "fp12");
   ok("model.grad_datatype", "fp32");
+  bad("model.seq_len", "0");
+  bad("model.seq_len", "long");
+  bad("model.seq_len", "1.5");
+  ok("model.seq_len", "131072");
   bad("server.intra_efficiency", "1.5");
   ok("server.intra_latency", "8.4us");
   bad("topology.link_efficiency", "0");
