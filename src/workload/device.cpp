@@ -101,9 +101,10 @@ Device hopper_base() {
   d.intra_server.efficiency = 370.0 / 450.0;
   d.collective_sms = 32;
   d.sms = 132;
-  d.gemm_efficiency = 0.6792;
-  d.memory_efficiency = 0.5454;
+  d.gemm_efficiency = 0.687;
+  d.memory_efficiency = 0.5653;
   d.kernel_floor_s = 4e-6;
+  d.gemm_tiles = {{1, 1}};  // no wave quantisation: Hopper's cuBLAS (stream-K) fits better without
   d.flash_forward_efficiency = 0.533;
   d.flash_backward_efficiency = 0.448;
   d.fused_attention_default = true;
@@ -124,12 +125,16 @@ Sources hopper_sources(const std::string& ref_file) {
       {"sms", "H100 SXM5 datasheet: 132 SMs"},
       {"gemm_efficiency",
        "fitted: least squares of the 96 measured GEMM times (forward; dgrad + wgrad) of " + ref +
-           " `gemm` with the tile quantisation below (scripts/validation/fit_hopper.py); an 8192^3 bf16 GEMM "
+           " `gemm` with a per-call timing overhead (scripts/validation/fit_hopper.py); an 8192^3 bf16 GEMM "
            "reaches 0.78 of peak there"},
+      {"gemm_tiles",
+       "fitted: 1 x 1 (no wave quantisation) fits " + ref +
+           " `gemm` better than cuBLAS's 256x128 / 128x256 / 128x128 tiles (rms error 11 % vs 14 %; Hopper's "
+           "cuBLAS runs stream-K kernels), scripts/validation/fit_hopper.py"},
       {"memory_efficiency",
        "fitted: least squares of the 40 memory-bound operator times of " + ref +
-           " `memops` against the bytes the model counts for each kernel (scripts/validation/fit_hopper.py); "
-           "a 2 GiB copy reaches 0.89 of the datasheet bandwidth there"},
+           " `memops` against the bytes the model counts for each kernel, with a per-call timing overhead "
+           "(scripts/validation/fit_hopper.py); a 2 GiB copy reaches 0.89 of the datasheet bandwidth there"},
       {"kernel_floor", "assumption"},
       {"flash_attention_efficiency",
        "fitted: cuDNN fused attention (what Transformer Engine runs on Hopper), causal, sequence 2k-8k, "
@@ -172,8 +177,8 @@ Device h200() {
   d.description = "NVIDIA H200 141GB SXM (H100 compute, HBM3e 4.8 TB/s; NVLink4 900 GB/s bidirectional)";
   d.hbm_bytes = 141 * kGiB;
   d.hbm_Bps = 4.8e12;
-  d.gemm_efficiency = 0.6707;
-  d.memory_efficiency = 0.4826;
+  d.gemm_efficiency = 0.6736;
+  d.memory_efficiency = 0.5212;
   Sources s = hopper_sources("h200.json");
   s["peak_flops"] = "NVIDIA H200 SXM datasheet (dense tensor-core peaks, the H100 SXM5's)";
   s["hbm_capacity"] =
@@ -211,6 +216,7 @@ Device b200() {
       {"collective_sms", "UNCALIBRATED: the H100's assumed 32 NCCL channels"},
       {"sms", "UNCALIBRATED/datasheet: B200, 148 SMs (2 dies x 74)"},
       {"gemm_efficiency", "UNCALIBRATED: the H100's fitted fraction, transferred"},
+      {"gemm_tiles", "UNCALIBRATED: the H100's fitted choice (no wave quantisation), transferred"},
       {"memory_efficiency", "UNCALIBRATED: the H100's fitted fraction, transferred"},
       {"kernel_floor", "UNCALIBRATED: assumption"},
       {"flash_attention_efficiency", "UNCALIBRATED: the H100's cuDNN fractions, transferred"},

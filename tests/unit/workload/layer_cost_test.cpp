@@ -215,6 +215,28 @@ TEST(LayerCost, FusedAttentionReplacesTheScoreKernels) {
   EXPECT_THROW(make_workload(spec, 8), BadInput);
 }
 
+// model.fused_attention unset: the device's default (flash on Hopper and later, the score kernels
+// on the A100 and V100); a value given wins.
+TEST(LayerCost, FusedAttentionDefaultsToTheDevices) {
+  WorkloadSpec spec;
+  spec.model = "gpt3-1.3b";
+  for (const char* name : {"h100", "h200", "h800", "b200"}) {
+    spec.device = name;
+    spec.fused_attention.reset();
+    EXPECT_TRUE(make_workload(spec, 8).fused_attention) << name;
+    spec.fused_attention = false;
+    EXPECT_FALSE(make_workload(spec, 8).fused_attention) << name;
+  }
+  for (const char* name : {"a100", "v100"}) {
+    spec.device = name;
+    spec.fused_attention.reset();
+    EXPECT_FALSE(make_workload(spec, 8).fused_attention) << name;
+  }
+  spec.device = "a100";
+  spec.fused_attention = true;
+  EXPECT_TRUE(make_workload(spec, 8).fused_attention);
+}
+
 TEST(LayerCost, CacheReturnsTheSameCostsForTheSameShape) {
   const Workload& w = gpt3_175b();
   LayerCostCache cache;
