@@ -124,10 +124,13 @@ def run(work):
 
 
 def summary(rows):
+    """max / mean |error| per GPU (and both), over all rows and over the fused-attention (`flash`) rows."""
     s = {}
     for gpu in ("h100", "h200", "all"):
-        e = [abs(r["error_pct"]) for r in rows if gpu in ("all", r["gpu"])]
-        s[gpu] = {"rows": len(e), "max_abs_pct": max(e), "mean_abs_pct": sum(e) / len(e)}
+        for subset in ("", "_flash", "_unfused"):
+            e = [abs(r["error_pct"]) for r in rows
+                 if gpu in ("all", r["gpu"]) and (not subset or r["attention"] == subset[1:])]
+            s[gpu + subset] = {"rows": len(e), "max_abs_pct": max(e), "mean_abs_pct": sum(e) / len(e)}
     return s
 
 

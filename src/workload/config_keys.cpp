@@ -44,7 +44,8 @@ std::vector<KeySpec> config_keys() {
        "keeps fp32)",
        checks::optional(check_datatype)},
       {"server.device", "a100",
-       "accelerator: a100, h100, h200, h800, b200, v100 or a device JSON file; mixed servers: runs NAME*COUNT,... of "
+       "accelerator: a100, h100, h200, h800, b200, v100 or a device JSON file; mixed servers: runs "
+       "NAME*COUNT,... of "
        "consecutive "
        "servers, e.g. a100*4,v100*4",
        checks::runs(check_device)},

@@ -197,7 +197,7 @@ Device b200() {
   Device d = hopper_base();
   d.name = "b200";
   d.description = "NVIDIA B200 180GB (HGX B200; dense peaks; NVLink5 1.8 TB/s bidirectional) - UNCALIBRATED";
-  d.peak_flops = {{"fp64", 40e12}, {"tf32", 1.1e15}, {"fp16", 2.25e15},
+  d.peak_flops = {{"fp64", 40e12},   {"tf32", 1.1e15}, {"fp16", 2.25e15},
                   {"bf16", 2.25e15}, {"fp8", 4.5e15},  {"int8", 4.5e15}};
   d.hbm_bytes = 180 * kGiB;
   d.hbm_Bps = 8e12;
@@ -351,17 +351,17 @@ const Device* find_builtin_device(const std::string& name) {
 
 Device builtin_device(const std::string& name) {
   if (const Device* d = find_builtin_device(name)) return *d;
-  throw BadInput("unknown device '" + name + "' (a100, h100, h200, h800, b200, v100 or a .json device file)", "device " + name);
+  throw BadInput("unknown device '" + name + "' (a100, h100, h200, h800, b200, v100 or a .json device file)",
+                 "device " + name);
 }
 
 Device device_from_json(const json& j, const std::string& where) {
-  only_fields(
-      j,
-      {"name", "description", "peak_flops", "efficiency", "hbm_capacity", "hbm_bandwidth", "memory_reserve",
-       "gpus_per_server", "intra_server_bandwidth", "intra_server", "sms", "gemm_efficiency",
-       "memory_efficiency", "kernel_floor", "gemm_tiles", "flash_attention_efficiency", "fused_attention_default",
-       "sources"},
-      where);
+  only_fields(j,
+              {"name", "description", "peak_flops", "efficiency", "hbm_capacity", "hbm_bandwidth",
+               "memory_reserve", "gpus_per_server", "intra_server_bandwidth", "intra_server", "sms",
+               "gemm_efficiency", "memory_efficiency", "kernel_floor", "gemm_tiles",
+               "flash_attention_efficiency", "fused_attention_default", "sources"},
+              where);
   Device d;
   if (!j.contains("name") || !j.at("name").is_string())
     throw BadInput("missing or non-string field", where + ".name");
@@ -460,7 +460,9 @@ Device resolve_device(const std::string& name_or_path, const std::string& where)
   if (const Device* d = find_builtin_device(name_or_path)) return *d;
   if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json"))
     return load_device_file(name_or_path);
-  throw BadInput("unknown device '" + name_or_path + "' (a100, h100, h200, h800, b200, v100 or a .json device file)", where);
+  throw BadInput(
+      "unknown device '" + name_or_path + "' (a100, h100, h200, h800, b200, v100 or a .json device file)",
+      where);
 }
 
 json device_to_json(const Device& d) {

@@ -11,9 +11,13 @@ import exp_hopper
 import fit_hopper
 import tscli
 
-# Reached at commit time: see docs/validation.md section 7b for the rows.
-MAX_ABS_PCT = {"h100": MAX_H100, "h200": MAX_H200}
-MEAN_ABS_PCT = {"h100": MEAN_H100, "h200": MEAN_H200}
+# Reached at commit time (docs/validation.md section 7b), with a little room: all 16 rows of each GPU, and the 11
+# fused-attention rows. The 5 unfused rows per GPU ran PyTorch's stock attention (scale, mask, fp32 softmax,
+# dropout as separate kernels), several times the traffic of the Megatron kernels the model counts.
+BOUNDS = {  # subset: (max |error| %, mean |error| %)
+    "h100": (39.0, 13.0), "h200": (37.0, 13.0),
+    "h100_flash": (10.5, 6.0), "h200_flash": (12.0, 7.0),
+}
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +28,14 @@ def rows(tmp_path_factory):
 def test_every_measured_layer_is_reproduced(rows):
     assert len(rows) == 32
     s = exp_hopper.summary(rows)
-    for gpu in ("h100", "h200"):
-        assert s[gpu]["rows"] == 16
-        assert s[gpu]["max_abs_pct"] <= MAX_ABS_PCT[gpu], [r for r in rows if r["gpu"] == gpu]
-        assert s[gpu]["mean_abs_pct"] <= MEAN_ABS_PCT[gpu], s
+    assert s["h100"]["rows"] == s["h200"]["rows"] == 16
+    assert s["h100_flash"]["rows"] == s["h200_flash"]["rows"] == 11
+    for subset, (max_pct, mean_pct) in BOUNDS.items():
+        assert s[subset]["max_abs_pct"] <= max_pct, (subset, s[subset], rows)
+        assert s[subset]["mean_abs_pct"] <= mean_pct, (subset, s[subset])
+    # The fused-attention layers are predicted slower than measured, never much faster: the per-call overhead of
+    # the operator tables is fitted out, the in-layer cache reuse is not.
+    assert all(r["error_pct"] > -5 for r in rows if r["attention"] == "flash"), rows
 
 
 def test_device_files_hold_the_fit():
