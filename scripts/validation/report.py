@@ -510,7 +510,8 @@ def section_megatron(res, notes):
               "overlapped DP and p2p) and 8 × 400 Gb/s NDR per server (efficiency assumed equal to HDR's). The H100's "
               "GEMM, memory-bound and fused-attention (cuDNN, Transformer Engine's) fractions are fitted on measured "
               "H100 operator tables (section 7b); none of these runs calibrated anything. Before that fit (the "
-              "A100's fractions transferred) this table was +2.7 … +20.8 % optimistic (mean +12.8 %). Best over "
+              "A100's fractions transferred, GEMM tiles 256×128 …) this table was +2.0 … +26.2 % optimistic (mean "
+              "+17.8 %). Best over "
               "microbatch ∈ "
               "{1, 2, 4}, chunks and recompute ∈ {none, full}; MFU-style TFLOP/s `72 B s L h² (1 + s/6h + V/12hL)`.", ""]
     lines.append(md_table(["model", "t", "p", "measured", "toposweep", "error", "microbatch / chunks / recompute"],
