@@ -242,7 +242,8 @@ TEST(LayerCost, FusedAttentionDefaultsToTheDevices) {
   spec.fused_attention.reset();
   for (const auto& [text, fused] : {std::pair{"h100*1,h200*1", true}, std::pair{"a100*1,h100*1", false}}) {
     spec.device = text;
-    const Workload w = make_workload(spec, builtin_model("gpt3-1.3b"), server_devices(text, 2, resolve), gpus);
+    const Workload w =
+        make_workload(spec, builtin_model("gpt3-1.3b"), server_devices(text, 2, resolve), gpus);
     EXPECT_EQ(w.fused_attention, fused) << text;
   }
 }
