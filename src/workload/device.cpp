@@ -141,6 +141,8 @@ Sources hopper_sources(const std::string& ref_file) {
        "forward and backward, docs/validation/reference/hopper/h100_attention_fp8.json `attention` "
        "(scripts/validation/fit_hopper.py); FlashAttention-2 reaches 0.282 / 0.251 there"},
       {"fused_attention_default", "Megatron-Core with Transformer Engine runs fused attention on Hopper"},
+      {"efficiency", "assumption (the A100's): only for layers without the per-operator model"},
+      {"gpus_per_server", "HGX / DGX H100: 8 GPUs per server"},
   };
 }
 
@@ -221,6 +223,8 @@ Device b200() {
       {"kernel_floor", "UNCALIBRATED: assumption"},
       {"flash_attention_efficiency", "UNCALIBRATED: the H100's cuDNN fractions, transferred"},
       {"fused_attention_default", "Transformer Engine runs fused attention on Blackwell"},
+      {"efficiency", "UNCALIBRATED: assumption (the A100's), only for layers without the per-operator model"},
+      {"gpus_per_server", "UNCALIBRATED/datasheet: HGX B200, 8 GPUs per server"},
   };
   nccl_nvlink_latency(d, s);
   return d;

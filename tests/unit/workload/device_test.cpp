@@ -176,7 +176,7 @@ TEST(Devices, HopperAndBlackwellMatchTheirSources) {
          {"peak_flops", "hbm_capacity", "hbm_bandwidth", "memory_reserve", "intra_server.bandwidth",
           "intra_server.efficiency", "intra_server.latency", "intra_server.step_latency", "collective_sms",
           "sms", "gemm_efficiency", "gemm_tiles", "memory_efficiency", "kernel_floor",
-          "flash_attention_efficiency", "fused_attention_default"})
+          "flash_attention_efficiency", "fused_attention_default", "efficiency", "gpus_per_server"})
       EXPECT_FALSE(d.source(field).empty()) << name << " " << field;
   }
 }
