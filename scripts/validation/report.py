@@ -16,6 +16,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exp_forest  # noqa: E402
 import exp_hetero  # noqa: E402
+import exp_hopper  # noqa: E402
 import exp_megatron  # noqa: E402
 import exp_multidim  # noqa: E402
 import exp_multijob  # noqa: E402
@@ -503,18 +504,22 @@ def section_megatron(res, notes):
               f"recompute, 1F1B): toposweep {res['calculon']['total_s']:.1f} s per iteration "
               f"(compute {res['calculon']['compute_s']:.1f} s on the critical stage), Calculon 808.1 s "
               "(forward + backward + recompute 681.7 s); toposweep before this model: compute 926 s alone.", "",
-              "### Exploratory, other hardware (NOT CALIBRATED): Megatron-Core on H100",
+              "### Held out, other hardware: Megatron-Core on H100",
               "The Megatron-LM README's H100 weak-scaling table (r0.8.0: seq 4096, vocabulary 131072, bf16, DP 48), with "
               "Megatron-Core's options (`tp_overlap = full`, fused attention, distributed optimizer = ZeRO-1, "
               "overlapped DP and p2p) and 8 × 400 Gb/s NDR per server (efficiency assumed equal to HDR's). The H100's "
-              "GEMM and memory fractions are the A100's transferred (no H100 kernel-level profile was found): these "
-              "numbers show how far that transfer is from real H100 runs, nothing more. Best over microbatch ∈ "
+              "GEMM, memory-bound and fused-attention (cuDNN, Transformer Engine's) fractions are fitted on measured "
+              "H100 operator tables (section 7b); none of these runs calibrated anything. Before that fit (the "
+              "A100's fractions transferred, GEMM tiles 256×128 …) this table was +2.0 … +26.2 % optimistic (mean "
+              "+17.8 %). Best over "
+              "microbatch ∈ "
               "{1, 2, 4}, chunks and recompute ∈ {none, full}; MFU-style TFLOP/s `72 B s L h² (1 + s/6h + V/12hL)`.", ""]
     lines.append(md_table(["model", "t", "p", "measured", "toposweep", "error", "microbatch / chunks / recompute"],
                           [[r.model, r.tp, r.pp, r.measured_tflops, f"{r.simulated_tflops:.1f}", pc(r.error_pct),
                             f"{r.microbatch} / {r.chunks} / {r.recompute}"] for _, r in h1.iterrows()]))
-    lines += ["", f"Mean error {h1.error_pct.mean():+.1f} % (range {h1.error_pct.min():+.1f} … {h1.error_pct.max():+.1f} %): "
-              "optimistic, as expected of an uncalibrated device (and of Megatron-Core's overlaps, modelled coarsely).",
+    lines += ["", f"Mean error {h1.error_pct.mean():+.1f} %, mean |error| {h1.error_pct.abs().mean():.1f} % (range "
+              f"{h1.error_pct.min():+.1f} … {h1.error_pct.max():+.1f} %; goal: each within 10 %, mean 5 %). No per-run "
+              "factor: one device file, the configuration each run used.",
               "", "### Caveats", "",
               "- **The split between GEMM and memory-bound time is weakly determined by Table 4.** A joint least-squares "
               "fit of both parameters to its ten numbers lies in a flat valley; its optimum (GEMM 0.705, 1.71 TB/s) "
@@ -534,8 +539,8 @@ def section_megatron(res, notes):
               "choices span a wide range (column `their range`).",
               "- **530B with DP 8** is 6 % fast: the model's one gradient reduction (fp32, one NIC per rank) costs less "
               "than the paper's 1.3 s step-time increase.",
-              "- **H100 and V100 are not calibrated** (their device files say NOT CALIBRATED); the H100 check above is "
-              "exploratory. A Table 4-like per-layer profile on the device would calibrate it.",
+              "- **The V100 is not calibrated** (its device file says NOT CALIBRATED). The H100 is calibrated on "
+              "single-GPU operator tables only: its multi-GPU clocks, power behaviour and communication are not.",
               "- The allocator reserve is bounded, not measured; no published per-GPU memory measurement of these runs "
               "was found."]
     notes.append(f"Megatron-LM on Selene (held out; A100 calibrated on Korthikanti Table 4 only): Korthikanti Table 5 "
@@ -543,7 +548,73 @@ def section_megatron(res, notes):
                  f"SC'21 Table 1 every row within {esc.max():.2f} % (mean {esc.mean():.2f} %); SC'21 Table 2 max "
                  f"{t2.error_pct.abs().max():.2f} %; nccl-tests bus bandwidths within "
                  f"{nc.error_pct.abs().max():.2f} %; memory feasibility agrees on {agree} of {len(mem)} cells; "
-                 f"H100 (not calibrated, exploratory) {h1.error_pct.min():+.0f} … {h1.error_pct.max():+.0f} %.")
+                 f"Megatron-Core H100 (held out; H100 fitted on operator tables) {h1.error_pct.min():+.1f} … "
+                 f"{h1.error_pct.max():+.1f} %, mean |error| {h1.error_pct.abs().mean():.1f} %.")
+    return lines
+
+
+def section_hopper(df, notes):
+    df.to_csv(os.path.join(FIGS, "hopper_layers.csv"), index=False)
+    fit = exp_hopper.fit_hopper.fit()
+    summ = exp_hopper.summary(df.to_dict("records"))
+    lines = ["", "## 7b. Hopper: measured H100 and H200 layers (held out)",
+             "One transformer layer's forward + backward on one tensor-parallel rank, without communication, measured "
+             "on one H100 80GB SXM and one H200 (PyTorch 2.11, bf16; `docs/validation/reference/hopper/`, whose "
+             "README gives the GPUs, drivers and clocks) against `toposweep simulate` with the `h100` / `h200` "
+             "devices (driver: `scripts/validation/exp_hopper.py`).",
+             "",
+             "**Calibrated on** the operator tables of the same files only (`scripts/validation/fit_hopper.py`): "
+             f"GEMM efficiency {fit['h100']['gemm_efficiency']} (H100) / {fit['h200']['gemm_efficiency']} (H200) "
+             "from the 48 GEMM shapes' forward and backward times (no wave quantisation, which fits Hopper's cuBLAS "
+             "better than cuBLAS's large tiles) less a per-call timing overhead; memory-bound "
+             f"bandwidth {fit['h100']['memory_Bps'] / 1e12:.2f} / {fit['h200']['memory_Bps'] / 1e12:.2f} TB/s "
+             f"(memory_efficiency {fit['h100']['memory_efficiency']} / {fit['h200']['memory_efficiency']}) from the "
+             "memory-bound operators against the bytes the model counts for each kernel; fused attention "
+             f"{fit['attention_cudnn']['forward']} / {fit['attention_cudnn']['backward']} of peak forward / backward "
+             "for cuDNN (causal, sequence 2k–8k; Transformer Engine's kernels; FlashAttention-2 reaches "
+             f"{fit['attention_flash']['forward']} / {fit['attention_flash']['backward']}). **Held out:** every row "
+             "of `layers` below (none of them calibrated anything).",
+             "",
+             "How the layers ran and what the calls set to match: no biases; bf16 gradients accumulated by PyTorch "
+             "(`grad_accum_fusion = false`, `grad_datatype = bf16`); `flash` rows ran PyTorch SDPA, which prefers "
+             "cuDNN's attention on sm90 with cuDNN > 9.15 (the runs had 9.19), so they run the device as it is "
+             "(`model.fused_attention = true`); `unfused` rows run `model.fused_attention = false`. One layer = the `compute_time_s` "
+             "difference between a 2-layer and a 1-layer model, per microbatch (TP collectives not overlapped, so "
+             "not in compute).", ""]
+    lines.append(md_table(["GPU", "model", "t", "seq", "b", "attention", "recompute", "measured ms", "toposweep ms",
+                           "error"],
+                          [[r.gpu, r.model, r.tp, r.seq, r.mbs, r.attention, r.recompute, f"{r.measured_ms:.2f}",
+                            f"{r.simulated_ms:.2f}", pc(r.error_pct)] for _, r in df.iterrows()]))
+    llama = df[df.llama_keys.notna()]
+    keys = "with" if len(llama) and bool(llama.llama_keys.iloc[0]) else "without"
+    def mx(k):
+        return f"max {summ[k]['max_abs_pct']:.1f} %, mean {summ[k]['mean_abs_pct']:.1f} %"
+
+    lines += ["", f"|error| over all 16 rows of each GPU: H100 {mx('h100')}; H200 {mx('h200')}. Over the 11 "
+              f"fused-attention rows: H100 {mx('h100_flash')}; H200 {mx('h200_flash')}. Over the 5 unfused rows: "
+              f"H100 {mx('h100_unfused')}; H200 {mx('h200_unfused')}. Goal (issue 32): every row within 8 %, mean "
+              f"4 %: not reached. Llama rows ran {keys} the RMSNorm / rotary model keys (the binary "
+              f"{'accepts' if keys == 'with' else 'rejects'} them; RoPE and RMSNorm are then costed as the "
+              "model's norm and no rotary kernel).",              "", "What limits it:",
+              "- **Unfused rows** (model too fast by 7–38 %): the measured layers ran PyTorch's stock unfused "
+              "attention (scale, mask, fp32 softmax, dropout as separate kernels: about 34 bytes per score element "
+              "forward) where the model counts Megatron's fused scale-mask-softmax and dropout (9 bytes). The model "
+              "describes Megatron's kernels; a stock-PyTorch attention is not one of its operator lists.",
+              "- **Fused-attention rows** (model slow by up to 11 %, most at 2k tokens): a whole layer runs faster "
+              "than the sum of its operators timed one at a time. The fit removes the per-call timing overhead "
+              "(about 150 µs per autograd backward call), but not the L2 reuse between consecutive kernels at "
+              "2k tokens (a 2048 × 12288 bf16 tensor is 50 MB, the H100's L2 is 50 MB), nor the bandwidth spread "
+              "the one memory fraction averages over (PyTorch's norm backward runs at about 1 TB/s, an add at "
+              "2.8 TB/s; the per-step weight-gradient accumulation is costed at the average).",
+              "- Flash attention is one fraction of peak per direction, while cuDNN runs 3× slower at 2k tokens "
+              "with few heads than at 16k (`attention` table): at 2k the model's attention is fast, which partly "
+              "cancels the above.",
+              "- One GEMM fraction: small-K row-parallel GEMMs (the output projection at tp 8) run at half of it; "
+              "no wave quantisation fits Hopper's cuBLAS better than cuBLAS's large tiles (fit_hopper.py prints "
+              "both)."]
+    notes.append(f"Hopper layers (held out; devices fitted on the operator tables only): all rows H100 {mx('h100')}, "
+                 f"H200 {mx('h200')}; fused-attention rows H100 {mx('h100_flash')}, H200 {mx('h200_flash')} "
+                 "(goal 8 % / 4 % not reached; the unfused rows ran PyTorch's stock attention).")
     return lines
 
 
@@ -567,13 +638,14 @@ def main():
                      ("placement", lambda n: section_placement(pd.DataFrame(exp_placement.run(WORK)), n)),
                      ("topoopt", lambda n: section_topoopt(pd.DataFrame(exp_topoopt.run()), n)),
                      ("megatron", lambda n: section_megatron(exp_megatron.run(WORK), n)),
-                     ("hetero", lambda n: section_hetero(pd.DataFrame(exp_hetero.run(WORK)), n))):
+                     ("hetero", lambda n: section_hetero(pd.DataFrame(exp_hetero.run(WORK)), n)),
+                     ("hopper", lambda n: section_hopper(pd.DataFrame(exp_hopper.run(WORK)), n))):
         t = time.time()
         print(f"validate: {name} ...", file=sys.stderr, flush=True)
         section_notes[name] = []
         body.append((name, fn(section_notes[name])))
         timing.append(f"{name} {time.time() - t:.0f} s")
-    order = ["topoopt", "multidim", "forest", "placement", "multijob", "megatron", "hetero"]
+    order = ["topoopt", "multidim", "forest", "placement", "multijob", "megatron", "hetero", "hopper"]
     body.sort(key=lambda x: order.index(x[0]))
     notes = sum((section_notes[name] for name in order), [])
     rev = subprocess.run([tscli.binary(), "--version"], capture_output=True, text=True).stdout.strip()

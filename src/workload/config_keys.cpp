@@ -38,18 +38,18 @@ std::vector<KeySpec> config_keys() {
       {"model.datatype", "fp16", "training datatype: fp16, bf16, fp32, tf32, fp8", check_datatype},
       {"model.optimizer", "adam", "optimizer (sets its state memory): adam, momentum or sgd",
        checks::one_of({"adam", "momentum", "sgd"})},
-      {"model.fused_attention", "false",
+      {"model.fused_attention", "",
        "one fused (flash) attention kernel per layer instead of QK^T, softmax, dropout and x V; keeps no s x "
-       "s "
-       "activations",
-       checks::boolean()},
+       "s activations (default: the device's fused_attention_default: true on Hopper and later, else false)",
+       checks::optional(checks::boolean())},
       {"model.grad_datatype", "",
        "datatype of the gradient buffers and their data-parallel reduction (default: model.datatype; "
        "Megatron "
        "keeps fp32)",
        checks::optional(check_datatype)},
       {"server.device", "a100",
-       "accelerator: a100, h100, v100 or a device JSON file; mixed servers: runs NAME*COUNT,... of "
+       "accelerator: a100, h100, h200, h800, b200, v100 or a device JSON file; mixed servers: runs "
+       "NAME*COUNT,... of "
        "consecutive "
        "servers, e.g. a100*4,v100*4",
        checks::runs(check_device)},

@@ -1,8 +1,10 @@
 // Built-in devices. Datasheet figures (dense, no sparsity): NVIDIA A100 80GB SXM, H100 SXM5 80GB,
-// V100 SXM2 32GB. What training kernels reach on them comes with its source in `sources` (the
-// same text is in inputs/devices/*.json and inputs/devices/README.md): only the A100's sustained
-// GEMM fraction and memory-kernel bandwidth are calibrated (Korthikanti et al. 2022, Table 4);
-// the H100 and V100 values are transferred from the A100 or assumed, and say so.
+// H200 141GB, H800 SXM5, B200, V100 SXM2 32GB. What training kernels reach on them comes with its
+// source in `sources` (the same text is in inputs/devices/*.json and inputs/devices/README.md):
+// the A100's sustained GEMM fraction and memory-kernel bandwidth are calibrated on Korthikanti et
+// al. 2022, Table 4; the H100's and H200's per-operator numbers on measured operator tables
+// (docs/validation/reference/hopper/); the H800 takes the H100's, the B200 is datasheet only
+// (UNCALIBRATED) and the V100 takes the A100's, and each says so.
 #include "toposweep/workload/device.hpp"
 
 #include <algorithm>
@@ -82,10 +84,13 @@ Device a100() {
   return d;
 }
 
-Device h100() {
+// The Hopper per-operator numbers are fitted on measured operator tables of one H100 and one
+// H200 (docs/validation/reference/hopper/, scripts/validation/fit_hopper.py prints them); the
+// measured whole layers are the hold-out (docs/validation.md).
+constexpr const char* kHopperRef = "docs/validation/reference/hopper/";
+
+Device hopper_base() {
   Device d;
-  d.name = "h100";
-  d.description = "NVIDIA H100 80GB SXM5 (dense peaks; NVLink4 900 GB/s bidirectional)";
   d.peak_flops = {{"fp64", 67e12},    {"fp32", 67e12},    {"tf32", 494.7e12}, {"fp16", 989.4e12},
                   {"bf16", 989.4e12}, {"fp8", 1978.9e12}, {"int8", 1978.9e12}};
   d.hbm_bytes = 80 * kGiB;
@@ -96,12 +101,19 @@ Device h100() {
   d.intra_server.efficiency = 370.0 / 450.0;
   d.collective_sms = 32;
   d.sms = 132;
-  d.gemm_efficiency = 0.715;
-  d.memory_efficiency = 0.6773;
+  d.gemm_efficiency = 0.687;
+  d.memory_efficiency = 0.5653;
   d.kernel_floor_s = 4e-6;
-  d.flash_forward_efficiency = 0.5;
-  d.flash_backward_efficiency = 0.4;
-  const Sources sources = {
+  d.gemm_tiles = {{1, 1}};  // no wave quantisation: Hopper's cuBLAS (stream-K) fits better without
+  d.flash_forward_efficiency = 0.533;
+  d.flash_backward_efficiency = 0.448;
+  d.fused_attention_default = true;
+  return d;
+}
+
+Sources hopper_sources(const std::string& ref_file) {
+  const std::string ref = std::string(kHopperRef) + ref_file;
+  return {
       {"peak_flops", "NVIDIA H100 SXM5 datasheet (dense tensor-core peaks)"},
       {"hbm_capacity", "80 GiB: the H100 80GB part"},
       {"hbm_bandwidth", "NVIDIA H100 SXM5 datasheet: HBM3 3.35 TB/s"},
@@ -112,14 +124,109 @@ Device h100() {
       {"collective_sms", "ASSUMED: 32 NCCL channels"},
       {"sms", "H100 SXM5 datasheet: 132 SMs"},
       {"gemm_efficiency",
-       "NOT CALIBRATED: burst matmul 792.1 TFLOP/s = 0.801 of peak (stas00/ml-engineering MAMF table) times "
-       "the "
-       "A100's sustained/burst ratio 0.767/0.859; an H100 per-layer profile is needed"},
-      {"memory_efficiency", "NOT CALIBRATED: the A100's fitted fraction, transferred"},
+       "fitted: least squares of the 96 measured GEMM times (forward; dgrad + wgrad) of " + ref +
+           " `gemm` with a per-call timing overhead (scripts/validation/fit_hopper.py); an 8192^3 bf16 GEMM "
+           "reaches 0.78 of peak there"},
+      {"gemm_tiles",
+       "fitted: 1 x 1 (no wave quantisation) fits " + ref +
+           " `gemm` better than cuBLAS's 256x128 / 128x256 / 128x128 tiles (rms error 11 % vs 14 %; Hopper's "
+           "cuBLAS runs stream-K kernels), scripts/validation/fit_hopper.py"},
+      {"memory_efficiency",
+       "fitted: least squares of the 40 memory-bound operator times of " + ref +
+           " `memops` against the bytes the model counts for each kernel, with a per-call timing overhead "
+           "(scripts/validation/fit_hopper.py); a 2 GiB copy reaches 0.89 of the datasheet bandwidth there"},
       {"kernel_floor", "assumption"},
-      {"flash_attention_efficiency", "ASSUMED, not calibrated"},
+      {"flash_attention_efficiency",
+       "fitted: cuDNN fused attention (what Transformer Engine runs on Hopper), causal, sequence 2k-8k, "
+       "forward and backward, docs/validation/reference/hopper/h100_attention_fp8.json `attention` "
+       "(scripts/validation/fit_hopper.py); FlashAttention-2 reaches 0.282 / 0.251 there"},
+      {"fused_attention_default", "Megatron-Core with Transformer Engine runs fused attention on Hopper"},
+      {"efficiency", "assumption (the A100's): only for layers without the per-operator model"},
+      {"gpus_per_server", "HGX / DGX H100: 8 GPUs per server"},
   };
-  nccl_nvlink_latency(d, sources);
+}
+
+Device h100() {
+  Device d = hopper_base();
+  d.name = "h100";
+  d.description = "NVIDIA H100 80GB SXM5 (dense peaks; NVLink4 900 GB/s bidirectional)";
+  nccl_nvlink_latency(d, hopper_sources("h100.json"));
+  return d;
+}
+
+Device h800() {
+  Device d = hopper_base();
+  d.name = "h800";
+  d.description = "NVIDIA H800 80GB SXM5 (H100 compute, FP64 cut; NVLink 400 GB/s bidirectional)";
+  d.peak_flops["fp64"] = 1e12;
+  d.intra_server.bandwidth_Bps = 200e9;
+  Sources s = hopper_sources("h100.json");
+  s["peak_flops"] = "NVIDIA H800 SXM5 datasheet: the H100 SXM5's dense tensor-core peaks, FP64 1 TFLOP/s";
+  s["intra_server.bandwidth"] =
+      "NVIDIA H800 SXM5 datasheet: NVLink 400 GB/s bidirectional = 8 links x 25 GB/s per GPU and direction";
+  s["intra_server.efficiency"] = "ASSUMED: the H100's 370 / 450 nccl-tests fraction (NVIDIA/nccl-tests#212)";
+  s["sms"] = "the H100 SXM5's 132 SMs (same GH100 configuration)";
+  s["gemm_efficiency"] = "the H100's, transferred (same SMs and clocks): " + s["gemm_efficiency"];
+  s["memory_efficiency"] = "the H100's, transferred (same HBM3): " + s["memory_efficiency"];
+  s["flash_attention_efficiency"] = "the H100's, transferred: " + s["flash_attention_efficiency"];
+  nccl_nvlink_latency(d, s);
+  return d;
+}
+
+Device h200() {
+  Device d = hopper_base();
+  d.name = "h200";
+  d.description = "NVIDIA H200 141GB SXM (H100 compute, HBM3e 4.8 TB/s; NVLink4 900 GB/s bidirectional)";
+  d.hbm_bytes = 141 * kGiB;
+  d.hbm_Bps = 4.8e12;
+  d.gemm_efficiency = 0.6736;
+  d.memory_efficiency = 0.5212;
+  Sources s = hopper_sources("h200.json");
+  s["peak_flops"] = "NVIDIA H200 SXM datasheet (dense tensor-core peaks, the H100 SXM5's)";
+  s["hbm_capacity"] =
+      "NVIDIA H200 datasheet: 141 GB (GiB, as the H100's 80 GB); the measured H200 reports 139.8 GiB";
+  s["hbm_bandwidth"] = "NVIDIA H200 datasheet: HBM3e 4.8 TB/s";
+  s["intra_server.efficiency"] = "ASSUMED: the H100's 370 / 450 nccl-tests fraction (NVIDIA/nccl-tests#212)";
+  s["sms"] = "H200 SXM: 132 SMs (the measured H200 reports 132)";
+  s["flash_attention_efficiency"] =
+      "the H100's, transferred (same SMs and clocks; attention was measured on the H100 only): " +
+      s["flash_attention_efficiency"];
+  nccl_nvlink_latency(d, s);
+  return d;
+}
+
+Device b200() {
+  Device d = hopper_base();
+  d.name = "b200";
+  d.description = "NVIDIA B200 180GB (HGX B200; dense peaks; NVLink5 1.8 TB/s bidirectional) - UNCALIBRATED";
+  d.peak_flops = {{"fp64", 40e12},   {"tf32", 1.1e15}, {"fp16", 2.25e15},
+                  {"bf16", 2.25e15}, {"fp8", 4.5e15},  {"int8", 4.5e15}};
+  d.hbm_bytes = 180 * kGiB;
+  d.hbm_Bps = 8e12;
+  d.intra_server.bandwidth_Bps = 900e9;
+  d.sms = 148;
+  const Sources s = {
+      {"peak_flops",
+       "UNCALIBRATED/datasheet: NVIDIA HGX B200 datasheet per GPU, dense (half the sparse figures): FP64 40 "
+       "TFLOP/s, TF32 1.1, FP16/BF16 2.25, FP8 4.5 PFLOP/s, INT8 4.5 POP/s"},
+      {"hbm_capacity", "UNCALIBRATED/datasheet: HGX B200, 180 GB HBM3e per GPU (1,440 GB per 8 GPUs)"},
+      {"hbm_bandwidth", "UNCALIBRATED/datasheet: HGX B200, 8 TB/s per GPU"},
+      {"memory_reserve", "UNCALIBRATED: the A100's value, transferred"},
+      {"intra_server.bandwidth",
+       "UNCALIBRATED/datasheet: NVLink5 1.8 TB/s bidirectional = 18 links x 50 GB/s per GPU and direction"},
+      {"intra_server.efficiency", "UNCALIBRATED: the H100's 370 / 450 nccl-tests fraction, transferred"},
+      {"collective_sms", "UNCALIBRATED: the H100's assumed 32 NCCL channels"},
+      {"sms", "UNCALIBRATED/datasheet: B200, 148 SMs (2 dies x 74)"},
+      {"gemm_efficiency", "UNCALIBRATED: the H100's fitted fraction, transferred"},
+      {"gemm_tiles", "UNCALIBRATED: the H100's fitted choice (no wave quantisation), transferred"},
+      {"memory_efficiency", "UNCALIBRATED: the H100's fitted fraction, transferred"},
+      {"kernel_floor", "UNCALIBRATED: assumption"},
+      {"flash_attention_efficiency", "UNCALIBRATED: the H100's cuDNN fractions, transferred"},
+      {"fused_attention_default", "Transformer Engine runs fused attention on Blackwell"},
+      {"efficiency", "UNCALIBRATED: assumption (the A100's), only for layers without the per-operator model"},
+      {"gpus_per_server", "UNCALIBRATED/datasheet: HGX B200, 8 GPUs per server"},
+  };
+  nccl_nvlink_latency(d, s);
   return d;
 }
 
@@ -228,7 +335,7 @@ double datatype_bytes(const std::string& datatype, const std::string& where) {
 }
 
 std::vector<std::string> builtin_device_names() {
-  return {"a100", "h100", "v100"};
+  return {"a100", "h100", "v100", "h200", "h800", "b200"};
 }
 
 const std::string& Device::source(const std::string& field) const {
@@ -240,7 +347,7 @@ const std::string& Device::source(const std::string& field) const {
 
 const Device* find_builtin_device(const std::string& name) {
   // Built once, never changed.
-  static const Device devices[] = {a100(), h100(), v100()};
+  static const Device devices[] = {a100(), h100(), v100(), h200(), h800(), b200()};
   for (const Device& d : devices)
     if (d.name == name) return &d;
   return nullptr;
@@ -248,16 +355,17 @@ const Device* find_builtin_device(const std::string& name) {
 
 Device builtin_device(const std::string& name) {
   if (const Device* d = find_builtin_device(name)) return *d;
-  throw BadInput("unknown device '" + name + "' (a100, h100, v100 or a .json device file)", "device " + name);
+  throw BadInput("unknown device '" + name + "' (a100, h100, h200, h800, b200, v100 or a .json device file)",
+                 "device " + name);
 }
 
 Device device_from_json(const json& j, const std::string& where) {
-  only_fields(
-      j,
-      {"name", "description", "peak_flops", "efficiency", "hbm_capacity", "hbm_bandwidth", "memory_reserve",
-       "gpus_per_server", "intra_server_bandwidth", "intra_server", "sms", "gemm_efficiency",
-       "memory_efficiency", "kernel_floor", "gemm_tiles", "flash_attention_efficiency", "sources"},
-      where);
+  only_fields(j,
+              {"name", "description", "peak_flops", "efficiency", "hbm_capacity", "hbm_bandwidth",
+               "memory_reserve", "gpus_per_server", "intra_server_bandwidth", "intra_server", "sms",
+               "gemm_efficiency", "memory_efficiency", "kernel_floor", "gemm_tiles",
+               "flash_attention_efficiency", "fused_attention_default", "sources"},
+              where);
   Device d;
   if (!j.contains("name") || !j.at("name").is_string())
     throw BadInput("missing or non-string field", where + ".name");
@@ -322,6 +430,11 @@ Device device_from_json(const json& j, const std::string& where) {
     d.flash_forward_efficiency = number_in(f, "forward", 1e-6, 1, w);
     d.flash_backward_efficiency = number_in(f, "backward", 1e-6, 1, w);
   }
+  if (j.contains("fused_attention_default")) {
+    if (!j.at("fused_attention_default").is_boolean())
+      throw BadInput("expected true or false", where + ".fused_attention_default");
+    d.fused_attention_default = j.at("fused_attention_default").get<bool>();
+  }
   if (j.contains("sources")) {
     const json& s = j.at("sources");
     if (!s.is_object()) throw BadInput("expected an object field -> source text", where + ".sources");
@@ -351,7 +464,9 @@ Device resolve_device(const std::string& name_or_path, const std::string& where)
   if (const Device* d = find_builtin_device(name_or_path)) return *d;
   if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json"))
     return load_device_file(name_or_path);
-  throw BadInput("unknown device '" + name_or_path + "' (a100, h100, v100 or a .json device file)", where);
+  throw BadInput(
+      "unknown device '" + name_or_path + "' (a100, h100, h200, h800, b200, v100 or a .json device file)",
+      where);
 }
 
 json device_to_json(const Device& d) {
@@ -384,6 +499,7 @@ json device_to_json(const Device& d) {
       j["flash_attention_efficiency"] = {{"forward", d.flash_forward_efficiency},
                                          {"backward", d.flash_backward_efficiency}};
   }
+  if (d.fused_attention_default) j["fused_attention_default"] = true;
   j["sources"] = d.sources ? json(*d.sources) : json::object();
   return j;
 }

@@ -60,6 +60,11 @@ Workload make_workload(const WorkloadSpec& spec, Model model, const ServerDevice
   }
   const auto ref = static_cast<std::size_t>(std::max_element(rate.begin(), rate.end()) - rate.begin());
   Workload w = make_workload(spec, gpus, std::move(model), devices.kinds[ref]);
+  // Unset model.fused_attention: fused attention only where every kind's stack runs it (a cluster
+  // with A100 or V100 servers keeps the score kernels).
+  if (!spec.fused_attention)
+    w.fused_attention = std::all_of(devices.kinds.begin(), devices.kinds.end(),
+                                    [](const Device& d) { return d.fused_attention_default; });
   w.per_operator = per_operator;
   if (!per_operator) w.flops_per_s = rate[ref];
   w.reference_rate = rate[ref];

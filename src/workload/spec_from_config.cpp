@@ -113,7 +113,8 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
       throw BadInput("must be in (0, 1]", config.where("server.efficiency"));
   }
   s.optimizer = config.get_string("model.optimizer");
-  s.fused_attention = config.get_bool("model.fused_attention");
+  if (config.has("model.fused_attention") && !config.get_string("model.fused_attention").empty())
+    s.fused_attention = config.get_bool("model.fused_attention");
   if (config.has("model.grad_datatype")) {
     s.grad_datatype = config.get_string("model.grad_datatype");
     if (!s.grad_datatype.empty()) datatype_bytes(s.grad_datatype, config.where("model.grad_datatype"));

@@ -43,6 +43,9 @@ struct Device {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> gemm_tiles{{256, 128}, {128, 256}, {128, 128}};
   double flash_forward_efficiency = 0;  // fused attention (model.fused_attention), fraction of peak
   double flash_backward_efficiency = 0;
+  // What model.fused_attention means when not given: the attention the device's usual training
+  // stack runs (Transformer Engine's fused attention on Hopper and later; false before).
+  bool fused_attention_default = false;
   // Field -> where its value comes from; shared, so copying a device (every plan does) stays cheap.
   std::shared_ptr<const std::map<std::string, std::string>> sources;
   const std::string& source(const std::string& field) const;  // "" when none is given

@@ -25,9 +25,11 @@ struct WorkloadSpec {
   std::int64_t global_batch = 0;   // > 0: overrides batch_per_gpu x GPUs
   double efficiency = 0;           // > 0: overrides the device's
   std::string optimizer = "adam";
-  bool fused_attention = false;  // model.fused_attention: one flash-attention kernel per layer
-  std::string grad_datatype;     // model.grad_datatype; empty: the training datatype
-  std::uint32_t seq_len = 0;     // model.seq_len; > 0: overrides a transformer's sequence length
+  // model.fused_attention: one flash-attention kernel per layer; unset: the device's default
+  // (Device::fused_attention_default).
+  std::optional<bool> fused_attention;
+  std::string grad_datatype;  // model.grad_datatype; empty: the training datatype
+  std::uint32_t seq_len = 0;  // model.seq_len; > 0: overrides a transformer's sequence length
   bool operator==(const WorkloadSpec&) const = default;
 };
 

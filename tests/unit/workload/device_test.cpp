@@ -110,15 +110,86 @@ TEST(Devices, LinkClassAndPerOperatorFields) {
             "d.json.intra_server");
 }
 
-// Only the A100's two compute parameters are fitted (Korthikanti et al. 2022 Table 4); the other
-// devices must say that theirs are not calibrated.
+// The A100's two compute parameters are fitted on Korthikanti et al. 2022 Table 4, the H100's and
+// H200's on the measured Hopper operator tables; the other devices must say that theirs are not
+// calibrated.
 TEST(Devices, UncalibratedNumbersSaySo) {
-  for (const char* name : {"h100", "v100"}) {
-    const Device d = builtin_device(name);
-    EXPECT_NE(d.source("gemm_efficiency").find("NOT CALIBRATED"), std::string::npos) << name;
-    EXPECT_NE(d.source("memory_efficiency").find("NOT CALIBRATED"), std::string::npos) << name;
-  }
+  const Device v = builtin_device("v100");
+  EXPECT_NE(v.source("gemm_efficiency").find("NOT CALIBRATED"), std::string::npos);
+  EXPECT_NE(v.source("memory_efficiency").find("NOT CALIBRATED"), std::string::npos);
   EXPECT_NE(builtin_device("a100").source("gemm_efficiency").find("Table 4"), std::string::npos);
+  for (const char* name : {"h100", "h200"}) {
+    const Device d = builtin_device(name);
+    for (const char* field :
+         {"gemm_efficiency", "gemm_tiles", "memory_efficiency", "flash_attention_efficiency"}) {
+      EXPECT_NE(d.source(field).find("fitted"), std::string::npos) << name << " " << field;
+      EXPECT_NE(d.source(field).find("fit_hopper.py"), std::string::npos) << name << " " << field;
+    }
+  }
+  // The B200 is datasheet figures and transfers: every number's source but NCCL's latencies says
+  // UNCALIBRATED (fused_attention_default is the software stack, not a number).
+  const Device b = builtin_device("b200");
+  ASSERT_TRUE(b.sources);
+  for (const auto& [field, text] : *b.sources) {
+    if (field != "intra_server.latency" && field != "intra_server.step_latency" &&
+        field != "fused_attention_default") {
+      EXPECT_NE(text.find("UNCALIBRATED"), std::string::npos) << field;
+    }
+  }
+}
+
+// Every number of the new devices against the figure its source cites.
+TEST(Devices, HopperAndBlackwellMatchTheirSources) {
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  const Device h100 = builtin_device("h100"), h200 = builtin_device("h200");
+  const Device h800 = builtin_device("h800"), b200 = builtin_device("b200");
+  // H800: H100 compute and memory, NVLink 400 GB/s bidirectional = 200 GB/s per direction.
+  EXPECT_DOUBLE_EQ(h800.intra_server.bandwidth_Bps, 200e9);
+  EXPECT_NE(h800.source("intra_server.bandwidth").find("400 GB/s bidirectional"), std::string::npos);
+  EXPECT_DOUBLE_EQ(h800.peak("bf16", "t"), h100.peak("bf16", "t"));
+  EXPECT_DOUBLE_EQ(h800.peak("fp64", "t"), 1e12);
+  EXPECT_DOUBLE_EQ(h800.gemm_efficiency, h100.gemm_efficiency);
+  EXPECT_DOUBLE_EQ(h800.hbm_Bps, h100.hbm_Bps);
+  // H200: 141 GB HBM3e at 4.8 TB/s, the H100's SMs and peaks.
+  EXPECT_DOUBLE_EQ(h200.hbm_bytes, 141 * GiB);
+  EXPECT_DOUBLE_EQ(h200.hbm_Bps, 4.8e12);
+  EXPECT_NE(h200.source("hbm_bandwidth").find("4.8 TB/s"), std::string::npos);
+  EXPECT_NE(h200.source("hbm_capacity").find("141 GB"), std::string::npos);
+  EXPECT_EQ(h200.sms, 132u);
+  EXPECT_DOUBLE_EQ(h200.peak("bf16", "t"), 989.4e12);
+  // H100: NVLink4 450 GB/s per direction, HBM3 3.35 TB/s.
+  EXPECT_DOUBLE_EQ(h100.intra_server.bandwidth_Bps, 450e9);
+  EXPECT_DOUBLE_EQ(h100.hbm_Bps, 3.35e12);
+  // B200: HGX B200 datasheet, dense.
+  EXPECT_DOUBLE_EQ(b200.peak("bf16", "t"), 2.25e15);
+  EXPECT_DOUBLE_EQ(b200.peak("fp8", "t"), 4.5e15);
+  EXPECT_DOUBLE_EQ(b200.hbm_Bps, 8e12);
+  EXPECT_DOUBLE_EQ(b200.intra_server.bandwidth_Bps, 900e9);
+  EXPECT_EQ(b200.sms, 148u);
+  // Fused attention by default on Hopper and later only.
+  for (const char* name : {"h100", "h200", "h800", "b200"})
+    EXPECT_TRUE(builtin_device(name).fused_attention_default) << name;
+  for (const char* name : {"a100", "v100"})
+    EXPECT_FALSE(builtin_device(name).fused_attention_default) << name;
+  // Every field has a source.
+  for (const char* name : {"h100", "h200", "h800", "b200"}) {
+    const Device d = builtin_device(name);
+    for (const char* field :
+         {"peak_flops", "hbm_capacity", "hbm_bandwidth", "memory_reserve", "intra_server.bandwidth",
+          "intra_server.efficiency", "intra_server.latency", "intra_server.step_latency", "collective_sms",
+          "sms", "gemm_efficiency", "gemm_tiles", "memory_efficiency", "kernel_floor",
+          "flash_attention_efficiency", "fused_attention_default", "efficiency", "gpus_per_server"})
+      EXPECT_FALSE(d.source(field).empty()) << name << " " << field;
+  }
+}
+
+TEST(Devices, FusedAttentionDefaultIsABoolean) {
+  const std::string minimal = R"({"name": "x", "peak_flops": {"bf16": 1e12}, "efficiency": 0.5,
+    "hbm_capacity": "1GiB", "hbm_bandwidth": "1TB/s", "gpus_per_server": 1,
+    "intra_server_bandwidth": "1GB/s", "fused_attention_default": )";
+  EXPECT_TRUE(device_from_json(nlohmann::json::parse(minimal + "true}"), "d").fused_attention_default);
+  EXPECT_FALSE(device_from_json(nlohmann::json::parse(minimal + "false}"), "d").fused_attention_default);
+  EXPECT_THROW(device_from_json(nlohmann::json::parse(minimal + "1}"), "d"), BadInput);
 }
 
 }  // namespace

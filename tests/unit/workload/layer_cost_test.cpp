@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "toposweep/workload/devices.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/model_library.hpp"
 #include "toposweep/workload/spec.hpp"
@@ -213,6 +214,38 @@ TEST(LayerCost, FusedAttentionReplacesTheScoreKernels) {
   spec.device = "v100";
   spec.fused_attention = true;
   EXPECT_THROW(make_workload(spec, 8), BadInput);
+}
+
+// model.fused_attention unset: the device's default (flash on Hopper and later, the score kernels
+// on the A100 and V100); a value given wins.
+TEST(LayerCost, FusedAttentionDefaultsToTheDevices) {
+  WorkloadSpec spec;
+  spec.model = "gpt3-1.3b";
+  for (const char* name : {"h100", "h200", "h800", "b200"}) {
+    spec.device = name;
+    spec.fused_attention.reset();
+    EXPECT_TRUE(make_workload(spec, 8).fused_attention) << name;
+    spec.fused_attention = false;
+    EXPECT_FALSE(make_workload(spec, 8).fused_attention) << name;
+  }
+  for (const char* name : {"a100", "v100"}) {
+    spec.device = name;
+    spec.fused_attention.reset();
+    EXPECT_FALSE(make_workload(spec, 8).fused_attention) << name;
+  }
+  spec.device = "a100";
+  spec.fused_attention = true;
+  EXPECT_TRUE(make_workload(spec, 8).fused_attention);
+  // Mixed servers: the default holds only where every kind runs fused attention.
+  const std::vector<std::uint32_t> gpus{8, 8};
+  const auto resolve = [](const std::string& name) { return builtin_device(name); };
+  spec.fused_attention.reset();
+  for (const auto& [text, fused] : {std::pair{"h100*1,h200*1", true}, std::pair{"a100*1,h100*1", false}}) {
+    spec.device = text;
+    const Workload w =
+        make_workload(spec, builtin_model("gpt3-1.3b"), server_devices(text, 2, resolve), gpus);
+    EXPECT_EQ(w.fused_attention, fused) << text;
+  }
 }
 
 TEST(LayerCost, CacheReturnsTheSameCostsForTheSameShape) {

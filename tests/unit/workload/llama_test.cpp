@@ -122,8 +122,12 @@ TEST(Llama3, GqaKeepsKAndVAtKvDim) {
   EXPECT_EQ(tp.none, 10 * s * h + (20 * s * h + 4 * s * kv + 5 * a * s * s) / 2);
   // The table: Q and K kept by the scores, V by the context.
   for (const BlockOp& op : describe_block(t)) {
-    if (op.name == "scores") EXPECT_EQ(op.kept_sharded, s * h + s * kv);
-    if (op.name == "context") EXPECT_EQ(op.kept_sharded, s * kv);
+    if (op.name == "scores") {
+      EXPECT_EQ(op.kept_sharded, s * h + s * kv);
+    }
+    if (op.name == "context") {
+      EXPECT_EQ(op.kept_sharded, s * kv);
+    }
   }
 }
 
@@ -183,8 +187,11 @@ TEST(Llama3, RmsNormHasAScaleOnly) {
   const double layer_norm_params = transformer_model("ln", t).parameters();
   t.norm = NormKind::RMSNorm;
   EXPECT_EQ(norm_parameters(t), 64.0);
-  for (const BlockOp& op : describe_block(t))
-    if (op.role == OpRole::Norm) EXPECT_EQ(op.params_replicated, 64.0) << op.name;
+  for (const BlockOp& op : describe_block(t)) {
+    if (op.role == OpRole::Norm) {
+      EXPECT_EQ(op.params_replicated, 64.0) << op.name;
+    }
+  }
   EXPECT_EQ(head_layer(t).params_replicated, 64.0);  // final norm
   // Two norms per block and the final one lose their shift: (2 L + 1) h.
   EXPECT_EQ(layer_norm_params - transformer_model("rms", t).parameters(), (2 * 2 + 1) * 64.0);
@@ -258,7 +265,9 @@ TEST(Llama3, NewShapeFieldsRoundTrip) {
       t.position = PositionKind::Rotary;
       t.max_positions = 0;
     }
-    const Model m = transformer_model("m" + std::to_string(bits), t);
+    std::string name = "m";  // (not "m" + to_string: GCC 12's -Wrestrict misfires on it)
+    name += std::to_string(bits);
+    const Model m = transformer_model(name, t);
     const json j = model_to_json(m);
     EXPECT_EQ(j["transformer"]["mlp"], t.gated_mlp ? "swiglu" : "gelu");
     EXPECT_EQ(j["transformer"]["norm"], bits & 2 ? "rmsnorm" : "layernorm");
