@@ -378,8 +378,31 @@ def h100_exploratory(work):
         if other:
             tf1 = max(x[0] for x in other)
             row["error_1f1b_pct"] = pct(tf1, meas)
+        # Sensitivities, not fits: the same configuration on an H100 whose GEMMs all run at 0.60 of peak (the
+        # operator table's K <= 2048 shapes), or whose SM clock is 13 % lower (peak FLOP/s x 0.87, HBM unchanged).
+        sens = tscli.run_many([("simulate", {**DGX_H100, **MCORE, "model.name": path, **mcore_bucket(dp),
+                                             **strategy_sets(tp, pp, gpus, batch, mbs, v, "none", tp > 1),
+                                             "server.device": dev}, [], [])
+                               for dev in mcore_sensitivity_devices(work)])
+        for key, rs in zip(("error_gemm060_pct", "error_clock87_pct"), sens):
+            if isinstance(rs, Exception):
+                raise rs
+            row[key] = pct(flops / rs["iteration_time_s"] / gpus / 1e12, meas)
         rows.append(row)
     return rows
+
+
+def mcore_sensitivity_devices(work):
+    with open(os.path.join(tscli.SOURCE_DIR, "inputs", "devices", "h100.json")) as f:
+        base = json.load(f)
+    paths = []
+    for name, change in (("h100-gemm060", {"gemm_efficiency": 0.60}),
+                         ("h100-clock87", {"peak_flops": {k: 0.87 * v for k, v in base["peak_flops"].items()}})):
+        path = os.path.join(work, f"{name}.json")
+        with open(path, "w") as f:
+            json.dump({**base, "name": name, **change}, f)
+        paths.append(path)
+    return paths
 
 
 def calculon_case(work):
