@@ -565,7 +565,7 @@ def section_megatron(res, notes):
               "- **1.7B and 7.1B** (TP 1–2, no pipeline, DP gradients of 1.7–3.5 B parameters well hidden under the "
               "backward) are +15 % fast with 3–6 % of their step in exposed communication: their gap is compute. Candidates, none "
               "measured here: smaller GEMMs than the fit's (hidden 2048: the operator table's GEMMs with K ≤ 2048 "
-              "at 4k–8k tokens run at 0.44–0.66 of peak against the fitted 0.687; column `GEMM 0.60` below); "
+              "at 4k–8k tokens run at 0.44–0.66 of peak against the fitted 0.687; column `GEMM 0.60` above); "
               "sustained multi-GPU clocks under power capping (the operator tables are single-GPU bursts at 1980 MHz; "
               "column `clock −13 %`); per-iteration framework "
               "overheads, which the README says are included (data loading, logging), weigh most on the shortest "
