@@ -271,56 +271,138 @@ def table4_layers(work):
     return rows
 
 
-# EXPLORATORY, other hardware: Megatron-Core r0.8.0 weak scaling on H100 (Megatron-LM README, images/model_table.png,
-# commit f2e5db402c, 2024-07-15): seq 4096, vocab 131072, bf16. name, heads, hidden, layers, tp, pp, dp, GPUs, batch,
-# TFLOP/s per GPU.
+# Held out, other hardware: Megatron-Core r0.8.0 weak scaling on H100 (Megatron-LM README, images/model_table.png,
+# commit f2e5db402c, 2024-07-15; the weak-scaling figure's legend says "Megatron-Core r0.8.0"): seq 4096, vocab
+# 131072. name, heads, hidden, layers, tp, pp, dp, GPUs, batch, TFLOP/s per GPU.
 MCORE_H100 = [("1.7B", 16, 2048, 24, 1, 1, 48, 48, 192, 408.8), ("7.1B", 32, 4096, 30, 2, 1, 48, 96, 192, 465.9),
               ("16B", 48, 6144, 32, 4, 1, 48, 192, 192, 489.1), ("32B", 56, 7168, 48, 8, 1, 48, 384, 192, 459.6),
               ("70B", 64, 8192, 84, 8, 2, 48, 768, 384, 419.7), ("119B", 80, 10240, 92, 8, 4, 48, 1536, 768, 420.5),
               ("177B", 96, 12288, 96, 8, 6, 48, 2304, 1152, 432.8), ("314B", 128, 16384, 96, 8, 8, 48, 3072, 1536, 474.4),
               ("462B", 144, 18432, 112, 8, 16, 48, 6144, 3072, 459.9)]
-# Megatron-Core's defaults in that table: Transformer Engine layers with SP and TP overlap, fused attention, the
-# distributed optimizer (ZeRO-1) with overlapped gradient reduction, overlapped p2p. DGX H100: 8 x NDR 400 Gb/s,
-# whose efficiency is ASSUMED equal to HDR's 0.96.
+# What each run used, and where it comes from (docs/validation.md, section 6, lists the same):
+#  * published in the table: tp, pp, dp, GPUs, global batch; README (f2e5db402c / 937571cfd4): seq 4096, vocab
+#    131072, "--overlap-grad-reduce --overlap-param-gather" (DP), "--tp-comm-overlap" (TP), PP overlap "enabled by
+#    default"; bf16: the table's MFU column is TFLOP/s / 989 (the H100's dense bf16 peak).
+#  * implied by Megatron-Core r0.8.0's code (tag core_r0.8.0, baf94af3c6): --overlap-param-gather asserts
+#    --use-distributed-optimizer (ZeRO-1, megatron/training/arguments.py); --tp-comm-overlap asserts
+#    --sequence-parallel (SP on every TP > 1 run); bf16 accumulates and reduces gradients in fp32; gradient-
+#    accumulation fusion and Transformer Engine layers (cuDNN fused attention on Hopper) are defaults; no
+#    recomputation (--recompute-granularity defaults to None); tied embeddings (default); the DDP bucket is
+#    max(40M, 1M x dp) = 48M gradient elements (megatron/core/distributed/distributed_data_parallel.py).
+#  * inferred: r0.8.0 overlaps p2p only under the interleaved schedule (arguments.py sets overlap_p2p_comm = False
+#    otherwise), so "PP overlap enabled" means the PP > 1 runs were interleaved. 119B (23 layers per stage) and
+#    462B (7) are primes: interleaving there means one layer per virtual stage.
+#  * NOT published (README, figures, scripts; NVIDIA/Megatron-LM#1571 asks for the scripts, unanswered): the
+#    microbatch size and the virtual-stage count of 70B / 177B / 314B. For these the best over the admissible
+#    values is taken (microbatch in {1, 2, 4}; chunks > 1 dividing the layers per stage, with the microbatch
+#    count a multiple of pp), i.e. optimistic by construction; the columns `range_*` give the spread.
+# DGX H100: 8 x NDR 400 Gb/s per server, efficiency ASSUMED equal to HDR's 0.96.
 DGX_H100 = {**SELENE, "server.device": "h100", "topology.link_bandwidth": "400Gbps", "model.datatype": "bf16"}
 MCORE = {"strategy.tp_overlap": "full", "strategy.grad_accum_fusion": "true", "model.grad_datatype": "fp32",
          "strategy.dp_overlap": "true", "strategy.p2p_overlap": "true", "strategy.zero": 1,
          "model.fused_attention": "true"}
+MCORE_MICROBATCH = (1, 2, 4)
+
+
+def mcore_bucket(dp):
+    """Megatron-Core r0.8.0's DDP bucket with overlap: max(40M, 1M x dp) fp32 gradient elements."""
+    return {"strategy.bucket_size": f"{4 * max(40, dp)}MB"}
+
+
+def mcore_flops(batch, L, h):
+    """Megatron-Core's num_floating_point_operations (megatron/training/training.py, r0.8.0) for a GPT with a 4h
+    MLP and no GQA: 72 B s L h^2 (1 + s/6h + V/12hL)."""
+    return 72.0 * batch * 4096 * L * h * h * (1 + 4096 / (6 * h) + 131072 / (12 * h * L))
+
+
+def mcore_model(work, name, heads, h, L):
+    path = os.path.join(work, f"mcore-{name}.json")
+    with open(path, "w") as f:
+        json.dump({"name": f"mcore-{name}", "transformer": {"layers": L, "hidden": h, "heads": heads,
+                                                          "seq_len": 4096, "vocab": 131072, "max_positions": 4096}}, f)
+    return path
+
+
+def mcore_plan(L, pp, dp, batch, interleaved=True):
+    """(microbatch, chunks) each run may have used: interleaved (pp > 1) with chunks > 1 dividing the layers per
+    stage and the microbatch count a multiple of pp (Megatron's check), or 1F1B (interleaved=False)."""
+    plan = []
+    for mbs in MCORE_MICROBATCH:
+        if (batch // dp) % mbs:
+            continue
+        micro = batch // dp // mbs
+        if pp == 1 or not interleaved:
+            plan.append((mbs, 1))
+            continue
+        plan += [(mbs, v) for v in range(2, L // pp + 1) if (L // pp) % v == 0 and micro % pp == 0]
+    return plan
 
 
 def h100_exploratory(work):
     rows = []
     for name, heads, h, L, tp, pp, dp, gpus, batch, meas in MCORE_H100:
-        path = os.path.join(work, f"mcore-{name}.json")
-        with open(path, "w") as f:
-            json.dump({"name": f"mcore-{name}", "transformer": {"layers": L, "hidden": h, "heads": heads,
-                                                              "seq_len": 4096, "vocab": 131072, "max_positions": 4096}}, f)
-        plan = []
-        for mbs in (1, 2, 4):
-            if (batch // dp) % mbs:
-                continue
-            micro = batch // dp // mbs
-            chunks = [1] if pp == 1 else [v for v in range(1, L // pp + 1) if (L // pp) % v == 0 and (v == 1 or micro % pp == 0)]
-            for v in chunks:
-                for rc in ("none", "full"):
-                    plan.append((mbs, v, rc))
-        calls = [("simulate", {**DGX_H100, **MCORE, "model.name": path,
-                               **strategy_sets(tp, pp, gpus, batch, mbs, v, rc, tp > 1)}, [], []) for mbs, v, rc in plan]
-        flops = 72.0 * batch * 4096 * L * h * h * (1 + 4096 / (6 * h) + 131072 / (12 * h * L))
-        best = None
-        for (mbs, v, rc), r in zip(plan, tscli.run_many(calls)):
+        path = mcore_model(work, name, heads, h, L)
+        plan = [(mbs, v, True) for mbs, v in mcore_plan(L, pp, dp, batch)]
+        if pp > 1:  # the sensitivity to the inferred interleaving: 1F1B as published flags would read
+            plan += [(mbs, v, False) for mbs, v in mcore_plan(L, pp, dp, batch, interleaved=False)]
+        calls = [("simulate", {**DGX_H100, **MCORE, "model.name": path, **mcore_bucket(dp),
+                               **strategy_sets(tp, pp, gpus, batch, mbs, v, "none", tp > 1)}, [], [])
+                 for mbs, v, _ in plan]
+        flops = mcore_flops(batch, L, h)
+        used, other = [], []
+        for (mbs, v, inter), r in zip(plan, tscli.run_many(calls)):
             if isinstance(r, Exception):
                 raise r
             if not r["feasible"]:
                 continue
             tf = flops / r["iteration_time_s"] / gpus / 1e12
-            if best is None or tf > best[0]:
-                best = (tf, mbs, v, rc)
-        rows.append({"model": name, "tp": tp, "pp": pp, "dp": dp, "measured_tflops": meas,
-                     "simulated_tflops": best[0] if best else None, "microbatch": best[1] if best else None,
-                     "chunks": best[2] if best else None, "recompute": best[3] if best else None,
-                     "error_pct": pct(best[0], meas) if best else None})
+            (used if inter else other).append((tf, mbs, v, r))
+        tf, mbs, v, r = max(used, key=lambda x: x[0])
+        lo, hi = min(x[0] for x in used), max(x[0] for x in used)
+        row = {"model": name, "tp": tp, "pp": pp, "dp": dp, "gpus": gpus, "batch": batch, "measured_tflops": meas,
+               "simulated_tflops": tf, "error_pct": pct(tf, meas),
+               "microbatch": mbs, "chunks": v, "recompute": "none", "sequence_parallel": tp > 1,
+               "schedule": "interleaved" if v > 1 else "1f1b",
+               "microbatch_source": "not published: best of {1, 2, 4}" if len(used) > 1 else "not published",
+               "chunks_source": ("-" if pp == 1 else
+                                 "inferred (p2p overlap => interleaved; layers/stage prime => 1 layer per chunk)"
+                                 if (L // pp) in (7, 23) else
+                                 "inferred interleaved; count not published: best of admissible"),
+               "range_lo_error_pct": pct(lo, meas), "range_hi_error_pct": pct(hi, meas),
+               "iteration_s": r["iteration_time_s"], "measured_iteration_s": flops / (meas * 1e12 * gpus),
+               "compute_s": r["compute_time_s"], "exposed_comm_s": r["exposed_comm_time_s"],
+               "bubble_s": r["bubble_time_s"]}
+        for k, val in r["breakdown"]["comm_busy_s"].items():
+            if val:
+                row[f"busy_{k}_s"] = val
+        if other:
+            tf1 = max(x[0] for x in other)
+            row["error_1f1b_pct"] = pct(tf1, meas)
+        # Sensitivities, not fits: the same configuration on an H100 whose GEMMs all run at 0.60 of peak (the
+        # operator table's K <= 2048 shapes), or whose SM clock is 13 % lower (peak FLOP/s x 0.87, HBM unchanged).
+        sens = tscli.run_many([("simulate", {**DGX_H100, **MCORE, "model.name": path, **mcore_bucket(dp),
+                                             **strategy_sets(tp, pp, gpus, batch, mbs, v, "none", tp > 1),
+                                             "server.device": dev}, [], [])
+                               for dev in mcore_sensitivity_devices(work)])
+        for key, rs in zip(("error_gemm060_pct", "error_clock87_pct"), sens):
+            if isinstance(rs, Exception):
+                raise rs
+            row[key] = pct(flops / rs["iteration_time_s"] / gpus / 1e12, meas)
+        rows.append(row)
     return rows
+
+
+def mcore_sensitivity_devices(work):
+    with open(os.path.join(tscli.SOURCE_DIR, "inputs", "devices", "h100.json")) as f:
+        base = json.load(f)
+    paths = []
+    for name, change in (("h100-gemm060", {"gemm_efficiency": 0.60}),
+                         ("h100-clock87", {"peak_flops": {k: 0.87 * v for k, v in base["peak_flops"].items()}})):
+        path = os.path.join(work, f"{name}.json")
+        with open(path, "w") as f:
+            json.dump({**base, "name": name, **change}, f)
+        paths.append(path)
+    return paths
 
 
 def calculon_case(work):
