@@ -720,9 +720,11 @@ def section_llama3(df, notes):
               "5 %). With the full count the 131k-token row is "
               f"{df.error_pct.iloc[2]:+.0f} %: at 131k tokens attention is most of the work, so only the causal count "
               "is consistent with all three rows at once; the paper's convention is not stated.",
-              "- The 8k rows are slow in the model by 6–12 %: with ZeRO-2 the model reduce-scatters every "
-              "microbatch's gradients (DeepSpeed's rule) where Meta's FSDP accumulates them; the exposed DP "
-              "communication column is where that shows."]
+              "- The 8k rows are slow in the model by 6–12 %, with 1.9–2.3 s of exposed data-parallel "
+              "communication: ZeRO-2 is the fastest feasible stage in the model (ZeRO-1's unsharded fp32 gradient "
+              "buffers do not fit beside the activations), and under ZeRO-2 the model reduce-scatters every "
+              "microbatch's gradients (DeepSpeed's rule) where Meta's FSDP keeps them until the step. A likely part "
+              "of the gap; not measured."]
     notes.append(f"Llama 3 405B on 8,192 / 16,384 H100 (held out, Table 4 of the Llama 3 paper, CP 16 at 131k "
                  f"tokens included): every row within {ec.max():.1f} %, mean {ec.mean():.1f} % (causal FLOP count).")
     return lines

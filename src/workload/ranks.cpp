@@ -1,6 +1,8 @@
 #include "toposweep/workload/ranks.hpp"
 
 #include <algorithm>
+#include <array>
+#include <vector>
 
 #include "toposweep/workload/strategy.hpp"
 
@@ -44,19 +46,59 @@ AxisCoords AxisGrid::coords(std::uint32_t rank) const {
   return c;
 }
 
+namespace {
+
+// Calls f(rank) for every rank whose indices are 0 on the axes in `zero`, the pinned value on the
+// pinned axes, and anything on the others, in rank order (mixed-radix counting, the first axis
+// fastest), without dividing out any rank's coordinates.
+template <class F>
+void for_each_base(const std::array<std::uint32_t, kAxisCount>& size,
+                   const std::array<bool, kAxisCount>& zero, std::initializer_list<AxisValue> pinned, F&& f) {
+  std::array<std::uint32_t, kAxisCount> stride{}, index{};
+  std::array<bool, kAxisCount> free{};
+  std::uint32_t n = 1;
+  for (std::size_t i = 0; i < kAxisCount; ++i) {
+    stride[i] = n;
+    n *= size[i];
+    free[i] = !zero[i];
+  }
+  std::uint32_t rank = 0;
+  for (const AxisValue& p : pinned) {
+    const std::size_t i = axis_index(p.axis);
+    if (p.value >= size[i] || (zero[i] && p.value != 0)) return;  // no rank has that index there
+    free[i] = false;
+    index[i] = p.value;
+    rank += p.value * stride[i];
+  }
+  while (true) {
+    f(rank);
+    std::size_t i = 0;
+    for (; i < kAxisCount; ++i) {
+      if (!free[i]) continue;
+      if (++index[i] < size[i]) {
+        rank += stride[i];
+        break;
+      }
+      rank -= (index[i] - 1) * stride[i];
+      index[i] = 0;
+    }
+    if (i == kAxisCount) return;
+  }
+}
+
+}  // namespace
+
 GroupSet AxisGrid::groups(Axis along, std::initializer_list<AxisValue> pinned) const {
   GroupSet gs;
   gs.axis = along;
   const std::uint32_t step = stride(along), n = size(along);
+  std::array<bool, kAxisCount> zero{};
+  zero[axis_index(along)] = true;
   // Each group's first member (index 0 on `along`), in rank order.
-  for (std::uint32_t r = 0; r < gpus(); ++r) {
-    const AxisCoords c = coords(r);
-    bool first = c[along] == 0;
-    for (const AxisValue& p : pinned) first = first && c[p.axis] == p.value;
-    if (!first) continue;
+  for_each_base(size_, zero, pinned, [&](std::uint32_t r) {
     auto& g = gs.groups.emplace_back(n);
     for (std::uint32_t i = 0; i < n; ++i) g[i] = r + i * step;
-  }
+  });
   return gs;
 }
 
@@ -71,25 +113,22 @@ GroupSet AxisGrid::joint_groups(std::initializer_list<Axis> along,
     on[axis_index(a)] = true;
     n *= size(a);
   }
-  for (std::uint32_t r = 0; r < gpus(); ++r) {
-    const AxisCoords c = coords(r);
-    bool first = true;
-    for (Axis a : along) first = first && c[a] == 0;
-    for (const AxisValue& p : pinned) first = first && c[p.axis] == p.value;
-    if (!first) continue;
-    auto& g = gs.groups.emplace_back();
-    g.reserve(n);
-    // Member j: j's mixed-radix digits over the `along` axes, innermost fastest (rank order).
-    for (std::uint32_t j = 0; j < n; ++j) {
-      std::uint32_t rest = j, member = r;
-      for (std::size_t i = 0; i < kAxisCount; ++i) {
-        if (!on[i]) continue;
-        member += (rest % size_[i]) * stride(static_cast<Axis>(i));
-        rest /= size_[i];
-      }
-      g.push_back(member);
+  // The members' offsets from the first: the `along` axes' mixed-radix digits, innermost fastest.
+  std::vector<std::uint32_t> offsets;
+  offsets.reserve(n);
+  for (std::uint32_t j = 0; j < n; ++j) {
+    std::uint32_t rest = j, offset = 0;
+    for (std::size_t i = 0; i < kAxisCount; ++i) {
+      if (!on[i]) continue;
+      offset += (rest % size_[i]) * stride(static_cast<Axis>(i));
+      rest /= size_[i];
     }
+    offsets.push_back(offset);
   }
+  for_each_base(size_, on, pinned, [&](std::uint32_t r) {
+    auto& g = gs.groups.emplace_back(n);
+    for (std::uint32_t j = 0; j < n; ++j) g[j] = r + offsets[j];
+  });
   return gs;
 }
 
@@ -97,8 +136,11 @@ GroupSet AxisGrid::pairs(Axis along, std::uint32_t from, std::uint32_t to) const
   GroupSet gs;
   gs.axis = along;
   const std::uint32_t step = stride(along);
-  for (std::uint32_t r = 0; r < gpus(); ++r)
-    if (coords(r)[along] == 0) gs.groups.push_back({r + from * step, r + to * step});
+  std::array<bool, kAxisCount> zero{};
+  zero[axis_index(along)] = true;
+  for_each_base(size_, zero, {}, [&](std::uint32_t r) {
+    gs.groups.push_back({r + from * step, r + to * step});
+  });
   return gs;
 }
 
