@@ -200,7 +200,8 @@ Device h200() {
       "fitted: the H100's 0.6306 (mean fp8_tflops / 1978.9 of the 7 shapes with m = 8192 of "
       "docs/validation/reference/hopper/h100_attention_fp8.json `fp8_gemm`) x 1450.8 / 1392.0, the measured "
       "8192^3 fp8 GEMM of " +
-      std::string(kHopperRef) + "h200.json / h100.json `peak.fp8_gemm_8192_tflops` (scripts/validation/fit_hopper.py)";
+      std::string(kHopperRef) +
+      "h200.json / h100.json `peak.fp8_gemm_8192_tflops` (scripts/validation/fit_hopper.py)";
   s["flash_attention_efficiency"] =
       "the H100's, transferred (same SMs and clocks; attention was measured on the H100 only): " +
       s["flash_attention_efficiency"];

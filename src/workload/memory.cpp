@@ -19,7 +19,8 @@ double zero_shards(std::uint8_t zero, std::uint8_t from_stage, double dp) {
 }  // namespace
 
 ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero, double dp) {
-  return {(w.bytes_per_element + w.fp8_weight_bytes) / zero_shards(zero, 3, dp), w.grad_bytes_per_element / zero_shards(zero, 2, dp),
+  return {(w.bytes_per_element + w.fp8_weight_bytes) / zero_shards(zero, 3, dp),
+          w.grad_bytes_per_element / zero_shards(zero, 2, dp),
           w.optimizer_bytes_per_param() / zero_shards(zero, 1, dp)};
 }
 

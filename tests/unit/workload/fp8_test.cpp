@@ -113,7 +113,8 @@ TEST(Fp8, EverythingButTheWeightGemmsIsTheBf16Time) {
     const KernelDevice& bf16 = k16.device;
     const double T = 2 * 2048, h = 2048, t = 2;
     // QKV, attention output, FFN in, FFN out on one TP rank: (M, N, K).
-    const std::vector<std::vector<double>> gemms = {{T, 3 * h / t, h}, {T, h, h / t}, {T, 4 * h / t, h}, {T, h, 4 * h / t}};
+    const std::vector<std::vector<double>> gemms = {
+        {T, 3 * h / t, h}, {T, h, h / t}, {T, 4 * h / t, h}, {T, h, 4 * h / t}};
     double fwd8 = 0, fwd16 = 0, bwd8 = 0, bwd16 = 0;
     for (const auto& g : gemms) {
       fwd8 += gemm_seconds(fp8, g[0], g[1], g[2], 1, 1, 2);
@@ -136,7 +137,8 @@ TEST(Fp8, GemmInputsAreKeptInFp8AndTheWeightsGainAnFp8Copy) {
   const double s = 2048, h = 2048, t = 2;
   for (const bool sp : {false, true}) {
     const ActivationSplit split{2, sp ? 2u : 1u, 1};
-    const LayerActivations a8 = layer_activations(w8, block, split), a16 = layer_activations(w16, block, split);
+    const LayerActivations a8 = layer_activations(w8, block, split),
+                           a16 = layer_activations(w16, block, split);
     const double saved = sp ? (2 * s * h + 5 * s * h) / t : 2 * s * h + 5 * s * h / t;
     EXPECT_DOUBLE_EQ(a16.none - a8.none, saved);
     EXPECT_DOUBLE_EQ(a16.selective - a8.selective, saved);
@@ -178,8 +180,8 @@ TEST(Fp8, CommunicationIsTheBf16Traffic) {
     EXPECT_GT(tp, 0u);
   }
   // model.grad_datatype still sets the gradients (and their reduction).
-  Config c = test::workload_config({"model.name=gpt3-1.3b", "model.datatype=fp8", "model.grad_datatype=fp32",
-                                    "server.device=h100"});
+  Config c = test::workload_config(
+      {"model.name=gpt3-1.3b", "model.datatype=fp8", "model.grad_datatype=fp32", "server.device=h100"});
   const Workload w = workload_from_config(c, 8);
   EXPECT_DOUBLE_EQ(w.grad_bytes_per_element, 4);
   EXPECT_DOUBLE_EQ(w.bytes_per_element, 2);
