@@ -5,6 +5,8 @@
 // the error for a device without an fp8 peak.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -202,6 +204,32 @@ TEST(Fp8, DeviceWithoutAnFp8PeakIsAnError) {
     EXPECT_GT(builtin_device(device).fp8_gemm_efficiency, 0) << device;
   }
   EXPECT_DOUBLE_EQ(builtin_device("h200").fp8_gemm_efficiency, 0.6572);
+}
+
+TEST(Fp8, DeviceFilesGiveTheFp8GemmEfficiency) {
+  const std::string head =
+      R"({"name": "x", "efficiency": 0.5, "hbm_capacity": "1GiB", "hbm_bandwidth": "1TB/s",
+    "gpus_per_server": 1, "intra_server_bandwidth": "1GB/s", "sms": 100, "gemm_efficiency": 0.7,
+    "memory_efficiency": 0.5, )";
+  const Device d = device_from_json(
+      nlohmann::json::parse(head +
+                            R"("peak_flops": {"bf16": 1e15, "fp8": 2e15}, "fp8_gemm_efficiency": 0.6})"),
+      "d");
+  EXPECT_DOUBLE_EQ(d.fp8_gemm_efficiency, 0.6);
+  try {
+    device_from_json(
+        nlohmann::json::parse(head + R"("peak_flops": {"bf16": 1e15}, "fp8_gemm_efficiency": 0.6})"), "d");
+    ADD_FAILURE() << "no error";
+  } catch (const BadInput& e) {
+    EXPECT_EQ(e.where(), "d.fp8_gemm_efficiency");
+  }
+  // Without it, an fp8 device's weight GEMMs take its gemm_efficiency of the fp8 peak.
+  const Device plain =
+      device_from_json(nlohmann::json::parse(head + R"("peak_flops": {"bf16": 1e15, "fp8": 2e15}})"), "d");
+  const Workload w = make_workload(builtin_model("gpt3-1.3b"), plain, "fp8", 8);
+  EXPECT_DOUBLE_EQ(kernel_device(w).weight_gemm_peak_flops, 2e15);
+  EXPECT_DOUBLE_EQ(kernel_device(w).weight_gemm_efficiency, 0.7);
+  EXPECT_DOUBLE_EQ(kernel_device(w).peak_flops, 1e15);
 }
 
 }  // namespace
