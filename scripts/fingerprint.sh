@@ -6,7 +6,7 @@
 #   bash scripts/fingerprint.sh build/toposweep /tmp/after && diff -r /tmp/before /tmp/after
 # Cases: `models --json` of every built-in model; `simulate --json` of the example and validation
 # design points with every strategy family (3-D, interleaved, ZeRO 1-3, recompute, sequence
-# parallelism, TP overlap, per-layer degrees, tables) and Llama 3 (GQA, RoPE, model.seq_len); the
+# parallelism, TP overlap, per-layer degrees, tables), Llama 3 (GQA, RoPE, model.seq_len) and fp8; the
 # optimizer's strategy search on GPT-3 175B / 64 A100; the quickstart and perf-1024 sweeps' /points (every field, %.17g). Timing fields
 # (wall clock) are dropped. About 2 minutes on two cores; FINGERPRINT_QUICK=1 skips perf-1024 and
 # the strategy search.
@@ -76,6 +76,11 @@ sim llama3-70b "${llama[@]}" --set model.name=llama3-70b --set strategy.recomput
   --set strategy.microbatches=16 --set model.global_batch=16
 sim llama3-8b-32k "${llama[@]}" --set model.name=llama3-8b --set model.seq_len=32768 --set model.fused_attention=true \
   --set strategy.pp=2 --set strategy.microbatches=4 --set strategy.tp_overlap=full --set strategy.recompute=full
+# FP8 (Transformer Engine's recipe: fp8 weight GEMMs, the rest bf16) on H100s.
+sim gpt3-13b-fp8-h100 --set server.device=h100 --set model.datatype=fp8 --set model.name=gpt3-13b \
+  --set topology.kind=switch --set topology.servers=4 --set server.gpus=8 --set strategy.tp=4 --set strategy.pp=2 \
+  --set strategy.sequence_parallel=true --set strategy.microbatches=8 --set model.global_batch=32 \
+  --set strategy.recompute=selective
 
 sweep() {  # name, config
   rm -f "$out/$1.h5"

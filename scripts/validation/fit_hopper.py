@@ -21,6 +21,10 @@ constants are printed, not used by the model:
     `layers` table ran; used by exp_hopper.py only). The model counts causal attention as 2 b a s^2 d forward
     FLOPs (x 2.5 backward), the same as the table. Only the H100 was measured; the H200 has the same SMs and
     clocks, so it takes the H100's attention fractions.
+  * fp8_gemm_efficiency (model.datatype = fp8): the mean of fp8_tflops / the datasheet fp8 peak (1978.9 TFLOP/s)
+    over the large shapes (m = 8192) of `fp8_gemm` (h100_attention_fp8.json, Transformer Engine's fp8 GEMM). Only
+    the H100 has the shape table; the H200 takes it scaled by the ratio of the two devices' measured 8192^3 fp8
+    GEMM peaks (`peak.fp8_gemm_8192_tflops` of h100.json / h200.json).
 """
 import json
 import math
@@ -31,6 +35,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(os.path.dirname(os.path.dirname(HERE)), "docs", "validation", "reference", "hopper")
 
 PEAK_BF16 = 989.4e12  # H100 / H200 SXM datasheet, dense
+PEAK_FP8 = 1978.9e12  # H100 / H200 SXM datasheet, dense
+FP8_LARGE_M = 8192  # the `fp8_gemm` rows fp8_gemm_efficiency is fitted on
 HBM = {"h100": 3.35e12, "h200": 4.8e12}  # datasheets
 SMS = 132
 # Candidate CTA tile sets for the model's wave quantisation (the device's gemm_tiles): cuBLAS's large tiles, as the
@@ -162,9 +168,17 @@ def fit_gemm_tiles(d):
     return sorted(fits)
 
 
+def fit_fp8_gemm(att):
+    """The H100's fp8 GEMM fraction of the datasheet fp8 peak: mean over the large shapes of `fp8_gemm`."""
+    rows = [r for r in att["fp8_gemm"] if r["m"] >= FP8_LARGE_M]
+    return sum(r["fp8_tflops"] * 1e12 / PEAK_FP8 for r in rows) / len(rows), len(rows)
+
+
 def fit():
     att = load("h100_attention_fp8.json")
     out = {}
+    fp8, fp8_rows = fit_fp8_gemm(att)
+    fp8_peak = {device: load(f"{device}.json")["peak"]["fp8_gemm_8192_tflops"] for device in ("h100", "h200")}
     for device in ("h100", "h200"):
         d = load(f"{device}.json")
         fits = fit_gemm_tiles(d)
@@ -183,6 +197,8 @@ def fit():
             "memory_call_overhead_us": {k: round(v * 1e6, 1) for k, v in mc.items()},
             "peak_bf16_gemm_8192_measured": d["peak"]["bf16_gemm_8192_tflops"] * 1e12,
             "copy_Bps_measured": d["peak"]["copy_tbps_read_plus_write"] * 1e12,
+            "fp8_gemm_efficiency": round(fp8 * fp8_peak[device] / fp8_peak["h100"], 4), "fp8_gemm_rows": fp8_rows,
+            "fp8_gemm_8192_measured": fp8_peak[device] * 1e12,
         }
     for backend in ("cudnn", "flash"):
         fwd, bwd, n = fit_attention(att, backend)
@@ -206,6 +222,9 @@ def main():
               f"{r['memory_Bps'] / 1e12:.3f} TB/s = memory_efficiency {r['memory_efficiency']} ({r['memory_rows']} "
               f"times, mean |err| {r['memory_mean_abs_error_pct']} %, max {r['memory_max_abs_error_pct']} %; per-call "
               f"overhead {r['memory_call_overhead_us']} us)")
+        print(f"{device}: fp8_gemm_efficiency {r['fp8_gemm_efficiency']} (H100 `fp8_gemm`, {r['fp8_gemm_rows']} shapes "
+              f"with m = {FP8_LARGE_M}, x {device} / h100 measured 8192^3 fp8 peak; 8192^3 measured "
+              f"{r['fp8_gemm_8192_measured'] / PEAK_FP8:.3f} of the fp8 peak)")
     for backend in ("cudnn", "flash"):
         r = res[f"attention_{backend}"]
         print(f"attention {backend}: forward {r['forward']}, backward {r['backward']} ({r['rows']} causal rows, "

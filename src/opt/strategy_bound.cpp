@@ -89,7 +89,7 @@ double StrategyBound::operator()(const Strategy& s) {
   const Model& m = w_->model;
   // The collective counts and message size plan_iteration uses (any device gives the counts).
   LayerCostKey key = layer_cost_key(*w_, s);
-  if (!w_->per_operator) key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0};
+  if (!w_->per_operator) key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0, 1, 1};
   const TransformerCosts costs = costs_.get(key);  // a copy: the cache may move its entries
   ChunkTimes t = chunk_compute_times(*w_, s, &costs_);
   const std::uint32_t chunks = static_cast<std::uint32_t>(t.forward.size());

@@ -28,6 +28,10 @@ BlockTotals block_totals(const std::vector<BlockOp>& ops) {
     t.kept_replicated += op.kept_replicated;
     t.kept_sharded += op.kept_sharded;
     if (op.recompute == RecomputeClass::DroppedUnderSelective) t.kept_scores += op.kept_sharded;
+    if (op.kind == OpKind::Gemm) {
+      t.kept_gemm_replicated += op.kept_replicated;
+      t.kept_gemm_sharded += op.kept_sharded;
+    }
   }
   return t;
 }

@@ -103,6 +103,7 @@ Device hopper_base() {
   d.sms = 132;
   d.gemm_efficiency = 0.687;
   d.memory_efficiency = 0.5653;
+  d.fp8_gemm_efficiency = 0.6306;
   d.kernel_floor_s = 4e-6;
   d.gemm_tiles = {{1, 1}};  // no wave quantisation: Hopper's cuBLAS (stream-K) fits better without
   d.flash_forward_efficiency = 0.533;
@@ -135,6 +136,11 @@ Sources hopper_sources(const std::string& ref_file) {
        "fitted: least squares of the 40 memory-bound operator times of " + ref +
            " `memops` against the bytes the model counts for each kernel, with a per-call timing overhead "
            "(scripts/validation/fit_hopper.py); a 2 GiB copy reaches 0.89 of the datasheet bandwidth there"},
+      {"fp8_gemm_efficiency",
+       "fitted: mean fp8_tflops / 1978.9 (datasheet fp8 peak) of the 7 shapes with m = 8192 of "
+       "docs/validation/reference/hopper/h100_attention_fp8.json `fp8_gemm` (Transformer Engine fp8 GEMMs; "
+       "scripts/validation/fit_hopper.py); an 8192^3 fp8 GEMM reaches 1392 TFLOP/s = 0.703 of peak in " +
+           std::string(kHopperRef) + "h100.json `peak.fp8_gemm_8192_tflops`"},
       {"kernel_floor", "assumption"},
       {"flash_attention_efficiency",
        "fitted: cuDNN fused attention (what Transformer Engine runs on Hopper), causal, sequence 2k-8k, "
@@ -168,6 +174,7 @@ Device h800() {
   s["sms"] = "the H100 SXM5's 132 SMs (same GH100 configuration)";
   s["gemm_efficiency"] = "the H100's, transferred (same SMs and clocks): " + s["gemm_efficiency"];
   s["memory_efficiency"] = "the H100's, transferred (same HBM3): " + s["memory_efficiency"];
+  s["fp8_gemm_efficiency"] = "the H100's, transferred (same SMs and clocks): " + s["fp8_gemm_efficiency"];
   s["flash_attention_efficiency"] = "the H100's, transferred: " + s["flash_attention_efficiency"];
   nccl_nvlink_latency(d, s);
   return d;
@@ -181,6 +188,7 @@ Device h200() {
   d.hbm_Bps = 4.8e12;
   d.gemm_efficiency = 0.6736;
   d.memory_efficiency = 0.5212;
+  d.fp8_gemm_efficiency = 0.6572;
   Sources s = hopper_sources("h200.json");
   s["peak_flops"] = "NVIDIA H200 SXM datasheet (dense tensor-core peaks, the H100 SXM5's)";
   s["hbm_capacity"] =
@@ -188,6 +196,12 @@ Device h200() {
   s["hbm_bandwidth"] = "NVIDIA H200 datasheet: HBM3e 4.8 TB/s";
   s["intra_server.efficiency"] = "ASSUMED: the H100's 370 / 450 nccl-tests fraction (NVIDIA/nccl-tests#212)";
   s["sms"] = "H200 SXM: 132 SMs (the measured H200 reports 132)";
+  s["fp8_gemm_efficiency"] =
+      "fitted: the H100's 0.6306 (mean fp8_tflops / 1978.9 of the 7 shapes with m = 8192 of "
+      "docs/validation/reference/hopper/h100_attention_fp8.json `fp8_gemm`) x 1450.8 / 1392.0, the measured "
+      "8192^3 fp8 GEMM of " +
+      std::string(kHopperRef) +
+      "h200.json / h100.json `peak.fp8_gemm_8192_tflops` (scripts/validation/fit_hopper.py)";
   s["flash_attention_efficiency"] =
       "the H100's, transferred (same SMs and clocks; attention was measured on the H100 only): " +
       s["flash_attention_efficiency"];
@@ -219,6 +233,9 @@ Device b200() {
       {"sms", "UNCALIBRATED/datasheet: B200, 148 SMs (2 dies x 74)"},
       {"gemm_efficiency", "UNCALIBRATED: the H100's fitted fraction, transferred"},
       {"gemm_tiles", "UNCALIBRATED: the H100's fitted choice (no wave quantisation), transferred"},
+      {"fp8_gemm_efficiency",
+       "UNCALIBRATED: the H100's fitted fraction (of its fp8 peak), transferred to the datasheet FP8 4.5 "
+       "PFLOP/s"},
       {"memory_efficiency", "UNCALIBRATED: the H100's fitted fraction, transferred"},
       {"kernel_floor", "UNCALIBRATED: assumption"},
       {"flash_attention_efficiency", "UNCALIBRATED: the H100's cuDNN fractions, transferred"},
@@ -363,7 +380,7 @@ Device device_from_json(const json& j, const std::string& where) {
   only_fields(j,
               {"name", "description", "peak_flops", "efficiency", "hbm_capacity", "hbm_bandwidth",
                "memory_reserve", "gpus_per_server", "intra_server_bandwidth", "intra_server", "sms",
-               "gemm_efficiency", "memory_efficiency", "kernel_floor", "gemm_tiles",
+               "gemm_efficiency", "memory_efficiency", "fp8_gemm_efficiency", "kernel_floor", "gemm_tiles",
                "flash_attention_efficiency", "fused_attention_default", "sources"},
               where);
   Device d;
@@ -409,6 +426,11 @@ Device device_from_json(const json& j, const std::string& where) {
     d.sms = whole_number(j, "sms", where);
     d.gemm_efficiency = number_in(j, "gemm_efficiency", 1e-6, 1, where);
     d.memory_efficiency = number_in(j, "memory_efficiency", 1e-6, 1, where);
+  }
+  if (j.contains("fp8_gemm_efficiency")) {
+    if (!j.contains("peak_flops") || !j.at("peak_flops").contains("fp8"))
+      throw BadInput("needs an fp8 peak (peak_flops.fp8)", where + ".fp8_gemm_efficiency");
+    d.fp8_gemm_efficiency = number_in(j, "fp8_gemm_efficiency", 1e-6, 1, where);
   }
   if (j.contains("kernel_floor")) d.kernel_floor_s = quantity(j, "kernel_floor", Quantity::Time, where, true);
   if (j.contains("gemm_tiles")) {
@@ -493,6 +515,7 @@ json device_to_json(const Device& d) {
     j["sms"] = d.sms;
     j["gemm_efficiency"] = d.gemm_efficiency;
     j["memory_efficiency"] = d.memory_efficiency;
+    if (d.fp8_gemm_efficiency > 0) j["fp8_gemm_efficiency"] = d.fp8_gemm_efficiency;
     j["kernel_floor_s"] = d.kernel_floor_s;
     j["gemm_tiles"] = tiles;
     if (d.flash_forward_efficiency > 0)

@@ -53,8 +53,10 @@ Workload make_workload(const WorkloadSpec& spec, Model model, const ServerDevice
   std::vector<double> rate(devices.kinds.size());
   for (std::size_t k = 0; k < devices.kinds.size(); ++k) {
     const Device& d = devices.kinds[k];
+    // fp8: the weight GEMMs' fp8 rate (workload.hpp) compares the kinds.
+    const bool fp8_gemms = spec.datatype == "fp8" && d.fp8_gemm_efficiency > 0;
     const double eff = spec.efficiency > 0 ? spec.efficiency
-                       : per_operator      ? d.gemm_efficiency
+                       : per_operator      ? (fp8_gemms ? d.fp8_gemm_efficiency : d.gemm_efficiency)
                                            : d.efficiency;
     rate[k] = d.peak(spec.datatype, "key model.datatype (device " + d.name + ")") * eff;
   }

@@ -1062,7 +1062,7 @@ IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy,
     LayerCostKey key = layer_cost_key(workload, strategy);
     if (!workload.per_operator) {
       // Only the collective counts are used: any valid device gives them.
-      key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0};
+      key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0, 1, 1};
     }
     if (cache) {
       costs = &cache->get(key);

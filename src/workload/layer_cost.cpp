@@ -17,6 +17,8 @@ KernelDevice kernel_device(const Workload& w) {
   KernelDevice d;
   d.peak_flops = w.peak_flops_per_s;
   d.gemm_efficiency = dev.gemm_efficiency;
+  d.weight_gemm_peak_flops = w.gemm_peak_flops_per_s;
+  d.weight_gemm_efficiency = w.gemm_efficiency;
   d.memory_Bps = dev.hbm_Bps * dev.memory_efficiency;
   d.kernel_floor_s = dev.kernel_floor_s;
   d.sms = std::max<std::uint32_t>(1, dev.sms);
@@ -146,6 +148,20 @@ double forward_gemm_seconds(const KernelDevice& d, const BlockOp& op, const Dims
   return gemm_seconds(d, g.M, g.N, g.K, g.batch, e, e);
 }
 
+// The device the weight GEMMs (the block's projections, the head's logits) run on: with
+// model.datatype = fp8 the fp8 peak and efficiency (their operands are k.gemm_elem bytes, their
+// outputs k.elem); else `d` itself.
+KernelDevice weight_gemm_device(const KernelDevice& d) {
+  KernelDevice g = d;
+  g.peak_flops = d.weight_gemm_peak_flops;
+  g.gemm_efficiency = d.weight_gemm_efficiency;
+  return g;
+}
+double projection_seconds(const KernelDevice& dw, const BlockOp& op, const Dims& x, const LayerCostKey& k) {
+  const RankGemm g = rank_gemm(op, x);
+  return gemm_seconds(dw, g.M, g.N, g.K, g.batch, k.gemm_elem, k.elem);
+}
+
 // Bytes a memory-bound operator's kernel with traffic `tr` moves on one TP rank for a
 // microbatch: per-head s x s tensors split by heads, token tensors by the tensor axis (or, with
 // sequence parallelism, the sequence axis).
@@ -188,8 +204,9 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   pass.kernel(alike_seconds(d, ops, OpRole::Norm, x, e, sp));
   std::vector<double> gemm_s(ops.size(), 0);
   double projections = 0;
+  const KernelDevice dw = weight_gemm_device(d);
   for (std::size_t i = 0; i < ops.size(); ++i)
-    if (ops[i].kind == OpKind::Gemm) projections += gemm_s[i] = forward_gemm_seconds(d, ops[i], x, e);
+    if (ops[i].kind == OpKind::Gemm) projections += gemm_s[i] = projection_seconds(dw, ops[i], x, k);
   pass.kernel(projections);
   if (tp_comms(k)) {
     // Megatron's f before a column-parallel GEMM (an AllGather with SP) and g after a
@@ -268,12 +285,15 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     if (op.role == OpRole::Rotary) pass.kernel(memory_seconds(d, kernel_bytes(op.backward, op, x, e, sp)));
   const BlockOp& qkv = *first_of(ops, OpKind::Gemm);
   if (k.shape.biases) pass.kernel(memory_seconds(d, e * x.T * (qkv.N / x.t)));  // QKV bias gradient
-  // Each projection's input-gradient (dgrad) and weight-gradient (wgrad) GEMMs.
+  // Each projection's input-gradient (dgrad) and weight-gradient (wgrad) GEMMs (fp8 operands
+  // with model.datatype = fp8, as Transformer Engine runs them).
+  const KernelDevice dw = weight_gemm_device(d);
+  const double ge = k.gemm_elem;
   for (const BlockOp& op : ops) {
     if (op.kind != OpKind::Gemm) continue;
     const RankGemm g = rank_gemm(op, x);
-    const double dgrad = gemm_seconds(d, g.M, g.K, g.N, 1, e, e);
-    const double wgrad = gemm_seconds(d, g.K, g.N, g.M, 1, e, wgrad_out);
+    const double dgrad = gemm_seconds(dw, g.M, g.K, g.N, 1, ge, e);
+    const double wgrad = gemm_seconds(dw, g.K, g.N, g.M, 1, ge, wgrad_out);
     pass.kernel(dgrad + wgrad);
     if (!tp_comms(k)) continue;
     if (op.column) {  // QKV and FFN1 split their outputs over TP ranks
@@ -363,14 +383,16 @@ LayerCost head_cost(const KernelDevice& d, const LayerCostKey& k) {
   fwd.kernel(memory_seconds(d, 2 * e * x.T * x.hr));  // final norm
   if (tp_comms(k) && k.split.sequence_split())
     fwd.collective(CollectiveOp::AllGather, k.tp_overlap == TpOverlap::Full, 0);
-  const double logits = gemm_seconds(d, x.T, Vt, x.h, 1, e, e);
+  const KernelDevice dw = weight_gemm_device(d);  // the logits GEMMs: fp8 with model.datatype = fp8
+  const double ge = k.gemm_elem;
+  const double logits = gemm_seconds(dw, x.T, Vt, x.h, 1, ge, e);
   fwd.kernel(logits);
   // Vocab-parallel cross entropy: logits to fp32, max, exp-sum, loss and the saved softmax.
   fwd.kernel(memory_seconds(d, 38 * x.T * Vt));
   if (k.shape.pooler) fwd.kernel(gemm_seconds(d, x.T, x.h, x.h, 1, e, e));  // BERT MLM transform
   bwd.kernel(memory_seconds(d, 22 * x.T * Vt));                             // cross-entropy backward
-  bwd.kernel(gemm_seconds(d, x.T, x.h, Vt, 1, e, e));
-  const double wgrad = gemm_seconds(d, Vt, x.h, x.T, 1, e, k.grad_accum_fusion ? 8 : e);
+  bwd.kernel(gemm_seconds(dw, x.T, x.h, Vt, 1, ge, e));
+  const double wgrad = gemm_seconds(dw, Vt, x.h, x.T, 1, ge, k.grad_accum_fusion ? 8 : e);
   bwd.kernel(wgrad);
   if (tp_comms(k))
     bwd.collective(k.split.sequence_split() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
@@ -391,6 +413,7 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
   k.device = kernel_device(w);
   k.elem = w.bytes_per_element;
   k.grad_elem = w.grad_bytes_per_element;
+  k.gemm_elem = w.gemm_bytes_per_element;
   k.microbatch = microbatch_size(s, w);
   k.split = activation_split(s);
   k.recompute = s.recompute;

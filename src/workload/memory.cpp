@@ -19,7 +19,8 @@ double zero_shards(std::uint8_t zero, std::uint8_t from_stage, double dp) {
 }  // namespace
 
 ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero, double dp) {
-  return {w.bytes_per_element / zero_shards(zero, 3, dp), w.grad_bytes_per_element / zero_shards(zero, 2, dp),
+  return {(w.bytes_per_element + w.fp8_weight_bytes) / zero_shards(zero, 3, dp),
+          w.grad_bytes_per_element / zero_shards(zero, 2, dp),
           w.optimizer_bytes_per_param() / zero_shards(zero, 1, dp)};
 }
 
@@ -40,8 +41,17 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, Activation
     auto kept = [&](double sharded) {
       return B * (sp ? (l.act_replicated + sharded) / t : l.act_replicated + sharded / t) / c;
     };
-    const double no_scores = kept(l.act_sharded - l.act_scores);
+    double no_scores = kept(l.act_sharded - l.act_scores);
     a.none = w.fused_attention ? no_scores : kept(l.act_sharded);
+    if (w.gemm_bytes_per_element < B) {
+      // model.datatype = fp8: Transformer Engine keeps the weight GEMMs' inputs (QKV, attention
+      // output, FFN in, FFN out) as their fp8 copies, gemm_bytes_per_element each, the rest in bf16.
+      const double G = w.gemm_bytes_per_element;
+      const double r = l.act_gemm_replicated, sh = l.act_gemm_sharded;
+      const double fp8_saving = (B - G) * (sp ? (r + sh) / t : r + sh / t) / c;
+      no_scores -= fp8_saving;
+      a.none -= fp8_saving;
+    }
     a.selective = no_scores;
     a.full = B * l.input_elements / (sp ? t : 1) / c;
     a.working_set = a.none;

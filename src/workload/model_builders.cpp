@@ -24,6 +24,8 @@ Layer transformer_block(const TransformerShape& t) {
   l.act_replicated = sum.kept_replicated;
   l.act_sharded = sum.kept_sharded;
   l.act_scores = sum.kept_scores;
+  l.act_gemm_replicated = sum.kept_gemm_replicated;
+  l.act_gemm_sharded = sum.kept_gemm_sharded;
   l.input_elements = s * h;
   l.output_elements = s * h;
   return l;

@@ -19,10 +19,22 @@ Workload make_workload(Model model, Device device, const std::string& datatype, 
   w.device = std::move(device);
   w.datatype = datatype;
   w.bytes_per_element = datatype_bytes(datatype, "key model.datatype");
-  w.grad_bytes_per_element = w.bytes_per_element;
   const double eff = efficiency_override > 0 ? efficiency_override : w.device.efficiency;
   w.peak_flops_per_s = w.device.peak(datatype, "key model.datatype");
   w.flops_per_s = w.peak_flops_per_s * eff;
+  w.gemm_bytes_per_element = w.bytes_per_element;
+  w.gemm_peak_flops_per_s = w.peak_flops_per_s;
+  w.gemm_efficiency = w.device.gemm_efficiency;
+  if (w.fp8()) {
+    // Transformer Engine: fp8 weight GEMMs (1-byte operands, bf16 outputs), the rest in bf16.
+    // Layers without the per-operator model keep FLOPs / (fp8 peak x efficiency).
+    w.gemm_peak_flops_per_s = w.peak_flops_per_s;
+    if (w.device.fp8_gemm_efficiency > 0) w.gemm_efficiency = w.device.fp8_gemm_efficiency;
+    w.bytes_per_element = datatype_bytes("bf16", "key model.datatype");
+    w.peak_flops_per_s = w.device.peak("bf16", "key model.datatype");
+    w.fp8_weight_bytes = 1;
+  }
+  w.grad_bytes_per_element = w.bytes_per_element;
   w.per_operator = w.device.per_operator() && !(efficiency_override > 0);
   w.global_batch = global_batch;
   return w;

@@ -47,6 +47,7 @@ def test_device_files_hold_the_fit():
         assert d["gemm_efficiency"] == fit[gpu]["gemm_efficiency"]
         assert d["gemm_tiles"] == fit[gpu]["gemm_tiles"]
         assert d["memory_efficiency"] == fit[gpu]["memory_efficiency"]
+        assert d["fp8_gemm_efficiency"] == fit[gpu]["fp8_gemm_efficiency"]
         assert d["flash_attention_efficiency"] == {"forward": fit["attention_cudnn"]["forward"],
                                                    "backward": fit["attention_cudnn"]["backward"]}
         assert d["fused_attention_default"] is True

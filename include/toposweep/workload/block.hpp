@@ -107,6 +107,8 @@ struct BlockTotals {
   double forward_flops = 0, params_sharded = 0, params_replicated = 0;
   double kept_replicated = 0, kept_sharded = 0;
   double kept_scores = 0;  // the part of kept_sharded dropped under selective recomputation
+  // The parts of kept_replicated / kept_sharded the weight GEMMs (OpKind::Gemm) keep: their inputs.
+  double kept_gemm_replicated = 0, kept_gemm_sharded = 0;
 };
 BlockTotals block_totals(const std::vector<BlockOp>& ops);
 

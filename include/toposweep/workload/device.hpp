@@ -39,6 +39,9 @@ struct Device {
   std::uint32_t sms = 0;
   double gemm_efficiency = 0;    // sustained fraction of peak of a large GEMM in a training step
   double memory_efficiency = 0;  // fraction of hbm_Bps memory-bound training kernels reach
+  // model.datatype = fp8 (Transformer Engine): the sustained fraction of peak_flops["fp8"] of a
+  // large fp8 GEMM; 0: gemm_efficiency.
+  double fp8_gemm_efficiency = 0;
   double kernel_floor_s = 4e-6;  // shortest dependent kernel
   std::vector<std::pair<std::uint32_t, std::uint32_t>> gemm_tiles{{256, 128}, {128, 256}, {128, 128}};
   double flash_forward_efficiency = 0;  // fused attention (model.fused_attention), fraction of peak

@@ -34,6 +34,9 @@ struct KernelDevice {
   double flash_forward = 0, flash_backward = 0;  // fractions of peak
   LinkClass intra_server;                        // to estimate overlapped collectives
   double collective_sm_share = 0;                // collective_sms / sms
+  // The weight GEMMs' peak and sustained fraction (model.datatype = fp8: the fp8 ones; else
+  // peak_flops and gemm_efficiency).
+  double weight_gemm_peak_flops = 0, weight_gemm_efficiency = 0;
   bool operator==(const KernelDevice&) const = default;
 };
 KernelDevice kernel_device(const Workload& w);
@@ -90,6 +93,7 @@ struct LayerCostKey {
   TransformerShape shape;
   KernelDevice device;
   double elem = 2, grad_elem = 2;  // bytes per activation / gradient element
+  double gemm_elem = 2;            // bytes per weight-GEMM operand element (fp8: 1)
   double microbatch = 1;
   ActivationSplit split;  // tp and sequence parallelism (activation_split)
   Recompute recompute = Recompute::None;

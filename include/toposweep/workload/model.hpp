@@ -40,6 +40,11 @@ struct Layer {
   // Transformer blocks: the part of act_sharded in s x s attention tensors (softmax output and
   // dropout mask), which selective recomputation and fused attention do not keep.
   double act_scores = 0;
+  // Transformer blocks: the parts of act_replicated / act_sharded that are the weight GEMMs'
+  // inputs (QKV, attention output, FFN in, FFN out), which Transformer Engine keeps in fp8
+  // (model.datatype = fp8: 1 byte instead of 2).
+  double act_gemm_replicated = 0;
+  double act_gemm_sharded = 0;
   double input_elements = 0;   // per sample; what full recomputation keeps instead
   double output_elements = 0;  // per sample; what a pipeline stage boundary sends
   // Sufficient factors (SFB): elements per sample that rebuild the weight gradient (a dense

@@ -19,6 +19,14 @@ struct Workload {
   double grad_bytes_per_element = 2;  // gradient buffers (model.grad_datatype; Megatron keeps fp32 ones)
   double flops_per_s = 0;             // achievable: device peak for the datatype x efficiency
   double peak_flops_per_s = 0;        // device peak for the datatype
+  // model.datatype = fp8 (Transformer Engine's recipe, docs/models.md "FP8 training"): the weight
+  // GEMMs read 1-byte operands at the device's fp8 peak x fp8_gemm_efficiency; everything else
+  // (bytes_per_element, peak_flops_per_s) is bf16. Otherwise the training datatype's values.
+  double gemm_bytes_per_element = 2;
+  double gemm_peak_flops_per_s = 0;
+  double gemm_efficiency = 0;   // the per-operator model's sustained GEMM fraction of that peak
+  double fp8_weight_bytes = 0;  // fp8: TE's fp8 copy of the weights, bytes per parameter (1)
+  bool fp8() const { return datatype == "fp8"; }
   // Transformer layers are timed per operator (workload/layer_cost.hpp) when the device has the
   // model's parameters and no server.efficiency overrides it; otherwise FLOPs / flops_per_s.
   bool per_operator = false;

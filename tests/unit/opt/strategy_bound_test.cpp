@@ -105,7 +105,7 @@ TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {
   StrategyScorer scorer(c.workload, c.net, c.options);
   StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder, scorer.placement_for(8));
   LayerCostKey key = layer_cost_key(c.workload, s);
-  key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0};
+  key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0, 1, 1};
   const TransformerCosts costs = transformer_costs(key);
   double comm = 0;
   for (const Layer& l : c.workload.model.layers) {
