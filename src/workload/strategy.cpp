@@ -7,7 +7,6 @@
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/spec.hpp"
-#include "toposweep/workload/split.hpp"
 
 namespace toposweep {
 namespace {
@@ -54,6 +53,27 @@ const char* stage_split_name(StageSplit s) {
 }
 const char* compression_name(Compression c) {
   return c == Compression::Sfb ? "sfb" : "none";
+}
+
+std::string context_parallel_problem(const Workload& w, std::uint32_t cp) {
+  if (cp <= 1) return "";
+  const auto& t = w.model.transformer;
+  if (!t || w.model.has_tables())
+    return "context parallelism splits a transformer's sequence: " + w.model.name + " has none";
+  if (!w.fused_attention)
+    return "context parallelism (ring attention) runs on fused attention kernels: set model.fused_attention "
+           "= "
+           "true";
+  if (t->seq_len % (2 * cp) != 0)
+    return "cp = " + std::to_string(cp) + " needs the sequence length (" + std::to_string(t->seq_len) +
+           ") to be a multiple of 2 cp (load-balanced causal chunks)";
+  if (w.mixed()) return "context parallelism on mixed devices is not modelled";
+  return "";
+}
+
+void check_context_parallel(const Workload& w, std::uint32_t cp) {
+  const std::string problem = context_parallel_problem(w, cp);
+  if (!problem.empty()) throw InvalidDesign(problem, "key strategy.cp");
 }
 
 Strategy resolve_strategy(const StrategySpec& spec, const Workload& w, std::uint32_t gpus) {

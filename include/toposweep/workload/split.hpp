@@ -4,7 +4,6 @@
 // FLOPs of a layer over tp x cp ranks, and the pipeline's stage-boundary tensor. The memory
 // model, the per-operator costs, the plan and the strategy bound all read these.
 #include <cstdint>
-#include <string>
 
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/strategy.hpp"
@@ -18,13 +17,6 @@ ActivationSplit activation_split(const Strategy& s);
 // layers (tensor parallelism splits the GEMMs, context parallelism the tokens and attention),
 // 1 for other models (their model-parallel degrees are per layer).
 double compute_shard(const Model& m, const Strategy& s);
-
-// Why context parallelism over `cp` ranks cannot run for this workload, or "" when it can:
-// Megatron-Core's ring attention needs a transformer, fused (flash) attention, a sequence of
-// 2 cp equal load-balanced chunks (seq_len a multiple of 2 cp) and, here, one device kind.
-std::string context_parallel_problem(const Workload& w, std::uint32_t cp);
-// The same as a strategy check: throws InvalidDesign naming strategy.cp.
-void check_context_parallel(const Workload& w, std::uint32_t cp);
 
 // How a pipeline stage-boundary tensor (the activations forward, their gradients backward)
 // travels between the stages of a transformer: `split`, each TP rank sends its 1/tp of it (with

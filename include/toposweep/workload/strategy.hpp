@@ -126,6 +126,13 @@ Strategy strategy_from_config(const Config& config, const Workload& w, std::uint
 // degrees or table owners, a ZeRO stage above 3 or with per-layer degrees.
 void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus);
 
+// Why context parallelism over `cp` ranks cannot run for this workload, or "" when it can:
+// Megatron-Core's ring attention needs a transformer, fused (flash) attention, a sequence of
+// 2 cp equal load-balanced chunks (seq_len a multiple of 2 cp) and, here, one device kind.
+std::string context_parallel_problem(const Workload& w, std::uint32_t cp);
+// The same as a strategy check: throws InvalidDesign naming strategy.cp.
+void check_context_parallel(const Workload& w, std::uint32_t cp);
+
 // Samples per microbatch on one pipeline (one DP replica).
 double microbatch_size(const Strategy& s, const Workload& w);
 // Rank that owns each table (the strategy's table_owner, or the round-robin default).
