@@ -89,17 +89,7 @@ void for_each_base(const std::array<std::uint32_t, kAxisCount>& size,
 }  // namespace
 
 GroupSet AxisGrid::groups(Axis along, std::initializer_list<AxisValue> pinned) const {
-  GroupSet gs;
-  gs.axis = along;
-  const std::uint32_t step = stride(along), n = size(along);
-  std::array<bool, kAxisCount> zero{};
-  zero[axis_index(along)] = true;
-  // Each group's first member (index 0 on `along`), in rank order.
-  for_each_base(size_, zero, pinned, [&](std::uint32_t r) {
-    auto& g = gs.groups.emplace_back(n);
-    for (std::uint32_t i = 0; i < n; ++i) g[i] = r + i * step;
-  });
-  return gs;
+  return joint_groups({along}, pinned);  // one axis: members r + i * stride(along)
 }
 
 GroupSet AxisGrid::joint_groups(std::initializer_list<Axis> along,
