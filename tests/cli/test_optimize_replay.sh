@@ -38,6 +38,19 @@ PY
 # Each reported strategy, replayed as a plain point.
 assert_top_replays "$WORK/optimize.json" 4 "${base[@]}"
 
+# Context parallelism searched (optimize.cp): the answers with cp > 1 replay too.
+cp_base=("${base[@]}" --set model.fused_attention=true)
+run_cmd optimize --target strategy "${cp_base[@]}" --set optimize.search=exhaustive --set optimize.top=3 \
+  --set optimize.cp=2 --set optimize.max_microbatches=4 --json
+assert_status 0 "optimize --target strategy with optimize.cp = 2"
+cp "$WORK/out" "$WORK/optimize_cp.json"
+/usr/bin/python3 - "$WORK/optimize_cp.json" <<'PY' && pass "every answer has cp 2" || fail "cp answers"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert all(t["strategy"]["cp"] == 2 for t in j["top"]), j["top"]
+PY
+assert_top_replays "$WORK/optimize_cp.json" 3 "${cp_base[@]}"
+
 # The configured strategy is only the baseline: with the default pure data parallelism not
 # dividing the batch (24 samples on 16 GPUs), the search still runs and says there is no baseline.
 run_cmd optimize --target strategy "${base[@]}" --set model.global_batch=24 --set optimize.max_microbatches=4 --json
