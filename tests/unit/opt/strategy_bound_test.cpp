@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -58,6 +59,16 @@ std::vector<Space> spaces() {
   out.push_back(small_space("switch", "4", "2", "10Gbps", true, 16));
   out.push_back(small_space("fattree", "4", "4", "100Gbps", false, 32));
   out.push_back(small_space("switch", "2", "8", "100Gbps", true, 32));
+  // Context parallelism (fused attention, cp 1 or 2): dp x cp gradient groups, s / cp sends.
+  // Four servers of four GPUs, and eight of one (every CP and gradient group across servers).
+  for (const auto& [servers, gpus, bandwidth] :
+       {std::array<const char*, 3>{"4", "4", "25Gbps"}, std::array<const char*, 3>{"8", "1", "1Gbps"}}) {
+    Space cp = small_space("switch", servers, gpus, bandwidth, true, 16);
+    cp.workload.fused_attention = true;
+    cp.space.set(&StrategyKnobs::cp, {1, 2});
+    cp.label += ", cp 1|2";
+    out.push_back(std::move(cp));
+  }
   return out;
 }
 
@@ -68,7 +79,7 @@ double simulated(const Space& c, const Strategy& s) {
 }
 
 TEST(StrategyBound, NeverAboveTheSimulatedTime) {
-  std::size_t checked = 0, tighter = 0;
+  std::size_t checked = 0, tighter = 0, with_cp = 0, cp_tighter = 0;
   for (const Space& c : spaces()) {
     StrategyScorer scorer(c.workload, c.net, c.options);
     StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder,
@@ -87,12 +98,17 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
         ASSERT_GE(b, compute * (1 - 1e-9)) << c.label << ": " << strategy_to_json(s).dump();
         ++checked;
         tighter += b > compute * (1 + 1e-6);
+        with_cp += s.cp > 1;
+        cp_tighter += s.cp > 1 && b > compute * (1 + 1e-6);
       }
     }
   }
   EXPECT_GT(checked, 1000u);
   // TP collectives and sends count: most candidates with tp > 1 or pp > 1 get a higher bound.
   EXPECT_GT(tighter, checked / 4);
+  // With context parallelism too (the bound used to fall back to compute alone there).
+  EXPECT_GT(with_cp, 100u);
+  EXPECT_GT(cp_tighter, with_cp / 4);
 }
 
 TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {
