@@ -68,7 +68,8 @@ class IterationBuilder {
         virtual_stages_(s.schedule == PipelineSchedule::Interleaved ? s.virtual_stages : 1),
         shares_(shares),
         bytes_mb_(shares_.max_samples),
-        byte_scale_(shares_.max_samples / mb_) {}
+        byte_scale_(shares_.max_samples / mb_),
+        boundary_(stage_boundary(s, w.model.transformer.has_value())) {}
 
   TaskGraph build();
   double total_flops() const { return total_flops_; }
@@ -155,6 +156,13 @@ class IterationBuilder {
   const DeviceShares& shares_;
   double bytes_mb_;
   double byte_scale_;
+  // How a stage boundary's tensor is held: split over the TP ranks, gathered after receipt.
+  StageBoundary boundary_;
+  // A stage boundary's tensor of `elements` per sample on one rank of a TP group: a CP rank's
+  // s / cp tokens of it (a transformer's), for one (largest) microbatch.
+  double boundary_bytes(double elements) const {
+    return bytes_mb_ * elements * w_.bytes_per_element / (m_.transformer ? s_.cp : 1);
+  }
   // HBM bandwidth of the slowest device among ranks [first, last): what memory-bound training
   // kernels reach with `kernels` (the per-operator model's fraction), else the line rate.
   double slowest_hbm_Bps(std::uint32_t first, std::uint32_t last, bool kernels) const;
@@ -324,10 +332,8 @@ void IterationBuilder::make_3d_programs() {
     };
     // Scatter/gather: the received boundary tensor (or its gradient) is gathered inside the
     // receiving server before the pass uses it.
-    const bool gathers = stage_boundary(s_, m_.transformer.has_value()).gathered;
-    const double cp_share = m_.transformer ? 1.0 / s_.cp : 1.0;  // a CP rank's tokens
-    if (gathers && c > 0) {
-      const double bytes = bytes_mb_ * m_.layers[stages[c - 1].last - 1].output_elements * B * cp_share;
+    if (boundary_.gathered && c > 0) {
+      const double bytes = boundary_bytes(m_.layers[stages[c - 1].last - 1].output_elements);
       prog.forward.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].first, false));
     }
     std::vector<Op> backward_reversed;
@@ -383,8 +389,8 @@ void IterationBuilder::make_3d_programs() {
       last->grad_group_set = dp_set_[p];
       for (auto it = layer_bwd.rbegin(); it != layer_bwd.rend(); ++it) backward_reversed.push_back(*it);
     }
-    if (gathers && c + 1 < chunks()) {
-      const double bytes = bytes_mb_ * m_.layers[stages[c].last - 1].output_elements * B * cp_share;
+    if (boundary_.gathered && c + 1 < chunks()) {
+      const double bytes = boundary_bytes(m_.layers[stages[c].last - 1].output_elements);
       backward_reversed.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].last - 1, false));
     }
     prog.backward.assign(backward_reversed.rbegin(), backward_reversed.rend());
@@ -807,9 +813,7 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   // The stage boundary's activations (forward) or their gradients (backward); with sequence
   // parallelism or scatter/gather each TP rank sends its 1/tp of them.
   const double elements = forward ? prog.output_elements : programs_[chunk - 1].output_elements;
-  const StageBoundary boundary = stage_boundary(s_, m_.transformer.has_value());
-  t.bytes = bytes_mb_ * elements * w_.bytes_per_element / (boundary.split ? s_.tp : 1) /
-            (m_.transformer ? s_.cp : 1);
+  t.bytes = boundary_bytes(elements) / (boundary_.split ? s_.tp : 1);
   t.stage = stage;
   t.microbatch = micro;
   t.label = label(forward ? kPpSendForward : kPpSendBackward);

@@ -32,8 +32,9 @@ SPACES = {
     "quickstart": os.path.join(ROOT, "inputs", "sweeps", "quickstart.ini"),
     "mixed": os.path.join(HERE, "mixed_space.ini"),
     "minimal": os.path.join(HERE, "minimal_space.ini"),
+    "context_parallel": os.path.join(HERE, "cp_space.ini"),
 }
-REPLAYS_PER_SUBSPACE = {"quickstart": 6, "mixed": 4, "minimal": 10}
+REPLAYS_PER_SUBSPACE = {"quickstart": 6, "mixed": 4, "minimal": 10, "context_parallel": 8}
 
 
 def result_fields(path):
@@ -126,8 +127,9 @@ def server_gpus(config):
 def named_strategy(config):
     gpus = server_gpus(config)
     tp, pp = int(config.get("strategy.tp", 1)), int(config.get("strategy.pp", 1))
-    dp = int(config.get("strategy.dp", 0)) or gpus // (tp * pp)
-    return dp, tp, pp, int(config.get("strategy.microbatches", 1))
+    cp = int(config.get("strategy.cp", 1))
+    dp = int(config.get("strategy.dp", 0)) or gpus // (tp * pp * cp)
+    return dp, tp, pp, cp, int(config.get("strategy.microbatches", 1))
 
 
 def test_rows_report_the_strategy_their_axes_name(swept):
@@ -139,7 +141,7 @@ def test_rows_report_the_strategy_their_axes_name(swept):
         config = replay.point_config(path, int(row["index"]))
         if config.get("point.optimize", "none") != "none" or config.get("topology.kind") == "multidim":
             continue  # an optimizer chooses the strategy; multidim NPUs are not servers x gpus
-        assert (int(row["dp"]), int(row["tp"]), int(row["pp"]), int(row["microbatches"])) == \
+        assert (int(row["dp"]), int(row["tp"]), int(row["pp"]), int(row["cp"]), int(row["microbatches"])) == \
             named_strategy(config), f"row {row['index']}"
         checked += 1
     assert checked > 0
