@@ -37,6 +37,9 @@ Network build_family(const ExpanderSpec& s) {
 Network build_family(const RailSpec& s) {
   return build_rail(s);
 }
+Network build_family(const DragonflySpec& s) {
+  return build_dragonfly(s);
+}
 
 Network build_family(const TopoOptSpec& given) {
   if (!given.strides.empty()) return build_topoopt(given, "key topology.strides");

@@ -286,6 +286,26 @@ FamilySpec rail_from(const Config& c, const LinkClass* intra) {
   return s;
 }
 
+FamilySpec dragonfly_from(const Config& c, const LinkClass* intra) {
+  DragonflySpec s;
+  s.groups = get_u32(c, "topology.groups", 0, 1 << 20);
+  s.routers = get_u32(c, "topology.routers_per_group", 1, 1 << 12);
+  s.terminals = get_u32(c, "topology.terminals_per_router", 1, 1 << 12);
+  s.global_links = get_u32(c, "topology.global_links_per_router", 0, 1 << 12);
+  s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
+  s.link_latency_s = c.get_time("topology.link_latency");
+  s.server = server_spec_from_config(c, intra);
+  const std::uint64_t g = s.groups != 0 ? s.groups : std::uint64_t{s.routers} * s.global_links + 1;
+  const std::uint64_t servers = g * s.routers * s.terminals;
+  if (explicitly_set(c, "topology.servers") && servers != get_u32(c, "topology.servers", 1))
+    throw InvalidDesign(
+        "the dragonfly holds " + std::to_string(servers) +
+            " servers (groups x routers_per_group x terminals_per_router) but topology.servers = " +
+            c.get_string("topology.servers"),
+        c.where("topology.servers"));
+  return s;
+}
+
 struct Family {
   const char* name;
   FamilySpec (*from_config)(const Config&, const LinkClass*);
@@ -296,7 +316,7 @@ struct Family {
 constexpr Family kFamilies[] = {
     {"switch", switch_from},     {"fattree", fattree_from}, {"topoopt", topoopt_from},
     {"multidim", multidim_from}, {"torus", torus_from},     {"expander", expander_from},
-    {"file", file_from},         {"rail", rail_from},
+    {"file", file_from},         {"rail", rail_from},       {"dragonfly", dragonfly_from},
 };
 static_assert(std::size(kFamilies) == std::variant_size_v<FamilySpec>,
               "one parser per FamilySpec alternative, in its order");

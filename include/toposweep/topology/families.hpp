@@ -106,6 +106,24 @@ Network build_rail(const RailSpec& spec);
 // The radix build_rail uses when spec.radix == 0 (rails already resolved, > 0).
 std::uint32_t rail_auto_radix(const RailSpec& spec);
 
+// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008; Slingshot systems): `groups` groups of
+// `routers` routers, all-to-all inside a group, `terminals` servers (one port each) per router and
+// `global_links` global ports per router. Global port k of group i (router k / global_links) goes
+// to group i + (k mod (groups-1)) + 1 (mod groups), so every pair of groups gets
+// routers x global_links / (groups - 1) links (which must divide); groups = 0 is the balanced
+// maximum, routers x global_links + 1, one link per pair of groups.
+struct DragonflySpec {
+  std::uint32_t groups = 0;
+  std::uint32_t routers = 4;
+  std::uint32_t terminals = 2;
+  std::uint32_t global_links = 2;
+  double link_bandwidth_Bps = 0;
+  double link_latency_s = 0;
+  ServerSpec server;
+  bool operator==(const DragonflySpec&) const = default;
+};
+Network build_dragonfly(const DragonflySpec& spec);
+
 // A leaf switch's k ports split down:up = oversubscription:1, rounded to whole ports, at least
 // one each way (the fat-tree's and the rail's leaves).
 struct LeafPorts {

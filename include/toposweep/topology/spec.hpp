@@ -25,7 +25,7 @@ struct FileTopologySpec {
 };
 
 using FamilySpec = std::variant<SwitchSpec, FatTreeSpec, TopoOptSpec, MultiDimSpec, TorusSpec, ExpanderSpec,
-                                FileTopologySpec, RailSpec>;
+                                FileTopologySpec, RailSpec, DragonflySpec>;
 
 struct TopologySpec {
   FamilySpec family;

@@ -166,7 +166,8 @@ TEST(EdgeList, RoundTripEveryFamily) {
            {{"topology.kind", "torus"}, {"topology.dims", "3,4"}},
            {{"topology.kind", "expander"}, {"topology.servers", "30"}, {"topology.degree", "3"}},
            {{"topology.kind", "rail"}, {"topology.servers", "12"}, {"topology.planes", "2"}},
-           {{"topology.kind", "rail"}, {"topology.servers", "12"}, {"topology.spine", "none"}}}) {
+           {{"topology.kind", "rail"}, {"topology.servers", "12"}, {"topology.spine", "none"}},
+           {{"topology.kind", "dragonfly"}, {"topology.routers_per_group", "3"}}}) {
     Config c;
     for (const auto& [k, v] : kv) c.set(k, v, "test");
     validate_and_default(c, KeyRegistry(config_keys()));

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <queue>
 #include <vector>
 
 #include "topology_test_helpers.hpp"
@@ -32,26 +31,6 @@ RailSpec rail(std::uint32_t servers, std::uint32_t rails, std::uint32_t planes, 
   s.link_latency_s = 1e-6;
   s.server.gpus = 8;
   return s;
-}
-
-// Hop distance between every pair of compute nodes by BFS from each (switches relay).
-std::vector<std::vector<std::uint32_t>> all_pairs_hops(const Network& net) {
-  const std::uint32_t V = net.vertex_count(), C = net.compute_count();
-  std::vector<std::vector<std::uint32_t>> d(C, std::vector<std::uint32_t>(C, UINT32_MAX));
-  for (VertexId s = 0; s < C; ++s) {
-    std::vector<std::uint32_t> dist(V, UINT32_MAX);
-    std::queue<VertexId> q;
-    dist[s] = 0;
-    q.push(s);
-    while (!q.empty()) {
-      const VertexId u = q.front();
-      q.pop();
-      for (ArcId a : net.out_arcs(u))
-        if (dist[net.arc(a).dst] == UINT32_MAX) dist[net.arc(a).dst] = dist[u] + 1, q.push(net.arc(a).dst);
-    }
-    for (VertexId t = 0; t < C; ++t) d[s][t] = dist[t];
-  }
-  return d;
 }
 
 // Minimum over vertex bipartitions holding floor(C/2) compute nodes on side 1 of the smaller
@@ -157,7 +136,7 @@ TEST(Rail, HopDistancesMatchClosedFormAndExhaustiveSearch) {
         if (spine ? R * L > k : L > k) continue;
         const Network net = build_rail(spec);
         SCOPED_TRACE(testing::Message() << "S=" << S << " R=" << R << " spine=" << spine);
-        const auto d = all_pairs_hops(net);
+        const auto d = test::all_pairs_hops(net);
         double same = 0;
         for (std::uint32_t l = 0; l < L; ++l) {
           const double n = std::min(S, (l + 1) * down) - l * down;
