@@ -34,6 +34,12 @@ Network build_family(const TorusSpec& s) {
 Network build_family(const ExpanderSpec& s) {
   return build_expander(s);
 }
+Network build_family(const RailSpec& s) {
+  return build_rail(s);
+}
+Network build_family(const DragonflySpec& s) {
+  return build_dragonfly(s);
+}
 
 Network build_family(const TopoOptSpec& given) {
   if (!given.strides.empty()) return build_topoopt(given, "key topology.strides");
@@ -51,6 +57,7 @@ Network build_family(const FileTopologySpec& s) {
   o.default_latency_s = s.default_latency_s;
   o.server = s.server;
   o.optical = s.optical;
+  o.gpus_given = s.gpus_given;
   return read_edge_list_file(s.path, o);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -30,6 +31,7 @@ Network read_edge_list(std::istream& in, const std::string& name, const EdgeList
   std::vector<std::uint32_t> switches;
   std::vector<std::string> switch_where;
   std::uint64_t vertices = 0;
+  std::uint32_t declared_gpus = 0;  // gpus_per_node line (0: none)
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
@@ -46,6 +48,18 @@ Network read_edge_list(std::istream& in, const std::string& name, const EdgeList
         switches.push_back(parse_id(tok[i], where));
         vertices = std::max<std::uint64_t>(vertices, switches.back() + 1ull);
       }
+      continue;
+    }
+    if (tok[0] == "gpus_per_node") {
+      const auto n = tok.size() == 2 ? parse_plain_number(tok[1]) : std::nullopt;
+      if (!n || *n < 1 || *n > (1 << 16) || *n != static_cast<double>(static_cast<std::uint32_t>(*n)))
+        throw BadInput("expected 'gpus_per_node N' with N a whole number in 1..65536", where);
+      if (declared_gpus != 0) throw BadInput("gpus_per_node declared twice", where);
+      declared_gpus = static_cast<std::uint32_t>(*n);
+      if (options.gpus_given && declared_gpus != options.server.gpus)
+        throw BadInput("the file declares gpus_per_node " + tok[1] + " but server.gpus = " +
+                           std::to_string(options.server.gpus) + " (drop one of them)",
+                       where);
       continue;
     }
     if (tok.size() != 3 && tok.size() != 4)
@@ -80,7 +94,8 @@ Network read_edge_list(std::istream& in, const std::string& name, const EdgeList
     if (is_switch[v]) relabel[v] = next++;
   if (compute < 1) throw BadInput("the topology file has no compute node", name);
 
-  NetworkBuilder b(compute, options.server.gpus, options.server.intra_bandwidth_Bps);
+  NetworkBuilder b(compute, declared_gpus != 0 ? declared_gpus : options.server.gpus,
+                   options.server.intra_bandwidth_Bps);
   apply_server_fabric(b, options.server, b.vertex_count());
   b.add_switches(static_cast<std::uint32_t>(vertices) - compute);
   for (const Arc& a : arcs) b.add_arc(relabel[a.src], relabel[a.dst], a.bandwidth_Bps, a.latency_s);

@@ -8,19 +8,9 @@
 namespace toposweep::topology {
 namespace {
 
-struct LeafSplit {
-  std::uint32_t down = 0;  // ports towards servers
-  std::uint32_t up = 0;    // ports towards the next tier
-};
-
-// down:up = oversubscription:1 with down + up = k, rounded to whole ports.
+using LeafSplit = LeafPorts;
 LeafSplit leaf_split(std::uint32_t k, double oversubscription) {
-  LeafSplit s;
-  s.down = static_cast<std::uint32_t>(std::lround(k * oversubscription / (1.0 + oversubscription)));
-  if (s.down >= k) s.down = k - 1;
-  if (s.down < 1) s.down = 1;
-  s.up = k - s.down;
-  return s;
+  return leaf_ports(k, oversubscription);
 }
 
 std::uint32_t ceil_div(std::uint64_t a, std::uint64_t b) {
@@ -35,6 +25,16 @@ bool fits(std::uint32_t ports, std::uint32_t tiers, std::uint32_t k, double over
 }
 
 }  // namespace
+
+// down:up = oversubscription:1 with down + up = k, rounded to whole ports.
+LeafPorts leaf_ports(std::uint32_t k, double oversubscription) {
+  LeafPorts s;
+  s.down = static_cast<std::uint32_t>(std::lround(k * oversubscription / (1.0 + oversubscription)));
+  if (s.down >= k) s.down = k - 1;
+  if (s.down < 1) s.down = 1;
+  s.up = k - s.down;
+  return s;
+}
 
 std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers, double oversubscription) {
   for (std::uint32_t k = 4; k <= 4096; k += 2)

@@ -86,6 +86,23 @@ nlohmann::json report_json(const Network& net, const TopologyReport& r, bool wit
     j["fattree_radix"] = info.fattree_radix;
     j["oversubscription"] = info.oversubscription;
   }
+  if (info.rails != 0) {
+    j["rails"] = info.rails;
+    j["planes"] = info.planes;
+    j["spine"] = info.rail_spine;
+    j["rail_radix"] = info.fattree_radix;
+    // Bill of materials by switch role: a leaf has a link to a server, a spine has none.
+    std::uint32_t leaves = 0;
+    for (VertexId v = net.compute_count(); v < net.vertex_count(); ++v)
+      for (ArcId a : net.out_arcs(v))
+        if (!net.is_switch(net.arc(a).dst)) {
+          ++leaves;
+          break;
+        }
+    j["rail_leaf_switches"] = leaves;
+    j["rail_spine_switches"] = net.switch_count() - leaves;
+    if (info.rail_spine == "full" || info.oversubscription > 0) j["oversubscription"] = info.oversubscription;
+  }
   if (with_edges) {
     json edges = json::array();
     for (const Arc& a : net.arcs()) edges.push_back({a.src, a.dst, a.bandwidth_Bps, a.latency_s});

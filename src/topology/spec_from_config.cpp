@@ -260,6 +260,49 @@ FamilySpec file_from(const Config& c, const LinkClass* intra) {
   s.default_latency_s = c.get_time("topology.link_latency");
   s.server = server_spec_from_config(c, intra);
   s.optical = optical_device(c, "none");
+  s.gpus_given = explicitly_set(c, "server.gpus");
+  return s;
+}
+
+FamilySpec rail_from(const Config& c, const LinkClass* intra) {
+  RailSpec s;
+  s.servers = get_u32(c, "topology.servers", 1);
+  s.rails = get_u32(c, "topology.rails", 0, 1 << 16);
+  s.planes = get_u32(c, "topology.planes", 1, 1 << 10);
+  s.radix = get_u32(c, "topology.rail_radix", 0, 4096);
+  const std::string spine = to_lower(trim(c.get_string("topology.spine")));
+  if (spine != "full" && spine != "none")
+    throw BadInput("topology.spine must be full or none, got '" + spine + "'", c.where("topology.spine"));
+  s.spine = spine == "full";
+  s.oversubscription = c.get_double("topology.oversubscription");
+  if (!(s.oversubscription > 0))
+    throw BadInput("oversubscription must be positive", c.where("topology.oversubscription"));
+  s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
+  s.link_latency_s = c.get_time("topology.link_latency");
+  s.server = server_spec_from_config(c, intra);
+  if (s.radix != 0 && (s.radix < 4 || s.radix % 2 != 0))
+    throw BadInput("rail switch radix must be an even number >= 4, got " + std::to_string(s.radix),
+                   c.where("topology.rail_radix"));
+  return s;
+}
+
+FamilySpec dragonfly_from(const Config& c, const LinkClass* intra) {
+  DragonflySpec s;
+  s.groups = get_u32(c, "topology.groups", 0, 1 << 20);
+  s.routers = get_u32(c, "topology.routers_per_group", 1, 1 << 12);
+  s.terminals = get_u32(c, "topology.terminals_per_router", 1, 1 << 12);
+  s.global_links = get_u32(c, "topology.global_links_per_router", 0, 1 << 12);
+  s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
+  s.link_latency_s = c.get_time("topology.link_latency");
+  s.server = server_spec_from_config(c, intra);
+  const std::uint64_t g = s.groups != 0 ? s.groups : std::uint64_t{s.routers} * s.global_links + 1;
+  const std::uint64_t servers = g * s.routers * s.terminals;
+  if (explicitly_set(c, "topology.servers") && servers != get_u32(c, "topology.servers", 1))
+    throw InvalidDesign(
+        "the dragonfly holds " + std::to_string(servers) +
+            " servers (groups x routers_per_group x terminals_per_router) but topology.servers = " +
+            c.get_string("topology.servers"),
+        c.where("topology.servers"));
   return s;
 }
 
@@ -273,7 +316,7 @@ struct Family {
 constexpr Family kFamilies[] = {
     {"switch", switch_from},     {"fattree", fattree_from}, {"topoopt", topoopt_from},
     {"multidim", multidim_from}, {"torus", torus_from},     {"expander", expander_from},
-    {"file", file_from},
+    {"file", file_from},         {"rail", rail_from},       {"dragonfly", dragonfly_from},
 };
 static_assert(std::size(kFamilies) == std::variant_size_v<FamilySpec>,
               "one parser per FamilySpec alternative, in its order");

@@ -1,8 +1,10 @@
 #pragma once
 // The edge-list topology format (docs/topology.md): one directed link a line,
 // `SRC DST BANDWIDTH [LATENCY]` with units; `switch ID [ID ...]` declares relay-only vertices;
-// `#` starts a comment. write_edge_list() output read back by read_edge_list() gives the same
-// vertices and arcs (bandwidths and latencies are printed in exact round-trip form).
+// `#` starts a comment; `gpus_per_node N` says what every compute node is (N GPUs; a GPU-level
+// graph such as ForestColl's says 1), in place of server.gpus. write_edge_list() output read back by
+// read_edge_list() gives the same vertices and arcs (bandwidths and latencies are printed in exact round-trip
+// form).
 #include <iosfwd>
 #include <string>
 
@@ -14,6 +16,8 @@ struct EdgeListOptions {
   double default_latency_s = 0;  // for lines without a latency
   std::string optical = "none";  // recorded in info() for the cost model
   ServerSpec server;
+  // server.gpus was set by the user: a file declaring another gpus_per_node is an error.
+  bool gpus_given = false;
 };
 
 // Compute nodes keep their relative order and become 0..C-1; declared switches follow in

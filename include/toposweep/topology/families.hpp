@@ -78,6 +78,60 @@ Network build_fattree(const FatTreeSpec& spec);
 // The radix build_fattree uses when spec.radix == 0.
 std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers, double oversubscription);
 
+// Rail-optimized Clos (NVIDIA DGX SuperPOD, Meta's RoCE clusters), its multi-plane form (Alibaba
+// HPN) and rail-only (Wang et al., 2024). Every server has `rails` NICs (0: server.gpus, one per
+// GPU), each of link_bandwidth_Bps split over `planes` ports of link_bandwidth_Bps / planes; port
+// (plane p, rail r) of server s goes to leaf s / down of rail r in plane p, so each (plane, rail)
+// has ceil(servers / down) leaf switches of `radix` ports. spine = true: each plane's leaves, all
+// rails together, share `up` spine switches (one link from every leaf to each; the leaves split
+// down:up = oversubscription:1 as the fat-tree's). spine = false (rail-only): nothing joins two
+// rails; a rail that fits one switch is that switch (all its ports down), a larger rail gets its
+// own spines. The server is one vertex holding its GPUs and NICs: a route that leaves a server on
+// rail j towards a GPU of another rail is NCCL's PXN relay (GPU i -> NVLink -> GPU j -> NIC j),
+// whose NVLink hop is inside the server vertex. radix = 0 picks the smallest even radix that fits
+// (rail-only: that fits every server on one switch per rail).
+struct RailSpec {
+  std::uint32_t servers = 0;
+  std::uint32_t rails = 0;
+  std::uint32_t planes = 1;
+  std::uint32_t radix = 0;
+  bool spine = true;
+  double oversubscription = 1;
+  double link_bandwidth_Bps = 0;
+  double link_latency_s = 0;
+  ServerSpec server;
+  bool operator==(const RailSpec&) const = default;
+};
+Network build_rail(const RailSpec& spec);
+// The radix build_rail uses when spec.radix == 0 (rails already resolved, > 0).
+std::uint32_t rail_auto_radix(const RailSpec& spec);
+
+// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008; Slingshot systems): `groups` groups of
+// `routers` routers, all-to-all inside a group, `terminals` servers (one port each) per router and
+// `global_links` global ports per router. Global port k of group i (router k / global_links) goes
+// to group i + (k mod (groups-1)) + 1 (mod groups), so every pair of groups gets
+// routers x global_links / (groups - 1) links (which must divide); groups = 0 is the balanced
+// maximum, routers x global_links + 1, one link per pair of groups.
+struct DragonflySpec {
+  std::uint32_t groups = 0;
+  std::uint32_t routers = 4;
+  std::uint32_t terminals = 2;
+  std::uint32_t global_links = 2;
+  double link_bandwidth_Bps = 0;
+  double link_latency_s = 0;
+  ServerSpec server;
+  bool operator==(const DragonflySpec&) const = default;
+};
+Network build_dragonfly(const DragonflySpec& spec);
+
+// A leaf switch's k ports split down:up = oversubscription:1, rounded to whole ports, at least
+// one each way (the fat-tree's and the rail's leaves).
+struct LeafPorts {
+  std::uint32_t down = 0;  // towards servers
+  std::uint32_t up = 0;    // towards the next tier
+};
+LeafPorts leaf_ports(std::uint32_t k, double oversubscription);
+
 // Direct-connect circulant of TopoOpt: every stride s is a bidirectional ring (arcs i -> i+s
 // and i -> i-s mod n) using 2 ports per server; extra links use one port at each end. At most
 // `degree` ports per server are used.

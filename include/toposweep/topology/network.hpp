@@ -68,6 +68,11 @@ struct TopologyInfo {
   std::vector<std::vector<std::uint32_t>> tree_groups;
   // Bisection bandwidth known in closed form by the builder (B/s, one direction); 0 = unknown.
   double bisection_closed_form_Bps = 0;
+  // rail: NICs (rails) per server, planes, and whether spines join the rails ("full") or not
+  // ("none", rail-only); the switch radix is fattree_radix, the leaves' ratio oversubscription.
+  std::uint32_t rails = 0;
+  std::uint32_t planes = 0;
+  std::string rail_spine;
 };
 
 class Network {

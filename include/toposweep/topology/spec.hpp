@@ -20,11 +20,12 @@ struct FileTopologySpec {
   double default_latency_s = 0;
   std::string optical = "none";
   ServerSpec server;
+  bool gpus_given = false;  // server.gpus set by the user (checked against the file's gpus_per_node)
   bool operator==(const FileTopologySpec&) const = default;
 };
 
 using FamilySpec = std::variant<SwitchSpec, FatTreeSpec, TopoOptSpec, MultiDimSpec, TorusSpec, ExpanderSpec,
-                                FileTopologySpec>;
+                                FileTopologySpec, RailSpec, DragonflySpec>;
 
 struct TopologySpec {
   FamilySpec family;

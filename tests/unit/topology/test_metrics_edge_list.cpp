@@ -164,7 +164,10 @@ TEST(EdgeList, RoundTripEveryFamily) {
             {"topology.dim_bandwidth", "7GB/s,1.1GB/s,3GB/s"},
             {"topology.dim_latency", "0.7us"}},
            {{"topology.kind", "torus"}, {"topology.dims", "3,4"}},
-           {{"topology.kind", "expander"}, {"topology.servers", "30"}, {"topology.degree", "3"}}}) {
+           {{"topology.kind", "expander"}, {"topology.servers", "30"}, {"topology.degree", "3"}},
+           {{"topology.kind", "rail"}, {"topology.servers", "12"}, {"topology.planes", "2"}},
+           {{"topology.kind", "rail"}, {"topology.servers", "12"}, {"topology.spine", "none"}},
+           {{"topology.kind", "dragonfly"}, {"topology.routers_per_group", "3"}}}) {
     Config c;
     for (const auto& [k, v] : kv) c.set(k, v, "test");
     validate_and_default(c, KeyRegistry(config_keys()));
@@ -196,6 +199,41 @@ TEST(EdgeList, SwitchesAreRelabelledAfterComputeNodes) {
   EXPECT_EQ(n.arc(0).dst, 2u);
   EXPECT_DOUBLE_EQ(n.arc(0).latency_s, 1e-6);
   EXPECT_DOUBLE_EQ(n.arc(n.out_arcs(2)[1]).latency_s, 2e-6);
+}
+
+TEST(EdgeList, GpusPerNodeLineSaysWhatEveryComputeNodeIs) {
+  const std::string gpu_graph =
+      "# 3 GPUs on a switch\ngpus_per_node 1\nswitch 3\n0 3 1GB/s\n3 0 1GB/s\n"
+      "1 3 1GB/s\n3 1 1GB/s\n2 3 1GB/s\n3 2 1GB/s\n";
+  EdgeListOptions o;
+  o.server.gpus = 4;  // server.gpus's default: the file's line wins over it
+  {
+    std::istringstream in(gpu_graph);
+    const Network n = read_edge_list(in, "g.topo", o);
+    EXPECT_EQ(n.gpus_per_node(), 1u);
+    EXPECT_EQ(n.gpu_count(), 3u);
+  }
+  {
+    std::istringstream in("0 1 1GB/s\n1 0 1GB/s\n");  // no line: server.gpus, as before
+    EXPECT_EQ(read_edge_list(in, "g.topo", o).gpu_count(), 8u);
+  }
+  auto err = [&](const std::string& text, bool given) {
+    return test::bad_input_text([&] {
+      std::istringstream in(text);
+      EdgeListOptions opt = o;
+      opt.gpus_given = given;
+      read_edge_list(in, "g.topo", opt);
+    });
+  };
+  EXPECT_EQ(err(gpu_graph, true),
+            "the file declares gpus_per_node 1 but server.gpus = 4 (drop one of them) | g.topo:2");
+  o.server.gpus = 1;
+  EXPECT_EQ(err(gpu_graph, true), "no error");  // the user's server.gpus agrees
+  EXPECT_THAT(err("gpus_per_node 0\n0 1 1GB/s\n", false), HasSubstr("g.topo:1"));
+  EXPECT_THAT(err("gpus_per_node 2.5\n0 1 1GB/s\n", false), HasSubstr("whole number"));
+  EXPECT_THAT(err("gpus_per_node\n0 1 1GB/s\n", false), HasSubstr("g.topo:1"));
+  EXPECT_THAT(err("gpus_per_node 2\ngpus_per_node 2\n0 1 1GB/s\n", false),
+              HasSubstr("declared twice | g.topo:2"));
 }
 
 TEST(EdgeList, ErrorsNameFileAndLine) {

@@ -1,9 +1,12 @@
 #pragma once
 // Helpers shared by the topology tests.
 #include <algorithm>
+#include <cstdint>
 #include <initializer_list>
+#include <queue>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/topology/families.hpp"
@@ -53,6 +56,26 @@ inline topology::FatTreeSpec fattree_spec(std::uint32_t servers, std::uint32_t d
   f.link_bandwidth_Bps = bw;
   f.link_latency_s = lat;
   return f;
+}
+
+// Hop distance between every pair of compute nodes by BFS from each (switches relay).
+inline std::vector<std::vector<std::uint32_t>> all_pairs_hops(const Network& net) {
+  const std::uint32_t V = net.vertex_count(), C = net.compute_count();
+  std::vector<std::vector<std::uint32_t>> d(C, std::vector<std::uint32_t>(C, UINT32_MAX));
+  for (VertexId s = 0; s < C; ++s) {
+    std::vector<std::uint32_t> dist(V, UINT32_MAX);
+    std::queue<VertexId> q;
+    dist[s] = 0;
+    q.push(s);
+    while (!q.empty()) {
+      const VertexId u = q.front();
+      q.pop();
+      for (ArcId a : net.out_arcs(u))
+        if (dist[net.arc(a).dst] == UINT32_MAX) dist[net.arc(a).dst] = dist[u] + 1, q.push(net.arc(a).dst);
+    }
+    for (VertexId t = 0; t < C; ++t) d[s][t] = dist[t];
+  }
+  return d;
 }
 
 }  // namespace toposweep::test
