@@ -352,7 +352,7 @@ void IterationBuilder::make_3d_programs() {
         b.timed = true;
         b.duration_s = cost->backward.compute_s;
       }
-      double params = l.params_sharded / shard + l.params_replicated;
+      double params = l.params_sharded / shard + l.params_replicated + l.params_expert / shard;
       if (l.kind == LayerKind::Head) params += tied_embedding_copy(m_, shard, s_.pp);
       prog.local_params += params;
       std::vector<Op> layer_bwd{b};

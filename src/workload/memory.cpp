@@ -172,7 +172,8 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSp
   for (std::uint32_t i = range.first; i < range.last; ++i) {
     const Layer& l = m.layers[i];
     if (l.kind == LayerKind::EmbeddingBag) continue;
-    last_layer = per_layer ? l.parameters() / layer_degree[i] : l.params_sharded / tp + l.params_replicated;
+    last_layer = per_layer ? l.parameters() / layer_degree[i]
+                           : l.params_sharded / tp + l.params_replicated + l.params_expert / tp;
     a.params += last_layer;
     a.largest_layer = std::max(a.largest_layer, last_layer);
     // A layer model-parallel over k ranks works on the k ranks' gathered samples.
