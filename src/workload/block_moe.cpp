@@ -117,4 +117,8 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
   ops.insert(ops.end() - 1, unpermute);
 }
 
+double dispatch_elements(const TransformerShape& t, ActivationSplit split) {
+  return double(t.moe->top_k) * t.seq_len * t.hidden / (double(split.cp) * split.sequence);
+}
+
 }  // namespace toposweep

@@ -113,6 +113,7 @@ struct Dims {
   double cp;             // context parallelism: the sequence's ranks (each query attends to cp x s keys)
   double hr;             // elements per token the norm / dropout region holds (h / t with SP)
   bool sp;               // sequence parallelism: the sequence region split over the t ranks
+  double ep;             // expert parallelism: the rank's experts / ep experts take ep x the tokens
 };
 
 Dims dims_of(const LayerCostKey& k) {
@@ -126,6 +127,7 @@ Dims dims_of(const LayerCostKey& k) {
   x.V = sh.vocab;
   x.t = k.split.tp;
   x.sp = k.split.sequence_split();
+  x.ep = k.split.ep;
   x.hr = x.sp ? x.h / x.t : x.h;
   return x;
 }
@@ -144,6 +146,11 @@ struct RankGemm {
 RankGemm rank_gemm(const BlockOp& op, const Dims& x) {
   if (op.kind == OpKind::AttentionCore) return {op.M, op.N, op.K, x.b * op.batch / x.t};
   const double T = x.b * op.M;
+  if (op.role == OpRole::ExpertGemm) {
+    // Expert parallelism: experts / ep local experts, each with the tokens ep ranks send it.
+    const double M = T * x.ep, batch = op.batch / x.ep;
+    return op.column ? RankGemm{M, op.N / x.t, op.K, batch} : RankGemm{M, op.N, op.K / x.t, batch};
+  }
   if (op.axis == ParallelAxis::Sequence && x.sp) return {T / x.t, op.N, op.K, op.batch};
   if (op.axis != ParallelAxis::Tensor) return {T, op.N, op.K, op.batch};
   return op.column ? RankGemm{T, op.N / x.t, op.K, op.batch} : RankGemm{T, op.N, op.K / x.t, op.batch};
@@ -269,7 +276,7 @@ double attention_core_forward(const KernelDevice& d, const LayerCostKey& k, cons
 
 double block_params_local(const Dims& x, const std::vector<BlockOp>& ops) {
   const BlockTotals sum = block_totals(ops);
-  return sum.params_sharded / x.t + sum.params_replicated + sum.params_expert / x.t;
+  return sum.params_sharded / x.t + sum.params_replicated + sum.params_expert / (x.t * x.ep);
 }
 
 void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,

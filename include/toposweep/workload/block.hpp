@@ -138,9 +138,15 @@ struct ActivationSplit {
   std::uint32_t tp = 1;
   std::uint32_t sequence = 1;
   std::uint32_t cp = 1;
+  std::uint32_t ep = 1;  // expert parallelism: each rank holds experts / ep of a MoE layer's experts
   bool sequence_split() const { return sequence > 1; }
   bool operator==(const ActivationSplit&) const = default;
 };
+
+// Elements one rank sends in a MoE layer's dispatch All-to-All per sample (block_moe.cpp): each
+// of its tokens (s / cp, and / tp with sequence parallelism) once per routed expert, h each:
+// top_k s h / (cp x sequence). The combine sends as many back.
+double dispatch_elements(const TransformerShape& t, ActivationSplit split);
 
 // Activation bytes per sample the embedding and the head keep for backward (whatever the
 // recomputation mode), `elem` bytes per activation element.
