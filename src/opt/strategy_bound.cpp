@@ -155,7 +155,7 @@ double StrategyBound::operator()(const Strategy& s) {
   for (std::uint32_t c = 0; c < chunks; ++c)
     for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
       const Layer& l = m.layers[i];
-      chunk_params[c] += l.params_sharded / shard + l.params_replicated;
+      chunk_params[c] += l.params_sharded / shard + l.params_replicated + l.params_expert / (shard * s.ep);
       if (l.kind == LayerKind::Head) chunk_params[c] += tied_embedding_copy(m, shard, s.pp);
     }
   // Each device's DP stream runs its gradient reductions one after another: the whole

@@ -86,6 +86,8 @@ std::string_view comm_purpose_name(CommPurpose p) {
       return "embedding";
     case CommPurpose::ContextParallel:
       return "context_parallel";
+    case CommPurpose::ExpertParallel:
+      return "expert_parallel";
     case CommPurpose::Other:
       return "other";
   }

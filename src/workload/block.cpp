@@ -10,12 +10,18 @@
 
 namespace toposweep {
 
-std::vector<BlockOp> describe_block(const TransformerShape& shape) {
+std::vector<BlockOp> describe_block(const TransformerShape& shape, bool moe) {
   std::vector<BlockOp> ops;
   describe_norm(shape, ops);
-  describe_attention(shape, ops);
+  if (shape.mla)
+    describe_mla(shape, ops);
+  else
+    describe_attention(shape, ops);
   describe_norm(shape, ops);
-  describe_mlp(shape, ops);
+  if (moe && shape.moe)
+    describe_moe(shape, ops);
+  else
+    describe_mlp(shape, ops);
   return ops;
 }
 
@@ -25,6 +31,7 @@ BlockTotals block_totals(const std::vector<BlockOp>& ops) {
     t.forward_flops += op.flops();
     t.params_sharded += op.params_sharded;
     t.params_replicated += op.params_replicated;
+    t.params_expert += op.params_expert;
     t.kept_replicated += op.kept_replicated;
     t.kept_sharded += op.kept_sharded;
     if (op.recompute == RecomputeClass::DroppedUnderSelective) t.kept_scores += op.kept_sharded;

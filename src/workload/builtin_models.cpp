@@ -1,6 +1,7 @@
 // The built-in models, each from its published shape. Sources: GPT-3 (Brown et al. 2020,
 // Table 2.1), Megatron-Turing NLG 530B (Smith et al. 2022), Llama 2 70B (Touvron et al. 2023),
 // Llama 3 8B/70B/405B (Dubey et al. 2024, "The Llama 3 Herd of Models", arXiv:2407.21783, Table 3),
+// Mixtral 8x7B/8x22B (Jiang et al. 2024), DeepSeek-V3 (DeepSeek-AI 2024),
 // BERT (Devlin et al. 2019), ResNet-50 (He et al. 2016, torchvision v1.5 layout), VGG (Simonyan &
 // Zisserman 2015), DLRM/NCF/CANDLE-Uno/BERT in TopoOpt's evaluation (Wang et al. NSDI 2023).
 #include <functional>
@@ -79,6 +80,47 @@ Model llama3(const std::string& name, const std::string& size, std::uint32_t lay
       "Llama 3 " + size + " (Dubey et al. 2024, arXiv:2407.21783, Table 3): " + std::to_string(layers) +
           " layers, hidden " + std::to_string(hidden) + ", " + std::to_string(heads) +
           " heads (8 KV), SwiGLU " + std::to_string(ffn_hidden) + ", RMSNorm, RoPE, vocab 128256, seq 8192");
+  m.default_batch_per_gpu = 1;
+  return m;
+}
+
+// Mixtral (Jiang et al. 2024, "Mixtral of Experts", arXiv:2401.04088, Table 1; 8x22B from its
+// released config.json: 56 layers, hidden 6144, 48 heads, 8 KV, expert FFN 16384, vocab 32768):
+// the Mistral block (GQA, RMSNorm, RoPE, no biases, untied) with 8 SwiGLU experts, top-2, in every
+// layer. Sequence 4096, as Megatron-Core's Mixtral training examples use.
+Model mixtral(const std::string& name, const std::string& size, std::uint32_t layers, std::uint32_t hidden,
+              std::uint32_t heads, std::uint32_t ffn_hidden, std::uint32_t vocab) {
+  TransformerShape t = llama_shape(layers, hidden, heads, 8, ffn_hidden, 4096, vocab);
+  t.moe = MoeShape{.experts = 8, .top_k = 2, .expert_ffn_hidden = ffn_hidden};
+  Model m = transformer_model(name, t,
+                              "Mixtral " + size +
+                                  " (Jiang et al. 2024, arXiv:2401.04088): " + std::to_string(layers) +
+                                  " layers, hidden " + std::to_string(hidden) + ", " + std::to_string(heads) +
+                                  " heads (8 KV), 8 SwiGLU experts of " + std::to_string(ffn_hidden) +
+                                  " top-2, RMSNorm, RoPE, vocab " + std::to_string(vocab) + ", seq 4096");
+  m.default_batch_per_gpu = 1;
+  return m;
+}
+
+// DeepSeek-V3 (DeepSeek-AI 2024, arXiv:2412.19437, Sec. 4.2 "Hyper-Parameters"): 61 layers, hidden
+// 7168, 128 heads of multi-head latent attention (query latent 1536, key/value latent 512, 128
+// no-rope + 64 rope query/key dimensions, 128 value dimensions); the first 3 layers dense (FFN
+// 18432, from the released config.json), the others 1 shared + 256 routed experts of 2048, 8 per
+// token; vocabulary 129,280 (Sec. 4.1), sequence 4096; one multi-token prediction module.
+Model deepseek_v3() {
+  TransformerShape t = llama_shape(61, 7168, 128, 128, 18432, 4096, 129280);
+  t.mla = MlaShape{.q_lora_rank = 1536,
+                   .kv_lora_rank = 512,
+                   .qk_nope_head_dim = 128,
+                   .qk_rope_head_dim = 64,
+                   .v_head_dim = 128};
+  t.moe =
+      MoeShape{.experts = 256, .top_k = 8, .expert_ffn_hidden = 2048, .shared_experts = 1, .dense_layers = 3};
+  t.mtp_layers = 1;
+  Model m = transformer_model("deepseek-v3", t,
+                              "DeepSeek-V3 (arXiv:2412.19437): 61 layers (3 dense), hidden 7168, 128 heads "
+                              "of MLA, 1 shared + 256 routed experts of 2048 top-8, vocab 129280, seq 4096, "
+                              "1 MTP module");
   m.default_batch_per_gpu = 1;
   return m;
 }
@@ -251,6 +293,9 @@ const std::map<std::string, std::function<Model()>>& registry() {
       {"llama3-8b", [] { return llama3("llama3-8b", "8B", 32, 4096, 32, 14336); }},
       {"llama3-70b", [] { return llama3("llama3-70b", "70B", 80, 8192, 64, 28672); }},
       {"llama3-405b", [] { return llama3("llama3-405b", "405B", 126, 16384, 128, 53248); }},
+      {"mixtral-8x7b", [] { return mixtral("mixtral-8x7b", "8x7B", 32, 4096, 32, 14336, 32000); }},
+      {"mixtral-8x22b", [] { return mixtral("mixtral-8x22b", "8x22B", 56, 6144, 48, 16384, 32768); }},
+      {"deepseek-v3", deepseek_v3},
       {"bert-base",
        [] { return bert("bert-base", 12, 768, 12, 512, "BERT-base (Devlin et al. 2019), seq 512"); }},
       {"bert-large",

@@ -117,6 +117,8 @@ Feasibility feasibility(const Workload& w, const Strategy& s, ShapeMemory& shape
   const Recompute recompute = s.recompute;
   const double mb = static_cast<double>(static_cast<std::uint64_t>(w.global_batch) / dp / s.microbatches);
   const double param_bytes = model_state_bytes_per_param(w, zero, static_cast<double>(replicas)).total();
+  const double expert_bytes =  // the routed experts' states, over the dp x cp / ep ranks sharing them
+      model_state_bytes_per_param(w, zero, static_cast<double>(replicas) / s.ep).total();
   const bool gathers = zero >= 3 && replicas > 1;
   const double capacity = shape.capacity, tables = shape.tables;
   double worst = 0;
@@ -142,7 +144,7 @@ Feasibility feasibility(const Workload& w, const Strategy& s, ShapeMemory& shape
       const double act =
           a.act.kept(recompute) * in_flight + (recompute == Recompute::Full ? a.working_set : 0);
       const double gathered = gathers ? a.largest_layer * B : 0;
-      worst = std::max(worst, a.params * param_bytes + mb * act + gathered);
+      worst = std::max(worst, a.params * param_bytes + a.expert_params * expert_bytes + mb * act + gathered);
     }
     worst += tables;
     feasible = worst <= capacity;
@@ -268,6 +270,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   };
 
   const StrategyKnob& cp_row = row(&StrategyKnobs::cp);
+  const StrategyKnob& ep_row = row(&StrategyKnobs::ep);
   for (std::uint64_t tp : divisors(gpus)) {
     if (tp > max_tp) break;
     if (m.transformer && m.transformer->heads % tp != 0) continue;
@@ -305,6 +308,10 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
             values[i] = microbatches;
           } else if (&k == &chunks_row) {
             level.kind = Level::Values::Chunks;
+          } else if (&k == &ep_row) {  // the listed degrees that divide dp x cp and the experts
+            values[i].clear();
+            for (std::uint32_t ep : knob_values(k, space.codes(k), replicas, tp, pp))
+              if (expert_parallel_problem(m, ep, replicas).empty()) values[i].push_back(ep);
           } else if (&k == &recompute_row) {
             values[i] = knob_values(k, recomputes, replicas, tp, pp);
           } else if (&k == &compression) {

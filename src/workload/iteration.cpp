@@ -278,7 +278,7 @@ void IterationBuilder::make_3d_programs() {
   const double B = w_.bytes_per_element;
   const double G = w_.grad_bytes_per_element;
   const bool timed = costs_ != nullptr && w_.per_operator;
-  std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet), cp_sets(s_.pp, kNoSet);
+  std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet), cp_sets(s_.pp, kNoSet), ep_sets(s_.pp, kNoSet);
   for (std::uint32_t c = 0; c < chunks(); ++c) {
     const std::uint32_t p = c % s_.pp;  // the device holding chunk c
     StageProgram& prog = programs_[c];
@@ -287,6 +287,21 @@ void IterationBuilder::make_3d_programs() {
     const std::uint32_t tp_set = tp_sets[p];
     if (s_.cp > 1 && cp_sets[p] == kNoSet)
       cp_sets[p] = g_.add_group_set(ranks_.groups(Axis::Cp, {{Axis::Pp, p}}));
+    if (s_.ep > 1 && ep_sets[p] == kNoSet)
+      ep_sets[p] = g_.add_group_set(expert_grid(s_).groups(Axis::Ep, {{Axis::Pp, p}}));
+    // Expert parallelism: a MoE layer's tokens go to the ranks of their experts (dispatch) and
+    // come back (combine), an All-to-All each over the EP group, on the compute stream (the
+    // experts wait for them); backward sends their gradients the same way.
+    const auto ep_op = [&](std::uint32_t layer) {
+      Op c;
+      c.kind = Op::Kind::Comm;
+      c.op = CollectiveOp::AllToAll;
+      c.purpose = CommPurpose::ExpertParallel;
+      c.bytes = bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * B;
+      c.group_set = ep_sets[p];
+      c.layer = layer;
+      return c;
+    };
     // Context parallelism (Megatron-Core's ring attention): a block's keys and values pass around
     // the CP group chunk by chunk under its attention kernels, which a ring AllGather of the
     // sequence's KV (on this TP rank's heads) moves exactly; backward passes them again and sends
@@ -358,7 +373,7 @@ void IterationBuilder::make_3d_programs() {
         b.timed = true;
         b.duration_s = cost->backward.compute_s;
       }
-      double params = l.params_sharded / shard + l.params_replicated;
+      double params = l.params_sharded / shard + l.params_replicated + l.params_expert / (shard * s_.ep);
       if (l.kind == LayerKind::Head) params += tied_embedding_copy(m_, shard, s_.pp);
       prog.local_params += params;
       std::vector<Op> layer_bwd{b};
@@ -369,6 +384,11 @@ void IterationBuilder::make_3d_programs() {
         tp_comms(cost->forward.hidden, tp_bytes, i, true, prog.overlapped_forward);
         tp_comms(cost->backward.exposed, tp_bytes, i, false, layer_bwd);
         tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward);
+      }
+      if (s_.ep > 1 && l.moe) {  // dispatch and combine; the recomputed forward's again
+        for (int n = 0; n < 2; ++n) prog.forward.push_back(ep_op(i));
+        const int backward = s_.recompute == Recompute::Full ? 4 : 2;
+        for (int n = 0; n < backward; ++n) layer_bwd.push_back(ep_op(i));
       }
       if (s_.cp > 1 && l.kind == LayerKind::TransformerBlock) {
         prog.overlapped_forward.push_back(cp_op(CollectiveOp::AllGather, i));

@@ -112,6 +112,8 @@ struct Dims {
   double t;              // tp
   double cp;             // context parallelism: the sequence's ranks (each query attends to cp x s keys)
   double hr;             // elements per token the norm / dropout region holds (h / t with SP)
+  bool sp;               // sequence parallelism: the sequence region split over the t ranks
+  double ep;             // expert parallelism: the rank's experts / ep experts take ep x the tokens
 };
 
 Dims dims_of(const LayerCostKey& k) {
@@ -124,7 +126,9 @@ Dims dims_of(const LayerCostKey& k) {
   x.h = sh.hidden;
   x.V = sh.vocab;
   x.t = k.split.tp;
-  x.hr = k.split.sequence_split() ? x.h / x.t : x.h;
+  x.sp = k.split.sequence_split();
+  x.ep = k.split.ep;
+  x.hr = x.sp ? x.h / x.t : x.h;
   return x;
 }
 
@@ -133,15 +137,23 @@ bool tp_comms(const LayerCostKey& k) {
 }
 
 // A block operator's GEMM on one TP rank for a microbatch: tensor-split projections lose their
-// N (column-parallel) or K (row-parallel) to the ranks, the attention core its heads.
+// N (column-parallel) or K (row-parallel) to the ranks, the attention core its heads; a grouped
+// expert GEMM keeps its batch (one GEMM per expert); a sequence-axis GEMM (the MoE router, MLA's
+// down projections) runs on the rank's s / t tokens with sequence parallelism.
 struct RankGemm {
   double M, N, K, batch;
 };
 RankGemm rank_gemm(const BlockOp& op, const Dims& x) {
   if (op.kind == OpKind::AttentionCore) return {op.M, op.N, op.K, x.b * op.batch / x.t};
   const double T = x.b * op.M;
-  if (op.axis != ParallelAxis::Tensor) return {T, op.N, op.K, 1};
-  return op.column ? RankGemm{T, op.N / x.t, op.K, 1} : RankGemm{T, op.N, op.K / x.t, 1};
+  if (op.role == OpRole::ExpertGemm) {
+    // Expert parallelism: experts / ep local experts, each with the tokens ep ranks send it.
+    const double M = T * x.ep, batch = op.batch / x.ep;
+    return op.column ? RankGemm{M, op.N / x.t, op.K, batch} : RankGemm{M, op.N, op.K / x.t, batch};
+  }
+  if (op.axis == ParallelAxis::Sequence && x.sp) return {T / x.t, op.N, op.K, op.batch};
+  if (op.axis != ParallelAxis::Tensor) return {T, op.N, op.K, op.batch};
+  return op.column ? RankGemm{T, op.N / x.t, op.K, op.batch} : RankGemm{T, op.N, op.K / x.t, op.batch};
 }
 double forward_gemm_seconds(const KernelDevice& d, const BlockOp& op, const Dims& x, double e) {
   const RankGemm g = rank_gemm(op, x);
@@ -192,6 +204,19 @@ const BlockOp* first_of(const std::vector<BlockOp>& ops, OpKind kind) {
   return nullptr;
 }
 
+bool moe_kernel(const BlockOp& op) {
+  return op.role == OpRole::Permute || op.role == OpRole::ExpertActivation || op.role == OpRole::Unpermute;
+}
+
+// A MoE layer's memory-bound kernels (block_moe.cpp): the permutation, the experts' activation
+// and the unpermutation, forward or backward.
+void moe_kernels(const KernelDevice& d, const Dims& x, const std::vector<BlockOp>& ops, double e, bool sp,
+                 bool backward, Pass& pass) {
+  for (const BlockOp& op : ops)
+    if (moe_kernel(op))
+      pass.kernel(memory_seconds(d, kernel_bytes(backward ? op.backward : op.forward, op, x, e, sp)));
+}
+
 // The block's forward kernels on `pass` (collectives included), as Megatron-LM runs them. The
 // table is read in the order this model has always added the kernels' times (norms, the
 // projections, the collectives, the attention core, the residuals, the activation), which
@@ -226,14 +251,14 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     for (const BlockOp& op : ops)
       if (op.kind == OpKind::AttentionCore) pass.kernel(forward_gemm_seconds(d, op, x, e));
     for (const BlockOp& op : ops)  // softmax, dropout (+ mask), context permute
-      if (op.kind == OpKind::MemoryBound && op.axis == ParallelAxis::Tensor &&
-          op.role != OpRole::Activation && op.role != OpRole::Rotary)
+      if (op.role == OpRole::Softmax || op.role == OpRole::ScoreDropout || op.role == OpRole::ContextPermute)
         pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
   }
   for (const BlockOp& op : ops)  // rotary embeddings on Q and K, fused attention or not
     if (op.role == OpRole::Rotary) pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
   pass.kernel(alike_seconds(d, ops, OpRole::Residual, x, e, sp));    // bias + dropout + residual
   pass.kernel(alike_seconds(d, ops, OpRole::Activation, x, e, sp));  // bias + GeLU / SwiGLU
+  moe_kernels(d, x, ops, e, sp, false, pass);
 }
 
 // What selective recomputation runs again: the attention core and the s x s kernels it dropped.
@@ -251,7 +276,7 @@ double attention_core_forward(const KernelDevice& d, const LayerCostKey& k, cons
 
 double block_params_local(const Dims& x, const std::vector<BlockOp>& ops) {
   const BlockTotals sum = block_totals(ops);
-  return sum.params_sharded / x.t + sum.params_replicated;
+  return sum.params_sharded / x.t + sum.params_replicated + sum.params_expert / (x.t * x.ep);
 }
 
 void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
@@ -265,7 +290,7 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   std::vector<std::pair<Traffic, double>> groups;
   const BlockOp* token_op = nullptr;
   for (const BlockOp& op : ops) {
-    if (op.kind != OpKind::MemoryBound || op.axis != ParallelAxis::Sequence) continue;
+    if (op.kind != OpKind::MemoryBound || op.axis != ParallelAxis::Sequence || moe_kernel(op)) continue;
     token_op = &op;
     for (const Traffic& tr : {op.backward, op.backward2}) {
       if (tr == Traffic{}) continue;
@@ -281,6 +306,7 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   for (const BlockOp& op : ops)
     if (op.role == OpRole::Activation)
       pass.kernel(memory_seconds(d, kernel_bytes(op.backward, op, x, e, sp)));
+  moe_kernels(d, x, ops, e, sp, true, pass);
   for (const BlockOp& op : ops)  // the rotation of Q's and K's gradients back
     if (op.role == OpRole::Rotary) pass.kernel(memory_seconds(d, kernel_bytes(op.backward, op, x, e, sp)));
   const BlockOp& qkv = *first_of(ops, OpKind::Gemm);
@@ -292,10 +318,10 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   for (const BlockOp& op : ops) {
     if (op.kind != OpKind::Gemm) continue;
     const RankGemm g = rank_gemm(op, x);
-    const double dgrad = gemm_seconds(dw, g.M, g.K, g.N, 1, ge, e);
-    const double wgrad = gemm_seconds(dw, g.K, g.N, g.M, 1, ge, wgrad_out);
+    const double dgrad = gemm_seconds(dw, g.M, g.K, g.N, g.batch, ge, e);
+    const double wgrad = gemm_seconds(dw, g.K, g.N, g.M, g.batch, ge, wgrad_out);
     pass.kernel(dgrad + wgrad);
-    if (!tp_comms(k)) continue;
+    if (!tp_comms(k) || op.axis != ParallelAxis::Tensor) continue;
     if (op.column) {  // QKV and FFN1 split their outputs over TP ranks
       if (sp) {
         // Re-gather the saved (sequence-split) input for the weight gradient; reduce-scatter the
@@ -337,9 +363,9 @@ TransformerShape rank_shape(const LayerCostKey& k) {
   return sh;
 }
 
-LayerCost block_cost(const KernelDevice& d, const LayerCostKey& k) {
+LayerCost block_cost(const KernelDevice& d, const LayerCostKey& k, bool moe = false) {
   const Dims x = dims_of(k);
-  const std::vector<BlockOp> ops = describe_block(rank_shape(k));
+  const std::vector<BlockOp> ops = describe_block(rank_shape(k), moe);
   LayerCost c;
   c.tp_bytes = x.T * x.h * k.elem;
   Pass fwd(d, k, c.tp_bytes), bwd(d, k, c.tp_bytes);
@@ -424,11 +450,14 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
 }
 
 TransformerCosts transformer_costs(const LayerCostKey& key) {
-  return {block_cost(key.device, key), embedding_cost(key.device, key), head_cost(key.device, key)};
+  TransformerCosts c{
+      block_cost(key.device, key), embedding_cost(key.device, key), head_cost(key.device, key), {}};
+  if (key.shape.moe) c.moe_block = block_cost(key.device, key, true);
+  return c;
 }
 
 const LayerCost* cost_of_layer(const TransformerCosts& costs, const Layer& l) {
-  if (l.kind == LayerKind::TransformerBlock) return &costs.block;
+  if (l.kind == LayerKind::TransformerBlock) return l.moe ? &costs.moe_block : &costs.block;
   if (l.kind == LayerKind::Embedding) return &costs.embedding;
   if (l.kind == LayerKind::Head) return &costs.head;
   return nullptr;

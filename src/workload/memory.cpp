@@ -173,8 +173,10 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSp
     const Layer& l = m.layers[i];
     if (l.kind == LayerKind::EmbeddingBag) continue;
     last_layer = per_layer ? l.parameters() / layer_degree[i] : l.params_sharded / tp + l.params_replicated;
+    const double experts = per_layer ? 0.0 : l.params_expert / (double(tp) * split.ep);
     a.params += last_layer;
-    a.largest_layer = std::max(a.largest_layer, last_layer);
+    a.expert_params += experts;
+    a.largest_layer = std::max(a.largest_layer, last_layer + experts);
     // A layer model-parallel over k ranks works on the k ranks' gathered samples.
     const double k = per_layer ? layer_degree[i] : 1;
     const LayerActivations la = layer_activations(w, l, split, k);
@@ -209,9 +211,11 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const StageAg
   // ZeRO shards over every rank holding the same weights: dp x cp (Megatron-Core's
   // data-parallel group with context parallelism).
   const ModelStateBytes per_param = model_state_bytes_per_param(w, s.zero, s.grad_replicas());
-  b.weights = a.params * per_param.weights;
-  b.gradients = a.params * per_param.gradients;
-  b.optimizer = a.params * per_param.optimizer;
+  // The routed experts' states shard over the dp x cp / ep ranks holding the same experts.
+  const ModelStateBytes expert = model_state_bytes_per_param(w, s.zero, s.grad_replicas() / double(s.ep));
+  b.weights = a.params * per_param.weights + a.expert_params * expert.weights;
+  b.gradients = a.params * per_param.gradients + a.expert_params * expert.gradients;
+  b.optimizer = a.params * per_param.optimizer + a.expert_params * expert.optimizer;
   // ZeRO-3 gathers each layer's full weights before it computes and frees them after.
   if (s.zero >= 3 && s.grad_replicas() > 1) b.gathered_weights = a.largest_layer * w.bytes_per_element;
   const double mb = microbatch_size(s, w);

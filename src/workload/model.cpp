@@ -55,6 +55,13 @@ double Model::dense_parameters() const {
   return p;
 }
 
+double Model::active_parameters() const {
+  double p = 0;
+  for (const auto& l : layers)
+    if (l.kind != LayerKind::EmbeddingBag) p += l.active_parameters();
+  return p;
+}
+
 double Model::parameters() const {
   return dense_parameters() + table_parameters();
 }

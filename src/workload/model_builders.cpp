@@ -2,6 +2,7 @@
 // backward is twice forward (input and weight gradients). Activation estimates follow
 // Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models" (2022),
 // in elements (their bytes assume 2-byte elements).
+#include <algorithm>
 #include <utility>
 
 #include "toposweep/util/error.hpp"
@@ -12,13 +13,17 @@ namespace toposweep {
 namespace {
 
 // A block's Layer: the sums of its operator table (block.hpp).
-Layer transformer_block(const TransformerShape& t) {
+// `moe`: its MLP is the shape's routed experts (of which a token uses top_k).
+Layer transformer_block(const TransformerShape& t, bool moe = false) {
   const double s = t.seq_len, h = t.hidden;
-  const BlockTotals sum = block_totals(describe_block(t));
+  const BlockTotals sum = block_totals(describe_block(t, moe));
   Layer l;
   l.kind = LayerKind::TransformerBlock;
+  l.moe = moe;
   l.params_sharded = sum.params_sharded;
   l.params_replicated = sum.params_replicated;
+  l.params_expert = sum.params_expert;
+  if (moe) l.params_expert_active = sum.params_expert / t.moe->experts * t.moe->top_k;
   l.forward_flops = sum.forward_flops;
   l.backward_flops = 2 * l.forward_flops;
   l.act_replicated = sum.kept_replicated;
@@ -28,6 +33,24 @@ Layer transformer_block(const TransformerShape& t) {
   l.act_gemm_sharded = sum.kept_gemm_sharded;
   l.input_elements = s * h;
   l.output_elements = s * h;
+  return l;
+}
+
+// A multi-token prediction module (DeepSeek-V3, arXiv:2412.19437, Sec. 2.2): the previous depth's
+// hidden state and the next token's embedding, each RMS-normalised, concatenated and projected
+// 2h -> h, then one block; the embedding and the output head are the model's own (shared, so
+// their parameters are not counted again, but the head's logits are computed once more: 2 s h V
+// forward FLOPs). On the last pipeline stage, after the last block.
+Layer mtp_layer(const TransformerShape& t, std::uint32_t depth, const Layer& block) {
+  const double s = t.seq_len, h = t.hidden;
+  Layer l = block;
+  l.name = "mtp" + std::to_string(depth);
+  l.params_sharded += 2 * h * h;                  // the projection
+  l.params_replicated += 2 * norm_parameters(t);  // the two norms
+  const double projection = 2 * s * 2 * h * h, logits = 2 * s * h * t.vocab;
+  l.forward_flops += projection + logits;
+  l.backward_flops = 2 * l.forward_flops;
+  l.act_replicated += 2 * s * h + 2 * s * h;  // the two norms' inputs, the projection's input
   return l;
 }
 
@@ -47,10 +70,15 @@ Model transformer_model(std::string name, const TransformerShape& shape, std::st
 
   m.layers.push_back(embedding_layer(t));
   const Layer block = transformer_block(t);
+  // Mixture of Experts: the blocks after the first moe->dense_layers.
+  const std::uint32_t dense = t.moe ? std::min(t.moe->dense_layers, t.layers) : t.layers;
+  const Layer moe_block = t.moe ? transformer_block(t, true) : block;
   for (std::uint32_t i = 0; i < t.layers; ++i) {
-    m.layers.push_back(block);
+    m.layers.push_back(i < dense ? block : moe_block);
     m.layers.back().name = "block" + std::to_string(i);
   }
+  for (std::uint32_t i = 0; i < t.mtp_layers; ++i)
+    m.layers.push_back(mtp_layer(t, i, t.moe ? moe_block : block));
   m.layers.push_back(head_layer(t));
   return m;
 }

@@ -105,6 +105,37 @@ std::size_t choice(Fields& f, const std::string& key, std::initializer_list<cons
   throw BadInput("unknown " + key + " '" + v + "' (" + list + ")", f.at(key));
 }
 
+// "moe": {experts, top_k, expert_ffn_hidden, shared_experts, dense_layers, capacity_factor}.
+MoeShape read_moe(Fields f, std::uint32_t layers) {
+  MoeShape m;
+  m.experts = f.count("experts", 2);
+  m.top_k = f.count("top_k", 1);
+  m.expert_ffn_hidden = f.count("expert_ffn_hidden", 1);
+  m.shared_experts = f.count_or("shared_experts", 0);
+  m.dense_layers = f.count_or("dense_layers", 0);
+  m.capacity_factor = f.number_or("capacity_factor", 0);
+  f.done();
+  if (m.top_k > m.experts)
+    throw BadInput("more than the " + std::to_string(m.experts) + " experts", f.at("top_k"));
+  if (m.dense_layers >= layers)
+    throw BadInput("leaves no MoE layer of the " + std::to_string(layers), f.at("dense_layers"));
+  if (f.has("capacity_factor") && m.capacity_factor < 1)
+    throw BadInput("expected >= 1 (or left out: dropless)", f.at("capacity_factor"));
+  return m;
+}
+
+// "mla": {q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim}.
+MlaShape read_mla(Fields f) {
+  MlaShape m;
+  m.q_lora_rank = f.count("q_lora_rank");
+  m.kv_lora_rank = f.count("kv_lora_rank");
+  m.qk_nope_head_dim = f.count("qk_nope_head_dim");
+  m.qk_rope_head_dim = f.count("qk_rope_head_dim");
+  m.v_head_dim = f.count("v_head_dim");
+  f.done();
+  return m;
+}
+
 TransformerShape read_transformer(Fields f) {
   TransformerShape t;
   t.layers = f.count("layers");
@@ -130,6 +161,9 @@ TransformerShape read_transformer(Fields f) {
   t.tied_embeddings = f.flag_or("tied_embeddings", true);
   t.biases = f.flag_or("biases", true);
   t.pooler = f.flag_or("pooler", false);
+  if (f.has("moe")) t.moe = read_moe(Fields(f.raw("moe"), f.at("moe")), t.layers);
+  if (f.has("mla")) t.mla = read_mla(Fields(f.raw("mla"), f.at("mla")));
+  t.mtp_layers = f.count_or("mtp_layers", 0);
   f.done();
   if (t.hidden % t.heads != 0) throw BadInput("hidden must be a multiple of heads", f.at("hidden"));
   if (t.heads % t.kv_heads != 0) throw BadInput("heads must be a multiple of kv_heads", f.at("kv_heads"));
@@ -205,7 +239,8 @@ void check_derived_facts(Fields& f, const Model& m) {
       {"dense_parameters", m.dense_parameters()},
       {"forward_flops_per_sample", m.forward_flops_per_sample()},
       {"backward_flops_per_sample", m.backward_flops_per_sample()},
-      {"pipeline_units", m.pipeline_units()}};
+      {"pipeline_units", m.pipeline_units()},
+      {"active_parameters", m.active_parameters()}};
   for (const auto& [key, value] : facts)
     if (f.has(key) && f.number(key) != value)
       throw BadInput("does not match the model (" + std::to_string(value) + "); remove it or fix it",
@@ -331,6 +366,23 @@ json model_to_json(const Model& m) {
                         {"tied_embeddings", t.tied_embeddings},
                         {"biases", t.biases},
                         {"pooler", t.pooler}};
+    // Written only when present, so dense models' descriptions are as before.
+    if (t.moe)
+      j["transformer"]["moe"] = {{"experts", t.moe->experts},
+                                 {"top_k", t.moe->top_k},
+                                 {"expert_ffn_hidden", t.moe->expert_ffn_hidden},
+                                 {"shared_experts", t.moe->shared_experts},
+                                 {"dense_layers", t.moe->dense_layers}};
+    if (t.moe && t.moe->capacity_factor > 0)
+      j["transformer"]["moe"]["capacity_factor"] = t.moe->capacity_factor;
+    if (t.mla)
+      j["transformer"]["mla"] = {{"q_lora_rank", t.mla->q_lora_rank},
+                                 {"kv_lora_rank", t.mla->kv_lora_rank},
+                                 {"qk_nope_head_dim", t.mla->qk_nope_head_dim},
+                                 {"qk_rope_head_dim", t.mla->qk_rope_head_dim},
+                                 {"v_head_dim", t.mla->v_head_dim}};
+    if (t.mtp_layers > 0) j["transformer"]["mtp_layers"] = t.mtp_layers;
+    if (t.moe) j["active_parameters"] = m.active_parameters();
   }
   json layers = json::array();
   for (const auto& l : m.layers)

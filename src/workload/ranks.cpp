@@ -138,6 +138,10 @@ AxisGrid axis_grid(const Strategy& s) {
   return AxisGrid{{Axis::Tp, s.tp}, {Axis::Cp, s.cp}, {Axis::Dp, s.dp}, {Axis::Pp, s.pp}};
 }
 
+AxisGrid expert_grid(const Strategy& s) {
+  return AxisGrid{{Axis::Tp, s.tp}, {Axis::Ep, s.ep}, {Axis::Dp, s.dp * s.cp / s.ep}, {Axis::Pp, s.pp}};
+}
+
 GroupSet model_parallel_groups(std::uint32_t k, std::uint32_t gpus) {
   return AxisGrid{{Axis::Tp, k}, {Axis::Dp, gpus / k}}.groups(Axis::Tp);
 }

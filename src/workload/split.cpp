@@ -7,6 +7,7 @@ ActivationSplit activation_split(const Strategy& s) {
   split.tp = s.tp;
   split.sequence = s.sequence_parallel && s.tp > 1 ? s.tp : 1;
   split.cp = s.cp;
+  split.ep = s.ep;
   return split;
 }
 

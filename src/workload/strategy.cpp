@@ -71,6 +71,19 @@ std::string context_parallel_problem(const Workload& w, std::uint32_t cp) {
   return "";
 }
 
+std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint64_t replicas) {
+  if (ep <= 1) return "";
+  const std::string what = "ep = " + std::to_string(ep);
+  if (!m.transformer || !m.transformer->moe) return what + " needs a model with routed experts (moe)";
+  if (m.transformer->moe->experts % ep != 0)
+    return what + " does not divide the " + std::to_string(m.transformer->moe->experts) + " experts of " +
+           m.name;
+  if (replicas % ep != 0)
+    return what + " does not divide dp*cp = " + std::to_string(replicas) +
+           " (the ranks sharing the dense weights)";
+  return "";
+}
+
 void check_context_parallel(const Workload& w, std::uint32_t cp) {
   const std::string problem = context_parallel_problem(w, cp);
   if (!problem.empty()) throw InvalidDesign(problem, "key strategy.cp");
@@ -138,7 +151,7 @@ StrategySpec spec_of(const Strategy& s) {
 
 void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus) {
   const Model& m = w.model;
-  if (s.dp == 0 || s.tp == 0 || s.pp == 0 || s.cp == 0 || s.microbatches == 0)
+  if (s.dp == 0 || s.tp == 0 || s.pp == 0 || s.cp == 0 || s.ep == 0 || s.microbatches == 0)
     throw BadInput("strategy degrees must be at least 1", "key strategy.dp");
   if (static_cast<std::uint64_t>(s.dp) * s.tp * s.pp * s.cp != gpus)
     throw InvalidDesign(std::string(s.cp > 1 ? "dp*tp*pp*cp" : "dp*tp*pp") + " = " +
@@ -146,6 +159,8 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
                             std::to_string(gpus) + " GPUs",
                         "key strategy.dp");
   if (s.cp > 1) check_context_parallel(w, s.cp);
+  if (const std::string problem = expert_parallel_problem(m, s.ep, s.grad_replicas()); !problem.empty())
+    throw InvalidDesign(problem, "key strategy.ep");
   if (m.transformer) {
     if (s.tp > m.transformer->heads)
       throw InvalidDesign("tp = " + std::to_string(s.tp) + " exceeds the " +

@@ -51,6 +51,25 @@ assert all(t["strategy"]["cp"] == 2 for t in j["top"]), j["top"]
 PY
 assert_top_replays "$WORK/optimize_cp.json" 3 "${cp_base[@]}"
 
+# Expert parallelism searched (optimize.ep) on a small Mixture-of-Experts model: the answers with
+# ep = 2 replay too.
+cat > "$WORK/tiny-moe.json" <<'JSON'
+{"name": "tiny-moe", "transformer": {"layers": 4, "hidden": 1024, "heads": 16, "kv_heads": 4, "seq_len": 1024,
+ "vocab": 32000, "mlp": "swiglu", "norm": "rmsnorm", "position": "rotary", "biases": false,
+ "tied_embeddings": false, "moe": {"experts": 8, "top_k": 2, "expert_ffn_hidden": 2048}}}
+JSON
+ep_base=("${base[@]}" --set model.name="$WORK/tiny-moe.json")
+run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.search=exhaustive --set optimize.top=3 \
+  --set optimize.ep=2 --set optimize.max_microbatches=4 --json
+assert_status 0 "optimize --target strategy with optimize.ep = 2"
+cp "$WORK/out" "$WORK/optimize_ep.json"
+/usr/bin/python3 - "$WORK/optimize_ep.json" <<'PY' && pass "every answer has ep 2" || fail "ep answers"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert all(t["strategy"]["ep"] == 2 for t in j["top"]), j["top"]
+PY
+assert_top_replays "$WORK/optimize_ep.json" 3 "${ep_base[@]}"
+
 # The configured strategy is only the baseline: with the default pure data parallelism not
 # dividing the batch (24 samples on 16 GPUs), the search still runs and says there is no baseline.
 run_cmd optimize --target strategy "${base[@]}" --set model.global_batch=24 --set optimize.max_microbatches=4 --json

@@ -30,18 +30,23 @@ enum class RecomputeClass : std::uint8_t {
 };
 // What the operator is, for the per-operator cost model's kernel accounting.
 enum class OpRole : std::uint8_t {
-  Norm,            // layer norm / RMS norm
-  Projection,      // QKV, attention output, FFN in, FFN out
-  Scores,          // QK^T
-  Context,         // scores x V
-  Softmax,         // scale-mask-softmax
-  ScoreDropout,    // dropout on the attention probabilities
-  ContextPermute,  // heads back to tokens
-  Residual,        // bias + dropout + residual add
-  Activation,      // bias + GeLU, or SwiGLU
-  Rotary,          // rotary position embedding applied to Q and K
-  TpEnter,         // Megatron's f: identity forward (all-gather with SP)
-  TpExit           // Megatron's g: all-reduce forward (reduce-scatter with SP)
+  Norm,              // layer norm / RMS norm
+  Projection,        // QKV, attention output, FFN in, FFN out
+  Scores,            // QK^T
+  Context,           // scores x V
+  Softmax,           // scale-mask-softmax
+  ScoreDropout,      // dropout on the attention probabilities
+  ContextPermute,    // heads back to tokens
+  Residual,          // bias + dropout + residual add
+  Activation,        // bias + GeLU, or SwiGLU
+  Rotary,            // rotary position embedding applied to Q and K
+  TpEnter,           // Megatron's f: identity forward (all-gather with SP)
+  TpExit,            // Megatron's g: all-reduce forward (reduce-scatter with SP)
+  Router,            // MoE: the router's hidden x experts GEMM (replicated over TP)
+  Permute,           // MoE: each token copied top_k times, grouped by expert (before dispatch)
+  ExpertGemm,        // MoE: a grouped GEMM over the routed experts
+  ExpertActivation,  // MoE: the routed experts' GeLU / SwiGLU
+  Unpermute          // MoE: the top_k expert outputs weighted by their probabilities and summed
 };
 
 // HBM bytes per element of a memory-bound kernel: `per_elem` times the activation element size
@@ -70,6 +75,7 @@ struct BlockOp {
   double kept_replicated = 0, kept_sharded = 0;
   RecomputeClass recompute = RecomputeClass::DroppedUnderFull;
   double params_sharded = 0, params_replicated = 0;  // as in Layer
+  double params_expert = 0;                          // the routed experts' weights (Layer::params_expert)
 
   double flops() const {
     return kind == OpKind::Gemm || kind == OpKind::AttentionCore ? 2 * M * N * K * batch : 0;
@@ -77,14 +83,20 @@ struct BlockOp {
 };
 
 // The block's operators in forward (execution) order. Zero kv_heads / ffn_hidden mean heads and
-// 4 x hidden, as in transformer_model.
-std::vector<BlockOp> describe_block(const TransformerShape& shape);
+// 4 x hidden, as in transformer_model. `moe`: the MLP is the shape's routed experts
+// (describe_moe; shape.moe must be set), else the dense MLP. Attention is multi-head latent
+// attention when shape.mla is set (describe_mla).
+std::vector<BlockOp> describe_block(const TransformerShape& shape, bool moe = false);
 
 // The parts describe_block joins, one file each (block_norm.cpp, block_attention.cpp,
 // block_mlp.cpp): each appends its operators.
 void describe_norm(const TransformerShape& t, std::vector<BlockOp>& ops);
 void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops);
 void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops);
+// The MoE layer in place of the MLP (block_moe.cpp) and multi-head latent attention in place of
+// attention (block_mla.cpp).
+void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops);
+void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops);
 // Rotary position embeddings on Q and K (block_rope.cpp), appended by describe_attention right
 // after the QKV projection; nothing for learned positions.
 void describe_rope(const TransformerShape& t, std::vector<BlockOp>& ops);
@@ -104,7 +116,7 @@ double kv_elements(const TransformerShape& t);
 
 // Per-sample sums over a block's table, what a Layer carries.
 struct BlockTotals {
-  double forward_flops = 0, params_sharded = 0, params_replicated = 0;
+  double forward_flops = 0, params_sharded = 0, params_replicated = 0, params_expert = 0;
   double kept_replicated = 0, kept_sharded = 0;
   double kept_scores = 0;  // the part of kept_sharded dropped under selective recomputation
   // The parts of kept_replicated / kept_sharded the weight GEMMs (OpKind::Gemm) keep: their inputs.
@@ -126,9 +138,15 @@ struct ActivationSplit {
   std::uint32_t tp = 1;
   std::uint32_t sequence = 1;
   std::uint32_t cp = 1;
+  std::uint32_t ep = 1;  // expert parallelism: each rank holds experts / ep of a MoE layer's experts
   bool sequence_split() const { return sequence > 1; }
   bool operator==(const ActivationSplit&) const = default;
 };
+
+// Elements one rank sends in a MoE layer's dispatch All-to-All per sample (block_moe.cpp): each
+// of its tokens (s / cp, and / tp with sequence parallelism) once per routed expert, h each:
+// top_k s h / (cp x sequence). The combine sends as many back.
+double dispatch_elements(const TransformerShape& t, ActivationSplit split);
 
 // Activation bytes per sample the embedding and the head keep for backward (whatever the
 // recomputation mode), `elem` bytes per activation element.

@@ -79,6 +79,7 @@ struct LayerCost {
 
 struct TransformerCosts {
   LayerCost block, embedding, head;
+  LayerCost moe_block;  // a Mixture-of-Experts block (Layer::moe), when the shape has experts
 };
 
 // The per-operator costs of layer `l` (block, embedding or head), or null for other layers.

@@ -70,6 +70,7 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::
 // microbatch: sums over the stage's layers (EmbeddingBag tables apart), on one GPU.
 struct StageAggregate {
   double params = 0;         // dense parameters (the last stage's tied embedding copy included)
+  double expert_params = 0;  // the routed experts' parameters on one GPU (split over tp x ep)
   LayerActivations act;      // activation bytes per sample by recomputation mode, summed
   double working_set = 0;    // the largest layer's working set per sample (full recomputation)
   double largest_layer = 0;  // parameters of the largest layer (ZeRO-3 gather buffer)

@@ -51,8 +51,16 @@ struct Layer {
   // layer's input and output gradient, tokens x (in + out); a conv layer's input map and output
   // gradient map). 0: the layer cannot send factors.
   double sfb_elements = 0;
+  // Mixture-of-Experts blocks (TransformerShape::moe): the routed experts' weights, split over
+  // the expert-parallel and tensor-parallel ranks, and the part of them one token uses (top_k of
+  // the experts). Included in parameters(); 0 for every other layer.
+  double params_expert = 0;
+  double params_expert_active = 0;
+  bool moe = false;  // a block whose MLP is the routed experts (its per-operator cost differs)
 
-  double parameters() const { return params_sharded + params_replicated; }
+  double parameters() const { return params_sharded + params_replicated + params_expert; }
+  // What one token's forward pass uses: every weight but the routed experts it is not sent to.
+  double active_parameters() const { return params_sharded + params_replicated + params_expert_active; }
 };
 
 // A table of a recommendation model, placed whole on one GPU (table-wise model parallelism).
@@ -75,6 +83,24 @@ enum class NormKind : std::uint8_t { LayerNorm, RMSNorm };
 // when 0), or rotary embeddings (RoPE) applied to Q and K in every block (no table).
 enum class PositionKind : std::uint8_t { Learned, Rotary };
 
+// Mixture of Experts (Shazeer et al. 2017; Mixtral, DeepSeek-V3): every block after the first
+// `dense_layers` replaces its MLP by `experts` routed expert MLPs of width expert_ffn_hidden, each
+// token sent to `top_k` of them by a router (hidden x experts), plus `shared_experts` expert
+// MLPs every token uses. capacity_factor: each expert takes at most capacity_factor x its mean
+// load of tokens (the rest dropped); 0: dropless (no cap).
+struct MoeShape {
+  std::uint32_t experts = 0, top_k = 0, expert_ffn_hidden = 0, shared_experts = 0, dense_layers = 0;
+  double capacity_factor = 0;
+  bool operator==(const MoeShape&) const = default;
+};
+// Multi-head latent attention (DeepSeek-V2/V3): queries and keys/values through low-rank latents
+// (q_lora_rank, kv_lora_rank), per head qk_nope_head_dim + qk_rope_head_dim query/key dimensions
+// (the rotary part of the key shared by all heads) and v_head_dim value dimensions.
+struct MlaShape {
+  std::uint32_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  bool operator==(const MlaShape&) const = default;
+};
+
 // Shape of a decoder/encoder transformer, kept so strategies can check tp against heads.
 struct TransformerShape {
   std::uint32_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0;
@@ -87,6 +113,11 @@ struct TransformerShape {
   bool pooler = false;  // BERT pooler + MLM transform
   NormKind norm = NormKind::LayerNorm;
   PositionKind position = PositionKind::Learned;  // Rotary: max_positions is 0
+  std::optional<MoeShape> moe;                    // Mixture of Experts (none: every block dense)
+  std::optional<MlaShape> mla;                    // multi-head latent attention instead of (GQA) attention
+  // Multi-token prediction modules (DeepSeek-V3): each one more block (MoE when the model is),
+  // after the last, with a 2h x h projection and two norms; on the last pipeline stage.
+  std::uint32_t mtp_layers = 0;
   bool operator==(const TransformerShape&) const = default;
 };
 
@@ -106,6 +137,7 @@ struct Model {
   double parameters() const;        // all layers and tables
   double dense_parameters() const;  // excluding EmbeddingBag tables
   double table_parameters() const;
+  double active_parameters() const;  // what one token uses (Layer::active_parameters; no tables)
   double forward_flops_per_sample() const;
   double backward_flops_per_sample() const;
   bool has_tables() const { return !tables.empty(); }

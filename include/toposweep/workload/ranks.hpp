@@ -63,8 +63,13 @@ class AxisGrid {
   }();
 };
 
-// The grid of a strategy: its tp, cp, dp and pp; ep = 1 (no strategy sets it yet).
+// The grid of a strategy: its tp, cp, dp and pp (ep = 1: expert parallelism has a grid of its own).
 AxisGrid axis_grid(const Strategy& s);
+// The grid the routed experts see (Megatron-Core's expert grid): the same ranks with the dp x cp
+// ranks of each (tp index, stage) taken in axis_grid's order (cp fastest) as ep consecutive
+// expert-parallel ranks times dp x cp / ep expert replicas: its Ep groups exchange tokens (the
+// All-to-All), its Dp groups hold the same experts.
+AxisGrid expert_grid(const Strategy& s);
 
 // Per-layer model parallelism over k consecutive ranks of `gpus`: the k-rank groups, and the
 // gpus/k-rank groups of ranks holding the same shard (which reduce its gradients). The grid

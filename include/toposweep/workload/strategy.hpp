@@ -62,6 +62,11 @@ struct StrategyKnobs {
   // holding s / cp tokens (two load-balanced causal chunks of s / 2cp); KV blocks pass around the
   // CP group under the attention kernels; gradients reduce over dp x cp.
   std::uint32_t cp = 1;
+  // Expert parallelism (Megatron-Core): a MoE layer's routed experts split over ep ranks of the
+  // dp x cp ranks holding the same dense weights (ep divides dp x cp, and the expert count);
+  // tokens reach their experts by an All-to-All over the ep group (dispatch) and come back by
+  // another (combine); expert gradients reduce over the dp x cp / ep ranks holding the same experts.
+  std::uint32_t ep = 1;
   std::uint32_t microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   // Model chunks per device with the interleaved schedule (>= 2 there; 1 otherwise): the layers
@@ -132,6 +137,10 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
 std::string context_parallel_problem(const Workload& w, std::uint32_t cp);
 // The same as a strategy check: throws InvalidDesign naming strategy.cp.
 void check_context_parallel(const Workload& w, std::uint32_t cp);
+// Why expert parallelism over `ep` ranks cannot run with `replicas` = dp x cp ranks sharing the
+// dense weights, or "" when it can: a model with routed experts, ep dividing their count and
+// dp x cp (Megatron-Core's rule).
+std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint64_t replicas);
 
 // Samples per microbatch on one pipeline (one DP replica).
 double microbatch_size(const Strategy& s, const Workload& w);

@@ -151,6 +151,21 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_doc = "strategy search: context-parallel degrees tried (transformers with fused attention)",
      .sweep = true,
      .move = KnobMove::WithPrevious},
+    {.name = "ep",
+     .json = "ep",
+     .member = &StrategyKnobs::ep,
+     .default_text = "1",
+     .doc = "expert-parallel degree: a MoE model's routed experts split over ep of the dp*cp ranks (divides "
+            "dp*cp and the expert count)",
+     .min = 1,
+     .max = 1 << 24,
+     .json_when = KnobJson::UnlessDefault,
+     .scope = KnobScope::DataParallel,
+     .search_key = "ep",
+     .search_default = "1",
+     .search_doc = "strategy search: expert-parallel degrees tried (MoE models; those dividing dp*cp and the "
+                   "expert count)",
+     .move = KnobMove::Own},
     {.name = "microbatches",
      .json = "microbatches",
      .member = &StrategyKnobs::microbatches,
@@ -349,11 +364,17 @@ struct EnumerationLevel {
   bool memory = false;
 };
 inline constexpr EnumerationLevel kEnumerationOrder[] = {
-    {&StrategyKnobs::microbatches, true},   {&StrategyKnobs::schedule, true},
-    {&StrategyKnobs::virtual_stages, true}, {&StrategyKnobs::recompute, true},
-    {&StrategyKnobs::zero, true},           {&StrategyKnobs::sequence_parallel, true},
-    {&StrategyKnobs::tp_overlap},           {&StrategyKnobs::dp_overlap},
-    {&StrategyKnobs::batch_split},          {&StrategyKnobs::stage_split},
+    {&StrategyKnobs::microbatches, true},
+    {&StrategyKnobs::schedule, true},
+    {&StrategyKnobs::virtual_stages, true},
+    {&StrategyKnobs::recompute, true},
+    {&StrategyKnobs::zero, true},
+    {&StrategyKnobs::sequence_parallel, true},
+    {&StrategyKnobs::ep, true},
+    {&StrategyKnobs::tp_overlap},
+    {&StrategyKnobs::dp_overlap},
+    {&StrategyKnobs::batch_split},
+    {&StrategyKnobs::stage_split},
     {&StrategyKnobs::compression},
 };
 

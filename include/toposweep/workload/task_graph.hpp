@@ -36,6 +36,7 @@ enum class CommPurpose : std::uint8_t {
   PipelineParallel,
   Embedding,
   ContextParallel,
+  ExpertParallel,
   Other
 };
 

@@ -1,0 +1,180 @@
+// Expert parallelism (strategy.ep, Megatron-Core's rule: ep divides dp x cp and the experts)
+// against hand-derived values: the expert states' memory at ep 1 and 2, the dispatch/combine
+// All-to-All's bytes, count and groups (against a brute force over the rank formula), the
+// grouped expert GEMMs' shapes, the enumerator over optimize.ep, and bad input.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "toposweep/util/error.hpp"
+#include "toposweep/workload/enumerate.hpp"
+#include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/layer_cost.hpp"
+#include "toposweep/workload/memory.hpp"
+#include "toposweep/workload/model_library.hpp"
+#include "toposweep/workload/ranks.hpp"
+#include "workload_test_helpers.hpp"
+
+namespace toposweep {
+namespace {
+
+Workload mixtral(double global_batch) {
+  Workload w = make_workload(builtin_model("mixtral-8x7b"), builtin_device("h100"), "bf16", global_batch);
+  w.fused_attention = true;
+  return w;
+}
+
+Strategy strategy(std::uint32_t dp, std::uint32_t tp, std::uint32_t pp, std::uint32_t ep, std::uint32_t mu) {
+  Strategy s;
+  s.dp = dp;
+  s.tp = tp;
+  s.pp = pp;
+  s.ep = ep;
+  s.microbatches = mu;
+  s.sequence_parallel = tp > 1;
+  return s;
+}
+
+// Mixtral 8x7B on 32 GPUs, tp 2, pp 2 (16 blocks a stage), dp 8. A block's routed experts:
+// 8 x 3 x 4096 x 14336 = 1,409,286,144 parameters, over tp = 2 ranks: 704,643,072 each, so a
+// stage's 16 blocks hold 11,274,289,152 expert parameters per rank at ep 1 and half at ep 2.
+// Without ZeRO the experts' weights, gradients and optimizer state (bytes_per_element,
+// grad_bytes_per_element and K = optimizer_bytes_per_param each) halve exactly and nothing else moves;
+// with ZeRO-1 the optimizer state shards over dp / ep = 8 / ep expert replicas, so it stays as
+// it was (half the experts, twice the share).
+TEST(ExpertParallel, ExpertStatesHalveAtEp2AndNothingElseMoves) {
+  const Workload w = mixtral(64);
+  const double stage_experts = 16 * 1409286144.0 / 2;
+  for (const std::uint8_t zero : {std::uint8_t{0}, std::uint8_t{1}}) {
+    SCOPED_TRACE(int(zero));
+    Strategy a = strategy(8, 2, 2, 1, 8), b = strategy(8, 2, 2, 2, 8);
+    a.zero = b.zero = zero;
+    const auto stages = partition_stages(w.model, 2);
+    for (std::uint32_t p = 0; p < 2; ++p) {
+      const MemoryBreakdown m1 = stage_memory(w, a, stages, p), m2 = stage_memory(w, b, stages, p);
+      EXPECT_DOUBLE_EQ(m1.weights - m2.weights, stage_experts / 2 * w.bytes_per_element);
+      EXPECT_DOUBLE_EQ(m1.gradients - m2.gradients, stage_experts / 2 * w.grad_bytes_per_element);
+      const double K = w.optimizer_bytes_per_param();
+      EXPECT_DOUBLE_EQ(m1.optimizer - m2.optimizer, zero == 0 ? stage_experts / 2 * K : 0.0);
+      EXPECT_DOUBLE_EQ(m1.activations, m2.activations);
+    }
+  }
+}
+
+// Per MoE block and microbatch (b = 64 / 8 / 8 = 1 sequence): dispatch and combine forward, their
+// gradients backward, each an All-to-All of each rank's tokens (s / tp with sequence parallelism)
+// once per routed expert: 2 x 4096 / 2 x 4096 elements x 2 bytes = 33,554,432 bytes per rank.
+TEST(ExpertParallel, DispatchAndCombineAreTwoAllToAllsEachWay) {
+  const Workload w = mixtral(64);
+  const std::uint32_t tp = 2, pp = 2, dp = 8, ep = 4, mu = 8;
+  const double per_op = 1.0 * 2 * 4096 / tp * 4096 * 2;
+  EXPECT_DOUBLE_EQ(per_op, 33554432.0);
+  for (const Recompute r : {Recompute::None, Recompute::Full}) {
+    Strategy st = strategy(dp, tp, pp, ep, mu);
+    st.recompute = r;
+    const IterationPlan plan = plan_iteration(w, st);
+    double count = 0;
+    for (const Task& t : plan.graph.tasks) {
+      if (t.purpose != CommPurpose::ExpertParallel) continue;
+      EXPECT_EQ(t.op, CollectiveOp::AllToAll);
+      EXPECT_DOUBLE_EQ(t.bytes, per_op);
+      count += t.repeat;
+      // The EP groups of stage t.stage: ranks with the same tp index whose dp index d share
+      // d / ep; rank = t + tp (d + dp p) (cp = 1), so {t + tp (e + ep j) + tp dp p : e < ep}.
+      const auto& groups = plan.graph.group_sets[t.group_set].groups;
+      std::set<std::vector<std::uint32_t>> expected;
+      for (std::uint32_t tt = 0; tt < tp; ++tt)
+        for (std::uint32_t j = 0; j < dp / ep; ++j) {
+          std::vector<std::uint32_t> g;
+          for (std::uint32_t e = 0; e < ep; ++e) g.push_back(tt + tp * (e + ep * j) + tp * dp * t.stage);
+          expected.insert(g);
+        }
+      EXPECT_EQ(std::set<std::vector<std::uint32_t>>(groups.begin(), groups.end()), expected);
+    }
+    // 32 MoE blocks over 2 stages: per stage and microbatch 16 blocks x (2 + 2, or 2 + 4 with
+    // full recomputation); summed over both stages.
+    const double per_block = r == Recompute::Full ? 6 : 4;
+    EXPECT_DOUBLE_EQ(count, 2 * mu * 16 * per_block);
+  }
+  for (const Task& t : plan_iteration(w, strategy(dp, tp, pp, 1, mu)).graph.tasks)
+    EXPECT_NE(t.purpose, CommPurpose::ExpertParallel);
+}
+
+// The expert grid against a brute force over Megatron-Core's rank formula with cp: the dp x cp
+// ranks of a (tp index, stage) in the order c + cp d, cut into consecutive blocks of ep.
+TEST(ExpertParallel, ExpertGridGroupsMatchABruteForce) {
+  Strategy s = strategy(4, 2, 3, 4, 1);
+  s.cp = 2;
+  const AxisGrid grid = axis_grid(s);
+  for (std::uint32_t p = 0; p < 3; ++p) {
+    std::set<std::vector<std::uint32_t>> ep, replicas;
+    for (std::uint32_t t = 0; t < 2; ++t) {
+      std::vector<std::uint32_t> line;  // order c + cp d
+      for (std::uint32_t d = 0; d < 4; ++d)
+        for (std::uint32_t c = 0; c < 2; ++c)
+          line.push_back(grid.rank({{Axis::Tp, t}, {Axis::Cp, c}, {Axis::Dp, d}, {Axis::Pp, p}}));
+      for (std::uint32_t j = 0; j < 8; j += 4) ep.insert({line.begin() + j, line.begin() + j + 4});
+      for (std::uint32_t e = 0; e < 4; ++e) replicas.insert({line[e], line[e + 4]});
+    }
+    const AxisGrid eg = expert_grid(s);
+    const GroupSet g = eg.groups(Axis::Ep, {{Axis::Pp, p}}), r = eg.groups(Axis::Dp, {{Axis::Pp, p}});
+    EXPECT_EQ(std::set<std::vector<std::uint32_t>>(g.groups.begin(), g.groups.end()), ep);
+    EXPECT_EQ(std::set<std::vector<std::uint32_t>>(r.groups.begin(), r.groups.end()), replicas);
+  }
+}
+
+// On an idealised device the grouped expert GEMMs of ep 2 (4 experts, each with twice the
+// tokens) take the time of ep 1's (8 experts): the same FLOPs.
+TEST(ExpertParallel, GroupedExpertGemmsKeepTheirFlopsOverEp) {
+  const Workload w = mixtral(64);
+  LayerCostKey k1 = layer_cost_key(w, strategy(8, 2, 2, 1, 8)),
+               k2 = layer_cost_key(w, strategy(8, 2, 2, 2, 8));
+  for (LayerCostKey* k : {&k1, &k2}) {
+    k->device.memory_Bps = 1e30;
+    k->device.kernel_floor_s = 0;
+    k->device.sms = 1;
+    k->device.tiles = {{1, 1}};
+    k->device.collective_sm_share = 0;
+  }
+  EXPECT_EQ(k2.split.ep, 2u);
+  EXPECT_DOUBLE_EQ(transformer_costs(k1).moe_block.forward.compute_s,
+                   transformer_costs(k2).moe_block.forward.compute_s);
+}
+
+TEST(ExpertParallel, TheEnumeratorVisitsOnlyValidEpDegrees) {
+  const Workload w = mixtral(64);
+  StrategySpace space;
+  space.set(&StrategyKnobs::ep, {1, 2, 4, 8, 16});
+  space.tp = {2};
+  space.pp = {2};
+  space.max_microbatches = 2;
+  std::set<std::uint32_t> seen;
+  for_each_strategy(w, 32, space, [&](const Strategy& s, double, bool) {
+    seen.insert(s.ep);
+    EXPECT_EQ(8 % s.ep, 0u);
+    EXPECT_EQ(s.grad_replicas() % s.ep, 0u);
+  });
+  EXPECT_EQ(seen, (std::set<std::uint32_t>{1, 2, 4, 8}));  // 16 divides neither 8 experts nor dp 8
+}
+
+TEST(ExpertParallel, BadDegreesNameStrategyEp) {
+  const Workload w = mixtral(64);
+  auto where = [&](const Workload& wl, const Strategy& s) {
+    try {
+      validate_strategy(s, wl, s.gpus());
+    } catch (const BadInput& e) {
+      return e.where();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(where(w, strategy(8, 2, 2, 16, 8)), "key strategy.ep");  // 16 experts? 8 only
+  EXPECT_EQ(where(w, strategy(6, 2, 2, 4, 2)), "key strategy.ep");   // 4 does not divide dp 6
+  const Workload dense = make_workload(builtin_model("llama3-8b"), builtin_device("h100"), "bf16", 64);
+  EXPECT_EQ(where(dense, strategy(8, 1, 1, 2, 8)), "key strategy.ep");
+  EXPECT_EQ(where(w, strategy(8, 2, 2, 4, 8)), "no error");
+}
+
+}  // namespace
+}  // namespace toposweep
