@@ -12,10 +12,11 @@ std::vector<KeySpec> config_keys() {
       {"collective.model", "pipelined",
        "hierarchical and two-level collectives: pipelined (max over dimensions) or sequential (sum)",
        checks::one_of({"pipelined", "sequential"})},
-      {"collective.routing", "shortest",
-       "networks with switches: shortest (first shortest path per transfer) or spread (equal-cost "
-       "paths, least busy arc first, like ECMP over a fat-tree's cores)",
-       checks::one_of({"shortest", "spread"})},
+      {"collective.routing", "ecmp",
+       "networks with switches: ecmp (equal-cost paths as a Clos fabric hashes them: even split per "
+       "hop in the time, one hashed path per flow in the flow model), spread (adaptive: least busy "
+       "equal-cost arc first) or shortest (first shortest path per transfer)",
+       checks::one_of({"ecmp", "spread", "shortest"})},
       {"collective.chunks", "1",
        "ASTRA-sim's preferred-dataset-splits: run each collective in this many chunks, one chunk per "
        "dimension "

@@ -40,16 +40,17 @@ void check_request(const Network& net, const CollectiveRequest& req) {
     throw BadInput("root " + std::to_string(req.root) + " is not a member of the group", "collective root");
 }
 
-// Equal-cost spreading where the options ask for it: on networks with switches only, where
-// one search per transfer is cheap next to the tree and paths tie up many ways.
-bool spreads(const Network& net, const CollectiveOptions& opt) {
-  return opt.spread_switch_paths && net.switch_count() > 0;
+// The options' routing on networks with switches, where paths tie up many ways (a Clos
+// fabric's ECMP); networks without switches keep the first shortest path.
+Routing phase_routing(const Network& net, const CollectiveOptions& opt) {
+  return net.switch_count() > 0 ? opt.switch_routing : Routing::Shortest;
 }
 
 CollectivePlan from_phases(RouteCache& routes, std::vector<Phase> phases, const CollectiveOptions& opt,
                            std::string algorithm) {
-  if (spreads(routes.network(), opt))
-    for (Phase& ph : phases) ph.spread_paths = true;
+  // `shortest` keeps what the algorithm asked for (sub-group multiring phases spread).
+  if (phase_routing(routes.network(), opt) != Routing::Shortest)
+    for (Phase& ph : phases) ph.routing = opt.switch_routing;
   CollectivePlan plan;
   plan.algorithm = std::move(algorithm);
   cost_phases(routes, phases, opt.with_flows, plan);
@@ -112,7 +113,7 @@ CollectivePlan plan_hierarchical(const Network& net, CollectiveMemo& memo, const
         for (std::size_t i = 0; i < n; ++i) ph.transfers.push_back({line[i], line[(i + 1) % n], dp.bytes});
       }
     }
-    ph.spread_paths = spreads(net, opt);
+    ph.routing = phase_routing(net, opt);
     phase_cost(routes, ph, &plan.flows, stage);
     if (!opt.hierarchical_pipelined) ++stage;
   }
@@ -173,7 +174,7 @@ CollectivePlan plan_multiring(const Network&, CollectiveMemo& memo, const Collec
   RouteCache& routes = memo.routes();
   const MultiRing& mr = memo.multiring(req.nodes);
   std::vector<Phase> phases = ring_phases(req.op, mr.rings, mr.shares, req.bytes, req.root);
-  for (Phase& ph : phases) ph.spread_paths = mr.routed;
+  for (Phase& ph : phases) ph.routing = mr.routed ? Routing::Spread : Routing::Shortest;
   return from_phases(routes, std::move(phases), opt, "multiring");
 }
 

@@ -87,15 +87,16 @@ TEST(NetworkModels, SpreadRoutingUsesBothSpinesForHalvingDoubling) {
   SimOptions o;
   o.model = NetworkModelKind::Analytical;
   o.comm.algorithm = "halving_doubling";
+  o.comm.switch_routing = Routing::Shortest;
   const double shared = simulate_iteration(net, g, o).engine.makespan_s;
-  o.comm.spread_switch_paths = true;
+  o.comm.switch_routing = Routing::Spread;
   const double spread = simulate_iteration(net, g, o).engine.makespan_s;
   EXPECT_NEAR(spread, 2 * (4 * kAlpha + m / 2 / kB) + 2 * (2 * kAlpha + m / 4 / kB), 1e-12);
   EXPECT_NEAR(shared, 2 * (4 * kAlpha + m / kB) + 2 * (2 * kAlpha + m / 4 / kB), 1e-12);
   // The flow model routes the same way: flows that share an uplink split it, spread ones do not.
   o.model = NetworkModelKind::Flow;
   EXPECT_NEAR(simulate_iteration(net, g, o).engine.makespan_s, spread, 1e-12);
-  o.comm.spread_switch_paths = false;
+  o.comm.switch_routing = Routing::Shortest;
   EXPECT_NEAR(simulate_iteration(net, g, o).engine.makespan_s, shared, 1e-12);
 }
 
@@ -105,10 +106,12 @@ TEST(NetworkModels, RoutingKeyIsReadFromTheConfig) {
   c.set("simulate.network_model", "analytical", "test");
   c.set("simulate.hierarchical_model", "pipelined", "test");
   c.set("simulate.analytical_instances", "first", "test");
-  EXPECT_FALSE(sim_options_from_config(c).comm.spread_switch_paths);
+  EXPECT_EQ(sim_options_from_config(c).comm.switch_routing, Routing::Ecmp);  // the default
   c.set("collective.routing", "spread", "test");
-  EXPECT_TRUE(sim_options_from_config(c).comm.spread_switch_paths);
-  c.set("collective.routing", "ecmp", "test");
+  EXPECT_EQ(sim_options_from_config(c).comm.switch_routing, Routing::Spread);
+  c.set("collective.routing", "shortest", "test");
+  EXPECT_EQ(sim_options_from_config(c).comm.switch_routing, Routing::Shortest);
+  c.set("collective.routing", "adaptive", "test");
   EXPECT_THROW(sim_options_from_config(c), BadInput);
 }
 
