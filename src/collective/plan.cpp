@@ -75,8 +75,21 @@ CollectivePlan from_phases(RouteCache& routes, std::vector<Phase> phases, const 
   return plan;
 }
 
+CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, const std::string& algorithm,
+                            const CollectiveOptions& opt, CollectiveMemo& memo);
+
 CollectivePlan plan_hierarchical(const Network& net, CollectiveMemo& memo, const CollectiveRequest& req,
                                  const CollectiveOptions& opt) {
+  if (req.op == CollectiveOp::AllToAll && net.info().kind != "multidim") {
+    // Any other family: the node-level pattern of NCCL's PXN and DeepEP. Each GPU first hands
+    // its data over the server fabric to the local GPU on the destination's rail (what stays in
+    // the server included: S(g - 1)/g per GPU, plan_collective's intra-node part), then the
+    // servers exchange directly, g S/N per server pair over the fabric's paths (each server
+    // g S (N - 1)/N), one message per pair instead of one per GPU pair.
+    CollectivePlan plan = plan_network(net, req, "direct", opt, memo);
+    plan.algorithm = "hierarchical";
+    return plan;
+  }
   RouteCache& routes = memo.routes();
   const std::vector<std::uint32_t> shape = hierarchical_group_shape(net, req.nodes);
   const auto& dims = net.info().dims;
@@ -141,12 +154,20 @@ CollectivePlan plan_forest(const Network& net, const CollectiveRequest& req, con
 CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, const std::string& algorithm,
                             const CollectiveOptions& opt, CollectiveMemo& memo);
 
-// The automatic choice: multiring where ring strides are known (topoopt, or a per-job network
+// The automatic choice: hierarchical on a multidim network when the members are a sub-grid of
+// its dimensions; otherwise, for AllToAll, direct (every pair at once over the fabric's own
+// paths: the egress bound on a non-blocking Clos, where a ring relays p(p-1)/2 chunk-steps);
+// for the other ops multiring where ring strides are known (topoopt, or a per-job network
 // carrying them: the serving strides, or for a sub-group the best ring set over the network's
-// links), hierarchical on a multidim network when the members are a sub-grid of its dimensions,
-// a ring otherwise.
+// links), a ring otherwise.
 CollectivePlan plan_auto(const Network& net, CollectiveMemo& memo, const CollectiveRequest& req,
                          const CollectiveOptions& opt) {
+  if (req.op == CollectiveOp::AllToAll) {
+    if (net.info().kind == "multidim" && !net.info().dims.empty() &&
+        !group_shape(net, req.nodes).shape.empty())
+      return plan_network(net, req, "hierarchical", opt, memo);
+    return plan_network(net, req, "direct", opt, memo);
+  }
   if (!net.info().strides.empty()) return plan_network(net, req, "multiring", opt, memo);
   if (net.info().kind == "multidim" && !net.info().dims.empty() && !group_shape(net, req.nodes).shape.empty())
     return plan_network(net, req, "hierarchical", opt, memo);
@@ -216,11 +237,16 @@ struct Algorithm {
 
 // The collective algorithms by name. Adding one: its phases (patterns.hpp) or planner, one line here.
 constexpr Algorithm kAlgorithms[] = {
-    {"auto", "multiring on topoopt, hierarchical on multidim, ring otherwise", plan_auto},
+    {"auto",
+     "AllToAll: hierarchical on multidim sub-grids, direct otherwise; other ops: multiring on topoopt, "
+     "hierarchical on multidim, ring otherwise",
+     plan_auto},
     {"ring", "one ring over the members in order, one direction", plan_ring},
     {"biring", "two rings over the members, one each way, half the data each", plan_biring},
     {"multiring", "rings over the network's strides, data split by their bandwidth", plan_multiring},
-    {"hierarchical", "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style)",
+    {"hierarchical",
+     "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style); AllToAll on any other "
+     "family: rail-aligned gather over the server fabric, then direct between servers (PXN / DeepEP)",
      plan_hierarchical},
     {"tree", "binary tree (reduce up, broadcast down)", plan_tree},
     {"halving_doubling", "recursive halving and doubling (Rabenseifner)", plan_halving_doubling},

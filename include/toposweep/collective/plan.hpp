@@ -93,8 +93,9 @@ struct CollectiveOptions {
   bool system_costs() const { return chunks > 1 || endpoint_delay_s > 0 || reduction_Bps > 0; }
 };
 
-// `algorithm`: one of collective_algorithm_names() (below), "auto" being multiring on topoopt,
-// hierarchical on multidim, ring otherwise.
+// `algorithm`: one of collective_algorithm_names() (below), "auto" being, for AllToAll,
+// hierarchical on multidim sub-grids and direct otherwise; for the other ops multiring on
+// topoopt, hierarchical on multidim, ring otherwise.
 // Throws BadInput when the algorithm does not apply or members are unreachable.
 CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request,
                                const std::string& algorithm, const CollectiveOptions& options = {});

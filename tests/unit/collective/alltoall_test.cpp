@@ -4,6 +4,7 @@
 // load of shortest-path routing).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -152,6 +153,74 @@ TEST(AllToAll, DirectOnRingAndTorusMatchesPerArcLoad) {
       EXPECT_NEAR(phase_cost(routes, ph).total(), bound, 1e-12 * bound) << k << "x" << k;
     }
   }
+}
+
+// auto's rule for AllToAll: hierarchical on a multidim sub-grid, direct on every other family
+// (ring relays p(p-1)/2 chunk-steps of S/p, (p-1)/2 S/B, against direct's (p-1)/p S/B on a
+// switch: p/2 times slower).
+TEST(AllToAll, AutoPicksDirectOrHierarchicalNeverRing) {
+  const double S = 1e9;
+  const std::map<std::string, std::string> families[] = {
+      {{"topology.kind", "switch"}, {"topology.servers", "16"}},
+      {{"topology.kind", "fattree"}, {"topology.servers", "16"}, {"topology.degree", "4"}},
+      {{"topology.kind", "topoopt"}, {"topology.servers", "16"}, {"topology.degree", "4"}},
+      {{"topology.kind", "torus"}, {"topology.dims", "4,4"}, {"server.gpus", "1"}},
+      {{"topology.kind", "expander"}, {"topology.servers", "16"}, {"topology.degree", "4"}},
+  };
+  for (const auto& kv : families) {
+    const Network net = network_from_config(config(kv));
+    const auto a = plan_collective(net, alltoall(net, S), "auto");
+    EXPECT_EQ(a.algorithm, "direct") << kv.at("topology.kind");
+    EXPECT_EQ(a.time_s, plan_collective(net, alltoall(net, S), "direct").time_s) << kv.at("topology.kind");
+  }
+  const Network md = network_from_config(config({{"topology.kind", "multidim"},
+                                                 {"topology.dims", "ring:4,fc:4,switch:4"},
+                                                 {"topology.dim_bandwidth", "200GB/s,100GB/s,50GB/s"},
+                                                 {"topology.servers", "16"},
+                                                 {"server.gpus", "4"}}));
+  EXPECT_EQ(plan_collective(md, alltoall(md, S), "auto").algorithm, "hierarchical");
+  // On a switch the ring's relay takes p/2 = 8 times direct's time (p = 16, no latency).
+  const Network sw = network_from_config(config({{"topology.kind", "switch"},
+                                                 {"topology.servers", "16"},
+                                                 {"topology.link_latency", "0s"},
+                                                 {"server.gpus", "1"}}));
+  EXPECT_NEAR(plan_collective(sw, alltoall(sw, S), "ring").time_s /
+                  plan_collective(sw, alltoall(sw, S), "auto").time_s,
+              8.0, 1e-12);
+}
+
+// hierarchical AllToAll off multidim (PXN / DeepEP pattern) on a switch of N servers x g GPUs:
+// the servers exchange g S (N - 1)/N each over B = degree x link; inside a server each GPU moves
+// S (g - 1)/g over the fabric (its rail peers' shares of the remote data and the local shares),
+// at the fabric's achievable bandwidth after its latency and g - 1 step latencies. Pipelined:
+// the slower of the two; sequential: their sum. g = 1: exactly direct.
+TEST(AllToAll, HierarchicalOnASwitchMatchesTheTwoLevelClosedForm) {
+  const double S = 1e9, B = 4 * 100e9 / 8;
+  for (const char* model : {"pipelined", "sequential"})
+    for (int g : {1, 2, 8}) {
+      const auto c = config({{"topology.kind", "switch"},
+                             {"topology.servers", "16"},
+                             {"topology.degree", "4"},
+                             {"topology.link_bandwidth", "100Gbps"},
+                             {"topology.link_latency", "0s"},
+                             {"server.gpus", std::to_string(g)},
+                             {"server.intra_bandwidth", "100GB/s"},
+                             {"collective.model", model}});
+      const Network net = network_from_config(c);
+      const auto plan =
+          plan_collective(net, alltoall(net, S), "hierarchical", collective_options_from_config(c));
+      EXPECT_EQ(plan.algorithm, "hierarchical");
+      const double network = egress_bound(S, 16, g, B);
+      const LinkClass& fabric = net.intra_link();
+      const double intra = g == 1 ? 0.0
+                                  : fabric.latency_s + (g - 1) * fabric.step_latency_s +
+                                        S * (g - 1) / g / fabric.achievable_Bps();
+      const double expect = std::string(model) == "pipelined" ? std::max(network, intra) : network + intra;
+      EXPECT_NEAR(plan.time_s, expect, 1e-12 * expect) << model << " g = " << g;
+      if (g == 1) {
+        EXPECT_EQ(plan.time_s, plan_collective(net, alltoall(net, S), "direct").time_s);
+      }
+    }
 }
 
 }  // namespace
