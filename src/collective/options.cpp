@@ -44,12 +44,13 @@ CollectiveOptions collective_options_from_config(const Config& config) {
 }
 
 Routing switch_routing_from_config(const Config& config) {
-  if (!config.has("collective.routing")) return Routing::Ecmp;
+  if (!config.has("collective.routing")) return Routing::Auto;
   const std::string routing = to_lower(trim(config.get_string("collective.routing")));
+  if (routing == "auto") return Routing::Auto;
   if (routing == "ecmp") return Routing::Ecmp;
   if (routing == "spread") return Routing::Spread;
   if (routing != "shortest")
-    throw BadInput("collective.routing must be ecmp, spread or shortest, not '" + routing + "'",
+    throw BadInput("collective.routing must be auto, ecmp, spread or shortest, not '" + routing + "'",
                    config.where("collective.routing"));
   return Routing::Shortest;
 }

@@ -41,16 +41,21 @@ void check_request(const Network& net, const CollectiveRequest& req) {
 }
 
 // The options' routing on networks with switches, where paths tie up many ways (a Clos
-// fabric's ECMP); networks without switches keep the first shortest path.
+// fabric's ECMP); networks without switches keep the first shortest path. Auto: ECMP on the
+// Clos families, the first shortest path elsewhere.
 Routing phase_routing(const Network& net, const CollectiveOptions& opt) {
-  return net.switch_count() > 0 ? opt.switch_routing : Routing::Shortest;
+  if (net.switch_count() == 0) return Routing::Shortest;
+  if (opt.switch_routing != Routing::Auto) return opt.switch_routing;
+  const std::string& kind = net.info().kind;
+  return kind == "fattree" || kind == "switch" ? Routing::Ecmp : Routing::Shortest;
 }
 
 CollectivePlan from_phases(RouteCache& routes, std::vector<Phase> phases, const CollectiveOptions& opt,
                            std::string algorithm) {
   // `shortest` keeps what the algorithm asked for (sub-group multiring phases spread).
-  if (phase_routing(routes.network(), opt) != Routing::Shortest)
-    for (Phase& ph : phases) ph.routing = opt.switch_routing;
+  const Routing routing = phase_routing(routes.network(), opt);
+  if (routing != Routing::Shortest)
+    for (Phase& ph : phases) ph.routing = routing;
   CollectivePlan plan;
   plan.algorithm = std::move(algorithm);
   cost_phases(routes, phases, opt.with_flows, plan);

@@ -61,6 +61,10 @@ struct CollectivePlan {
 
 // How multi-hop transfers are routed (collective.routing; on networks with switches only).
 enum class Routing : std::uint8_t {
+  // The default: Ecmp on the Clos families (info().kind fattree or switch), Shortest on every
+  // other network (edge-list files, whose switches are not known to hash: an NVLink graph with a
+  // PCIe switch routes as NCCL does, on its first shortest path).
+  Auto,
   // The first shortest path found (lowest arc ids): every transfer of a pod goes through the same
   // aggregation and core switch.
   Shortest,
@@ -77,9 +81,9 @@ enum class Routing : std::uint8_t {
 struct CollectiveOptions {
   bool with_flows = false;             // build flows (flow network model) or only the time
   bool hierarchical_pipelined = true;  // multidim: max over dimensions (true) or sum (false)
-  // Networks with switches: how multi-hop transfers are routed (collective.routing, default ecmp).
+  // Networks with switches: how multi-hop transfers are routed (collective.routing, default auto).
   // Networks without switches keep the first shortest path (their families route by it).
-  Routing switch_routing = Routing::Ecmp;
+  Routing switch_routing = Routing::Auto;
   // forest: greedy tree packing only (collective.forest = greedy) instead of the exact one.
   bool greedy_forest = false;
   // ASTRA-sim's system costs (docs/collectives.md, "ASTRA-sim-compatible costs"); the defaults

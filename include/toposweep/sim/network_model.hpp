@@ -29,7 +29,7 @@ struct CommSettings {
   std::string algorithm = "auto";          // collective.algorithm, passed to plan_collective
   bool hierarchical_pipelined = true;      // multidim: max over dimensions (true) or sum (false)
   bool analytical_all_instances = false;   // analytical: time every instance (slowest wins), not the first
-  Routing switch_routing = Routing::Ecmp;  // collective.routing (networks with switches)
+  Routing switch_routing = Routing::Auto;  // collective.routing (networks with switches)
   bool greedy_forest = false;              // collective.forest = greedy
   std::uint32_t chunks = 1;                // collective.chunks
   double endpoint_delay_s = 0;             // collective.endpoint_delay

@@ -91,7 +91,9 @@ TEST(BuiltNetworks, SwitchTwoLevelAndBadModelKey) {
   EXPECT_NEAR(plan.time_s, 2.0 * 31 / 32 * 1e9 / 12.5e9 + 2.0 * 31 / 32 * 1e9 / 300e9, 1e-12);
   EXPECT_THROW(collective_options_from_config(config({{"collective.model", "overlapped"}})), BadInput);
   EXPECT_THROW(collective_algorithm_from_config(config({{"collective.algorithm", "rings"}})), BadInput);
-  EXPECT_EQ(collective_options_from_config(config({})).switch_routing, Routing::Ecmp);  // the default
+  EXPECT_EQ(collective_options_from_config(config({})).switch_routing, Routing::Auto);  // the default
+  EXPECT_EQ(collective_options_from_config(config({{"collective.routing", "ECMP"}})).switch_routing,
+            Routing::Ecmp);
   EXPECT_EQ(collective_options_from_config(config({{"collective.routing", "spread"}})).switch_routing,
             Routing::Spread);
   EXPECT_EQ(collective_options_from_config(config({{"collective.routing", "Shortest"}})).switch_routing,

@@ -162,9 +162,9 @@ TEST(SpreadRouting, RingOverPodsWithSpreadOption) {
   CollectiveOptions first;
   first.switch_routing = Routing::Shortest;
   EXPECT_GT(plan_collective(net, allreduce(order), "ring", first).time_s, t_spread * 1.5);
-  // ECMP (the default) splits each pod-crossing chunk over both aggregation switches and then
-  // both cores of each: no arc carries more than one
-  // chunk's worth, so the ring is contention-free too.
+  // ECMP (auto's choice on a fat-tree: testnet::fat_tree is of kind fattree) splits each pod-crossing chunk
+  // over both aggregation switches and then both cores of each: no arc carries more than one chunk's worth,
+  // so the ring is contention-free too.
   EXPECT_NEAR(plan_collective(net, allreduce(order), "ring").time_s, t_spread, 1e-12 * kS / kB);
 }
 
