@@ -89,7 +89,7 @@ namespace {
 PhaseCost ring_step_cost(RouteCache& routes, const std::vector<std::vector<VertexId>>& rings,
                          const std::vector<double>& shares) {
   Phase step;
-  step.spread_paths = true;
+  step.routing = Routing::Spread;
   for (std::size_t r = 0; r < rings.size(); ++r)
     for (std::size_t i = 0; i < rings[r].size(); ++i)
       step.transfers.push_back({rings[r][i], rings[r][(i + 1) % rings[r].size()], shares[r]});

@@ -37,20 +37,22 @@ CollectiveOptions collective_options_from_config(const Config& config) {
   else
     throw BadInput("collective.model must be pipelined or sequential, not '" + model + "'",
                    config.where("collective.model"));
-  o.spread_switch_paths = spread_routing_from_config(config);
+  o.switch_routing = switch_routing_from_config(config);
   o.greedy_forest = greedy_forest_from_config(config);
   system_costs_from_config(config, o.chunks, o.endpoint_delay_s, o.reduction_Bps);
   return o;
 }
 
-bool spread_routing_from_config(const Config& config) {
-  if (!config.has("collective.routing")) return false;
+Routing switch_routing_from_config(const Config& config) {
+  if (!config.has("collective.routing")) return Routing::Auto;
   const std::string routing = to_lower(trim(config.get_string("collective.routing")));
-  if (routing == "spread") return true;
+  if (routing == "auto") return Routing::Auto;
+  if (routing == "ecmp") return Routing::Ecmp;
+  if (routing == "spread") return Routing::Spread;
   if (routing != "shortest")
-    throw BadInput("collective.routing must be shortest or spread, not '" + routing + "'",
+    throw BadInput("collective.routing must be auto, ecmp, spread or shortest, not '" + routing + "'",
                    config.where("collective.routing"));
-  return false;
+  return Routing::Shortest;
 }
 
 bool greedy_forest_from_config(const Config& config) {

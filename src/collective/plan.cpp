@@ -40,16 +40,22 @@ void check_request(const Network& net, const CollectiveRequest& req) {
     throw BadInput("root " + std::to_string(req.root) + " is not a member of the group", "collective root");
 }
 
-// Equal-cost spreading where the options ask for it: on networks with switches only, where
-// one search per transfer is cheap next to the tree and paths tie up many ways.
-bool spreads(const Network& net, const CollectiveOptions& opt) {
-  return opt.spread_switch_paths && net.switch_count() > 0;
+// The options' routing on networks with switches, where paths tie up many ways (a Clos
+// fabric's ECMP); networks without switches keep the first shortest path. Auto: ECMP on the
+// Clos families, the first shortest path elsewhere.
+Routing phase_routing(const Network& net, const CollectiveOptions& opt) {
+  if (net.switch_count() == 0) return Routing::Shortest;
+  if (opt.switch_routing != Routing::Auto) return opt.switch_routing;
+  const std::string& kind = net.info().kind;
+  return kind == "fattree" || kind == "switch" ? Routing::Ecmp : Routing::Shortest;
 }
 
 CollectivePlan from_phases(RouteCache& routes, std::vector<Phase> phases, const CollectiveOptions& opt,
                            std::string algorithm) {
-  if (spreads(routes.network(), opt))
-    for (Phase& ph : phases) ph.spread_paths = true;
+  // `shortest` keeps what the algorithm asked for (sub-group multiring phases spread).
+  const Routing routing = phase_routing(routes.network(), opt);
+  if (routing != Routing::Shortest)
+    for (Phase& ph : phases) ph.routing = routing;
   CollectivePlan plan;
   plan.algorithm = std::move(algorithm);
   cost_phases(routes, phases, opt.with_flows, plan);
@@ -74,8 +80,21 @@ CollectivePlan from_phases(RouteCache& routes, std::vector<Phase> phases, const 
   return plan;
 }
 
+CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, const std::string& algorithm,
+                            const CollectiveOptions& opt, CollectiveMemo& memo);
+
 CollectivePlan plan_hierarchical(const Network& net, CollectiveMemo& memo, const CollectiveRequest& req,
                                  const CollectiveOptions& opt) {
+  if (req.op == CollectiveOp::AllToAll && net.info().kind != "multidim") {
+    // Any other family: the node-level pattern of NCCL's PXN and DeepEP. Each GPU first hands
+    // its data over the server fabric to the local GPU on the destination's rail (what stays in
+    // the server included: S(g - 1)/g per GPU, plan_collective's intra-node part), then the
+    // servers exchange directly, g S/N per server pair over the fabric's paths (each server
+    // g S (N - 1)/N), one message per pair instead of one per GPU pair.
+    CollectivePlan plan = plan_network(net, req, "direct", opt, memo);
+    plan.algorithm = "hierarchical";
+    return plan;
+  }
   RouteCache& routes = memo.routes();
   const std::vector<std::uint32_t> shape = hierarchical_group_shape(net, req.nodes);
   const auto& dims = net.info().dims;
@@ -112,7 +131,7 @@ CollectivePlan plan_hierarchical(const Network& net, CollectiveMemo& memo, const
         for (std::size_t i = 0; i < n; ++i) ph.transfers.push_back({line[i], line[(i + 1) % n], dp.bytes});
       }
     }
-    ph.spread_paths = spreads(net, opt);
+    ph.routing = phase_routing(net, opt);
     phase_cost(routes, ph, &plan.flows, stage);
     if (!opt.hierarchical_pipelined) ++stage;
   }
@@ -140,12 +159,20 @@ CollectivePlan plan_forest(const Network& net, const CollectiveRequest& req, con
 CollectivePlan plan_network(const Network& net, const CollectiveRequest& req, const std::string& algorithm,
                             const CollectiveOptions& opt, CollectiveMemo& memo);
 
-// The automatic choice: multiring where ring strides are known (topoopt, or a per-job network
+// The automatic choice: hierarchical on a multidim network when the members are a sub-grid of
+// its dimensions; otherwise, for AllToAll, direct (every pair at once over the fabric's own
+// paths: the egress bound on a non-blocking Clos, where a ring relays p(p-1)/2 chunk-steps);
+// for the other ops multiring where ring strides are known (topoopt, or a per-job network
 // carrying them: the serving strides, or for a sub-group the best ring set over the network's
-// links), hierarchical on a multidim network when the members are a sub-grid of its dimensions,
-// a ring otherwise.
+// links), a ring otherwise.
 CollectivePlan plan_auto(const Network& net, CollectiveMemo& memo, const CollectiveRequest& req,
                          const CollectiveOptions& opt) {
+  if (req.op == CollectiveOp::AllToAll) {
+    if (net.info().kind == "multidim" && !net.info().dims.empty() &&
+        !group_shape(net, req.nodes).shape.empty())
+      return plan_network(net, req, "hierarchical", opt, memo);
+    return plan_network(net, req, "direct", opt, memo);
+  }
   if (!net.info().strides.empty()) return plan_network(net, req, "multiring", opt, memo);
   if (net.info().kind == "multidim" && !net.info().dims.empty() && !group_shape(net, req.nodes).shape.empty())
     return plan_network(net, req, "hierarchical", opt, memo);
@@ -173,7 +200,7 @@ CollectivePlan plan_multiring(const Network&, CollectiveMemo& memo, const Collec
   RouteCache& routes = memo.routes();
   const MultiRing& mr = memo.multiring(req.nodes);
   std::vector<Phase> phases = ring_phases(req.op, mr.rings, mr.shares, req.bytes, req.root);
-  for (Phase& ph : phases) ph.spread_paths = mr.routed;
+  for (Phase& ph : phases) ph.routing = mr.routed ? Routing::Spread : Routing::Shortest;
   return from_phases(routes, std::move(phases), opt, "multiring");
 }
 
@@ -215,11 +242,16 @@ struct Algorithm {
 
 // The collective algorithms by name. Adding one: its phases (patterns.hpp) or planner, one line here.
 constexpr Algorithm kAlgorithms[] = {
-    {"auto", "multiring on topoopt, hierarchical on multidim, ring otherwise", plan_auto},
+    {"auto",
+     "AllToAll: hierarchical on multidim sub-grids, direct otherwise; other ops: multiring on topoopt, "
+     "hierarchical on multidim, ring otherwise",
+     plan_auto},
     {"ring", "one ring over the members in order, one direction", plan_ring},
     {"biring", "two rings over the members, one each way, half the data each", plan_biring},
     {"multiring", "rings over the network's strides, data split by their bandwidth", plan_multiring},
-    {"hierarchical", "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style)",
+    {"hierarchical",
+     "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style); AllToAll on any other "
+     "family: rail-aligned gather over the server fabric, then direct between servers (PXN / DeepEP)",
      plan_hierarchical},
     {"tree", "binary tree (reduce up, broadcast down)", plan_tree},
     {"halving_doubling", "recursive halving and doubling (Rabenseifner)", plan_halving_doubling},

@@ -227,6 +227,86 @@ std::optional<std::vector<ArcId>> RouteCache::spread_path(VertexId src, VertexId
   return path;
 }
 
+std::optional<double> RouteCache::ecmp_split(VertexId src, VertexId dst, double bytes,
+                                             std::span<double> arc_bytes, std::vector<ArcId>& touched) {
+  const Network& net = *net_;
+  if (src == dst) return 0.0;
+  const std::vector<std::uint32_t>& dist = distances_to(dst);
+  const std::uint32_t L = dist[src];
+  if (L == kUnreached) return std::nullopt;
+  if (split_stamp_.size() != net.vertex_count()) {
+    split_stamp_.assign(net.vertex_count(), 0);
+    split_share_.assign(net.vertex_count(), 0.0);
+    split_latency_.assign(net.vertex_count(), 0.0);
+    split_epoch_ = 0;
+  }
+  if (++split_epoch_ == 0) {  // wrapped: clear the stamps once every 2^32 transfers
+    std::fill(split_stamp_.begin(), split_stamp_.end(), 0);
+    split_epoch_ = 1;
+  }
+  // One level of the shortest-path DAG at a time: every vertex i hops from src passes its share
+  // on, split evenly over its arcs towards the vertices L - i - 1 hops from dst.
+  std::vector<VertexId>& level = frontier_a_;
+  std::vector<VertexId>& next = next_;
+  level.assign(1, src);
+  split_stamp_[src] = split_epoch_;
+  split_share_[src] = 1.0;
+  split_latency_[src] = 0.0;
+  for (std::uint32_t i = 0; i < L; ++i) {
+    next.clear();
+    for (VertexId u : level) {
+      std::uint32_t hops = 0;
+      for (ArcId a : net.out_arcs(u))
+        if (dist[net.arc(a).dst] == L - i - 1) ++hops;
+      const double share = split_share_[u] / hops;
+      for (ArcId a : net.out_arcs(u)) {
+        const Arc& arc = net.arc(a);
+        if (dist[arc.dst] != L - i - 1) continue;
+        if (arc_bytes[a] == 0) touched.push_back(a);
+        arc_bytes[a] += bytes * share;
+        if (split_stamp_[arc.dst] != split_epoch_) {
+          split_stamp_[arc.dst] = split_epoch_;
+          split_share_[arc.dst] = 0.0;
+          split_latency_[arc.dst] = 0.0;
+          next.push_back(arc.dst);
+        }
+        split_share_[arc.dst] += share;
+        split_latency_[arc.dst] = std::max(split_latency_[arc.dst], split_latency_[u] + arc.latency_s);
+      }
+    }
+    level.swap(next);
+  }
+  return split_latency_[dst];
+}
+
+std::optional<std::vector<ArcId>> RouteCache::hashed_path(VertexId src, VertexId dst) {
+  const Network& net = *net_;
+  if (src == dst) return std::vector<ArcId>{};
+  const std::vector<std::uint32_t>& dist = distances_to(dst);
+  const std::uint32_t L = dist[src];
+  if (L == kUnreached) return std::nullopt;
+  auto mix = [](std::uint64_t x) {  // splitmix64's finaliser
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  const std::uint64_t flow = mix((static_cast<std::uint64_t>(src) << 32) | dst);
+  std::vector<ArcId> path;
+  path.reserve(L);
+  VertexId u = src;
+  for (std::uint32_t i = 0; i < L; ++i) {
+    candidates_.clear();
+    for (ArcId a : net.out_arcs(u))
+      if (dist[net.arc(a).dst] == L - i - 1) candidates_.push_back(a);
+    const ArcId pick =
+        candidates_[mix(flow ^ (static_cast<std::uint64_t>(u) * 0xc2b2ae3d27d4eb4fULL)) % candidates_.size()];
+    path.push_back(pick);
+    u = net.arc(pick).dst;
+  }
+  return path;
+}
+
 const std::vector<std::uint32_t>& RouteCache::distances_to(VertexId dst) {
   const Network& net = *net_;
   HopDistances& all = *dist_to_;

@@ -24,16 +24,79 @@ double pipelined_time(double depth, double T, double alpha) {
   return best;
 }
 
+// The cost of a phase's most loaded arc and slowest path, from per-arc loads.
+PhaseCost finish_cost(const Phase& phase, double step_bandwidth_s, double max_latency) {
+  PhaseCost cost;
+  if (phase.pipeline_depth > 0) {
+    const double total = pipelined_time(phase.pipeline_depth, step_bandwidth_s, max_latency);
+    cost.bandwidth_s = step_bandwidth_s;
+    cost.latency_s = total - step_bandwidth_s;
+  } else {
+    cost.bandwidth_s = phase.repeat * step_bandwidth_s;
+    cost.latency_s = phase.latency_steps * max_latency;
+  }
+  return cost;
+}
+
+[[noreturn]] void unreachable(const Transfer& t) {
+  throw BadInput(
+      "compute node " + std::to_string(t.dst) + " is unreachable from compute node " + std::to_string(t.src),
+      "collective members");
+}
+
+// Routing::Ecmp: loads are the expected ones (even split per hop), added into a per-arc array in
+// transfer order; flows take one hashed path each.
+PhaseCost ecmp_phase_cost(RouteCache& routes, const Phase& phase, std::vector<Flow>* flows,
+                          std::uint32_t stage) {
+  const Network& net = routes.network();
+  std::span<double> arc_bytes = routes.zeroed_arc_scratch();
+  std::vector<ArcId> touched;
+  struct Rezero {
+    std::span<double> bytes;
+    const std::vector<ArcId>& touched;
+    ~Rezero() {
+      for (ArcId a : touched) bytes[a] = 0;
+    }
+  } rezero{arc_bytes, touched};
+  double max_latency = 0;
+  for (const Transfer& t : phase.transfers) {
+    if (t.src == t.dst || t.bytes <= 0) continue;
+    const auto direct = parallel_arcs(net, t.src, t.dst);
+    if (!direct.empty()) {
+      // Neighbours: the transfer spreads over parallel links in proportion to their bandwidth.
+      double total_bw = 0;
+      for (ArcId a : direct) total_bw += net.arc(a).bandwidth_Bps;
+      for (ArcId a : direct) {
+        const double share = t.bytes * net.arc(a).bandwidth_Bps / total_bw;
+        if (arc_bytes[a] == 0) touched.push_back(a);
+        arc_bytes[a] += share;
+        max_latency = std::max(max_latency, net.arc(a).latency_s);
+        if (flows) flows->push_back(Flow{{a}, share * phase.repeat, stage});
+      }
+      continue;
+    }
+    const auto latency = routes.ecmp_split(t.src, t.dst, t.bytes, arc_bytes, touched);
+    if (!latency) unreachable(t);
+    max_latency = std::max(max_latency, *latency);
+    if (flows) flows->push_back(Flow{*routes.hashed_path(t.src, t.dst), t.bytes * phase.repeat, stage});
+  }
+  double step_bandwidth_s = 0;
+  for (ArcId a : touched)
+    step_bandwidth_s = std::max(step_bandwidth_s, arc_bytes[a] / net.arc(a).bandwidth_Bps);
+  return finish_cost(phase, step_bandwidth_s, max_latency);
+}
+
 }  // namespace
 
 PhaseCost phase_cost(RouteCache& routes, const Phase& phase, std::vector<Flow>* flows, std::uint32_t stage) {
+  if (phase.routing == Routing::Ecmp) return ecmp_phase_cost(routes, phase, flows, stage);
   const Network& net = routes.network();
   std::vector<std::pair<ArcId, double>> loads;
   loads.reserve(phase.transfers.size());
   double max_latency = 0;
   // Spreading: multi-hop transfers take the equal-cost path whose arcs are least busy so far,
   // like ECMP with flowlet balancing.
-  const bool spread = phase.spread_paths;
+  const bool spread = phase.routing == Routing::Spread;
   // Every arc made busy is also in `loads`: those entries go back to 0 on the way out, whether
   // the phase is costed or a transfer is unreachable.
   std::span<double> arc_busy_s;
@@ -66,10 +129,7 @@ PhaseCost phase_cost(RouteCache& routes, const Phase& phase, std::vector<Flow>* 
     }
     if (pass == 0 || !direct.empty()) return;
     auto path = spread ? routes.spread_path(t.src, t.dst, arc_busy_s) : routes.shortest_path(t.src, t.dst);
-    if (!path)
-      throw BadInput("compute node " + std::to_string(t.dst) + " is unreachable from compute node " +
-                         std::to_string(t.src),
-                     "collective members");
+    if (!path) unreachable(t);
     for (ArcId a : *path) {
       loads.emplace_back(a, t.bytes);
       if (spread) arc_busy_s[a] += t.bytes / net.arc(a).bandwidth_Bps;
@@ -91,16 +151,7 @@ PhaseCost phase_cost(RouteCache& routes, const Phase& phase, std::vector<Flow>* 
     for (; i < loads.size() && loads[i].first == a; ++i) sum += loads[i].second;
     step_bandwidth_s = std::max(step_bandwidth_s, sum / net.arc(a).bandwidth_Bps);
   }
-  PhaseCost cost;
-  if (phase.pipeline_depth > 0) {
-    const double total = pipelined_time(phase.pipeline_depth, step_bandwidth_s, max_latency);
-    cost.bandwidth_s = step_bandwidth_s;
-    cost.latency_s = total - step_bandwidth_s;
-  } else {
-    cost.bandwidth_s = phase.repeat * step_bandwidth_s;
-    cost.latency_s = phase.latency_steps * max_latency;
-  }
-  return cost;
+  return finish_cost(phase, step_bandwidth_s, max_latency);
 }
 
 void cost_phases(RouteCache& routes, const std::vector<Phase>& phases, bool with_flows,

@@ -109,7 +109,7 @@ CollectiveOptions collective_plan_options(const CommSettings& settings, bool wit
   CollectiveOptions opts;
   opts.with_flows = with_flows;
   opts.hierarchical_pipelined = settings.hierarchical_pipelined;
-  opts.spread_switch_paths = settings.spread_switch_paths;
+  opts.switch_routing = settings.switch_routing;
   opts.greedy_forest = settings.greedy_forest;
   opts.chunks = settings.chunks;
   opts.endpoint_delay_s = settings.endpoint_delay_s;

@@ -33,7 +33,7 @@ SimOptions sim_options_from_config(const Config& config) {
     throw BadInput("analytical instances must be first or all, not '" + inst + "'",
                    config.where("simulate.analytical_instances"));
   if (config.has("collective.algorithm")) o.comm.algorithm = config.get_string("collective.algorithm");
-  o.comm.spread_switch_paths = spread_routing_from_config(config);
+  o.comm.switch_routing = switch_routing_from_config(config);
   o.comm.greedy_forest = greedy_forest_from_config(config);
   system_costs_from_config(config, o.comm.chunks, o.comm.endpoint_delay_s, o.comm.reduction_Bps);
   return o;

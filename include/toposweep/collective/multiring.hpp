@@ -16,7 +16,7 @@ struct MultiRing {
   std::vector<double> shares;                // fraction of the data per ring, sums to 1
   std::vector<std::uint32_t> strides;        // the strides that serve the group (s and n-s once)
   // No stride serves the group: the rings' consecutive members are not all neighbours, so their
-  // transfers are routed over multi-hop paths, spread over equal-cost ones (Phase::spread_paths).
+  // transfers are routed over multi-hop paths, spread over equal-cost ones (Routing::Spread).
   bool routed = false;
 };
 

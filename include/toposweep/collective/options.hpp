@@ -12,9 +12,9 @@ namespace toposweep {
 std::string collective_algorithm_from_config(const Config& config);
 // collective.model (pipelined | sequential) into CollectiveOptions (with_flows left false).
 CollectiveOptions collective_options_from_config(const Config& config);
-// collective.routing: true for `spread` (ECMP over switched fabrics), false for `shortest` or
-// when the key is absent; BadInput for anything else.
-bool spread_routing_from_config(const Config& config);
+// collective.routing: `auto` (also when the key is absent), `ecmp`, `spread` or `shortest`;
+// BadInput for anything else.
+Routing switch_routing_from_config(const Config& config);
 // collective.forest: true for `greedy`, false for `exact` or when the key is absent.
 bool greedy_forest_from_config(const Config& config);
 // collective.chunks, collective.endpoint_delay, collective.reduction_bandwidth (0: free).

@@ -59,14 +59,31 @@ struct CollectivePlan {
   std::uint64_t cut_weight = 0;
 };
 
+// How multi-hop transfers are routed (collective.routing; on networks with switches only).
+enum class Routing : std::uint8_t {
+  // The default: Ecmp on the Clos families (info().kind fattree or switch), Shortest on every
+  // other network (edge-list files, whose switches are not known to hash: an NVLink graph with a
+  // PCIe switch routes as NCCL does, on its first shortest path).
+  Auto,
+  // The first shortest path found (lowest arc ids): every transfer of a pod goes through the same
+  // aggregation and core switch.
+  Shortest,
+  // ECMP as a Clos fabric hashes flows: the time takes the expected load, each transfer split
+  // evenly over the equal-cost next hops at every hop (RouteCache::ecmp_split; per-packet
+  // spraying gives it exactly); the flows a flow model plays take one hashed path each
+  // (RouteCache::hashed_path), so hash collisions show there as congestion.
+  Ecmp,
+  // Adaptive: each transfer takes the equal-cost path whose next arc is least busy so far in
+  // its phase (RouteCache::spread_path), in the time and the flows alike.
+  Spread,
+};
+
 struct CollectiveOptions {
   bool with_flows = false;             // build flows (flow network model) or only the time
   bool hierarchical_pipelined = true;  // multidim: max over dimensions (true) or sum (false)
-  // Networks with switches: route each multi-hop transfer over the equal-cost paths, least busy
-  // arc first (ECMP-like spreading over a fat-tree's cores) instead of the first shortest path.
-  // Off by default until the simulator's pinned fat-tree times are re-recorded
-  // (collective.routing = spread turns it on from the config).
-  bool spread_switch_paths = false;
+  // Networks with switches: how multi-hop transfers are routed (collective.routing, default auto).
+  // Networks without switches keep the first shortest path (their families route by it).
+  Routing switch_routing = Routing::Auto;
   // forest: greedy tree packing only (collective.forest = greedy) instead of the exact one.
   bool greedy_forest = false;
   // ASTRA-sim's system costs (docs/collectives.md, "ASTRA-sim-compatible costs"); the defaults
@@ -80,8 +97,9 @@ struct CollectiveOptions {
   bool system_costs() const { return chunks > 1 || endpoint_delay_s > 0 || reduction_Bps > 0; }
 };
 
-// `algorithm`: one of collective_algorithm_names() (below), "auto" being multiring on topoopt,
-// hierarchical on multidim, ring otherwise.
+// `algorithm`: one of collective_algorithm_names() (below), "auto" being, for AllToAll,
+// hierarchical on multidim sub-grids and direct otherwise; for the other ops multiring on
+// topoopt, hierarchical on multidim, ring otherwise.
 // Throws BadInput when the algorithm does not apply or members are unreachable.
 CollectivePlan plan_collective(const Network& net, const CollectiveRequest& request,
                                const std::string& algorithm, const CollectiveOptions& options = {});

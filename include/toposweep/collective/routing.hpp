@@ -65,6 +65,20 @@ class RouteCache {
   std::optional<std::vector<ArcId>> spread_path(VertexId src, VertexId dst,
                                                 std::span<const double> arc_busy_s);
 
+  // The expected load of ECMP on a transfer of `bytes` src->dst: at every vertex the traffic
+  // arriving splits evenly over the out-arcs that stay on a shortest path to dst (what per-packet
+  // spraying gives, and hashed ECMP on average over many flows). Adds each arc's share to
+  // arc_bytes (indexed by ArcId), appending an arc to `touched` the first time its entry leaves
+  // 0. Returns the latency of the slowest equal-cost path; nullopt when dst is unreachable. Walks
+  // the shortest-path DAG level by level (its vertices merged), no path enumeration.
+  std::optional<double> ecmp_split(VertexId src, VertexId dst, double bytes, std::span<double> arc_bytes,
+                                   std::vector<ArcId>& touched);
+
+  // The one equal-cost path a hashing ECMP fabric gives the flow src->dst: at every vertex u on
+  // the way, a hash of (src, dst, u) picks among the next hops that stay on a shortest path (each
+  // switch hashes the same header with its own seed). Deterministic; nullopt when unreachable.
+  std::optional<std::vector<ArcId>> hashed_path(VertexId src, VertexId dst);
+
   // Per-hop ECMP: at every vertex the traffic splits evenly over the out-arcs that stay on a
   // shortest path to dst. Memoised per (src, dst). Throws BadInput when dst is unreachable.
   // At most kMaxEcmpPaths paths are enumerated (depth first); past that the enumerated ones are
@@ -112,7 +126,12 @@ class RouteCache {
   std::vector<ArcId> fwd_parent_, bwd_parent_;
   std::vector<std::uint32_t> fwd_depth_, bwd_depth_;
   std::vector<VertexId> frontier_a_, frontier_b_, next_;
-  std::vector<ArcId> candidates_;    // spread_path(): the next hops that stay on a shortest path
+  std::vector<ArcId> candidates_;  // spread_path(): the next hops that stay on a shortest path
+  // ecmp_split(): per-vertex share of the transfer and slowest arrival latency, valid where the
+  // stamp equals split_epoch_.
+  std::uint32_t split_epoch_ = 0;
+  std::vector<std::uint32_t> split_stamp_;
+  std::vector<double> split_share_, split_latency_;
   std::vector<double> arc_scratch_;  // zeroed_arc_scratch()
 };
 

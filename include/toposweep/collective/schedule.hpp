@@ -31,10 +31,12 @@ struct Phase {
   // Steps (of `repeat`) that reduce what they receive: the reduce-scatter half of a ring
   // AllReduce. Only ASTRA-sim's reduction cost (CollectiveOptions::reduction_Bps) uses it.
   double reduce_steps = 0;
-  // Route multi-hop transfers over equal-cost paths, least busy arc first (RouteCache::
-  // spread_path), transfers between neighbours placed first; otherwise each takes the first
-  // shortest path (lowest arc ids).
-  bool spread_paths = false;
+  // How multi-hop transfers are routed. Shortest: each takes the first shortest path (lowest arc
+  // ids). Spread: over equal-cost paths, least busy arc first (RouteCache::spread_path),
+  // transfers between neighbours placed first. Ecmp: the load split evenly over the equal-cost
+  // next hops at every hop (RouteCache::ecmp_split), each flow on one hashed path
+  // (RouteCache::hashed_path).
+  Routing routing = Routing::Shortest;
 };
 
 struct PhaseCost {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "toposweep/collective/plan.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/workload/task_graph.hpp"
 
@@ -25,14 +26,14 @@ struct CommTask {
 
 // How collectives are planned, shared by both models.
 struct CommSettings {
-  std::string algorithm = "auto";         // collective.algorithm, passed to plan_collective
-  bool hierarchical_pipelined = true;     // multidim: max over dimensions (true) or sum (false)
-  bool analytical_all_instances = false;  // analytical: time every instance (slowest wins), not the first
-  bool spread_switch_paths = false;       // collective.routing = spread: ECMP over switched fabrics
-  bool greedy_forest = false;             // collective.forest = greedy
-  std::uint32_t chunks = 1;               // collective.chunks
-  double endpoint_delay_s = 0;            // collective.endpoint_delay
-  double reduction_Bps = 0;               // collective.reduction_bandwidth (0: free)
+  std::string algorithm = "auto";          // collective.algorithm, passed to plan_collective
+  bool hierarchical_pipelined = true;      // multidim: max over dimensions (true) or sum (false)
+  bool analytical_all_instances = false;   // analytical: time every instance (slowest wins), not the first
+  Routing switch_routing = Routing::Auto;  // collective.routing (networks with switches)
+  bool greedy_forest = false;              // collective.forest = greedy
+  std::uint32_t chunks = 1;                // collective.chunks
+  double endpoint_delay_s = 0;             // collective.endpoint_delay
+  double reduction_Bps = 0;                // collective.reduction_bandwidth (0: free)
   bool operator==(const CommSettings&) const = default;
 };
 

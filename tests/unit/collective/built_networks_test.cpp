@@ -91,9 +91,14 @@ TEST(BuiltNetworks, SwitchTwoLevelAndBadModelKey) {
   EXPECT_NEAR(plan.time_s, 2.0 * 31 / 32 * 1e9 / 12.5e9 + 2.0 * 31 / 32 * 1e9 / 300e9, 1e-12);
   EXPECT_THROW(collective_options_from_config(config({{"collective.model", "overlapped"}})), BadInput);
   EXPECT_THROW(collective_algorithm_from_config(config({{"collective.algorithm", "rings"}})), BadInput);
-  EXPECT_FALSE(collective_options_from_config(config({})).spread_switch_paths);
-  EXPECT_TRUE(collective_options_from_config(config({{"collective.routing", "spread"}})).spread_switch_paths);
-  EXPECT_THROW(collective_options_from_config(config({{"collective.routing", "ecmp"}})), BadInput);
+  EXPECT_EQ(collective_options_from_config(config({})).switch_routing, Routing::Auto);  // the default
+  EXPECT_EQ(collective_options_from_config(config({{"collective.routing", "ECMP"}})).switch_routing,
+            Routing::Ecmp);
+  EXPECT_EQ(collective_options_from_config(config({{"collective.routing", "spread"}})).switch_routing,
+            Routing::Spread);
+  EXPECT_EQ(collective_options_from_config(config({{"collective.routing", "Shortest"}})).switch_routing,
+            Routing::Shortest);
+  EXPECT_THROW(collective_options_from_config(config({{"collective.routing", "adaptive"}})), BadInput);
   EXPECT_FALSE(collective_options_from_config(config({})).greedy_forest);  // exact by default
   EXPECT_TRUE(collective_options_from_config(config({{"collective.forest", "greedy"}})).greedy_forest);
   EXPECT_FALSE(collective_options_from_config(config({{"collective.forest", "Exact"}})).greedy_forest);

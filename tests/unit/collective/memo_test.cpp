@@ -120,7 +120,7 @@ TEST(CollectiveMemo, AnUnreachableMemberLeavesNoLoadBehind) {
   const Network net = std::move(b).build();
   CollectiveOptions options;
   options.with_flows = true;
-  options.spread_switch_paths = true;  // phases load arcs as they route
+  options.switch_routing = Routing::Spread;  // phases load arcs as they route
   CollectiveRequest failing;
   failing.nodes = {0, 2, 4};
   failing.bytes = 1e8;

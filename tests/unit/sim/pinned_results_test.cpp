@@ -24,11 +24,20 @@ namespace {
 // Recorded at commit 76f406e with simulate_iteration, i.e. run_engine; re-recorded when the
 // training step became per-operator compute, NCCL's ring through every GPU of a group, shared
 // server links for concurrent collective instances, scatter/gather pipeline sends and Megatron's
-// optimizer-step traffic (issue 16; the commit message gives each change's share).
-constexpr double kGpt3Analytical = 0.55139243132654947;
-constexpr double kGpt3Flow = 0.59910798818547506;
-constexpr double kDlrmAnalytical = 0.033786553811465746;
-constexpr double kDlrmFlow = 0.035014845011465741;
+// optimizer-step traffic (issue 16; the commit message gives each change's share). GPT-3 on the
+// fat-tree re-recorded when collective.routing became ecmp (issue 33): a data-parallel AllReduce
+// between two servers of different pods (servers 0 and 4 here: a 37.5 + 12.5 GB/s pair of leaf
+// uplinks each) went on one path through a 12.5 GB/s arc; split over the equal-cost paths it
+// takes half the time (0.14 -> 0.07 s for 1 GB, `collective --ranks 0,4`). Was 0.55139243132654947
+// (analytical) and 0.59910798818547506 (flow).
+constexpr double kGpt3Analytical = 0.5349242175665494;
+constexpr double kGpt3Flow = 0.56617156066547514;
+// DLRM on topoopt re-recorded when auto's AllToAll became direct (issue 33): its embedding
+// All-to-All was a relay over the multiring (p(p-1)/2 chunk-steps), now every pair at once on
+// shortest paths (collective --op alltoall --bytes 1GB on the same 16-server topoopt: 0.600 s
+// multiring -> 0.440 s direct). Was 0.033786553811465746 (analytical), 0.035014845011465741 (flow).
+constexpr double kDlrmAnalytical = 0.03344000949146575;
+constexpr double kDlrmFlow = 0.034362756371465741;
 
 Config make_config(const std::vector<std::pair<std::string, std::string>>& settings) {
   return test::sim_config(settings);
