@@ -15,8 +15,8 @@ std::vector<KeySpec> config_keys() {
       {"collective.routing", "auto",
        "networks with switches: ecmp (equal-cost paths as a Clos fabric hashes them: even split per "
        "hop in the time, one hashed path per flow in the flow model), spread (adaptive: least busy "
-       "equal-cost arc first), shortest (first shortest path per transfer) or auto (ecmp on fattree "
-       "and switch, shortest on other networks, e.g. edge-list files)",
+       "equal-cost arc first), shortest (first shortest path per transfer) or auto (ecmp on fattree, "
+       "switch, rail and dragonfly, shortest on other networks, e.g. edge-list files)",
        checks::one_of({"auto", "ecmp", "spread", "shortest"})},
       {"collective.chunks", "1",
        "ASTRA-sim's preferred-dataset-splits: run each collective in this many chunks, one chunk per "

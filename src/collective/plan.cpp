@@ -42,12 +42,14 @@ void check_request(const Network& net, const CollectiveRequest& req) {
 
 // The options' routing on networks with switches, where paths tie up many ways (a Clos
 // fabric's ECMP); networks without switches keep the first shortest path. Auto: ECMP on the
-// Clos families, the first shortest path elsewhere.
+// families built of switches (fat-tree, switch, rail, dragonfly: a dragonfly's minimal routing
+// over its equal-cost minimal paths), the first shortest path elsewhere.
 Routing phase_routing(const Network& net, const CollectiveOptions& opt) {
   if (net.switch_count() == 0) return Routing::Shortest;
   if (opt.switch_routing != Routing::Auto) return opt.switch_routing;
   const std::string& kind = net.info().kind;
-  return kind == "fattree" || kind == "switch" ? Routing::Ecmp : Routing::Shortest;
+  const bool clos = kind == "fattree" || kind == "switch" || kind == "rail" || kind == "dragonfly";
+  return clos ? Routing::Ecmp : Routing::Shortest;
 }
 
 CollectivePlan from_phases(RouteCache& routes, std::vector<Phase> phases, const CollectiveOptions& opt,

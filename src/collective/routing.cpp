@@ -321,6 +321,32 @@ const std::vector<std::uint32_t>& RouteCache::distances_to(VertexId dst) {
     for (VertexId v = 0; v < n; ++v) dist[v] = base[(v + n - dst) % n];
     return dist;
   }
+  // A compute node that only switches reach (every Clos family's servers): d(v, dst) = 1 +
+  // min over its in-neighbours w of d(v, w), and its few in-neighbours are shared by every server
+  // under them, so the searches run once per switch instead of once per server (a 2,048-server
+  // rail fabric: 270 searches instead of 2,048, and a pass over the vertices per server).
+  if (!net.is_switch(dst) && net.switch_count() > 0) {
+    std::vector<VertexId> above;
+    bool switches_only = !net.in_arcs(dst).empty();
+    for (ArcId a : net.in_arcs(dst)) {
+      const VertexId w = net.arc(a).src;
+      switches_only = switches_only && net.is_switch(w);
+      if (std::find(above.begin(), above.end(), w) == above.end()) above.push_back(w);
+    }
+    if (switches_only) {
+      std::vector<const std::vector<std::uint32_t>*> from;
+      for (VertexId w : above) from.push_back(&distances_to(w));  // `all` is never resized again
+      std::vector<std::uint32_t>& out = all[dst];
+      out.assign(net.vertex_count(), kUnreached);
+      for (VertexId v = 0; v < net.vertex_count(); ++v) {
+        std::uint32_t least = kUnreached;
+        for (const auto* d : from) least = std::min(least, (*d)[v]);
+        if (least != kUnreached) out[v] = least + 1;
+      }
+      out[dst] = 0;
+      return out;
+    }
+  }
   dist.assign(net.vertex_count(), kUnreached);
   std::vector<VertexId> queue{dst};
   dist[dst] = 0;

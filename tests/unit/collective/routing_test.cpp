@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "test_networks.hpp"
@@ -135,6 +136,37 @@ TEST(Routing, KShortestPathsCountOnCompleteGraph) {
     std::sort(sorted.begin(), sorted.end());
     EXPECT_EQ(std::unique(sorted.begin(), sorted.end()), sorted.end()) << "path " << i << " has a loop";
   }
+}
+
+// distances_to derives a server's distances from its switches' (d(v, dst) = 1 + min over the
+// switches w above dst of d(v, w)): the same as a breadth-first search from every destination,
+// on Clos fabrics (every server only under switches), on a switch network whose GPUs also link
+// to each other (the MI250 mesh: searched directly) and on both at once (the DGX-A100 boxes).
+TEST(Routing, HopDistancesEqualABreadthFirstSearchFromEveryVertex) {
+  const auto bfs = [](const Network& net, VertexId dst) {
+    std::vector<std::uint32_t> d(net.vertex_count(), std::numeric_limits<std::uint32_t>::max());
+    std::vector<VertexId> queue{dst};
+    d[dst] = 0;
+    for (std::size_t i = 0; i < queue.size(); ++i)
+      for (ArcId a = 0; a < net.arc_count(); ++a)
+        if (net.arc(a).dst == queue[i] && d[net.arc(a).src] == std::numeric_limits<std::uint32_t>::max()) {
+          d[net.arc(a).src] = d[queue[i]] + 1;
+          queue.push_back(net.arc(a).src);
+        }
+    return d;
+  };
+  std::size_t checked = 0;
+  for (const Network& net : {leaf_spine(), testnet::fat_tree(4, 1e9, 0), testnet::fat_tree(6, 1e9, 0),
+                             testnet::dgx_a100(3), testnet::mi250(2)}) {
+    RouteCache routes(net);
+    // Servers first (their switches' searches run then), then the switches, then again.
+    for (int round = 0; round < 2; ++round)
+      for (VertexId dst = 0; dst < net.vertex_count(); ++dst) {
+        ASSERT_EQ(routes.distances_to(dst), bfs(net, dst)) << net.info().kind << " to " << dst;
+        ++checked;
+      }
+  }
+  EXPECT_GT(checked, 300u);
 }
 
 }  // namespace
