@@ -20,6 +20,8 @@ case "perf_sweep" in *"$filter"*)
   bash bench/sweep_scaling.sh 5
   echo "== perf_sweep_wide (inputs/sweeps/perf-1024-wide.ini)"
   bash bench/sweep_scaling.sh 5 inputs/sweeps/perf-1024-wide.ini
+  echo "== perf_sweep_moe (inputs/sweeps/perf-moe-1024.ini: Mixtral 8x7B, ep 1-8, fattree/rail/switch)"
+  bash bench/sweep_scaling.sh 5 inputs/sweeps/perf-moe-1024.ini
   ;;
 esac
 # The exact strategy search (issue 19's cases; about a minute).

@@ -231,9 +231,21 @@ std::optional<double> RouteCache::ecmp_split(VertexId src, VertexId dst, double 
                                              std::span<double> arc_bytes, std::vector<ArcId>& touched) {
   const Network& net = *net_;
   if (src == dst) return 0.0;
+  const auto apply = [&](const std::vector<std::pair<ArcId, double>>& shares) {
+    for (const auto& [a, share] : shares) {
+      if (arc_bytes[a] == 0) touched.push_back(a);
+      arc_bytes[a] += bytes * share;
+    }
+  };
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+  if (const auto it = split_memo_.find(key); it != split_memo_.end()) {
+    apply(it->second.arcs);
+    return it->second.latency;
+  }
   const std::vector<std::uint32_t>& dist = distances_to(dst);
   const std::uint32_t L = dist[src];
   if (L == kUnreached) return std::nullopt;
+  split_arcs_.clear();
   if (split_stamp_.size() != net.vertex_count()) {
     split_stamp_.assign(net.vertex_count(), 0);
     split_share_.assign(net.vertex_count(), 0.0);
@@ -262,8 +274,7 @@ std::optional<double> RouteCache::ecmp_split(VertexId src, VertexId dst, double 
       for (ArcId a : net.out_arcs(u)) {
         const Arc& arc = net.arc(a);
         if (dist[arc.dst] != L - i - 1) continue;
-        if (arc_bytes[a] == 0) touched.push_back(a);
-        arc_bytes[a] += bytes * share;
+        split_arcs_.emplace_back(a, share);
         if (split_stamp_[arc.dst] != split_epoch_) {
           split_stamp_[arc.dst] = split_epoch_;
           split_share_[arc.dst] = 0.0;
@@ -275,6 +286,11 @@ std::optional<double> RouteCache::ecmp_split(VertexId src, VertexId dst, double 
       }
     }
     level.swap(next);
+  }
+  apply(split_arcs_);
+  if (split_memo_arcs_ + split_arcs_.size() <= kMaxSplitMemoArcs) {
+    split_memo_arcs_ += split_arcs_.size();
+    split_memo_.emplace(key, EcmpShares{split_arcs_, split_latency_[dst]});
   }
   return split_latency_[dst];
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,8 @@ class RouteCache {
   // arc_bytes (indexed by ArcId), appending an arc to `touched` the first time its entry leaves
   // 0. Returns the latency of the slowest equal-cost path; nullopt when dst is unreachable. Walks
   // the shortest-path DAG level by level (its vertices merged), no path enumeration.
+  // Memoised per (src, dst) as each arc's share (up to kMaxSplitMemoArcs shares in all), replayed
+  // in the walk's order: the same additions, bit for bit.
   std::optional<double> ecmp_split(VertexId src, VertexId dst, double bytes, std::span<double> arc_bytes,
                                    std::vector<ArcId>& touched);
 
@@ -99,6 +102,7 @@ class RouteCache {
   bool rotation_symmetric();
 
   static constexpr std::uint32_t kMaxEcmpPaths = 256;
+  static constexpr std::size_t kMaxSplitMemoArcs = std::size_t{1} << 22;  // 64 MiB of shares
 
   // One double per arc, all 0 between uses: a phase's per-arc busy time (phase_cost), which
   // puts back 0 in every entry it touched before it returns, so no query clears every arc.
@@ -132,7 +136,15 @@ class RouteCache {
   std::uint32_t split_epoch_ = 0;
   std::vector<std::uint32_t> split_stamp_;
   std::vector<double> split_share_, split_latency_;
-  std::vector<double> arc_scratch_;  // zeroed_arc_scratch()
+  // ecmp_split()'s answers: each arc's share of the transfer in walk order, and the latency.
+  struct EcmpShares {
+    std::vector<std::pair<ArcId, double>> arcs;
+    double latency = 0;
+  };
+  std::unordered_map<std::uint64_t, EcmpShares> split_memo_;
+  std::size_t split_memo_arcs_ = 0;
+  std::vector<std::pair<ArcId, double>> split_arcs_;  // the walk's shares before they are kept
+  std::vector<double> arc_scratch_;                   // zeroed_arc_scratch()
 };
 
 // The k shortest loopless paths src->dst by hop count (Yen's algorithm), shortest first, ties
