@@ -19,10 +19,12 @@ import exp_hetero  # noqa: E402
 import exp_hopper  # noqa: E402
 import exp_llama3  # noqa: E402
 import exp_megatron  # noqa: E402
+import exp_moe  # noqa: E402
 import exp_multidim  # noqa: E402
 import exp_multijob  # noqa: E402
 import exp_placement  # noqa: E402
 import exp_topoopt  # noqa: E402
+import fit_hopper  # noqa: E402
 import tscli  # noqa: E402
 
 DOCS = os.path.join(tscli.SOURCE_DIR, "docs")
@@ -730,6 +732,11 @@ def section_llama3(df, notes):
     return lines
 
 
+def section_moe(rows, notes):
+    pd.DataFrame(rows).to_csv(os.path.join(FIGS, "moe_runs.csv"), index=False)
+    return exp_moe.markdown(rows, fit_hopper.fit(), notes)
+
+
 def preflight():
     """Refuse a binary that is missing or whose commands are stubs, before spending minutes on it."""
     try:
@@ -752,13 +759,14 @@ def main():
                      ("megatron", lambda n: section_megatron(exp_megatron.run(WORK), n)),
                      ("hetero", lambda n: section_hetero(pd.DataFrame(exp_hetero.run(WORK)), n)),
                      ("hopper", lambda n: section_hopper(pd.DataFrame(exp_hopper.run(WORK)), n)),
-                     ("llama3", lambda n: section_llama3(pd.DataFrame(exp_llama3.run()), n))):
+                     ("llama3", lambda n: section_llama3(pd.DataFrame(exp_llama3.run()), n)),
+                     ("moe", lambda n: section_moe(exp_moe.run(), n))):
         t = time.time()
         print(f"validate: {name} ...", file=sys.stderr, flush=True)
         section_notes[name] = []
         body.append((name, fn(section_notes[name])))
         timing.append(f"{name} {time.time() - t:.0f} s")
-    order = ["topoopt", "multidim", "forest", "placement", "multijob", "megatron", "hetero", "hopper", "llama3"]
+    order = ["topoopt", "multidim", "forest", "placement", "multijob", "megatron", "hetero", "hopper", "llama3", "moe"]
     body.sort(key=lambda x: order.index(x[0]))
     notes = sum((section_notes[name] for name in order), [])
     rev = subprocess.run([tscli.binary(), "--version"], capture_output=True, text=True).stdout.strip()
