@@ -192,6 +192,9 @@ def markdown(rows, fit, notes):
               "backward pass (6 All-to-Alls per layer and microbatch instead of 4). The runs recompute only parts "
               "of the layer (DeepSeek-V3: RMSNorm, MLA up-projections, SwiGLU; Sec. 3.2.3, 3.3.2) and keep fp8 "
               "activations; the model's MoE activation memory has no such options.",
+              "- The grouped GEMM calibration above moves the three H100 rows by 0.5-0.7 % (measured once, at "
+              "commit time, with a copy of inputs/devices/h100.json without grouped_gemm_efficiency): the expert "
+              "GEMMs are a small part of these iterations beside the exposed All-to-All.",
               "- DeepSeek-V3 dispatches in fp8 (Sec. 3.3.2) and limits each token to 4 nodes (Sec. 2.1.2, 4.2); the "
               "model sends bf16 and every "
               "routed copy. Not modelled: DualPipe (1F1B / interleaved here), the multi-token-prediction module's "
