@@ -175,10 +175,11 @@ KernelDevice weight_gemm_device(const KernelDevice& d) {
   g.gemm_efficiency = d.weight_gemm_efficiency;
   return g;
 }
-// The MoE layer's expert GEMMs: the weight GEMMs' device at the grouped GEMMs' efficiency.
+// The MoE layer's expert GEMMs: the weight GEMMs' device at the grouped GEMMs' efficiency (0, as
+// in a KernelDevice built by hand: the weight GEMMs' own).
 KernelDevice expert_gemm_device(const KernelDevice& d) {
   KernelDevice g = weight_gemm_device(d);
-  g.gemm_efficiency = d.expert_gemm_efficiency;
+  if (d.expert_gemm_efficiency > 0) g.gemm_efficiency = d.expert_gemm_efficiency;
   return g;
 }
 double projection_seconds(const KernelDevice& dw, const BlockOp& op, const Dims& x, const LayerCostKey& k) {

@@ -4,6 +4,7 @@
 // with fp8 and on a device without a grouped measurement.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -59,6 +60,19 @@ TEST(GroupedGemm, Fp8AndUnmeasuredDevices) {
                    0.6306 * 0.6585 / 0.687);
   EXPECT_DOUBLE_EQ(one_gpu_key("mixtral-8x7b", "h200", "bf16").device.expert_gemm_efficiency, 0.6396);
   EXPECT_DOUBLE_EQ(one_gpu_key("mixtral-8x7b", "a100", "bf16").device.expert_gemm_efficiency, 0.767);
+}
+
+// A KernelDevice built by hand without the field (expert_gemm_efficiency 0) runs the expert GEMMs
+// at the weight GEMMs' efficiency, not at an infinite time.
+TEST(GroupedGemm, AnUnsetExpertEfficiencyIsTheWeightGemms) {
+  LayerCostKey k = one_gpu_key("mixtral-8x7b", "h100", "bf16");
+  LayerCostKey unset = k, dense = k;
+  unset.device.expert_gemm_efficiency = 0;
+  dense.device.expert_gemm_efficiency = dense.device.weight_gemm_efficiency;
+  const double t = transformer_costs(unset).moe_block.forward.compute_s;
+  EXPECT_TRUE(std::isfinite(t));
+  EXPECT_EQ(t, transformer_costs(dense).moe_block.forward.compute_s);
+  EXPECT_LT(t, transformer_costs(k).moe_block.forward.compute_s);  // 0.687 is faster than 0.6585
 }
 
 TEST(GroupedGemm, DeviceFilesNeedThePerOperatorModel) {
