@@ -195,6 +195,10 @@ def markdown(rows, fit, notes):
               "- The grouped GEMM calibration above moves the three H100 rows by 0.5-0.7 % (measured once, at "
               "commit time, with a copy of inputs/devices/h100.json without grouped_gemm_efficiency): the expert "
               "GEMMs are a small part of these iterations beside the exposed All-to-All.",
+              "- No Mixtral row: Megatron-Core's MoE README gives 468 TFLOP/s per GPU for Mixtral 8x7B in bf16 "
+              "(MCore v0.9) without the layout, GPU count or batch it ran; the Parallel Folding paper "
+              "(arXiv:2504.14960) reports 49.3 % MFU for Mixtral 8x22B on H100 with its configurations in a table "
+              "not read here; NeMo's performance tables with Mixtral rows were not found in a readable copy.",
               "- DeepSeek-V3 dispatches in fp8 (Sec. 3.3.2) and limits each token to 4 nodes (Sec. 2.1.2, 4.2); the "
               "model sends bf16 and every "
               "routed copy. Not modelled: DualPipe (1F1B / interleaved here), the multi-token-prediction module's "
