@@ -21,6 +21,13 @@ constants are printed, not used by the model:
     `layers` table ran; used by exp_hopper.py only). The model counts causal attention as 2 b a s^2 d forward
     FLOPs (x 2.5 backward), the same as the table. Only the H100 was measured; the H200 has the same SMs and
     clocks, so it takes the H100's attention fractions.
+  * grouped_gemm_efficiency (the MoE layer's expert GEMMs, block_moe.cpp): the 4 rows of `moe` (expert FFNs as
+    batched GEMMs, torch.bmm: experts x tokens_per_expert, SwiGLU), forward (up+gate GEMM, SiLU x up, down GEMM)
+    and backward (dgrad + wgrad of both, the activation's backward; one autograd.grad call) at the datasheet bf16
+    peak, the activation at the fitted memory bandwidth with the model's bytes (SwiGLU 3e / 5e), each GEMM the
+    model's max(FLOPs, bytes, floor), plus the per-call constants of the `gemm` fit (one timed call each). One
+    efficiency minimising the squared time residuals (a scan: the max() makes it non-linear). The errors of the
+    same rows at gemm_efficiency are printed beside it.
   * fp8_gemm_efficiency (model.datatype = fp8): the mean of fp8_tflops / the datasheet fp8 peak (1978.9 TFLOP/s)
     over the large shapes (m = 8192) of `fp8_gemm` (h100_attention_fp8.json, Transformer Engine's fp8 GEMM). Only
     the H100 has the shape table; the H200 takes it scaled by the ratio of the two devices' measured 8192^3 fp8
@@ -156,6 +163,46 @@ def rms(err):
     return math.sqrt(sum(e * e for e in err) / len(err))
 
 
+KERNEL_FLOOR = 4e-6  # the device files' kernel_floor
+
+
+def expert_ffn_seconds(r, eff, mem_Bps):
+    """The model's forward and backward seconds of one `moe` row (block_moe.cpp's expert_in, expert_activation,
+    expert_out on one rank: tp = ep = 1, evenly loaded) with its expert GEMMs at `eff` of the bf16 peak."""
+    E_, T, h, f = r["experts"], r["tokens_per_expert"], r["hidden"], r["ffn"]
+
+    def gemm(M, N, K):  # layer_cost.cpp gemm_seconds: bf16 operands and outputs
+        compute = 2.0 * M * N * K * E_ / (PEAK_BF16 * eff * wave(M, N, E_))
+        return max(compute, E_ * (E * (M * K + K * N) + E * M * N) / mem_Bps, KERNEL_FLOOR)
+
+    act = E_ * T * f  # SwiGLU output elements
+    fwd = gemm(T, 2 * f, h) + gemm(T, h, f) + max(3 * E * act / mem_Bps, KERNEL_FLOOR)
+    bwd = (gemm(T, h, 2 * f) + gemm(h, 2 * f, T) + gemm(T, f, h) + gemm(f, h, T)
+           + max(5 * E * act / mem_Bps, KERNEL_FLOOR))
+    return fwd, bwd
+
+
+def moe_errors(rows, eff, mem_Bps, calls):
+    err = []
+    for r in rows:
+        fwd, bwd = expert_ffn_seconds(r, eff, mem_Bps)
+        err += [100.0 * (fwd + calls["fwd"] - r["fwd_ms"] * 1e-3) / (r["fwd_ms"] * 1e-3),
+                100.0 * (bwd + calls["bwd"] - r["bwd_ms"] * 1e-3) / (r["bwd_ms"] * 1e-3)]
+    return err
+
+
+def fit_grouped_gemm(d, mem_Bps, calls):
+    """The expert GEMMs' efficiency minimising sum (t_model + call - t)^2 over the `moe` rows (forward and
+    backward), by a scan in steps of 1e-4."""
+    rows = d["moe"]
+
+    def sq(eff):
+        return sum((e / 100.0 * t) ** 2 for e, t in zip(moe_errors(rows, eff, mem_Bps, calls),
+                                                         [x for r in rows for x in (r["fwd_ms"], r["bwd_ms"])]))
+    best = min((k / 10000.0 for k in range(3000, 9501)), key=sq)
+    return best, moe_errors(rows, best, mem_Bps, calls)
+
+
 def fit_gemm_tiles(d):
     """The GEMM fit for each candidate tile set; the best (smallest rms error) first."""
     global TILES
@@ -175,6 +222,7 @@ def fit_fp8_gemm(att):
 
 
 def fit():
+    global TILES
     att = load("h100_attention_fp8.json")
     out = {}
     fp8, fp8_rows = fit_fp8_gemm(att)
@@ -184,6 +232,10 @@ def fit():
         fits = fit_gemm_tiles(d)
         _, tiles, g, gc, gerr = fits[0]
         bps, mem, mc, merr = fit_memory(d, device)
+        TILES = TILE_SETS[tiles]
+        geff, gerr_after = fit_grouped_gemm(d, bps, gc)
+        gerr_before = moe_errors(d["moe"], g, bps, gc)
+        TILES = TILE_SETS["large"]
         out[device] = {
             "gemm_efficiency": round(g, 4), "gemm_rows": len(gerr), "gemm_tiles": [list(t) for t in TILE_SETS[tiles]],
             "gemm_tile_fits": {name: {"gemm_efficiency": round(ge, 4), "rms_error_pct": round(r, 2)}
@@ -199,6 +251,19 @@ def fit():
             "copy_Bps_measured": d["peak"]["copy_tbps_read_plus_write"] * 1e12,
             "fp8_gemm_efficiency": round(fp8 * fp8_peak[device] / fp8_peak["h100"], 4), "fp8_gemm_rows": fp8_rows,
             "fp8_gemm_8192_measured": fp8_peak[device] * 1e12,
+            "grouped_gemm_efficiency": round(geff, 4), "grouped_gemm_rows": len(gerr_after),
+            "grouped_gemm_rows_detail": [
+                {"model": r["model"], "experts": r["experts"], "tokens_per_expert": r["tokens_per_expert"],
+                 "fwd_ms": r["fwd_ms"], "bwd_ms": r["bwd_ms"],
+                 "fwd_err_pct_at_gemm_efficiency": round(gerr_before[2 * i], 1),
+                 "bwd_err_pct_at_gemm_efficiency": round(gerr_before[2 * i + 1], 1),
+                 "fwd_err_pct": round(gerr_after[2 * i], 1), "bwd_err_pct": round(gerr_after[2 * i + 1], 1)}
+                for i, r in enumerate(d["moe"])],
+            "grouped_gemm_max_abs_error_pct": round(max(abs(e) for e in gerr_after), 1),
+            "grouped_gemm_mean_abs_error_pct": round(sum(abs(e) for e in gerr_after) / len(gerr_after), 1),
+            "grouped_gemm_max_abs_error_pct_at_gemm_efficiency": round(max(abs(e) for e in gerr_before), 1),
+            "grouped_gemm_mean_abs_error_pct_at_gemm_efficiency":
+                round(sum(abs(e) for e in gerr_before) / len(gerr_before), 1),
         }
     for backend in ("cudnn", "flash"):
         fwd, bwd, n = fit_attention(att, backend)
@@ -225,6 +290,18 @@ def main():
         print(f"{device}: fp8_gemm_efficiency {r['fp8_gemm_efficiency']} (H100 `fp8_gemm`, {r['fp8_gemm_rows']} shapes "
               f"with m = {FP8_LARGE_M}, x {device} / h100 measured 8192^3 fp8 peak; 8192^3 measured "
               f"{r['fp8_gemm_8192_measured'] / PEAK_FP8:.3f} of the fp8 peak)")
+    for device in ("h100", "h200"):
+        r = res[device]
+        print(f"{device}: grouped_gemm_efficiency {r['grouped_gemm_efficiency']} ({r['grouped_gemm_rows']} expert FFN "
+              f"times of `moe`, mean |err| {r['grouped_gemm_mean_abs_error_pct']} %, max "
+              f"{r['grouped_gemm_max_abs_error_pct']} %; at gemm_efficiency {r['gemm_efficiency']}: mean |err| "
+              f"{r['grouped_gemm_mean_abs_error_pct_at_gemm_efficiency']} %, max "
+              f"{r['grouped_gemm_max_abs_error_pct_at_gemm_efficiency']} %)")
+        for x in r["grouped_gemm_rows_detail"]:
+            print(f"  {x['model']:12s} {x['experts']:3d} x {x['tokens_per_expert']:5d} tokens: forward "
+                  f"{x['fwd_ms']:7.3f} ms {x['fwd_err_pct_at_gemm_efficiency']:+6.1f} % -> {x['fwd_err_pct']:+6.1f} %, "
+                  f"backward {x['bwd_ms']:7.3f} ms {x['bwd_err_pct_at_gemm_efficiency']:+6.1f} % -> "
+                  f"{x['bwd_err_pct']:+6.1f} %")
     for backend in ("cudnn", "flash"):
         r = res[f"attention_{backend}"]
         print(f"attention {backend}: forward {r['forward']}, backward {r['backward']} ({r['rows']} causal rows, "

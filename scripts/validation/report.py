@@ -20,10 +20,12 @@ import exp_hetero  # noqa: E402
 import exp_hopper  # noqa: E402
 import exp_llama3  # noqa: E402
 import exp_megatron  # noqa: E402
+import exp_moe  # noqa: E402
 import exp_multidim  # noqa: E402
 import exp_multijob  # noqa: E402
 import exp_placement  # noqa: E402
 import exp_topoopt  # noqa: E402
+import fit_hopper  # noqa: E402
 import tscli  # noqa: E402
 
 DOCS = os.path.join(tscli.SOURCE_DIR, "docs")
@@ -733,7 +735,7 @@ def section_llama3(df, notes):
 
 def section_fabrics(df, notes):
     df.to_csv(os.path.join(FIGS, "fabrics.csv"), index=False)
-    lines = ["", "## 7d. Today's fabrics: Mixtral 8x7B and Llama 3 70B on 1,024 H100 (no measurement: a comparison)",
+    lines = ["", "## 7e. Today's fabrics: Mixtral 8x7B and Llama 3 70B on 1,024 H100 (no measurement: a comparison)",
              "One sweep per model (driver: `scripts/validation/exp_fabrics.py`, analytical model): 128 servers of 8 "
              "H100 over a non-blocking switch, a 3-tier fat-tree, a rail-optimized Clos (8 rails, full spine), "
              "rail-only (no spine: cross-rail traffic relays through the server), TopoOpt, a 3-D torus 8×4×4 and a "
@@ -769,7 +771,7 @@ def section_fabrics(df, notes):
                      f"{slower.min():+.2f} … {slower.max():+.2f} % iteration time.")
         notes.append(f"Fabrics, {model} on 1,024 H100: rail-only {saving.min():.0f}–{saving.max():.0f} % cheaper "
                      f"than rail-optimized at {slower.min():+.2f} … {slower.max():+.2f} % time (Wang et al. 2024 "
-                     "claim 38–77 % lower cost at equal time: reproduced in this model, see 7d's caveats).")
+                     "claim 38–77 % lower cost at equal time: reproduced in this model, see 7e's caveats).")
     lines += ["", "What the model says, and what it leaves out:",
               "- The fastest layouts keep the heavy traffic inside the server: Llama's TP over NVLink, and "
               "Mixtral's expert-parallel All-to-All too (ep 4 with tp 2 fills a server) except at 100 Gb/s; what "
@@ -785,6 +787,11 @@ def section_fabrics(df, notes):
               "least among the 8-NIC designs and match the switch for Mixtral; Llama's DP AllReduce over its "
               "rings is slower (its strides were not optimized here: `point.optimize` is off in this sweep)."]
     return lines
+
+
+def section_moe(rows, notes):
+    pd.DataFrame(rows).to_csv(os.path.join(FIGS, "moe_runs.csv"), index=False)
+    return exp_moe.markdown(rows, fit_hopper.fit(), notes)
 
 
 def preflight():
@@ -810,6 +817,7 @@ def main():
                      ("hetero", lambda n: section_hetero(pd.DataFrame(exp_hetero.run(WORK)), n)),
                      ("hopper", lambda n: section_hopper(pd.DataFrame(exp_hopper.run(WORK)), n)),
                      ("llama3", lambda n: section_llama3(pd.DataFrame(exp_llama3.run()), n)),
+                     ("moe", lambda n: section_moe(exp_moe.run(), n)),
                      ("fabrics", lambda n: section_fabrics(pd.DataFrame(exp_fabrics.run(WORK)), n))):
         t = time.time()
         print(f"validate: {name} ...", file=sys.stderr, flush=True)
@@ -817,7 +825,7 @@ def main():
         body.append((name, fn(section_notes[name])))
         timing.append(f"{name} {time.time() - t:.0f} s")
     order = ["topoopt", "multidim", "forest", "placement", "multijob", "megatron", "hetero", "hopper", "llama3",
-             "fabrics"]
+             "moe", "fabrics"]
     body.sort(key=lambda x: order.index(x[0]))
     notes = sum((section_notes[name] for name in order), [])
     rev = subprocess.run([tscli.binary(), "--version"], capture_output=True, text=True).stdout.strip()

@@ -104,6 +104,7 @@ Device hopper_base() {
   d.gemm_efficiency = 0.687;
   d.memory_efficiency = 0.5653;
   d.fp8_gemm_efficiency = 0.6306;
+  d.grouped_gemm_efficiency = 0.6585;
   d.kernel_floor_s = 4e-6;
   d.gemm_tiles = {{1, 1}};  // no wave quantisation: Hopper's cuBLAS (stream-K) fits better without
   d.flash_forward_efficiency = 0.533;
@@ -141,6 +142,12 @@ Sources hopper_sources(const std::string& ref_file) {
        "docs/validation/reference/hopper/h100_attention_fp8.json `fp8_gemm` (Transformer Engine fp8 GEMMs; "
        "scripts/validation/fit_hopper.py); an 8192^3 fp8 GEMM reaches 1392 TFLOP/s = 0.703 of peak in " +
            std::string(kHopperRef) + "h100.json `peak.fp8_gemm_8192_tflops`"},
+      {"grouped_gemm_efficiency", "fitted: the 8 measured expert FFN times (forward; backward) of " + ref +
+                                      " `moe` (Mixtral-8x7B and DeepSeek-V3 expert shapes as batched bf16 "
+                                      "GEMMs, SwiGLU), the activation at "
+                                      "the fitted memory bandwidth and the `gemm` fit's per-call timing "
+                                      "overhead, least squares of the times "
+                                      "(scripts/validation/fit_hopper.py)"},
       {"kernel_floor", "assumption"},
       {"flash_attention_efficiency",
        "fitted: cuDNN fused attention (what Transformer Engine runs on Hopper), causal, sequence 2k-8k, "
@@ -175,6 +182,8 @@ Device h800() {
   s["gemm_efficiency"] = "the H100's, transferred (same SMs and clocks): " + s["gemm_efficiency"];
   s["memory_efficiency"] = "the H100's, transferred (same HBM3): " + s["memory_efficiency"];
   s["fp8_gemm_efficiency"] = "the H100's, transferred (same SMs and clocks): " + s["fp8_gemm_efficiency"];
+  s["grouped_gemm_efficiency"] =
+      "the H100's, transferred (same SMs and clocks): " + s["grouped_gemm_efficiency"];
   s["flash_attention_efficiency"] = "the H100's, transferred: " + s["flash_attention_efficiency"];
   nccl_nvlink_latency(d, s);
   return d;
@@ -189,6 +198,7 @@ Device h200() {
   d.gemm_efficiency = 0.6736;
   d.memory_efficiency = 0.5212;
   d.fp8_gemm_efficiency = 0.6572;
+  d.grouped_gemm_efficiency = 0.6396;
   Sources s = hopper_sources("h200.json");
   s["peak_flops"] = "NVIDIA H200 SXM datasheet (dense tensor-core peaks, the H100 SXM5's)";
   s["hbm_capacity"] =
@@ -237,6 +247,7 @@ Device b200() {
        "UNCALIBRATED: the H100's fitted fraction (of its fp8 peak), transferred to the datasheet FP8 4.5 "
        "PFLOP/s"},
       {"memory_efficiency", "UNCALIBRATED: the H100's fitted fraction, transferred"},
+      {"grouped_gemm_efficiency", "UNCALIBRATED: the H100's fitted fraction, transferred"},
       {"kernel_floor", "UNCALIBRATED: assumption"},
       {"flash_attention_efficiency", "UNCALIBRATED: the H100's cuDNN fractions, transferred"},
       {"fused_attention_default", "Transformer Engine runs fused attention on Blackwell"},
@@ -378,10 +389,26 @@ Device builtin_device(const std::string& name) {
 
 Device device_from_json(const json& j, const std::string& where) {
   only_fields(j,
-              {"name", "description", "peak_flops", "efficiency", "hbm_capacity", "hbm_bandwidth",
-               "memory_reserve", "gpus_per_server", "intra_server_bandwidth", "intra_server", "sms",
-               "gemm_efficiency", "memory_efficiency", "fp8_gemm_efficiency", "kernel_floor", "gemm_tiles",
-               "flash_attention_efficiency", "fused_attention_default", "sources"},
+              {"name",
+               "description",
+               "peak_flops",
+               "efficiency",
+               "hbm_capacity",
+               "hbm_bandwidth",
+               "memory_reserve",
+               "gpus_per_server",
+               "intra_server_bandwidth",
+               "intra_server",
+               "sms",
+               "gemm_efficiency",
+               "memory_efficiency",
+               "fp8_gemm_efficiency",
+               "grouped_gemm_efficiency",
+               "kernel_floor",
+               "gemm_tiles",
+               "flash_attention_efficiency",
+               "fused_attention_default",
+               "sources"},
               where);
   Device d;
   if (!j.contains("name") || !j.at("name").is_string())
@@ -431,6 +458,12 @@ Device device_from_json(const json& j, const std::string& where) {
     if (!j.contains("peak_flops") || !j.at("peak_flops").contains("fp8"))
       throw BadInput("needs an fp8 peak (peak_flops.fp8)", where + ".fp8_gemm_efficiency");
     d.fp8_gemm_efficiency = number_in(j, "fp8_gemm_efficiency", 1e-6, 1, where);
+  }
+  if (j.contains("grouped_gemm_efficiency")) {
+    if (!d.per_operator())
+      throw BadInput("needs the per-operator model (sms, gemm_efficiency, memory_efficiency)",
+                     where + ".grouped_gemm_efficiency");
+    d.grouped_gemm_efficiency = number_in(j, "grouped_gemm_efficiency", 1e-6, 1, where);
   }
   if (j.contains("kernel_floor")) d.kernel_floor_s = quantity(j, "kernel_floor", Quantity::Time, where, true);
   if (j.contains("gemm_tiles")) {
@@ -516,6 +549,7 @@ json device_to_json(const Device& d) {
     j["gemm_efficiency"] = d.gemm_efficiency;
     j["memory_efficiency"] = d.memory_efficiency;
     if (d.fp8_gemm_efficiency > 0) j["fp8_gemm_efficiency"] = d.fp8_gemm_efficiency;
+    if (d.grouped_gemm_efficiency > 0) j["grouped_gemm_efficiency"] = d.grouped_gemm_efficiency;
     j["kernel_floor_s"] = d.kernel_floor_s;
     j["gemm_tiles"] = tiles;
     if (d.flash_forward_efficiency > 0)

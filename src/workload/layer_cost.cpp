@@ -19,6 +19,12 @@ KernelDevice kernel_device(const Workload& w) {
   d.gemm_efficiency = dev.gemm_efficiency;
   d.weight_gemm_peak_flops = w.gemm_peak_flops_per_s;
   d.weight_gemm_efficiency = w.gemm_efficiency;
+  // Grouped expert GEMMs at their measured fraction; with fp8 the fp8 fraction scaled by the same
+  // grouped / dense ratio (no fp8 grouped GEMM was measured).
+  const double grouped = dev.grouped_gemm_efficiency;
+  d.expert_gemm_efficiency = !(grouped > 0) ? w.gemm_efficiency
+                             : w.fp8()      ? w.gemm_efficiency * grouped / dev.gemm_efficiency
+                                            : grouped;
   d.memory_Bps = dev.hbm_Bps * dev.memory_efficiency;
   d.kernel_floor_s = dev.kernel_floor_s;
   d.sms = std::max<std::uint32_t>(1, dev.sms);
@@ -169,6 +175,13 @@ KernelDevice weight_gemm_device(const KernelDevice& d) {
   g.gemm_efficiency = d.weight_gemm_efficiency;
   return g;
 }
+// The MoE layer's expert GEMMs: the weight GEMMs' device at the grouped GEMMs' efficiency (0, as
+// in a KernelDevice built by hand: the weight GEMMs' own).
+KernelDevice expert_gemm_device(const KernelDevice& d) {
+  KernelDevice g = weight_gemm_device(d);
+  if (d.expert_gemm_efficiency > 0) g.gemm_efficiency = d.expert_gemm_efficiency;
+  return g;
+}
 double projection_seconds(const KernelDevice& dw, const BlockOp& op, const Dims& x, const LayerCostKey& k) {
   const RankGemm g = rank_gemm(op, x);
   return gemm_seconds(dw, g.M, g.N, g.K, g.batch, k.gemm_elem, k.elem);
@@ -229,9 +242,11 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   pass.kernel(alike_seconds(d, ops, OpRole::Norm, x, e, sp));
   std::vector<double> gemm_s(ops.size(), 0);
   double projections = 0;
-  const KernelDevice dw = weight_gemm_device(d);
+  const KernelDevice dw = weight_gemm_device(d), de = expert_gemm_device(d);
   for (std::size_t i = 0; i < ops.size(); ++i)
-    if (ops[i].kind == OpKind::Gemm) projections += gemm_s[i] = projection_seconds(dw, ops[i], x, k);
+    if (ops[i].kind == OpKind::Gemm)
+      projections += gemm_s[i] =
+          projection_seconds(ops[i].role == OpRole::ExpertGemm ? de : dw, ops[i], x, k);
   pass.kernel(projections);
   if (tp_comms(k)) {
     // Megatron's f before a column-parallel GEMM (an AllGather with SP) and g after a
@@ -313,13 +328,14 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   if (k.shape.biases) pass.kernel(memory_seconds(d, e * x.T * (qkv.N / x.t)));  // QKV bias gradient
   // Each projection's input-gradient (dgrad) and weight-gradient (wgrad) GEMMs (fp8 operands
   // with model.datatype = fp8, as Transformer Engine runs them).
-  const KernelDevice dw = weight_gemm_device(d);
+  const KernelDevice dw = weight_gemm_device(d), de = expert_gemm_device(d);
   const double ge = k.gemm_elem;
   for (const BlockOp& op : ops) {
     if (op.kind != OpKind::Gemm) continue;
     const RankGemm g = rank_gemm(op, x);
-    const double dgrad = gemm_seconds(dw, g.M, g.K, g.N, g.batch, ge, e);
-    const double wgrad = gemm_seconds(dw, g.K, g.N, g.M, g.batch, ge, wgrad_out);
+    const KernelDevice& dg = op.role == OpRole::ExpertGemm ? de : dw;
+    const double dgrad = gemm_seconds(dg, g.M, g.K, g.N, g.batch, ge, e);
+    const double wgrad = gemm_seconds(dg, g.K, g.N, g.M, g.batch, ge, wgrad_out);
     pass.kernel(dgrad + wgrad);
     if (!tp_comms(k) || op.axis != ParallelAxis::Tensor) continue;
     if (op.column) {  // QKV and FFN1 split their outputs over TP ranks

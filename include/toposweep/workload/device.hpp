@@ -42,6 +42,10 @@ struct Device {
   // model.datatype = fp8 (Transformer Engine): the sustained fraction of peak_flops["fp8"] of a
   // large fp8 GEMM; 0: gemm_efficiency.
   double fp8_gemm_efficiency = 0;
+  // The MoE layer's expert GEMMs (one batched / grouped GEMM over a rank's experts): their
+  // sustained fraction of the bf16 peak; 0: gemm_efficiency. With model.datatype = fp8 they run at
+  // fp8_gemm_efficiency x grouped_gemm_efficiency / gemm_efficiency.
+  double grouped_gemm_efficiency = 0;
   double kernel_floor_s = 4e-6;  // shortest dependent kernel
   std::vector<std::pair<std::uint32_t, std::uint32_t>> gemm_tiles{{256, 128}, {128, 256}, {128, 128}};
   double flash_forward_efficiency = 0;  // fused attention (model.fused_attention), fraction of peak

@@ -37,6 +37,8 @@ struct KernelDevice {
   // The weight GEMMs' peak and sustained fraction (model.datatype = fp8: the fp8 ones; else
   // peak_flops and gemm_efficiency).
   double weight_gemm_peak_flops = 0, weight_gemm_efficiency = 0;
+  // The MoE expert GEMMs' fraction of weight_gemm_peak_flops (Device::grouped_gemm_efficiency).
+  double expert_gemm_efficiency = 0;
   bool operator==(const KernelDevice&) const = default;
 };
 KernelDevice kernel_device(const Workload& w);

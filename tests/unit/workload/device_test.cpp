@@ -120,8 +120,9 @@ TEST(Devices, UncalibratedNumbersSaySo) {
   EXPECT_NE(builtin_device("a100").source("gemm_efficiency").find("Table 4"), std::string::npos);
   for (const char* name : {"h100", "h200"}) {
     const Device d = builtin_device(name);
-    for (const char* field : {"gemm_efficiency", "gemm_tiles", "memory_efficiency",
-                              "flash_attention_efficiency", "fp8_gemm_efficiency"}) {
+    for (const char* field :
+         {"gemm_efficiency", "gemm_tiles", "memory_efficiency", "flash_attention_efficiency",
+          "fp8_gemm_efficiency", "grouped_gemm_efficiency"}) {
       EXPECT_NE(d.source(field).find("fitted"), std::string::npos) << name << " " << field;
       EXPECT_NE(d.source(field).find("fit_hopper.py"), std::string::npos) << name << " " << field;
     }
@@ -174,12 +175,26 @@ TEST(Devices, HopperAndBlackwellMatchTheirSources) {
   // Every field has a source.
   for (const char* name : {"h100", "h200", "h800", "b200"}) {
     const Device d = builtin_device(name);
-    for (const char* field :
-         {"peak_flops", "hbm_capacity", "hbm_bandwidth", "memory_reserve", "intra_server.bandwidth",
-          "intra_server.efficiency", "intra_server.latency", "intra_server.step_latency", "collective_sms",
-          "sms", "gemm_efficiency", "gemm_tiles", "memory_efficiency", "kernel_floor",
-          "flash_attention_efficiency", "fused_attention_default", "efficiency", "gpus_per_server",
-          "fp8_gemm_efficiency"})
+    for (const char* field : {"peak_flops",
+                              "hbm_capacity",
+                              "hbm_bandwidth",
+                              "memory_reserve",
+                              "intra_server.bandwidth",
+                              "intra_server.efficiency",
+                              "intra_server.latency",
+                              "intra_server.step_latency",
+                              "collective_sms",
+                              "sms",
+                              "gemm_efficiency",
+                              "gemm_tiles",
+                              "memory_efficiency",
+                              "kernel_floor",
+                              "flash_attention_efficiency",
+                              "fused_attention_default",
+                              "efficiency",
+                              "gpus_per_server",
+                              "fp8_gemm_efficiency",
+                              "grouped_gemm_efficiency"})
       EXPECT_FALSE(d.source(field).empty()) << name << " " << field;
   }
 }
