@@ -258,6 +258,41 @@ Device b200() {
   return d;
 }
 
+// One GPU of a GB200 NVL72 rack: 72 Blackwell GPUs on one NVLink-5 switch fabric (the scale-up domain
+// is the rack: server.gpus = 72 by default). Its figures are the rack's datasheet totals over 72.
+Device gb200() {
+  Device d = b200();
+  d.name = "gb200";
+  d.description =
+      "NVIDIA GB200 (one GPU of a GB200 NVL72 rack: 72 GPUs on NVLink5, 1.8 TB/s bidirectional each) - "
+      "UNCALIBRATED";
+  d.peak_flops = {{"fp64", 45e12},  {"tf32", 1.25e15}, {"fp16", 2.5e15},
+                  {"bf16", 2.5e15}, {"fp8", 5e15},     {"int8", 5e15}};
+  d.hbm_bytes = 186e9;
+  d.hbm_Bps = 8e12;
+  d.gpus_per_server = 72;
+  Sources s = *d.sources;
+  s["peak_flops"] =
+      "UNCALIBRATED/datasheet: NVIDIA GB200 NVL72 datasheet, per rack of 72 GPUs (sparse): FP8/INT8 720 "
+      "PFLOP/s, "
+      "FP16/BF16 360, TF32 180, FP64 3,240 TFLOP/s (dense); per GPU and dense (half the sparse figures): FP8 "
+      "5, "
+      "BF16 2.5, TF32 1.25 PFLOP/s, FP64 45 TFLOP/s";
+  s["hbm_capacity"] = "UNCALIBRATED/datasheet: GB200 NVL72, 13.4 TB HBM3e per rack = 186 GB per GPU";
+  s["hbm_bandwidth"] = "UNCALIBRATED/datasheet: GB200 NVL72, 576 TB/s per rack = 8 TB/s per GPU";
+  s["gpus_per_server"] =
+      "UNCALIBRATED/datasheet: GB200 NVL72, 72 GPUs in one NVLink domain (130 TB/s = 72 x 1.8 TB/s)";
+  s["intra_server.bandwidth"] =
+      "UNCALIBRATED/datasheet: NVLink5 1.8 TB/s bidirectional per GPU through the NVLink switch trays = 900 "
+      "GB/s "
+      "per direction (GB200 NVL72: 130 TB/s over 72 GPUs)";
+  s["fp8_gemm_efficiency"] =
+      "UNCALIBRATED: the H100's fitted fraction (of its fp8 peak), transferred to the datasheet FP8 5 "
+      "PFLOP/s";
+  d.sources = std::make_shared<const Sources>(std::move(s));
+  return d;
+}
+
 Device v100() {
   Device d;
   d.name = "v100";
@@ -363,7 +398,7 @@ double datatype_bytes(const std::string& datatype, const std::string& where) {
 }
 
 std::vector<std::string> builtin_device_names() {
-  return {"a100", "h100", "v100", "h200", "h800", "b200"};
+  return {"a100", "h100", "v100", "h200", "h800", "b200", "gb200"};
 }
 
 const std::string& Device::source(const std::string& field) const {
@@ -375,7 +410,7 @@ const std::string& Device::source(const std::string& field) const {
 
 const Device* find_builtin_device(const std::string& name) {
   // Built once, never changed.
-  static const Device devices[] = {a100(), h100(), v100(), h200(), h800(), b200()};
+  static const Device devices[] = {a100(), h100(), v100(), h200(), h800(), b200(), gb200()};
   for (const Device& d : devices)
     if (d.name == name) return &d;
   return nullptr;
@@ -383,8 +418,9 @@ const Device* find_builtin_device(const std::string& name) {
 
 Device builtin_device(const std::string& name) {
   if (const Device* d = find_builtin_device(name)) return *d;
-  throw BadInput("unknown device '" + name + "' (a100, h100, h200, h800, b200, v100 or a .json device file)",
-                 "device " + name);
+  throw BadInput(
+      "unknown device '" + name + "' (a100, h100, h200, h800, b200, gb200, v100 or a .json device file)",
+      "device " + name);
 }
 
 Device device_from_json(const json& j, const std::string& where) {
@@ -519,9 +555,9 @@ Device resolve_device(const std::string& name_or_path, const std::string& where)
   if (const Device* d = find_builtin_device(name_or_path)) return *d;
   if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json"))
     return load_device_file(name_or_path);
-  throw BadInput(
-      "unknown device '" + name_or_path + "' (a100, h100, h200, h800, b200, v100 or a .json device file)",
-      where);
+  throw BadInput("unknown device '" + name_or_path +
+                     "' (a100, h100, h200, h800, b200, gb200, v100 or a .json device file)",
+                 where);
 }
 
 json device_to_json(const Device& d) {

@@ -129,12 +129,14 @@ TEST(Devices, UncalibratedNumbersSaySo) {
   }
   // The B200 is datasheet figures and transfers: every number's source but NCCL's latencies says
   // UNCALIBRATED (fused_attention_default is the software stack, not a number).
-  const Device b = builtin_device("b200");
-  ASSERT_TRUE(b.sources);
-  for (const auto& [field, text] : *b.sources) {
-    if (field != "intra_server.latency" && field != "intra_server.step_latency" &&
-        field != "fused_attention_default") {
-      EXPECT_NE(text.find("UNCALIBRATED"), std::string::npos) << field;
+  for (const char* name : {"b200", "gb200"}) {
+    const Device b = builtin_device(name);
+    ASSERT_TRUE(b.sources);
+    for (const auto& [field, text] : *b.sources) {
+      if (field != "intra_server.latency" && field != "intra_server.step_latency" &&
+          field != "fused_attention_default") {
+        EXPECT_NE(text.find("UNCALIBRATED"), std::string::npos) << name << " " << field;
+      }
     }
   }
 }
@@ -167,8 +169,19 @@ TEST(Devices, HopperAndBlackwellMatchTheirSources) {
   EXPECT_DOUBLE_EQ(b200.hbm_Bps, 8e12);
   EXPECT_DOUBLE_EQ(b200.intra_server.bandwidth_Bps, 900e9);
   EXPECT_EQ(b200.sms, 148u);
+  // GB200 NVL72: the rack's datasheet totals over its 72 GPUs (dense = half the sparse figures):
+  // FP8 720 / 72 / 2 = 5 PFLOP/s, BF16 360 / 72 / 2 = 2.5, 13.4 TB / 72 = 186 GB, 576 TB/s / 72 = 8 TB/s,
+  // one NVLink domain of 72 GPUs at 1.8 TB/s bidirectional each (130 TB/s).
+  const Device gb200 = builtin_device("gb200");
+  EXPECT_DOUBLE_EQ(gb200.peak("fp8", "t"), 720e15 / 72 / 2);
+  EXPECT_DOUBLE_EQ(gb200.peak("bf16", "t"), 360e15 / 72 / 2);
+  EXPECT_NEAR(gb200.hbm_bytes, 13.4e12 / 72, 0.2e9);
+  EXPECT_DOUBLE_EQ(gb200.hbm_Bps, 576e12 / 72);
+  EXPECT_EQ(gb200.gpus_per_server, 72u);
+  EXPECT_DOUBLE_EQ(gb200.intra_server.bandwidth_Bps, 1.8e12 / 2);
+  EXPECT_EQ(gb200.sms, b200.sms);
   // Fused attention by default on Hopper and later only.
-  for (const char* name : {"h100", "h200", "h800", "b200"})
+  for (const char* name : {"h100", "h200", "h800", "b200", "gb200"})
     EXPECT_TRUE(builtin_device(name).fused_attention_default) << name;
   for (const char* name : {"a100", "v100"})
     EXPECT_FALSE(builtin_device(name).fused_attention_default) << name;
