@@ -6,6 +6,7 @@
 
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "toposweep/util/error.hpp"
@@ -157,6 +158,68 @@ TEST(ExpertParallel, TheEnumeratorVisitsOnlyValidEpDegrees) {
     EXPECT_EQ(s.grad_replicas() % s.ep, 0u);
   });
   EXPECT_EQ(seen, (std::set<std::uint32_t>{1, 2, 4, 8}));  // 16 divides neither 8 experts nor dp 8
+}
+
+// Mixtral 8x7B on 16 GPUs, tp 2, pp 1, dp 8, ep 4: each rank holds 2 of the 8 experts' halves,
+// 32 x 1,409,286,144 / (2 x 4) = 5,637,144,576 expert parameters, whose gradients reduce over the
+// dp / ep = 2 ranks holding the same experts: rank t + 2 (e + 4 j), j = 0, 1, for each tp index
+// t and expert index e (a brute force over Megatron-Core's rank formula). The dense gradients
+// still reduce over the 8 dp ranks; with ep = 1 everything goes there, as before.
+TEST(ExpertParallel, ExpertGradientsReduceOverTheirReplicasOnly) {
+  Workload w = mixtral(64);
+  w.device.hbm_bytes = 1e15;  // the traffic, not whether one stage fits
+  const std::uint32_t tp = 2, dp = 8, ep = 4;
+  const double experts = 32 * 1409286144.0 / (tp * ep);
+  EXPECT_DOUBLE_EQ(experts, 5637144576.0);
+  double dense = 0;  // per rank: the tp-split and replicated parameters
+  for (const Layer& l : w.model.layers) dense += l.params_sharded / tp + l.params_replicated;
+  std::set<std::vector<std::uint32_t>> replicas, dp_groups;
+  for (std::uint32_t t = 0; t < tp; ++t) {
+    std::vector<std::uint32_t> all;
+    for (std::uint32_t d = 0; d < dp; ++d) all.push_back(t + tp * d);
+    dp_groups.insert(all);
+    for (std::uint32_t e = 0; e < ep; ++e) replicas.insert({t + tp * e, t + tp * (e + ep)});
+  }
+  const double G = w.grad_bytes_per_element, B = w.bytes_per_element;
+  for (const std::uint8_t zero : {std::uint8_t{0}, std::uint8_t{1}}) {
+    SCOPED_TRACE(int(zero));
+    Strategy s = strategy(dp, tp, 1, ep, 4);
+    s.zero = zero;
+    const IterationPlan plan = plan_iteration(w, s);
+    ASSERT_TRUE(plan.feasible);
+    std::map<std::string, double> bytes;
+    for (const Task& t : plan.graph.tasks) {
+      const std::string& name = plan.graph.labels[t.label];
+      if (t.purpose != CommPurpose::DataParallel) continue;
+      bytes[name] += t.bytes * t.repeat;
+      const auto& groups = plan.graph.group_sets[t.group_set].groups;
+      const std::set<std::vector<std::uint32_t>> got(groups.begin(), groups.end());
+      EXPECT_EQ(got, name.rfind("expert_", 0) == 0 ? replicas : dp_groups) << name;
+    }
+    const std::string reduce = zero == 0 ? "allreduce" : "reducescatter";
+    EXPECT_NEAR(bytes["expert_dp_" + reduce], experts * G, 1e-12 * experts * G);
+    EXPECT_NEAR(bytes["dp_" + reduce], dense * G, 1e-12 * dense * G);
+    EXPECT_NEAR(bytes["expert_dp_allgather"], zero == 1 ? experts * B : 0.0, 1e-12 * experts * B);
+    EXPECT_NEAR(bytes["dp_allgather"], zero == 1 ? dense * B : 0.0, 1e-12 * dense * B);
+    // ep = 1: no expert reductions; the dp group reduces the experts' gradients (4x as many).
+    Strategy one = s;
+    one.ep = 1;
+    std::map<std::string, double> one_bytes;
+    const IterationPlan plan1 = plan_iteration(w, one);
+    for (const Task& t : plan1.graph.tasks)
+      if (t.purpose == CommPurpose::DataParallel)
+        one_bytes[plan1.graph.labels[t.label]] += t.bytes * t.repeat;
+    EXPECT_EQ(one_bytes.count("expert_dp_" + reduce), 0u);
+    EXPECT_NEAR(one_bytes["dp_" + reduce], (dense + ep * experts) * G, 1e-12 * dense * G);
+  }
+  // ep = dp: every rank holds different experts, nothing to reduce them over.
+  const IterationPlan all = plan_iteration(w, strategy(dp, tp, 1, dp, 4));
+  double reduced = 0;
+  for (const Task& t : all.graph.tasks) {
+    EXPECT_EQ(all.graph.labels[t.label].rfind("expert_", 0), std::string::npos);
+    if (t.purpose == CommPurpose::DataParallel) reduced += t.bytes * t.repeat;
+  }
+  EXPECT_NEAR(reduced, dense * G, 1e-12 * dense * G);
 }
 
 TEST(ExpertParallel, BadDegreesNameStrategyEp) {
