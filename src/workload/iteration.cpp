@@ -1127,6 +1127,7 @@ IterationPlan memory_plan(const Workload& workload, const Strategy& strategy, co
   plan.tp = strategy.tp;
   plan.pp = strategy.pp;
   plan.cp = strategy.cp;
+  plan.ep = strategy.ep;
   plan.microbatches = strategy.microbatches;
   plan.global_batch = workload.global_batch;
   plan.graph.gpus = strategy.gpus();
