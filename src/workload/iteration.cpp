@@ -332,7 +332,8 @@ void IterationBuilder::make_3d_programs() {
       c.kind = Op::Kind::Comm;
       c.op = CollectiveOp::AllToAll;
       c.purpose = CommPurpose::ExpertParallel;
-      c.bytes = bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * B;
+      // The busiest EP rank sends and receives model.moe_imbalance x the mean.
+      c.bytes = bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * B * w_.moe_imbalance;
       c.group_set = ep_sets[p];
       c.layer = layer;
       return c;

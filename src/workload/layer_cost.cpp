@@ -114,6 +114,7 @@ struct Dims {
   double hr;             // elements per token the norm / dropout region holds (h / t with SP)
   bool sp;               // sequence parallelism: the sequence region split over the t ranks
   double ep;             // expert parallelism: the rank's experts / ep experts take ep x the tokens
+  double imbalance;      // the busiest EP rank's share of them over the mean (model.moe_imbalance)
 };
 
 Dims dims_of(const LayerCostKey& k) {
@@ -128,6 +129,7 @@ Dims dims_of(const LayerCostKey& k) {
   x.t = k.split.tp;
   x.sp = k.split.sequence_split();
   x.ep = k.split.ep;
+  x.imbalance = k.moe_imbalance;
   x.hr = x.sp ? x.h / x.t : x.h;
   return x;
 }
@@ -148,7 +150,7 @@ RankGemm rank_gemm(const BlockOp& op, const Dims& x) {
   const double T = x.b * op.M;
   if (op.role == OpRole::ExpertGemm) {
     // Expert parallelism: experts / ep local experts, each with the tokens ep ranks send it.
-    const double M = T * x.ep, batch = op.batch / x.ep;
+    const double M = T * x.ep * x.imbalance, batch = op.batch / x.ep;
     return op.column ? RankGemm{M, op.N / x.t, op.K, batch} : RankGemm{M, op.N, op.K / x.t, batch};
   }
   if (op.axis == ParallelAxis::Sequence && x.sp) return {T / x.t, op.N, op.K, op.batch};
@@ -445,6 +447,7 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
   k.recompute = s.recompute;
   k.tp_overlap = s.tp_overlap;
   k.fused_attention = w.fused_attention;
+  if (s.ep > 1) k.moe_imbalance = w.moe_imbalance;
   k.grad_accum_fusion = s.grad_accum_fusion;
   return k;
 }

@@ -222,6 +222,65 @@ TEST(ExpertParallel, ExpertGradientsReduceOverTheirReplicasOnly) {
   EXPECT_NEAR(reduced, dense * G, 1e-12 * dense * G);
 }
 
+// model.moe_imbalance = 1.5 on Mixtral (tp 2 with sequence parallelism, dp 8, ep 2, b = 1): the
+// busiest EP rank's experts take 1.5x the mean rows. On an idealised device (GEMMs at their
+// FLOPs, memory free) a block's compute is C(I) = C_rest + I x T_e, T_e the rank's grouped expert
+// GEMMs: 2 x (k s = 8192 routed rows) x (3 f h / tp) FLOPs forward; so C(1.5) - C(1) = T_e / 2.
+// Every dispatch/combine All-to-All carries 1.5 x 33,554,432 bytes; the expert activations kept
+// (expert_in's k s h, the SwiGLU's 2 k s f, expert_out's k s f, over tp) grow by half; nothing
+// else moves, and at ep = 1 the imbalance changes nothing.
+TEST(ExpertParallel, ImbalanceScalesTheBusiestRanksExpertWork) {
+  Workload w = mixtral(64);
+  w.device.hbm_bytes = 1e15;
+  Workload wi = w;
+  wi.moe_imbalance = 1.5;
+  const Strategy s = strategy(8, 2, 1, 2, 8);
+  const auto ideal = [](LayerCostKey k) {
+    k.device.memory_Bps = 1e30;
+    k.device.kernel_floor_s = 0;
+    k.device.sms = 1;
+    k.device.tiles = {{1, 1}};
+    k.device.collective_sm_share = 0;
+    return k;
+  };
+  const LayerCostKey k1 = ideal(layer_cost_key(w, s)), k15 = ideal(layer_cost_key(wi, s));
+  EXPECT_EQ(k15.moe_imbalance, 1.5);
+  const double c1 = transformer_costs(k1).moe_block.forward.compute_s;
+  const double c15 = transformer_costs(k15).moe_block.forward.compute_s;
+  const double expert_flops = 2.0 * (2 * 4096) * (3.0 * 14336 * 4096 / 2);
+  const double T_e = expert_flops / (k1.device.weight_gemm_peak_flops * k1.device.weight_gemm_efficiency);
+  EXPECT_NEAR(c15 - c1, 0.5 * T_e, 1e-9 * T_e);
+  EXPECT_EQ(transformer_costs(k15).block.forward.compute_s, transformer_costs(k1).block.forward.compute_s);
+
+  const IterationPlan p1 = plan_iteration(w, s), p15 = plan_iteration(wi, s);
+  ASSERT_TRUE(p1.feasible && p15.feasible);
+  ASSERT_EQ(p1.graph.tasks.size(), p15.graph.tasks.size());
+  std::size_t all_to_alls = 0;
+  for (std::size_t i = 0; i < p1.graph.tasks.size(); ++i) {
+    const Task &a = p1.graph.tasks[i], &b = p15.graph.tasks[i];
+    if (a.purpose == CommPurpose::ExpertParallel) {
+      EXPECT_DOUBLE_EQ(a.bytes, 33554432.0);
+      EXPECT_DOUBLE_EQ(b.bytes, 1.5 * 33554432.0);
+      ++all_to_alls;
+    } else {
+      EXPECT_EQ(a.bytes, b.bytes) << i;
+    }
+  }
+  EXPECT_GT(all_to_alls, 0u);
+  const double kept = (2.0 * 4096 * 4096 + 3.0 * 2 * 4096 * 14336) / 2 * w.bytes_per_element;  // per block
+  EXPECT_DOUBLE_EQ(kept, 385875968.0);
+  EXPECT_NEAR(p15.memory.activations - p1.memory.activations, 0.5 * kept * 32 * microbatches_in_flight(s, 0),
+              1e-9 * p1.memory.activations);
+  EXPECT_EQ(p15.memory.weights, p1.memory.weights);
+  EXPECT_EQ(p15.memory.optimizer, p1.memory.optimizer);
+
+  Strategy one = s;
+  one.ep = 1;
+  const IterationPlan q1 = plan_iteration(w, one), q15 = plan_iteration(wi, one);
+  EXPECT_EQ(q1.memory.activations, q15.memory.activations);
+  EXPECT_EQ(layer_cost_key(wi, one), layer_cost_key(w, one));
+}
+
 TEST(ExpertParallel, BadDegreesNameStrategyEp) {
   const Workload w = mixtral(64);
   auto where = [&](const Workload& wl, const Strategy& s) {
