@@ -272,6 +272,7 @@ PointResult make_point_result(const IterationPlan& plan, const sim::SimResult* s
   r.tp = plan.tp;
   r.pp = plan.pp;
   r.cp = plan.cp;
+  r.ep = plan.ep;
   r.microbatches = plan.microbatches;
   if (!plan.feasible || sim == nullptr) {
     r.status = PointStatus::Infeasible;

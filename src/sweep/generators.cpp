@@ -196,7 +196,7 @@ const std::vector<const StrategyKnob*>& axis_knobs() {
     std::vector<const StrategyKnob*> out;
     for (const StrategyKnob& k : toposweep::kStrategyKnobs)
       if (k.sweep && k.member != KnobMember{&StrategyKnobs::virtual_stages} &&
-          k.member != KnobMember{&StrategyKnobs::cp})
+          k.member != KnobMember{&StrategyKnobs::cp} && k.member != KnobMember{&StrategyKnobs::ep})
         out.push_back(&k);
     const auto at = [&](KnobMember m) {
       return std::find_if(out.begin(), out.end(), [&](const StrategyKnob* k) { return k->member == m; });
@@ -264,12 +264,24 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
     cps.clear();
     for (const auto& v : lists["cp"]) cps.emplace_back(int_of(v, "cp", c.where), v);
   }
+  // Expert parallelism splits the dp x cp ranks: each listed ep dividing them (written after cp,
+  // when listed); a shape no listed ep divides is left out.
+  std::vector<std::pair<std::int64_t, std::string>> eps{{1, ""}};
+  if (lists.count("ep")) {
+    eps.clear();
+    for (const auto& v : lists["ep"]) eps.emplace_back(int_of(v, "ep", c.where), v);
+  }
   std::vector<StrategyTriple> shapes;
   for (const auto& [cp, cp_text] : cps) {
     if (total % cp != 0) continue;
     for (auto t : all_strategies(total / cp, max_tp, max_pp)) {
       if (!cp_text.empty()) t.knobs.emplace_back("cp", cp_text);
-      shapes.push_back(std::move(t));
+      for (const auto& [ep, ep_text] : eps) {
+        if ((t.dp * cp) % ep != 0) continue;
+        StrategyTriple e = t;
+        if (!ep_text.empty()) e.knobs.emplace_back("ep", ep_text);
+        shapes.push_back(std::move(e));
+      }
     }
   }
   std::vector<std::string> out;

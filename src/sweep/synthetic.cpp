@@ -39,6 +39,7 @@ PointResult synthetic_point(const Config& point, double cost_s, bool fail_all) {
   r.tp = 1;
   r.pp = 1;
   r.cp = 1;
+  r.ep = 1;
   r.microbatches = 1;
   return r;
 }

@@ -39,6 +39,10 @@ BlockTotals block_totals(const std::vector<BlockOp>& ops) {
       t.kept_gemm_replicated += op.kept_replicated;
       t.kept_gemm_sharded += op.kept_sharded;
     }
+    if (op.role == OpRole::ExpertGemm || op.role == OpRole::ExpertActivation) {
+      t.kept_expert_replicated += op.kept_replicated;
+      t.kept_expert_sharded += op.kept_sharded;
+    }
   }
   return t;
 }

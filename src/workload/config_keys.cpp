@@ -42,6 +42,10 @@ std::vector<KeySpec> config_keys() {
        "one fused (flash) attention kernel per layer instead of QK^T, softmax, dropout and x V; keeps no s x "
        "s activations (default: the device's fused_attention_default: true on Hopper and later, else false)",
        checks::optional(checks::boolean())},
+      {"model.moe_imbalance", "1",
+       "MoE models with strategy.ep > 1: the busiest expert-parallel rank's routed tokens over the mean "
+       "(>= 1); scales that rank's expert GEMMs, dispatch/combine All-to-Alls and expert activations",
+       checks::number_in(1, 1e6)},
       {"model.grad_datatype", "",
        "datatype of the gradient buffers and their data-parallel reduction (default: model.datatype; "
        "Megatron "

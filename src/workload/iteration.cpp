@@ -42,6 +42,9 @@ struct Op {
   // Gradients complete once this op is done, and the group set that reduces them.
   double grad_bytes = 0;
   std::uint32_t grad_group_set = kNoSet;
+  // Expert parallelism (ep > 1): the layer's routed experts' gradients, reduced apart over the
+  // ranks holding the same experts (the stage's expert replica groups).
+  double expert_grad_bytes = 0;
   // Compute: the layer sends sufficient factors (SFB) instead of its weight gradient; its
   // AllGather starts after this op in the final backward.
   bool sfb = false;
@@ -51,6 +54,7 @@ struct StageProgram {
   std::vector<Op> forward, backward;
   std::vector<Op> overlapped_forward, overlapped_backward;  // TP collectives under the pass's GEMMs
   double local_params = 0;     // dense parameters on one GPU of this stage (optimizer step)
+  double local_experts = 0;    // of which routed experts' when ep > 1 (reduced over their replicas)
   double output_elements = 0;  // per sample, sent to the next stage
 };
 
@@ -88,7 +92,13 @@ class IterationBuilder {
   void emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward, bool last_pass);
   void emit_op(const Op& op, std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   void emit_exchange(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
-  void close_bucket(std::uint32_t stage, std::uint32_t micro);
+  // A gradient bucket being filled in a final backward: its bytes and the group set reducing them.
+  struct GradBucket {
+    double bytes = 0;
+    std::uint32_t set = kNoSet;
+  };
+  void close_bucket(GradBucket& bucket, bool experts, std::uint32_t stage, std::uint32_t micro);
+  double device_experts(std::uint32_t stage) const;
   void emit_optimizer(std::uint32_t stage);
   // SFB: the AllGather of a layer's factors after its final backward, and the rebuild of its
   // weight gradient from them once the stage's last backward is done.
@@ -131,6 +141,9 @@ class IterationBuilder {
     kSfbRebuild,
     kCpAllGather,
     kCpReduceScatter,
+    kExpertDpAllReduce,
+    kExpertDpReduceScatter,
+    kExpertDpAllGather,
     kLabelCount
   };
   std::uint32_t label(Label l);
@@ -169,10 +182,13 @@ class IterationBuilder {
   TaskGraph g_;
   std::vector<StageProgram> programs_;  // per model chunk (chunk c runs on device c % pp)
   std::vector<std::uint32_t> compute_stream_, dp_stream_, send_fwd_stream_, send_bwd_stream_;
-  std::vector<std::uint32_t> overlap_stream_;           // per stage, created on first use
-  std::vector<std::uint32_t> cp_stream_;                // per stage: ring attention's KV, on first use
-  std::vector<std::vector<TaskId>> stage_waits_;        // per stage: what its next pass waits for
-  std::vector<std::uint32_t> dp_set_;                   // per stage, kNoSet when dp = 1
+  std::vector<std::uint32_t> overlap_stream_;     // per stage, created on first use
+  std::vector<std::uint32_t> cp_stream_;          // per stage: ring attention's KV, on first use
+  std::vector<std::vector<TaskId>> stage_waits_;  // per stage: what its next pass waits for
+  std::vector<std::uint32_t> dp_set_;             // per stage, kNoSet when dp = 1
+  // Per stage: the expert replica groups (expert grid's Dp groups, dp x cp / ep ranks) when
+  // ep > 1 and dp x cp / ep > 1, else kNoSet.
+  std::vector<std::uint32_t> expert_dp_set_;
   std::vector<std::uint32_t> pp_fwd_set_, pp_bwd_set_;  // per stage: sends to the next/previous
   // Interleaved: device pp-1 -> device 0 (forward) and 0 -> pp-1 (backward) between chunk rounds.
   std::uint32_t pp_wrap_fwd_set_ = kNoSet, pp_wrap_bwd_set_ = kNoSet;
@@ -196,20 +212,39 @@ class IterationBuilder {
   bool pend_compute_ = false;
   std::vector<Op> pend_comms_;  // foldable collectives, at most two kinds (RS + AG)
   std::uint32_t pend_layer_ = kNoLayer;
-  // Gradient bucket being filled in a final backward.
-  double bucket_bytes_ = 0;
-  std::uint32_t bucket_set_ = kNoSet;
+  // Gradient buckets being filled in a final backward: dense and (ep > 1) expert gradients.
+  GradBucket bucket_, expert_bucket_;
   std::vector<double> deferred_grad_bytes_;  // per stage: chunks' gradients waiting for its last pass
+  std::vector<double> deferred_expert_bytes_;
   static constexpr TaskId kNone = ~TaskId{0};
 };
 
 std::uint32_t IterationBuilder::label(Label l) {
-  static constexpr const char* kNames[kLabelCount] = {
-      "forward",          "backward",        "tp_allreduce",       "mp_allgather",     "mp_alltoall",
-      "mp_reducescatter", "mp_other",        "embedding_exchange", "dp_allreduce",     "dp_reducescatter",
-      "dp_allgather",     "pp_send_forward", "pp_send_backward",   "optimizer",        "embedding_sync",
-      "tp_reducescatter", "tp_allgather",    "dp_param_allgather", "dp_sfb_allgather", "sfb_rebuild",
-      "cp_allgather",     "cp_reducescatter"};
+  static constexpr const char* kNames[kLabelCount] = {"forward",
+                                                      "backward",
+                                                      "tp_allreduce",
+                                                      "mp_allgather",
+                                                      "mp_alltoall",
+                                                      "mp_reducescatter",
+                                                      "mp_other",
+                                                      "embedding_exchange",
+                                                      "dp_allreduce",
+                                                      "dp_reducescatter",
+                                                      "dp_allgather",
+                                                      "pp_send_forward",
+                                                      "pp_send_backward",
+                                                      "optimizer",
+                                                      "embedding_sync",
+                                                      "tp_reducescatter",
+                                                      "tp_allgather",
+                                                      "dp_param_allgather",
+                                                      "dp_sfb_allgather",
+                                                      "sfb_rebuild",
+                                                      "cp_allgather",
+                                                      "cp_reducescatter",
+                                                      "expert_dp_allreduce",
+                                                      "expert_dp_reducescatter",
+                                                      "expert_dp_allgather"};
   if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
   return label_ids_[l];
 }
@@ -297,7 +332,8 @@ void IterationBuilder::make_3d_programs() {
       c.kind = Op::Kind::Comm;
       c.op = CollectiveOp::AllToAll;
       c.purpose = CommPurpose::ExpertParallel;
-      c.bytes = bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * B;
+      // The busiest EP rank sends and receives model.moe_imbalance x the mean.
+      c.bytes = bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * B * w_.moe_imbalance;
       c.group_set = ep_sets[p];
       c.layer = layer;
       return c;
@@ -376,6 +412,11 @@ void IterationBuilder::make_3d_programs() {
       double params = l.params_sharded / shard + l.params_replicated + l.params_expert / (shard * s_.ep);
       if (l.kind == LayerKind::Head) params += tied_embedding_copy(m_, shard, s_.pp);
       prog.local_params += params;
+      // ep > 1: the routed experts' gradients go apart, over their replicas (Megatron-Core's
+      // expert data-parallel group); ep = 1: with the dense ones, the same group.
+      const double experts = s_.ep > 1 ? l.params_expert / (shard * s_.ep) : 0.0;
+      prog.local_experts += experts;
+      params -= experts;
       std::vector<Op> layer_bwd{b};
       // Only a transformer's layers have TP collectives: validate_strategy keeps tp = 1 without one.
       if (cost) {
@@ -407,6 +448,7 @@ void IterationBuilder::make_3d_programs() {
       Op* last = &layer_bwd.back();
       last->grad_bytes = params * G;
       last->grad_group_set = dp_set_[p];
+      last->expert_grad_bytes = experts * G;
       for (auto it = layer_bwd.rbegin(); it != layer_bwd.rend(); ++it) backward_reversed.push_back(*it);
     }
     if (boundary_.gathered && c + 1 < chunks()) {
@@ -585,6 +627,12 @@ double IterationBuilder::device_params(std::uint32_t stage) const {
   return params;
 }
 
+double IterationBuilder::device_experts(std::uint32_t stage) const {
+  double params = 0;
+  for (std::uint32_t c = stage; c < programs_.size(); c += s_.pp) params += programs_[c].local_experts;
+  return params;
+}
+
 void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase phase) {
   const bool fwd = phase == TaskPhase::Forward;
   if (pend_compute_) {
@@ -726,14 +774,17 @@ void IterationBuilder::emit_exchange(std::uint32_t stage, std::uint32_t micro, T
   }
 }
 
-void IterationBuilder::close_bucket(std::uint32_t stage, std::uint32_t micro) {
-  if (bucket_bytes_ <= 0 || bucket_set_ == kNoSet) return;
+void IterationBuilder::close_bucket(GradBucket& bucket, bool experts, std::uint32_t stage,
+                                    std::uint32_t micro) {
+  if (bucket.bytes <= 0 || bucket.set == kNoSet) return;
+  const Label reduce_scatter = experts ? kExpertDpReduceScatter : kDpReduceScatter;
+  const Label all_reduce = experts ? kExpertDpAllReduce : kDpAllReduce;
   Task t = dp_collective(stage, TaskPhase::Backward,
-                         s_.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, bucket_bytes_,
-                         bucket_set_, s_.zero >= 1 ? kDpReduceScatter : kDpAllReduce);
+                         s_.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, bucket.bytes,
+                         bucket.set, s_.zero >= 1 ? reduce_scatter : all_reduce);
   t.microbatch = micro;
   last_dp_[stage] = add_task(t, {last_compute_[stage], last_dp_[stage]});
-  bucket_bytes_ = 0;
+  bucket.bytes = 0;
 }
 
 void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward,
@@ -751,9 +802,12 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   const bool defer = final_backward && !s_.dp_overlap && !last_pass && s_.zero < 2;
   if (defer) reduce = false;
   if (final_backward && !s_.dp_overlap && last_pass && s_.zero < 2) {
-    bucket_bytes_ += deferred_grad_bytes_[stage];
-    bucket_set_ = dp_set_[stage];
+    bucket_.bytes += deferred_grad_bytes_[stage];
+    bucket_.set = dp_set_[stage];
     deferred_grad_bytes_[stage] = 0;
+    expert_bucket_.bytes += deferred_expert_bytes_[stage];
+    expert_bucket_.set = expert_dp_set_[stage];
+    deferred_expert_bytes_[stage] = 0;
   }
   // Without DP overlap the gradients go in one reduction after the pass.
   const double bucket_limit =
@@ -803,23 +857,37 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
       emit_sfb_allgather(stage, op.layer, micro);
     }
     if (defer && op.grad_group_set != kNoSet) deferred_grad_bytes_[stage] += op.grad_bytes;
+    if (defer) deferred_expert_bytes_[stage] += op.expert_grad_bytes;
     if (reduce && op.grad_group_set != kNoSet && op.grad_bytes > 0) {
       // Gradients fill buckets in backward order; a full bucket (or a change of group) starts
       // its AllReduce as soon as the compute that produced it is done.
-      if (bucket_set_ != op.grad_group_set && bucket_bytes_ > 0) {
+      if (bucket_.set != op.grad_group_set && bucket_.bytes > 0) {
         flush(stage, micro, phase);
-        close_bucket(stage, micro);
+        close_bucket(bucket_, false, stage, micro);
       }
-      bucket_set_ = op.grad_group_set;
-      bucket_bytes_ += op.grad_bytes;
-      if (bucket_bytes_ >= bucket_limit) {
+      bucket_.set = op.grad_group_set;
+      bucket_.bytes += op.grad_bytes;
+      if (bucket_.bytes >= bucket_limit) {
         flush(stage, micro, phase);
-        close_bucket(stage, micro);
+        close_bucket(bucket_, false, stage, micro);
+      }
+    }
+    // Expert gradients fill buckets of their own (Megatron-Core's expert-parallel buffers), the
+    // same size, reduced over the expert replicas.
+    if (reduce && expert_dp_set_[stage] != kNoSet && op.expert_grad_bytes > 0) {
+      expert_bucket_.set = expert_dp_set_[stage];
+      expert_bucket_.bytes += op.expert_grad_bytes;
+      if (expert_bucket_.bytes >= bucket_limit) {
+        flush(stage, micro, phase);
+        close_bucket(expert_bucket_, true, stage, micro);
       }
     }
   }
   flush(stage, micro, phase);
-  if (reduce) close_bucket(stage, micro);
+  if (reduce) {
+    close_bucket(bucket_, false, stage, micro);
+    close_bucket(expert_bucket_, true, stage, micro);
+  }
   stage_waits_[stage].insert(stage_waits_[stage].end(), overlapped.begin(), overlapped.end());
 
   const bool send = forward ? chunk + 1 < chunks() : chunk > 0;
@@ -891,10 +959,17 @@ void IterationBuilder::add_zero3_gathers() {
     gather.op = CollectiveOp::AllGather;
     gather.purpose = CommPurpose::DataParallel;
     gather.is_mutable = true;
-    gather.bytes = prog.local_params * w_.bytes_per_element;  // AllGather output: the full weights
+    // AllGather output: the full weights; ep > 1: the experts' over their own replicas.
+    gather.bytes = (prog.local_params - prog.local_experts) * w_.bytes_per_element;
     gather.group_set = dp_set_[p];
-    prog.forward.insert(prog.forward.begin(), gather);
-    prog.backward.insert(prog.backward.begin(), gather);
+    std::vector<Op> gathers{gather};
+    if (expert_dp_set_[p] != kNoSet && prog.local_experts > 0) {
+      gather.bytes = prog.local_experts * w_.bytes_per_element;
+      gather.group_set = expert_dp_set_[p];
+      gathers.push_back(gather);
+    }
+    prog.forward.insert(prog.forward.begin(), gathers.begin(), gathers.end());
+    prog.backward.insert(prog.backward.begin(), gathers.begin(), gathers.end());
   }
 }
 
@@ -910,7 +985,13 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
                                     tied_sync_set_, kEmbeddingSync);
     last_dp_[0] = add_task(sync, {last_compute_[0], last_dp_[0], last_stage_backward_});
   }
-  const double params = device_params(stage) / (s_.zero >= 1 ? s_.grad_replicas() : 1);
+  // ZeRO: the stage's share of the dense states (1 / dp x cp) and, ep > 1, of the experts'
+  // (1 / their dp x cp / ep replicas).
+  const double experts = device_experts(stage);
+  const double params =
+      s_.zero >= 1 && s_.ep > 1
+          ? (device_params(stage) - experts) / s_.grad_replicas() + experts / (s_.grad_replicas() / s_.ep)
+          : device_params(stage) / (s_.zero >= 1 ? s_.grad_replicas() : 1);
   Task t;
   t.kind = TaskKind::Compute;
   t.phase = TaskPhase::WeightUpdate;
@@ -930,9 +1011,15 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
   // ZeRO-1/2 gather the updated weights now; ZeRO-3 keeps them sharded until the next forward.
   if (s_.zero >= 1 && s_.zero <= 2 && dp_set_[stage] != kNoSet) {
+    const Task ag =
+        dp_collective(stage, TaskPhase::WeightUpdate, CollectiveOp::AllGather,
+                      (device_params(stage) - experts) * w_.bytes_per_element,  // gathered weights
+                      dp_set_[stage], kDpAllGather);
+    last_dp_[stage] = add_task(ag, {last_compute_[stage], last_dp_[stage]});
+  }
+  if (s_.zero >= 1 && s_.zero <= 2 && expert_dp_set_[stage] != kNoSet && experts > 0) {
     const Task ag = dp_collective(stage, TaskPhase::WeightUpdate, CollectiveOp::AllGather,
-                                  device_params(stage) * w_.bytes_per_element,  // gathered weights
-                                  dp_set_[stage], kDpAllGather);
+                                  experts * w_.bytes_per_element, expert_dp_set_[stage], kExpertDpAllGather);
     last_dp_[stage] = add_task(ag, {last_compute_[stage], last_dp_[stage]});
   }
 }
@@ -942,9 +1029,11 @@ TaskGraph IterationBuilder::build() {
   const std::uint32_t pp = s_.pp;
   programs_.resize(chunks());
   dp_set_.assign(pp, kNoSet);
+  expert_dp_set_.assign(pp, kNoSet);
   overlap_stream_.assign(pp, kNoSet);
   cp_stream_.assign(pp, kNoSet);
   deferred_grad_bytes_.assign(pp, 0);
+  deferred_expert_bytes_.assign(pp, 0);
   stage_waits_.assign(pp, {});
   const bool wrap = virtual_stages_ > 1;  // sends from the last device to the first and back
   for (std::uint32_t p = 0; p < pp; ++p) {
@@ -957,6 +1046,10 @@ TaskGraph IterationBuilder::build() {
     // Gradients reduce over every rank holding the same weights: dp x cp.
     if (s_.grad_replicas() > 1 && !s_.per_layer())
       dp_set_[p] = g_.add_group_set(ranks_.joint_groups({Axis::Cp, Axis::Dp}, {{Axis::Pp, p}}));
+    // ep > 1: expert gradients reduce over the ranks holding the same experts (none when every
+    // rank of the dp x cp group holds different ones).
+    if (s_.ep > 1 && s_.grad_replicas() > s_.ep && !s_.per_layer())
+      expert_dp_set_[p] = g_.add_group_set(expert_grid(s_).groups(Axis::Dp, {{Axis::Pp, p}}));
     pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pairs(Axis::Pp, p, p + 1)) : kNoSet);
     pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pairs(Axis::Pp, p, p - 1)) : kNoSet);
   }
@@ -1035,6 +1128,7 @@ IterationPlan memory_plan(const Workload& workload, const Strategy& strategy, co
   plan.tp = strategy.tp;
   plan.pp = strategy.pp;
   plan.cp = strategy.cp;
+  plan.ep = strategy.ep;
   plan.microbatches = strategy.microbatches;
   plan.global_batch = workload.global_batch;
   plan.graph.gpus = strategy.gpus();

@@ -120,6 +120,7 @@ struct Dims {
   double hr;             // elements per token the norm / dropout region holds (h / t with SP)
   bool sp;               // sequence parallelism: the sequence region split over the t ranks
   double ep;             // expert parallelism: the rank's experts / ep experts take ep x the tokens
+  double imbalance;      // the busiest EP rank's share of them over the mean (model.moe_imbalance)
 };
 
 Dims dims_of(const LayerCostKey& k) {
@@ -134,6 +135,7 @@ Dims dims_of(const LayerCostKey& k) {
   x.t = k.split.tp;
   x.sp = k.split.sequence_split();
   x.ep = k.split.ep;
+  x.imbalance = k.moe_imbalance;
   x.hr = x.sp ? x.h / x.t : x.h;
   return x;
 }
@@ -154,7 +156,7 @@ RankGemm rank_gemm(const BlockOp& op, const Dims& x) {
   const double T = x.b * op.M;
   if (op.role == OpRole::ExpertGemm) {
     // Expert parallelism: experts / ep local experts, each with the tokens ep ranks send it.
-    const double M = T * x.ep, batch = op.batch / x.ep;
+    const double M = T * x.ep * x.imbalance, batch = op.batch / x.ep;
     return op.column ? RankGemm{M, op.N / x.t, op.K, batch} : RankGemm{M, op.N, op.K / x.t, batch};
   }
   if (op.axis == ParallelAxis::Sequence && x.sp) return {T / x.t, op.N, op.K, op.batch};
@@ -461,6 +463,7 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
   k.recompute = s.recompute;
   k.tp_overlap = s.tp_overlap;
   k.fused_attention = w.fused_attention;
+  if (s.ep > 1) k.moe_imbalance = w.moe_imbalance;
   k.grad_accum_fusion = s.grad_accum_fusion;
   return k;
 }

@@ -52,6 +52,13 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, Activation
       no_scores -= fp8_saving;
       a.none -= fp8_saving;
     }
+    if (split.ep > 1 && w.moe_imbalance != 1) {
+      // The busiest EP rank's experts keep model.moe_imbalance x the mean rows.
+      const double r = l.act_expert_replicated, sh = l.act_expert_sharded;
+      const double extra = (w.moe_imbalance - 1) * B * (sp ? (r + sh) / t : r + sh / t) / c;
+      no_scores += extra;
+      a.none += extra;
+    }
     a.selective = no_scores;
     a.full = B * l.input_elements / (sp ? t : 1) / c;
     a.working_set = a.none;

@@ -31,6 +31,8 @@ Layer transformer_block(const TransformerShape& t, bool moe = false) {
   l.act_scores = sum.kept_scores;
   l.act_gemm_replicated = sum.kept_gemm_replicated;
   l.act_gemm_sharded = sum.kept_gemm_sharded;
+  l.act_expert_replicated = sum.kept_expert_replicated;
+  l.act_expert_sharded = sum.kept_expert_sharded;
   l.input_elements = s * h;
   l.output_elements = s * h;
   return l;

@@ -121,6 +121,7 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
   }
   if (config.has("model.seq_len"))
     s.seq_len = static_cast<std::uint32_t>(config.get_int("model.seq_len", 1, 1 << 30));
+  if (config.has("model.moe_imbalance")) s.moe_imbalance = config.get_double("model.moe_imbalance");
   if (s.optimizer != "adam" && s.optimizer != "momentum" && s.optimizer != "sgd")
     throw BadInput("unknown optimizer '" + s.optimizer + "' (adam, momentum or sgd)",
                    config.where("model.optimizer"));

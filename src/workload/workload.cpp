@@ -52,6 +52,7 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
   if (!spec.grad_datatype.empty())
     w.grad_bytes_per_element = datatype_bytes(spec.grad_datatype, "key model.grad_datatype");
   w.fused_attention = spec.fused_attention.value_or(w.device.fused_attention_default);
+  w.moe_imbalance = spec.moe_imbalance;
   if (w.fused_attention && w.per_operator && !(w.device.flash_forward_efficiency > 0))
     throw BadInput(
         "device '" + w.device.name + "' has no flash-attention efficiency (flash_attention_efficiency)",

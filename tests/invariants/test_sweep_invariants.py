@@ -33,8 +33,9 @@ SPACES = {
     "mixed": os.path.join(HERE, "mixed_space.ini"),
     "minimal": os.path.join(HERE, "minimal_space.ini"),
     "context_parallel": os.path.join(HERE, "cp_space.ini"),
+    "expert_parallel": os.path.join(HERE, "ep_space.ini"),
 }
-REPLAYS_PER_SUBSPACE = {"quickstart": 6, "mixed": 4, "minimal": 10, "context_parallel": 8}
+REPLAYS_PER_SUBSPACE = {"quickstart": 6, "mixed": 4, "minimal": 10, "context_parallel": 8, "expert_parallel": 8}
 
 
 def result_fields(path):
@@ -127,9 +128,9 @@ def server_gpus(config):
 def named_strategy(config):
     gpus = server_gpus(config)
     tp, pp = int(config.get("strategy.tp", 1)), int(config.get("strategy.pp", 1))
-    cp = int(config.get("strategy.cp", 1))
+    cp, ep = int(config.get("strategy.cp", 1)), int(config.get("strategy.ep", 1))
     dp = int(config.get("strategy.dp", 0)) or gpus // (tp * pp * cp)
-    return dp, tp, pp, cp, int(config.get("strategy.microbatches", 1))
+    return dp, tp, pp, cp, ep, int(config.get("strategy.microbatches", 1))
 
 
 def test_rows_report_the_strategy_their_axes_name(swept):
@@ -141,8 +142,8 @@ def test_rows_report_the_strategy_their_axes_name(swept):
         config = replay.point_config(path, int(row["index"]))
         if config.get("point.optimize", "none") != "none" or config.get("topology.kind") == "multidim":
             continue  # an optimizer chooses the strategy; multidim NPUs are not servers x gpus
-        assert (int(row["dp"]), int(row["tp"]), int(row["pp"]), int(row["cp"]), int(row["microbatches"])) == \
-            named_strategy(config), f"row {row['index']}"
+        assert (int(row["dp"]), int(row["tp"]), int(row["pp"]), int(row["cp"]), int(row["ep"]),
+                int(row["microbatches"])) == named_strategy(config), f"row {row['index']}"
         checked += 1
     assert checked > 0
 

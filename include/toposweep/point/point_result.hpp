@@ -31,7 +31,7 @@ struct PointResult {
   double samples_per_s = nan;  // global batch / iteration time
   double network_bisection_Bps = nan;
   // The strategy actually simulated (after optimization when the point asks for it).
-  std::uint32_t dp = 0, tp = 0, pp = 0, cp = 0, microbatches = 0;
+  std::uint32_t dp = 0, tp = 0, pp = 0, cp = 0, ep = 0, microbatches = 0;
   std::uint32_t optimizer_rounds = 0;  // 0 when no optimizer ran
 };
 
@@ -79,6 +79,7 @@ inline constexpr ResultField kResultFields[] = {
     {"tp", "1", nullptr, &PointResult::tp, false, RowJson::Strategy},
     {"pp", "1", nullptr, &PointResult::pp, false, RowJson::Strategy},
     {"cp", "1", nullptr, &PointResult::cp, false, RowJson::Strategy},
+    {"ep", "1", nullptr, &PointResult::ep, false, RowJson::Strategy},
     {"microbatches", "1", nullptr, &PointResult::microbatches, false, RowJson::Strategy},
     {"optimizer_rounds", "1", nullptr, &PointResult::optimizer_rounds},
 };

@@ -121,6 +121,8 @@ struct BlockTotals {
   double kept_scores = 0;  // the part of kept_sharded dropped under selective recomputation
   // The parts of kept_replicated / kept_sharded the weight GEMMs (OpKind::Gemm) keep: their inputs.
   double kept_gemm_replicated = 0, kept_gemm_sharded = 0;
+  // The parts the routed experts keep (their GEMMs and activation): rows of the tokens routed to them.
+  double kept_expert_replicated = 0, kept_expert_sharded = 0;
 };
 BlockTotals block_totals(const std::vector<BlockOp>& ops);
 

@@ -28,7 +28,7 @@ struct IterationPlan {
   std::string infeasible_reason;
   double memory_per_gpu_bytes = 0;
   double global_batch = 0;  // samples per iteration over all GPUs
-  std::uint32_t dp = 1, tp = 1, pp = 1, cp = 1, microbatches = 1;
+  std::uint32_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, microbatches = 1;
   // Added by the workload module:
   Strategy strategy;       // the full strategy the graph was built from
   MemoryBreakdown memory;  // of the worst stage

@@ -103,6 +103,7 @@ struct LayerCostKey {
   TpOverlap tp_overlap = TpOverlap::None;
   bool fused_attention = false;
   bool grad_accum_fusion = true;
+  double moe_imbalance = 1;  // the busiest EP rank's expert rows over the mean (1 unless ep > 1)
   bool operator==(const LayerCostKey&) const = default;
 };
 LayerCostKey layer_cost_key(const Workload& w, const Strategy& s);

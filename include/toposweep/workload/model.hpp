@@ -56,6 +56,9 @@ struct Layer {
   // the experts). Included in parameters(); 0 for every other layer.
   double params_expert = 0;
   double params_expert_active = 0;
+  // The parts of act_replicated / act_sharded the routed experts keep (what model.moe_imbalance
+  // scales on the busiest expert-parallel rank).
+  double act_expert_replicated = 0, act_expert_sharded = 0;
   bool moe = false;  // a block whose MLP is the routed experts (its per-operator cost differs)
 
   double parameters() const { return params_sharded + params_replicated + params_expert; }

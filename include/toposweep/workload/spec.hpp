@@ -30,6 +30,7 @@ struct WorkloadSpec {
   std::optional<bool> fused_attention;
   std::string grad_datatype;  // model.grad_datatype; empty: the training datatype
   std::uint32_t seq_len = 0;  // model.seq_len; > 0: overrides a transformer's sequence length
+  double moe_imbalance = 1;   // model.moe_imbalance (Workload::moe_imbalance)
   bool operator==(const WorkloadSpec&) const = default;
 };
 

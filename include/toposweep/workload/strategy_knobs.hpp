@@ -165,6 +165,7 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_default = "1",
      .search_doc = "strategy search: expert-parallel degrees tried (MoE models; those dividing dp*cp and the "
                    "expert count)",
+     .sweep = true,
      .move = KnobMove::Own},
     {.name = "microbatches",
      .json = "microbatches",

@@ -32,6 +32,10 @@ struct Workload {
   bool per_operator = false;
   bool fused_attention = false;  // one flash-attention kernel instead of the s x s attention ops
   double global_batch = 0;       // samples per iteration over all GPUs
+  // model.moe_imbalance (>= 1): the busiest expert-parallel rank's routed tokens over the mean;
+  // with ep > 1 its expert GEMMs, All-to-Alls and expert activations carry that many times the
+  // mean (the simulator runs the slowest rank).
+  double moe_imbalance = 1;
   // Table weights are kept in fp32 (as DLRM does); sparse SGD keeps no optimizer state.
   double table_bytes_per_element = 4;
   // "adam" (default), "momentum" (SGD with momentum) or "sgd" (plain SGD, as FlexFlow/TopoOpt).

@@ -92,6 +92,9 @@ TEST(KeyChecks, HandPickedValues) {
   bad("model.seq_len", "long");
   bad("model.seq_len", "1.5");
   ok("model.seq_len", "131072");
+  bad("model.moe_imbalance", "0.9");
+  bad("model.moe_imbalance", "uneven");
+  ok("model.moe_imbalance", "1.25");
   bad("server.intra_efficiency", "1.5");
   ok("server.intra_latency", "8.4us");
   bad("topology.link_efficiency", "0");

@@ -69,6 +69,17 @@ std::vector<Space> spaces() {
     cp.label += ", cp 1|2";
     out.push_back(std::move(cp));
   }
+  // Mixture of Experts (4 experts, top 2, ep 1 or 2): expert gradients reduce over dp / ep
+  // replicas, which the bound leaves out of its DP cut. Slow links: the DP cut decides.
+  for (const char* bandwidth : {"25Gbps", "1Gbps"}) {
+    Space moe = small_space("switch", "4", "2", bandwidth, true, 16);
+    TransformerShape shape = *moe.workload.model.transformer;
+    shape.moe = MoeShape{4, 2, 1024, 0, 1, 0};
+    moe.workload = make_workload(transformer_model("small-moe", shape), builtin_device("a100"), "fp16", 16);
+    moe.space.set(&StrategyKnobs::ep, {1, 2});
+    moe.label = std::string("switch 4x2 at ") + bandwidth + ", MoE, ep 1|2";
+    out.push_back(std::move(moe));
+  }
   return out;
 }
 
@@ -79,7 +90,7 @@ double simulated(const Space& c, const Strategy& s) {
 }
 
 TEST(StrategyBound, NeverAboveTheSimulatedTime) {
-  std::size_t checked = 0, tighter = 0, with_cp = 0, cp_tighter = 0;
+  std::size_t checked = 0, tighter = 0, with_cp = 0, cp_tighter = 0, with_ep = 0;
   for (const Space& c : spaces()) {
     StrategyScorer scorer(c.workload, c.net, c.options);
     StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder,
@@ -100,6 +111,7 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
         tighter += b > compute * (1 + 1e-6);
         with_cp += s.cp > 1;
         cp_tighter += s.cp > 1 && b > compute * (1 + 1e-6);
+        with_ep += s.ep > 1;
       }
     }
   }
@@ -109,6 +121,7 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
   // With context parallelism too (the bound used to fall back to compute alone there).
   EXPECT_GT(with_cp, 100u);
   EXPECT_GT(cp_tighter, with_cp / 4);
+  EXPECT_GT(with_ep, 20u);
 }
 
 TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {

@@ -211,6 +211,22 @@ TEST(Space, StrategyGeneratorValuesComeInAFixedOrder) {
   EXPECT_EQ(s.axes()[axis].values, expected);
 }
 
+TEST(Space, StrategyGeneratorSplitsTheDpCpRanksForEachListedEp) {
+  // 4 GPUs, pp = 1, cp 1|2: shapes (dp, tp, cp) in {(1,4,1), (2,2,1), (4,1,1), (1,2,2), (2,1,2)}
+  // (cp listed first: its shapes in the order of their dp x tp x pp); each listed ep dividing
+  // dp x cp, written after cp: (1,4,1) ep 1; (2,2,1) 1, 2; (4,1,1) 1, 2, 4; (1,2,2) 1, 2; (2,1,2) 1, 2, 4.
+  const Space s = space_from(
+      "[space.s]\ntopology.servers = 1\nserver.gpus = 4\nstrategy = all(max_pp=1, ep=1|2|4, cp=1|2)\n");
+  const std::vector<std::string> expected = {
+      "dp1tp4pp1/cp=1/ep=1", "dp2tp2pp1/cp=1/ep=1", "dp2tp2pp1/cp=1/ep=2", "dp4tp1pp1/cp=1/ep=1",
+      "dp4tp1pp1/cp=1/ep=2", "dp4tp1pp1/cp=1/ep=4", "dp1tp2pp1/cp=2/ep=1", "dp1tp2pp1/cp=2/ep=2",
+      "dp2tp1pp1/cp=2/ep=1", "dp2tp1pp1/cp=2/ep=2", "dp2tp1pp1/cp=2/ep=4"};
+  std::size_t axis = 0;
+  while (s.axes()[axis].key != "strategy") ++axis;
+  EXPECT_EQ(s.axes()[axis].values, expected);
+  EXPECT_EQ(s.point_config(5).get_string("strategy.ep"), "4");
+}
+
 TEST(Space, StrategyKnobNamesInErrorsAndHelp) {
   const auto message = [](const std::string& text) -> std::string {
     try {
@@ -222,7 +238,7 @@ TEST(Space, StrategyKnobNamesInErrorsAndHelp) {
   };
   EXPECT_EQ(
       message("dp1tp1pp1/colour=red"),
-      "strategy 'dp1tp1pp1/colour=red': 'colour=red' is not knob=value with a knob of cp, microbatches, "
+      "strategy 'dp1tp1pp1/colour=red': 'colour=red' is not knob=value with a knob of cp, ep, microbatches, "
       "microbatch_size, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
       "dp_overlap, zero");
   EXPECT_EQ(message("dp1tp1pp1/microbatch_size=2/zero=1"), "no error");
@@ -232,14 +248,14 @@ TEST(Space, StrategyKnobNamesInErrorsAndHelp) {
   } catch (const BadInput& e) {
     EXPECT_EQ(std::string(e.what()),
               "strategy generator takes max_tp=N, max_pp=N and knob lists (e.g. recompute=none|selective) of "
-              "cp, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
+              "cp, ep, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
               "dp_overlap, zero");
   }
   const Generator* all = find_generator("strategy", "all");
   ASSERT_NE(all, nullptr);
   EXPECT_EQ(std::string(all->help),
             "all[(max_tp=T, max_pp=P, KNOB=v1|v2...)]: every dp x tp x pp of the GPUs times the knob lists "
-            "(cp, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
+            "(cp, ep, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
             "dp_overlap, zero)");
 }
 

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "toposweep/util/error.hpp"
@@ -157,6 +158,127 @@ TEST(ExpertParallel, TheEnumeratorVisitsOnlyValidEpDegrees) {
     EXPECT_EQ(s.grad_replicas() % s.ep, 0u);
   });
   EXPECT_EQ(seen, (std::set<std::uint32_t>{1, 2, 4, 8}));  // 16 divides neither 8 experts nor dp 8
+}
+
+// Mixtral 8x7B on 16 GPUs, tp 2, pp 1, dp 8, ep 4: each rank holds 2 of the 8 experts' halves,
+// 32 x 1,409,286,144 / (2 x 4) = 5,637,144,576 expert parameters, whose gradients reduce over the
+// dp / ep = 2 ranks holding the same experts: rank t + 2 (e + 4 j), j = 0, 1, for each tp index
+// t and expert index e (a brute force over Megatron-Core's rank formula). The dense gradients
+// still reduce over the 8 dp ranks; with ep = 1 everything goes there, as before.
+TEST(ExpertParallel, ExpertGradientsReduceOverTheirReplicasOnly) {
+  Workload w = mixtral(64);
+  w.device.hbm_bytes = 1e15;  // the traffic, not whether one stage fits
+  const std::uint32_t tp = 2, dp = 8, ep = 4;
+  const double experts = 32 * 1409286144.0 / (tp * ep);
+  EXPECT_DOUBLE_EQ(experts, 5637144576.0);
+  double dense = 0;  // per rank: the tp-split and replicated parameters
+  for (const Layer& l : w.model.layers) dense += l.params_sharded / tp + l.params_replicated;
+  std::set<std::vector<std::uint32_t>> replicas, dp_groups;
+  for (std::uint32_t t = 0; t < tp; ++t) {
+    std::vector<std::uint32_t> all;
+    for (std::uint32_t d = 0; d < dp; ++d) all.push_back(t + tp * d);
+    dp_groups.insert(all);
+    for (std::uint32_t e = 0; e < ep; ++e) replicas.insert({t + tp * e, t + tp * (e + ep)});
+  }
+  const double G = w.grad_bytes_per_element, B = w.bytes_per_element;
+  for (const std::uint8_t zero : {std::uint8_t{0}, std::uint8_t{1}}) {
+    SCOPED_TRACE(int(zero));
+    Strategy s = strategy(dp, tp, 1, ep, 4);
+    s.zero = zero;
+    const IterationPlan plan = plan_iteration(w, s);
+    ASSERT_TRUE(plan.feasible);
+    std::map<std::string, double> bytes;
+    for (const Task& t : plan.graph.tasks) {
+      const std::string& name = plan.graph.labels[t.label];
+      if (t.purpose != CommPurpose::DataParallel) continue;
+      bytes[name] += t.bytes * t.repeat;
+      const auto& groups = plan.graph.group_sets[t.group_set].groups;
+      const std::set<std::vector<std::uint32_t>> got(groups.begin(), groups.end());
+      EXPECT_EQ(got, name.rfind("expert_", 0) == 0 ? replicas : dp_groups) << name;
+    }
+    const std::string reduce = zero == 0 ? "allreduce" : "reducescatter";
+    EXPECT_NEAR(bytes["expert_dp_" + reduce], experts * G, 1e-12 * experts * G);
+    EXPECT_NEAR(bytes["dp_" + reduce], dense * G, 1e-12 * dense * G);
+    EXPECT_NEAR(bytes["expert_dp_allgather"], zero == 1 ? experts * B : 0.0, 1e-12 * experts * B);
+    EXPECT_NEAR(bytes["dp_allgather"], zero == 1 ? dense * B : 0.0, 1e-12 * dense * B);
+    // ep = 1: no expert reductions; the dp group reduces the experts' gradients (4x as many).
+    Strategy one = s;
+    one.ep = 1;
+    std::map<std::string, double> one_bytes;
+    const IterationPlan plan1 = plan_iteration(w, one);
+    for (const Task& t : plan1.graph.tasks)
+      if (t.purpose == CommPurpose::DataParallel)
+        one_bytes[plan1.graph.labels[t.label]] += t.bytes * t.repeat;
+    EXPECT_EQ(one_bytes.count("expert_dp_" + reduce), 0u);
+    EXPECT_NEAR(one_bytes["dp_" + reduce], (dense + ep * experts) * G, 1e-12 * dense * G);
+  }
+  // ep = dp: every rank holds different experts, nothing to reduce them over.
+  const IterationPlan all = plan_iteration(w, strategy(dp, tp, 1, dp, 4));
+  double reduced = 0;
+  for (const Task& t : all.graph.tasks) {
+    EXPECT_EQ(all.graph.labels[t.label].rfind("expert_", 0), std::string::npos);
+    if (t.purpose == CommPurpose::DataParallel) reduced += t.bytes * t.repeat;
+  }
+  EXPECT_NEAR(reduced, dense * G, 1e-12 * dense * G);
+}
+
+// model.moe_imbalance = 1.5 on Mixtral (tp 2 with sequence parallelism, dp 8, ep 2, b = 1): the
+// busiest EP rank's experts take 1.5x the mean rows. On an idealised device (GEMMs at their
+// FLOPs, memory free) a block's compute is C(I) = C_rest + I x T_e, T_e the rank's grouped expert
+// GEMMs: 2 x (k s = 8192 routed rows) x (3 f h / tp) FLOPs forward; so C(1.5) - C(1) = T_e / 2.
+// Every dispatch/combine All-to-All carries 1.5 x 33,554,432 bytes; the expert activations kept
+// (expert_in's k s h, the SwiGLU's 2 k s f, expert_out's k s f, over tp) grow by half; nothing
+// else moves, and at ep = 1 the imbalance changes nothing.
+TEST(ExpertParallel, ImbalanceScalesTheBusiestRanksExpertWork) {
+  Workload w = mixtral(64);
+  w.device.hbm_bytes = 1e15;
+  Workload wi = w;
+  wi.moe_imbalance = 1.5;
+  const Strategy s = strategy(8, 2, 1, 2, 8);
+  const auto ideal = [](LayerCostKey k) {
+    k.device.memory_Bps = 1e30;
+    k.device.kernel_floor_s = 0;
+    k.device.sms = 1;
+    k.device.tiles = {{1, 1}};
+    k.device.collective_sm_share = 0;
+    return k;
+  };
+  const LayerCostKey k1 = ideal(layer_cost_key(w, s)), k15 = ideal(layer_cost_key(wi, s));
+  EXPECT_EQ(k15.moe_imbalance, 1.5);
+  const double c1 = transformer_costs(k1).moe_block.forward.compute_s;
+  const double c15 = transformer_costs(k15).moe_block.forward.compute_s;
+  const double expert_flops = 2.0 * (2 * 4096) * (3.0 * 14336 * 4096 / 2);
+  const double T_e = expert_flops / (k1.device.weight_gemm_peak_flops * k1.device.weight_gemm_efficiency);
+  EXPECT_NEAR(c15 - c1, 0.5 * T_e, 1e-9 * T_e);
+  EXPECT_EQ(transformer_costs(k15).block.forward.compute_s, transformer_costs(k1).block.forward.compute_s);
+
+  const IterationPlan p1 = plan_iteration(w, s), p15 = plan_iteration(wi, s);
+  ASSERT_TRUE(p1.feasible && p15.feasible);
+  ASSERT_EQ(p1.graph.tasks.size(), p15.graph.tasks.size());
+  std::size_t all_to_alls = 0;
+  for (std::size_t i = 0; i < p1.graph.tasks.size(); ++i) {
+    const Task &a = p1.graph.tasks[i], &b = p15.graph.tasks[i];
+    if (a.purpose == CommPurpose::ExpertParallel) {
+      EXPECT_DOUBLE_EQ(a.bytes, 33554432.0);
+      EXPECT_DOUBLE_EQ(b.bytes, 1.5 * 33554432.0);
+      ++all_to_alls;
+    } else {
+      EXPECT_EQ(a.bytes, b.bytes) << i;
+    }
+  }
+  EXPECT_GT(all_to_alls, 0u);
+  const double kept = (2.0 * 4096 * 4096 + 3.0 * 2 * 4096 * 14336) / 2 * w.bytes_per_element;  // per block
+  EXPECT_DOUBLE_EQ(kept, 385875968.0);
+  EXPECT_NEAR(p15.memory.activations - p1.memory.activations, 0.5 * kept * 32 * microbatches_in_flight(s, 0),
+              1e-9 * p1.memory.activations);
+  EXPECT_EQ(p15.memory.weights, p1.memory.weights);
+  EXPECT_EQ(p15.memory.optimizer, p1.memory.optimizer);
+
+  Strategy one = s;
+  one.ep = 1;
+  const IterationPlan q1 = plan_iteration(w, one), q15 = plan_iteration(wi, one);
+  EXPECT_EQ(q1.memory.activations, q15.memory.activations);
+  EXPECT_EQ(layer_cost_key(wi, one), layer_cost_key(w, one));
 }
 
 TEST(ExpertParallel, BadDegreesNameStrategyEp) {
