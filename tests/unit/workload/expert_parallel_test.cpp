@@ -248,7 +248,10 @@ TEST(ExpertParallel, ImbalanceScalesTheBusiestRanksExpertWork) {
   const double c1 = transformer_costs(k1).moe_block.forward.compute_s;
   const double c15 = transformer_costs(k15).moe_block.forward.compute_s;
   const double expert_flops = 2.0 * (2 * 4096) * (3.0 * 14336 * 4096 / 2);
-  const double T_e = expert_flops / (k1.device.weight_gemm_peak_flops * k1.device.weight_gemm_efficiency);
+  // The expert GEMMs run at the grouped GEMMs' efficiency (the weight GEMMs' where unset).
+  const double expert_efficiency = k1.device.expert_gemm_efficiency > 0 ? k1.device.expert_gemm_efficiency
+                                                                        : k1.device.weight_gemm_efficiency;
+  const double T_e = expert_flops / (k1.device.weight_gemm_peak_flops * expert_efficiency);
   EXPECT_NEAR(c15 - c1, 0.5 * T_e, 1e-9 * T_e);
   EXPECT_EQ(transformer_costs(k15).block.forward.compute_s, transformer_costs(k1).block.forward.compute_s);
 
