@@ -773,19 +773,12 @@ def section_fabrics(df, notes):
                      f"than rail-optimized at {slower.min():+.2f} … {slower.max():+.2f} % time (Wang et al. 2024 "
                      "claim 38–77 % lower cost at equal time: reproduced in this model, see 7e's caveats).")
     lines += ["", "What the model says, and what it leaves out:",
-              "- The fastest layouts keep the heavy traffic inside the server: Llama's TP over NVLink, and "
-              "Mixtral's expert-parallel All-to-All too (ep 4 with tp 2 fills a server) except at 100 Gb/s; what "
-              "crosses servers is DP (same local rank, so the same rail) and PP traffic. That is why switch, "
-              "fat-tree, rail-optimized and rail-only give the same time within 0.5 % while their costs differ by "
-              "up to 2.6× (Wang et al.'s point: LLM traffic is rail-local).",
+              "- Llama's fastest layouts keep TP inside the server; what crosses servers is DP (same local rank, so the same rail) and PP traffic, so switch, fat-tree, rail-optimized and rail-only give the same time within 0.1 % while their costs differ by up to 2.6× (Wang et al.'s point: LLM traffic is rail-local). Mixtral's fastest layout is ep 8 with tp 2 on every Clos-like fabric: its All-to-All spans two servers and crosses rails, and the fabrics differ by up to 2 % (the spine's extra hop); TopoOpt's rings, which carry that All-to-All over relays, prefer ep 4 (one server) and are 24 % slower at 400 Gb/s.",
               "- Rail-only's relay through the server (PXN) is a hop inside the server vertex: its NVLink bytes are "
               "not charged, so cross-rail traffic (Mixtral's ep 8 All-to-All across two servers) is optimistic on "
               "rail-only. A switch with 8 ports per server costs the same as rail-only with one 128-port switch per "
               "rail here, as it should.",
-              "- The torus and the dragonfly have fewer or narrower server links (6 links; one port), so they are "
-              "cheaper and slower; the dragonfly's global links carry every inter-group flow. TopoOpt's rings cost "
-              "least among the 8-NIC designs and match the switch for Mixtral; Llama's DP AllReduce over its "
-              "rings is slower (its strides were not optimized here: `point.optimize` is off in this sweep)."]
+              "- The torus and the dragonfly have fewer or narrower server links (6 links; one port), so they are cheaper and slower; the dragonfly's global links carry every inter-group flow. TopoOpt's rings cost least among the 8-NIC designs but are slower for both models (their strides were not optimized for the traffic here: `point.optimize` is off in this sweep)."]
     return lines
 
 
