@@ -314,6 +314,12 @@ void IterationBuilder::make_3d_programs() {
   const double G = w_.grad_bytes_per_element;
   const bool timed = costs_ != nullptr && w_.per_operator;
   std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet), cp_sets(s_.pp, kNoSet), ep_sets(s_.pp, kNoSet);
+  // A dispatch or combine All-to-All's bytes, the same for every MoE layer: the busiest EP rank
+  // sends and receives model.moe_imbalance x the mean.
+  const double ep_bytes =
+      s_.ep > 1 && m_.transformer
+          ? bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * B * w_.moe_imbalance
+          : 0.0;
   for (std::uint32_t c = 0; c < chunks(); ++c) {
     const std::uint32_t p = c % s_.pp;  // the device holding chunk c
     StageProgram& prog = programs_[c];
@@ -332,8 +338,7 @@ void IterationBuilder::make_3d_programs() {
       c.kind = Op::Kind::Comm;
       c.op = CollectiveOp::AllToAll;
       c.purpose = CommPurpose::ExpertParallel;
-      // The busiest EP rank sends and receives model.moe_imbalance x the mean.
-      c.bytes = bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * B * w_.moe_imbalance;
+      c.bytes = ep_bytes;
       c.group_set = ep_sets[p];
       c.layer = layer;
       return c;
