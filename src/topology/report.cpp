@@ -174,12 +174,13 @@ std::string report_text(const Network& net, const TopologyReport& r) {
     if (const auto it = r.cost.count.find(part); it != r.cost.count.end()) o << "  (" << it->second << ")";
     o << "\n";
   }
+  // Parts: the bill of materials, speeds in Gb/s as the price table lists them.
   for (const ChassisLine& l : r.cost.chassis)
-    o << "  chassis " << l.radix << " x " << human_quantity(Quantity::Bandwidth, l.speed_bps / 8) << "  "
-      << l.count << " x US$" << static_cast<long long>(std::llround(l.unit_usd)) << "\n";
+    o << "  chassis " << l.radix << " x " << l.speed_bps / 1e9 << "G: " << l.count << " x US$"
+      << static_cast<long long>(std::llround(l.unit_usd)) << "\n";
   for (const MediaLine& m : r.cost.media) {
-    o << "  " << reach_name(m.reach) << " " << human_quantity(Quantity::Bandwidth, m.speed_bps / 8) << "  "
-      << m.cables << " cables x US$" << static_cast<long long>(std::llround(m.cable_usd));
+    o << "  " << reach_name(m.reach) << " " << m.speed_bps / 1e9 << "G: " << m.cables << " cables x US$"
+      << static_cast<long long>(std::llround(m.cable_usd));
     if (m.transceivers > 0)
       o << ", " << m.transceivers << " transceivers x US$"
         << static_cast<long long>(std::llround(m.transceiver_usd));
