@@ -147,6 +147,23 @@ TEST(CostParts, Dragonfly) {
   EXPECT_DOUBLE_EQ(c.total_usd, 7986);
 }
 
+TEST(CostParts, SwitchFamilyPricesPortsNotArcs) {
+  // 4 servers x 2 ports at 100G on one switch: 8 switch ports -> one 8x chassis (1,000); each
+  // server's uplink arc stands for 2 ports, so 8 DAC links (80) and 8 NIC ports (8): 1,088.
+  SwitchSpec s;
+  s.servers = 4;
+  s.degree = 2;
+  s.link_bandwidth_Bps = k100G;
+  const CostBreakdown c = network_cost(build_switch(s), parts_table());
+  EXPECT_EQ(c.count.at("switch_chassis"), 1);
+  EXPECT_EQ(c.count.at("copper_cable"), 8);
+  EXPECT_EQ(c.count.at("nic_port"), 8);
+  EXPECT_DOUBLE_EQ(c.total_usd, 1088);
+  // Five servers x 2 = 10 ports: the 16-port chassis (2,000) -> 2,000 + 100 + 10 = 2,110.
+  s.servers = 5;
+  EXPECT_DOUBLE_EQ(network_cost(build_switch(s), parts_table()).total_usd, 2110);
+}
+
 TEST(CostParts, TorusAndDirectConnect) {
   // 4 x 4 torus through a patch panel: 16 servers of degree 4, 32 links, all singlemode:
   // 64 NIC ports (64), 32 cables (960), 64 transceivers (19,200), 64 panel ports (320): 20,544.
