@@ -33,7 +33,10 @@ std::string join_u32(const std::vector<std::uint32_t>& v) {
 // Every knob of a strategy that is not at its default for the shape, in words.
 std::string describe(const Strategy& s) {
   std::ostringstream os;
-  os << "dp " << s.dp << ", tp " << s.tp << ", pp " << s.pp << ", microbatches " << s.microbatches;
+  os << "dp " << s.dp << ", tp " << s.tp << ", pp " << s.pp;
+  if (s.cp > 1) os << ", cp " << s.cp;
+  if (s.ep > 1) os << ", ep " << s.ep << (s.ep_overlap ? " (overlapped)" : "");
+  os << ", microbatches " << s.microbatches;
   if (s.pp > 1) {
     os << ", " << schedule_name(s.schedule);
     if (s.schedule == PipelineSchedule::Interleaved) os << " x" << s.virtual_stages;
@@ -103,11 +106,15 @@ void print_summary(std::ostream& os, const opt::OptimizeResult& r) {
   }
   if (!r.rounds.empty()) {
     os << "rounds:\n";
-    for (const auto& round : r.rounds)
+    for (const auto& round : r.rounds) {
       os << "  " << round.round << ": " << human_quantity(Quantity::Time, round.iteration_time_s) << "  best "
          << human_quantity(Quantity::Time, round.best_time_s) << "  dp " << round.strategy.dp << " tp "
-         << round.strategy.tp << " pp " << round.strategy.pp << "  strides " << join_u32(round.strides)
-         << "  " << round.mp_links.size() << " MP links\n";
+         << round.strategy.tp << " pp " << round.strategy.pp;
+      if (round.strategy.cp > 1) os << " cp " << round.strategy.cp;
+      if (round.strategy.ep > 1) os << " ep " << round.strategy.ep;
+      if (round.strategy.zero > 0) os << " zero " << int{round.strategy.zero};
+      os << "  strides " << join_u32(round.strides) << "  " << round.mp_links.size() << " MP links\n";
+    }
     if (!r.stop_reason.empty()) os << "stopped: " << r.stop_reason << "\n";
   }
 }

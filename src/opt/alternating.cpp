@@ -41,21 +41,49 @@ AlternatingResult alternating_optimize(const Workload& w, const AlternatingSetti
   };
   const std::uint32_t gpn = std::max<std::uint32_t>(1, st.finder.server.gpus);
   const std::uint32_t gpus = st.servers * gpn;
-  Strategy current = pure_data_parallel(gpus);
-  validate_strategy(current, w, gpus);
-
+  // Round 0: pure data parallelism; a model it does not fit (a MoE model's experts) starts from
+  // the first pure data-parallel strategy that fits with its experts split (optimize.ep), its
+  // states sharded (optimize.zero_stages) and its activations recomputed (optimize.recompute),
+  // in that order of preference, each list in its order.
+  std::vector<Strategy> starts{pure_data_parallel(gpus)};
+  validate_strategy(starts.front(), w, gpus);
+  const bool moe = w.model.transformer && w.model.transformer->moe.has_value();
+  for (const std::uint32_t ep : moe ? st.space.values(&StrategyKnobs::ep) : std::vector<std::uint32_t>{})
+    for (const std::uint8_t zero : st.space.values(&StrategyKnobs::zero))
+      for (const Recompute recompute : st.space.values(&StrategyKnobs::recompute)) {
+        Strategy s = pure_data_parallel(gpus);
+        s.ep = ep;
+        s.zero = zero;
+        s.recompute = recompute;
+        if (s == starts.front()) continue;
+        try {
+          validate_strategy(s, w, gpus);
+        } catch (const BadInput&) {
+          continue;  // ep not dividing the GPUs or the experts
+        }
+        starts.push_back(s);
+      }
   AlternatingResult out;
-  TopologyDesign design = find_topology(strategy_traffic(w, current, st.servers, gpn), st.finder);
-  {
+  Strategy current;
+  TopologyDesign design;
+  bool found_start = false;
+  for (const Strategy& s : starts) {
+    design = find_topology(strategy_traffic(w, s, st.servers, gpn), st.finder);
     StrategyScorer scorer(w, design.network, st.sim, design.position_of_node);
-    const auto t = scorer.iteration_time(current);
-    if (!t)
-      throw BadInput("pure data parallelism of " + w.model.name + " does not fit in device memory",
-                     "model.name");
+    const auto t = scorer.iteration_time(s);
+    if (!t) continue;
+    current = s;
     out.baseline_time_s = out.best_time_s = *t;
     out.best_strategy = current;
     out.rounds.push_back(record(0, *t, *t, current, design, scorer.simulations()));
+    found_start = true;
+    break;
   }
+  if (!found_start)
+    throw BadInput(
+        "pure data parallelism of " + w.model.name + " does not fit in device memory" +
+            (moe ? " at any ep, ZeRO stage and recomputation of optimize.ep, zero_stages and recompute" : ""),
+        "model.name");
   out.best_design = design;
 
   std::uint32_t stale = 0;

@@ -6,6 +6,7 @@
 
 #include "test_config.hpp"
 #include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/memory.hpp"
 
 namespace toposweep::opt {
 namespace {
@@ -85,6 +86,58 @@ TEST(Alternating, ExhaustiveOnATransformer) {
   const auto r = alternating_optimize(w, s);
   check_trace(r, s, w);
   EXPECT_GE(r.rounds.size(), 1u + s.patience);
+}
+
+// A MoE model whose experts do not fit on every GPU: round 0 is the first pure data-parallel
+// strategy that fits with its experts split over ep ranks (optimize.ep, then optimize.zero_stages,
+// then optimize.recompute, each in its order), found here by the memory model directly; the All-to-Alls
+// reach the TopologyFinder as model-parallel demand, and the answer replays.
+TEST(Alternating, MoeStartsFromTheFirstPureDataParallelStrategyThatFits) {
+  const Config c = testing::make_config({{"model.name", "mixtral-8x7b"},
+                                         {"server.device", "h100"},
+                                         {"model.datatype", "bf16"},
+                                         {"model.fused_attention", "true"},
+                                         {"model.global_batch", "16"}});
+  const Workload w = workload_from_config(c, 16);
+  auto s = small_settings(c, 8);
+  s.search = SearchMethod::Exhaustive;
+  s.space.set(&StrategyKnobs::ep, {1, 2, 4, 8});
+  s.space.set(&StrategyKnobs::zero, {0, 1});
+  s.space.set(&StrategyKnobs::schedule, {PipelineSchedule::OneFOneB});
+  s.space.set(&StrategyKnobs::recompute, {Recompute::None, Recompute::Full});
+  s.space.tp = {1};
+  s.space.pp = {1, 2};
+  s.space.max_microbatches = 2;
+  s.max_rounds = 1;
+  Strategy expected;
+  bool found = false;
+  for (const std::uint32_t ep : {1u, 2u, 4u, 8u})
+    for (const std::uint8_t zero : {0, 1})
+      for (const Recompute rc : {Recompute::None, Recompute::Full}) {
+        Strategy t = pure_data_parallel(16);
+        t.ep = ep;
+        t.zero = zero;
+        t.recompute = rc;
+        if (!found && fits_in_memory(w, memory_per_gpu(w, t))) {
+          expected = t;
+          found = true;
+        }
+      }
+  ASSERT_TRUE(found);
+  // Pure data parallelism does not fit at ZeRO-0/1 on 16 GPUs; ep 8 with ZeRO-1 and full
+  // recomputation is the first that does (73 GB of 80 GiB).
+  ASSERT_EQ(expected.ep, 8u);
+  const auto r = alternating_optimize(w, s);
+  ASSERT_FALSE(r.rounds.empty());
+  EXPECT_TRUE(r.rounds[0].strategy == expected);
+  EXPECT_FALSE(r.rounds[0].mp_links.empty());  // the All-to-Alls asked for links
+  EXPECT_LE(r.best_time_s, r.baseline_time_s);
+  const IterationPlan plan = plan_iteration(w, r.best_strategy);
+  Placement p = rank_order_placement(r.best_strategy.gpus(), 2);
+  for (auto& node : p.node_of_gpu) node = r.best_design.position_of_node[node];
+  EXPECT_DOUBLE_EQ(
+      sim::simulate_iteration(r.best_design.network, plan.graph, s.sim, p).job(0).iteration_time_s,
+      r.best_time_s);
 }
 
 // A spent wall-clock budget stops the loop at the next check: a budget far below one round's
