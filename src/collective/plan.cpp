@@ -97,6 +97,17 @@ CollectivePlan plan_hierarchical(const Network& net, CollectiveMemo& memo, const
     plan.algorithm = "hierarchical";
     return plan;
   }
+  if (net.info().kind != "multidim" &&
+      (req.op == CollectiveOp::AllReduce || req.op == CollectiveOp::ReduceScatter ||
+       req.op == CollectiveOp::AllGather)) {
+    // Any other family, two dimensions: the server fabric, then the network. The GPUs of a server
+    // reduce-scatter (or gather) inside it (plan_collective's intra-node part), then one ring
+    // among the servers moves each server's buffer over the fabric's paths, (N - 1)/N of it per
+    // pass on the server's NICs, where NCCL's flat ring through all n GPUs sends (n - 1)/n.
+    CollectivePlan plan = plan_network(net, req, "ring", opt, memo);
+    plan.algorithm = "hierarchical";
+    return plan;
+  }
   RouteCache& routes = memo.routes();
   const std::vector<std::uint32_t> shape = hierarchical_group_shape(net, req.nodes);
   const auto& dims = net.info().dims;
@@ -252,8 +263,9 @@ constexpr Algorithm kAlgorithms[] = {
     {"biring", "two rings over the members, one each way, half the data each", plan_biring},
     {"multiring", "rings over the network's strides, data split by their bandwidth", plan_multiring},
     {"hierarchical",
-     "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style); AllToAll on any other "
-     "family: rail-aligned gather over the server fabric, then direct between servers (PXN / DeepEP)",
+     "one phase per dimension of a multidim network (LIBRA / ASTRA-sim style); on any other family two: "
+     "the server fabric, then a ring among the servers (AllReduce, ReduceScatter, AllGather) or a direct "
+     "exchange after a rail-aligned gather (AllToAll: PXN / DeepEP)",
      plan_hierarchical},
     {"tree", "binary tree (reduce up, broadcast down)", plan_tree},
     {"halving_doubling", "recursive halving and doubling (Rabenseifner)", plan_halving_doubling},

@@ -84,5 +84,39 @@ TEST(RailCollectives, RingAllReduceOverFourRailsUsesEveryNic) {
   EXPECT_NEAR(plan.time_s, 2 * (n - 1) / n * kBytes * (1 / (4 * kB) + 1 / kF), 1e-12);
 }
 
+// hierarchical on a family without dimensions: the 4 GPUs of a server reduce-scatter and
+// all-gather inside it (2 (g-1)/g of the buffer over its fabric), and one ring among the N = 6
+// servers moves 2 (N-1)/N of the server's buffer over its NICs (4 rails: 4B), sequentially:
+// t = 2 (N-1)/N x bytes / 4B + 2 (g-1)/g x bytes / F; ReduceScatter and AllGather half of each.
+// On one switch with degree 2 (one 2B uplink a server): the same with 2B. NCCL's flat ring (the
+// test above) sends (n-1)/n with n = 24 GPUs instead of (N-1)/N.
+TEST(RailCollectives, HierarchicalIsAServerRingBetweenTwoFabricPhases) {
+  const CollectiveOptions seq = collective_options_from_config(config({{"collective.model", "sequential"}}));
+  const double N = 6, g = 4;
+  auto expect = [&](const Network& net, double nic_Bps, const char* what) {
+    for (const CollectiveOp op :
+         {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {
+      const double k = op == CollectiveOp::AllReduce ? 2 : 1;
+      const auto plan = plan_collective(net, all_nodes(net, op, kBytes), "hierarchical", seq);
+      EXPECT_EQ(plan.algorithm, "hierarchical");
+      EXPECT_NEAR(plan.time_s, k * (N - 1) / N * kBytes / nic_Bps + k * (g - 1) / g * kBytes / kF, 1e-12)
+          << what << " op " << static_cast<int>(op);
+    }
+  };
+  for (const char* spine : {"full", "none"})
+    expect(network_from_config(config(rail_keys("4", "4", spine))), 4 * kB, spine);
+  const std::map<std::string, std::string> sw = {{"topology.kind", "switch"},
+                                                 {"topology.servers", "6"},
+                                                 {"topology.degree", "2"},
+                                                 {"server.gpus", "4"},
+                                                 {"topology.link_bandwidth", "100Gbps"},
+                                                 {"topology.link_latency", "0s"},
+                                                 {"server.intra_bandwidth", "240GB/s"},
+                                                 {"server.intra_efficiency", "1"},
+                                                 {"server.intra_latency", "0s"},
+                                                 {"server.intra_step_latency", "0s"}};
+  expect(network_from_config(config(sw)), 2 * kB, "switch");
+}
+
 }  // namespace
 }  // namespace toposweep
