@@ -44,6 +44,21 @@ std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers
                       "topology.fattree_radix");
 }
 
+std::uint32_t fattree_auto_radix(std::uint32_t servers, std::uint32_t degree, std::uint32_t tiers,
+                                 double oversubscription) {
+  const std::uint32_t smallest = fattree_auto_radix(servers * degree, tiers, oversubscription);
+  // A server whose ports straddle two leaves reaches a server on one of them in two hops from
+  // that leaf's ports only, so shortest-path (ECMP) routing puts their traffic on part of its
+  // NICs: take the smallest fitting radix up to twice the smallest whose leaves hold whole
+  // servers (down ports a multiple of the degree) or whose servers span whole leaves.
+  for (std::uint32_t k = smallest; k <= 2 * smallest && k <= 4096; k += 2) {
+    const std::uint32_t down = leaf_split(k, oversubscription).down;
+    if ((down % degree == 0 || degree % down == 0) && fits(servers * degree, tiers, k, oversubscription))
+      return k;
+  }
+  return smallest;
+}
+
 Network build_fattree(const FatTreeSpec& spec) {
   if (spec.servers < 1) throw BadInput("a fat-tree needs at least 1 server", "topology.servers");
   if (spec.degree < 1) throw BadInput("degree must be at least 1", "topology.degree");
@@ -56,7 +71,7 @@ Network build_fattree(const FatTreeSpec& spec) {
     throw BadInput("link bandwidth must be positive", "topology.link_bandwidth");
   const std::uint32_t ports = spec.servers * spec.degree;
   std::uint32_t k = spec.radix;
-  if (k == 0) k = fattree_auto_radix(ports, spec.tiers, spec.oversubscription);
+  if (k == 0) k = fattree_auto_radix(spec.servers, spec.degree, spec.tiers, spec.oversubscription);
   if (k < 4 || k % 2 != 0)
     throw BadInput("fat-tree radix must be an even number >= 4, got " + std::to_string(k),
                    "topology.fattree_radix");
@@ -65,7 +80,8 @@ Network build_fattree(const FatTreeSpec& spec) {
         std::to_string(ports) + " server ports (" + std::to_string(spec.servers) + " servers x degree " +
             std::to_string(spec.degree) + ") do not fit a " + std::to_string(spec.tiers) +
             "-tier fat-tree of radix " + std::to_string(k) + " (radix " +
-            std::to_string(fattree_auto_radix(ports, spec.tiers, spec.oversubscription)) + " would)",
+            std::to_string(fattree_auto_radix(spec.servers, spec.degree, spec.tiers, spec.oversubscription)) +
+            " would)",
         "topology.fattree_radix");
 
   const LeafSplit split = leaf_split(k, spec.oversubscription);

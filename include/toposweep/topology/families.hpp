@@ -75,8 +75,12 @@ struct FatTreeSpec {
   bool operator==(const FatTreeSpec&) const = default;
 };
 Network build_fattree(const FatTreeSpec& spec);
-// The radix build_fattree uses when spec.radix == 0.
+// The smallest even radix whose fat-tree of `tiers` holds `server_ports` ports.
 std::uint32_t fattree_auto_radix(std::uint32_t server_ports, std::uint32_t tiers, double oversubscription);
+// The radix build_fattree uses when spec.radix == 0: the smallest that fits, raised (up to twice
+// it) to one whose leaves hold whole servers, so no server's ports straddle two leaves.
+std::uint32_t fattree_auto_radix(std::uint32_t servers, std::uint32_t degree, std::uint32_t tiers,
+                                 double oversubscription);
 
 // Rail-optimized Clos (NVIDIA DGX SuperPOD, Meta's RoCE clusters), its multi-plane form (Alibaba
 // HPN) and rail-only (Wang et al., 2024). Every server has `rails` NICs (0: server.gpus, one per

@@ -50,6 +50,29 @@ TEST_P(KaryFatTree, CountsMatchTheClosedForms) {
 }
 INSTANTIATE_TEST_SUITE_P(K, KaryFatTree, ::testing::Values(4u, 6u, 8u, 16u));
 
+// The auto radix keeps every server's ports on one leaf: 2,048 servers of degree 8 in three tiers
+// fit radix 42 (42^3/4 = 18,522 >= 16,384 ports; 40 gives 16,000), whose 21 down ports would
+// split servers 2, 5, ... over two leaves; 44 (22 down) still would; 46 (23) would; 48 (24 down:
+// three whole servers a leaf) is the first that does not. Degree 1 and degrees dividing k/2 keep
+// the smallest radix; a degree that no radix up to twice the smallest serves keeps the smallest.
+TEST(FatTree, AutoRadixKeepsEachServerOnOneLeaf) {
+  EXPECT_EQ(fattree_auto_radix(2048 * 8, 3, 1.0), 42u);
+  EXPECT_EQ(fattree_auto_radix(2048, 8, 3, 1.0), 48u);
+  EXPECT_EQ(fattree_auto_radix(128, 8, 3, 1.0), 16u);   // 16^3/4 = 1,024 ports, 8 down: unchanged
+  EXPECT_EQ(fattree_auto_radix(2048, 1, 3, 1.0), 22u);  // 22^3/4 = 2,662 >= 2,048; degree 1
+  FatTreeSpec s;
+  s.servers = 2048;
+  s.degree = 8;
+  s.tiers = 3;
+  s.link_bandwidth_Bps = 50e9;
+  const Network n = build_fattree(s);
+  // Every server's 8 links go to one leaf: one arc (parallel links merged) of 8 x 50 GB/s.
+  for (VertexId v = 0; v < n.compute_count(); ++v) {
+    ASSERT_EQ(n.out_arcs(v).size(), 1u) << v;
+    EXPECT_DOUBLE_EQ(n.arc(n.out_arcs(v)[0]).bandwidth_Bps, 8 * 50e9) << v;
+  }
+}
+
 // The builder adds its arcs already in the network's order; they must be the wiring rule's links,
 // parallel ones merged: port p of server p/degree on leaf p/down; every leaf to every spine (two
 // tiers), or to the `up` aggregation switches of its pod (pods of k/2 leaves), aggregation switch
