@@ -49,7 +49,8 @@ std::vector<KeySpec> config_keys() {
       {"model.moe_dispatch_datatype", "",
        "MoE models with strategy.ep > 1: datatype of the tokens dispatched to the experts and of the output "
        "gradients sent to them (fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); the combine stays in the "
-       "activations' datatype (default: the activations')"},
+       "activations' datatype (default: the activations')",
+       checks::optional(check_datatype)},
       {"model.grad_datatype", "",
        "datatype of the gradient buffers and their data-parallel reduction (default: model.datatype; "
        "Megatron "
