@@ -31,6 +31,9 @@ struct WorkloadSpec {
   std::string grad_datatype;  // model.grad_datatype; empty: the training datatype
   std::uint32_t seq_len = 0;  // model.seq_len; > 0: overrides a transformer's sequence length
   double moe_imbalance = 1;   // model.moe_imbalance (Workload::moe_imbalance)
+  // model.chakra (read by the point module): a directory of Chakra traces played instead of
+  // planning `model` (interop/chakra.hpp); empty: plan the model.
+  std::string chakra;
   bool operator==(const WorkloadSpec&) const = default;
 };
 
