@@ -18,6 +18,9 @@ void add_options(po::options_description& o) {
 }
 
 int run(CommandContext& ctx) {
+  if (ctx.positional.size() > 1)
+    throw BadInput("unexpected argument '" + ctx.positional[1] + "' (keys go with --set KEY=VALUE)",
+                   "command line of 'export'");
   if (ctx.positional.size() != 1 || ctx.positional[0] != "chakra")
     throw BadInput(ctx.positional.empty() ? "which format? `toposweep export chakra --out DIR`"
                                           : "unknown export format '" + ctx.positional[0] + "' (chakra)",
