@@ -74,6 +74,10 @@ struct Case {
   std::uint32_t gpus;
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
+
 class ChakraRoundTrip : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ChakraRoundTrip, SameTaskGraph) {
