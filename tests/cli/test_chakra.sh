@@ -51,6 +51,37 @@ round_trip moe model.name=mixtral-8x7b model.seq_len=1024 model.global_batch=32 
   strategy.microbatches=4 strategy.zero=1
 round_trip flow "${gpt[@]}" strategy.tp=2 strategy.pp=2 strategy.microbatches=4 simulate.network_model=flow
 
+# A sweep plays the trace on each of its networks (the sweep's row path: cached analytical layouts)
+# to what `simulate` gives the planned point there.
+cat > "$WORK/sweep.ini" <<EOF
+[model]
+chakra = $WORK/dense
+[server]
+gpus = 4
+[topology]
+kind = fattree
+servers = 2
+[space.bw]
+topology.link_bandwidth = 100Gbps, 400Gbps
+EOF
+run_cmd sweep --config "$WORK/sweep.ini" --out "$WORK/sweep.h5" --log-level warn
+assert_status 0 "sweep over link bandwidths with model.chakra"
+run_cmd frontier "$WORK/sweep.h5" --json
+cp "$WORK/out" "$WORK/sweep.json"
+for bw in 100Gbps 400Gbps; do
+  sets=()
+  for a in "${gpt[@]}" strategy.tp=2 strategy.pp=2 strategy.microbatches=4 topology.link_bandwidth=$bw; do
+    sets+=(--set "$a")
+  done
+  run_cmd simulate "${sets[@]}" --json
+  planned=$(time_of "$WORK/out")
+  swept=$($PY -c "
+import json; j=json.load(open('$WORK/sweep.json'))
+print(repr([p['iteration_time_s'] for p in j['frontier'] if p['axes']['topology.link_bandwidth'] == '$bw'][0]))")
+  if [ "$planned" == "$swept" ]; then pass "sweep row at $bw: $swept s, as planned"; else
+    fail "sweep row at $bw: $swept s, planned $planned s"; fi
+done
+
 # The export names one file per rank and ASTRA-sim's communicator-group file.
 $PY -c "
 import json,os,sys; j=json.load(open('$WORK/moe.export.json'))
