@@ -107,6 +107,13 @@ assert abs(j['compute_time_s'] - 100e-6) < 1e-15, j['compute_time_s']
 assert j['breakdown']['comm_bytes_per_rank']['other'] == 1e8, j['breakdown']
 " && pass "hand-written trace: 1.112 ms as worked by hand" || fail "hand trace: $(head -c 400 "$WORK/out")"
 
+# Text output names the trace; keys that would plan a model are reported as not used.
+run_cmd simulate --set model.chakra="$WORK/hand" "${hand[@]}" --set strategy.tp=2
+assert_status 0 "hand-written trace, text output"
+assert_stdout_has "toposweep simulate: chakra:$WORK/hand on switch" "text output names the trace"
+assert_stdout_has "iteration     1.112 ms" "text output: 1.112 ms"
+assert_stderr_has "not used: strategy.tp" "strategy.tp with model.chakra: reported as not used"
+
 # Malformed traces: exit 2, one line naming the file, the node and the field.
 bad_trace() {  # CASE EXPECTED-WHERE DESCRIPTION
   rm -rf "$WORK/$1"
