@@ -170,11 +170,13 @@ NodeClass class_of(const NodeView& v) {
     case pb::MEM_LOAD_NODE:
     case pb::MEM_STORE_NODE:
       return NodeClass::Compute;
+    // A communication node marked is_cpu_op is the host's call (Chakra's PyTorch converter keeps
+    // the c10d operator next to the GPU kernel): host time, like any CPU operator.
     case pb::COMM_COLL_NODE:
-      return NodeClass::Collective;
+      return v.boolean(kIsCpuOp).value_or(false) ? NodeClass::Compute : NodeClass::Collective;
     case pb::COMM_SEND_NODE:
     case pb::COMM_RECV_NODE:
-      return NodeClass::Transfer;
+      return v.boolean(kIsCpuOp).value_or(false) ? NodeClass::Compute : NodeClass::Transfer;
     default:
       v.fail(
           "node type " + std::to_string(static_cast<int>(v.node.type())) + " is not one toposweep can play",
@@ -276,9 +278,14 @@ IterationPlan read_chakra(const fs::path& dir) {
       for (std::uint64_t d : n.data_deps())
         if (!tr.index.count(d))
           v.fail("depends on node " + std::to_string(d) + ", which is not in this file", "data_deps");
-      for (std::uint64_t d : n.ctrl_deps())
-        if (!tr.index.count(d))
-          v.fail("depends on node " + std::to_string(d) + ", which is not in this file", "ctrl_deps");
+      // Control dependencies order nodes but are not dependencies here (nor in Chakra's feeder):
+      // toposweep writes them for stream order, which its stream attribute restores, always on
+      // nodes of the same file (checked); Chakra's PyTorch converter also writes them for
+      // parents it left out and for a node itself (not checked).
+      if (ours)
+        for (std::uint64_t d : n.ctrl_deps())
+          if (!tr.index.count(d))
+            v.fail("depends on node " + std::to_string(d) + ", which is not in this file", "ctrl_deps");
       auto [it, fresh] = merged.try_emplace(n.id());
       if (fresh) {
         it->second.cls = cls;
@@ -291,15 +298,14 @@ IterationPlan read_chakra(const fs::path& dir) {
     }
   }
 
-  // Dependencies of each operation: every rank's data dependencies, toposweep's cross-rank ones,
-  // and (for traces without toposweep's stream attribute) the control dependencies.
+  // Dependencies of each operation: every rank's data dependencies and toposweep's cross-rank
+  // ones.
   std::map<std::uint64_t, std::vector<std::uint64_t>> deps_of;
   for (auto& [id, m] : merged) {
     std::set<std::uint64_t> d;
     for (const auto& [rank, node] : m.holders) {
       const NodeView v{traces[rank], *node};
       d.insert(node->data_deps().begin(), node->data_deps().end());
-      if (!v.u32(kStream)) d.insert(node->ctrl_deps().begin(), node->ctrl_deps().end());
       if (const auto* remote = v.get(kRemoteDeps, pb::AttributeProto::kUint64List))
         for (std::uint64_t r : remote->uint64_list().values()) {
           if (!merged.count(r))
@@ -347,7 +353,7 @@ IterationPlan read_chakra(const fs::path& dir) {
     g.labels = meta_strings(head, kLabels).value_or(std::vector<std::string>{""});
     if (g.labels.empty()) g.labels.push_back("");
   }
-  std::uint32_t foreign_compute = kUnsetStream, foreign_comm = kUnsetStream;
+  std::uint32_t foreign_compute = kUnsetStream, foreign_comm = kUnsetStream, foreign_cpu = kUnsetStream;
   std::map<std::string, std::uint32_t> label_ids;
   std::map<std::pair<std::vector<std::vector<std::uint32_t>>, int>, std::uint32_t> set_ids;
   std::uint32_t max_stage = 0;
@@ -367,9 +373,16 @@ IterationPlan read_chakra(const fs::path& dir) {
         v0.fail("stream " + std::to_string(*s) + " is not in the metadata's list", kStream);
       t.stream = *s;
     } else {
-      std::uint32_t& foreign = m.cls == NodeClass::Compute ? foreign_compute : foreign_comm;
+      // A foreign trace: GPU kernels on one stream, CPU operators on another, communication on
+      // a third (in node order, under the data dependencies).
+      const bool cpu = m.cls == NodeClass::Compute && v0.boolean(kIsCpuOp).value_or(false);
+      std::uint32_t& foreign = cpu                           ? foreign_cpu
+                               : m.cls == NodeClass::Compute ? foreign_compute
+                                                             : foreign_comm;
       if (foreign == kUnsetStream)
-        foreign = g.add_stream(m.cls == NodeClass::Compute ? "chakra.compute" : "chakra.comm");
+        foreign = g.add_stream(cpu                           ? "chakra.cpu"
+                               : m.cls == NodeClass::Compute ? "chakra.compute"
+                                                             : "chakra.comm");
       t.stream = foreign;
     }
     t.phase = static_cast<TaskPhase>(std::min<std::uint32_t>(v0.u32(kPhase).value_or(3), 3));

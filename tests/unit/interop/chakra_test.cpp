@@ -294,6 +294,84 @@ TEST(ChakraImport, BadVarint) {
   fs::remove_all(dir);
 }
 
+// What Chakra's PyTorch converter writes besides GPU kernels: CPU operators (is_cpu_op, also the
+// host side of a c10d collective, without comm_type or comm_size) go on a stream of their own;
+// control dependencies on a node left out, or on the node itself, are not dependencies.
+TEST(ChakraImport, ConverterStyleTrace) {
+  const fs::path dir = fresh_dir("converter");
+  std::string bytes;
+  put(bytes, pb::GlobalMetadata());
+  pb::Node cpu = comp(5, 30);
+  cpu.add_ctrl_deps(3);  // not in the file
+  cpu.add_ctrl_deps(5);  // itself
+  auto* a = cpu.add_attr();
+  a->set_name("is_cpu_op");
+  a->set_bool_val(true);
+  put(bytes, cpu);
+  pb::Node launch;
+  launch.set_id(6);
+  launch.set_type(pb::COMM_COLL_NODE);
+  launch.set_duration_micros(20);
+  a = launch.add_attr();
+  a->set_name("is_cpu_op");
+  a->set_bool_val(true);
+  put(bytes, launch);
+  pb::Node gpu = comp(7, 400);
+  gpu.add_data_deps(5);
+  put(bytes, gpu);
+  std::ofstream(dir / "trace.0.et", std::ios::binary) << bytes;
+  const TaskGraph g = interop::read_chakra(dir).graph;
+  ASSERT_EQ(g.tasks.size(), 3u);
+  EXPECT_EQ(g.tasks[1].kind, TaskKind::Compute);  // the host call of the collective
+  EXPECT_DOUBLE_EQ(g.tasks[1].duration_s, 20e-6);
+  EXPECT_EQ(g.stream_names[g.tasks[0].stream], "chakra.cpu");
+  EXPECT_EQ(g.tasks[1].stream, g.tasks[0].stream);
+  EXPECT_EQ(g.stream_names[g.tasks[2].stream], "chakra.compute");
+  EXPECT_TRUE(g.deps_of(0).empty());
+  ASSERT_EQ(g.deps_of(2).size(), 1u);
+  EXPECT_EQ(g.deps_of(2)[0], 0u);
+  fs::remove_all(dir);
+}
+
+// In a toposweep trace the control dependencies are its stream order, on nodes of the same file.
+TEST(ChakraImport, OwnTraceControlDependencyChecked) {
+  const IterationPlan plan = plan_of({"model.name=gpt3-125m", "strategy.tp=2", "model.global_batch=8"}, 2);
+  const fs::path dir = fresh_dir("own_ctrl");
+  interop::write_chakra(plan, dir, "own");
+  std::ifstream f(dir / "own.1.et", std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  f.close();
+  // Rewrite rank 1's last node with a control dependency on a node no file has.
+  std::size_t pos = 0, last = 0;
+  bool rewrote = false;
+  while (pos < data.size()) {
+    last = pos;
+    std::uint64_t len = 0;
+    int shift = 0;
+    while (true) {
+      const auto b = static_cast<unsigned char>(data[pos++]);
+      len |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+      shift += 7;
+      if (!(b & 0x80)) break;
+    }
+    if (pos + len == data.size()) {
+      pb::Node n;
+      ASSERT_TRUE(n.ParseFromArray(data.data() + pos, static_cast<int>(len)));
+      n.add_ctrl_deps(999999);
+      std::string rewritten = data.substr(0, last);
+      put(rewritten, n);
+      std::ofstream(dir / "own.1.et", std::ios::binary | std::ios::trunc) << rewritten;
+      const std::string node = "node " + std::to_string(n.id()) + ", field ctrl_deps";
+      expect_bad(dir, "depends on node 999999", "own.1.et, " + node);
+      rewrote = true;
+      break;
+    }
+    pos += len;
+  }
+  EXPECT_TRUE(rewrote);
+  fs::remove_all(dir);
+}
+
 TEST(ChakraImport, MissingRankFile) {
   const fs::path dir = fresh_dir("missing");
   write_two_ranks(dir, 0, 1);
