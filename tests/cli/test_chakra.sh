@@ -137,6 +137,11 @@ assert_one_error_line "model.chakra that is not a directory"
 run_cmd simulate --set model.chakra="$WORK/hand" --set simulate.jobs=bert-large:1 "${hand[@]}"
 assert_status 2 "model.chakra with simulate.jobs"
 assert_stderr_has "model.chakra" "model.chakra with simulate.jobs: names the key"
+run_cmd optimize --target strategy --set model.chakra="$WORK/hand" "${hand[@]}"
+assert_status 2 "model.chakra with an optimizer"
+assert_stderr_has "an optimizer plans its own (key model.chakra" "model.chakra with an optimizer: says why"
+run_cmd simulate --set model.chakra="$WORK/hand" --set strategy.compression=sfb "${hand[@]}"
+assert_status 2 "model.chakra with strategy.compression = sfb"
 # More GPUs in the trace than in the network.
 run_cmd simulate --set model.chakra="$WORK/dense" --set topology.kind=switch --set topology.servers=1 --set server.gpus=4
 assert_status 2 "trace of 8 ranks on 4 GPUs"
