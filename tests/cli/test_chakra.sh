@@ -2,8 +2,9 @@
 # Chakra execution traces (issue 30): `export chakra` writes one trace per rank; model.chakra plays
 # a trace directory back. A design point exported and played back simulates to the same iteration
 # time bit for bit (dense GPT, interleaved pipeline, ZeRO-3, MoE with expert parallelism, and the
-# flow model); a hand-written 2-rank trace simulates to the time worked out by hand; malformed
-# traces exit 2 naming the file, the node and the field.
+# flow model), and each rank's trace is consistent on its own (chakra_check.py); a hand-written
+# 2-rank trace simulates to the time worked out by hand; malformed traces exit 2 naming the file,
+# the node and the field.
 source "$(dirname "$0")/assert.sh"
 PY=/usr/bin/python3
 
@@ -37,6 +38,13 @@ round_trip() {
     pass "$name: round trip bit for bit ($planned s)"
   else
     fail "$name: planned $planned s, export says $exported s, imported $imported s"
+  fi
+  # What a per-rank reader (ASTRA-sim's feeder) meets: local dependencies, matched sends and
+  # receives, collectives on exactly their group's ranks in one order (chakra_check.py).
+  if $PY "$SRC/tests/cli/chakra_check.py" "$WORK/$name" > "$WORK/check.out" 2>&1; then
+    pass "$name: per-rank traces consistent ($(cat "$WORK/check.out"))"
+  else
+    fail "$name: per-rank traces: $(tail -1 "$WORK/check.out")"
   fi
 }
 
