@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <queue>
 
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/metrics.hpp"
@@ -126,7 +129,142 @@ CostBreakdown component_cost(const Network& net, const PriceTable& t) {
   return c;
 }
 
+// ---- Parts model (tables with [switch_chassis], [multimode], [singlemode], optional [copper]).
+
+// The entry of `by_speed` at `bits` (to rounding: arcs carry line rate x efficiency), or end().
+std::map<double, double>::const_iterator at_speed(const std::map<double, double>& by_speed, double bits) {
+  const auto it = by_speed.lower_bound(bits * (1 - 1e-9));
+  return it != by_speed.end() && it->first <= bits * (1 + 1e-9) ? it : by_speed.end();
+}
+
+// Each vertex's switch level: 0 for compute nodes, else hops to the nearest compute node (1: a
+// leaf, rail switch or router; 2: a spine or aggregation switch; 3: a core). Unreached: max.
+std::vector<std::uint32_t> switch_levels(const Network& net) {
+  std::vector<std::uint32_t> level(net.vertex_count(), std::numeric_limits<std::uint32_t>::max());
+  std::queue<VertexId> q;
+  for (VertexId v = 0; v < net.compute_count(); ++v) level[v] = 0, q.push(v);
+  while (!q.empty()) {
+    const VertexId v = q.front();
+    q.pop();
+    for (ArcId a : net.out_arcs(v)) {
+      const VertexId w = net.arc(a).dst;
+      if (level[w] == std::numeric_limits<std::uint32_t>::max()) level[w] = level[v] + 1, q.push(w);
+    }
+  }
+  return level;
+}
+
+// The reach class of an arc's link, from its tier (docs/topology.md, cost). One place for every
+// family: server to its first switch (fat-tree leaf, rail switch, dragonfly router, the switch
+// family) and dragonfly links inside a group are copper where the table has a DAC at the speed,
+// else multimode; leaf to spine or aggregation multimode; links above (aggregation to core),
+// dragonfly global links and direct server-to-server links (topoopt, torus, expander, through
+// their patch panel or OCS) singlemode.
+Reach link_reach(const Network& net, const std::vector<std::uint32_t>& level, const Arc& a, bool copper_ok) {
+  const bool s1 = net.is_switch(a.src), s2 = net.is_switch(a.dst);
+  const Reach in_rack = copper_ok ? Reach::Copper : Reach::Multimode;
+  if (!s1 && !s2) return Reach::Singlemode;
+  if (!s1 || !s2) return in_rack;
+  const std::uint32_t lo = std::min(level[a.src], level[a.dst]), hi = std::max(level[a.src], level[a.dst]);
+  if (const std::uint32_t g = net.info().dragonfly_routers; g > 0 && lo == 1 && hi == 1) {
+    const std::uint32_t c = net.compute_count();
+    return (a.src - c) / g == (a.dst - c) / g ? in_rack : Reach::Singlemode;
+  }
+  return hi <= 2 ? Reach::Multimode : Reach::Singlemode;
+}
+
+const PriceTable::Media& media_of(const PriceTable& t, Reach r) {
+  return r == Reach::Copper ? t.copper : r == Reach::Multimode ? t.multimode : t.singlemode;
+}
+
+// Price of one cable or transceiver of `r` at `bits`: listed speeds as price_at_speed; an empty
+// list costs nothing (copper has no transceivers, an AOC no separate ones).
+double media_price(const PriceTable& t, Reach r, bool cable, double bits) {
+  const auto& m = media_of(t, r);
+  const auto& list = cable ? m.cable : m.transceiver;
+  if (list.empty()) return 0;
+  return price_at_speed(list, bits, std::string(reach_name(r)) + (cable ? " cable" : " transceiver"), t.name);
+}
+
+// The chassis that houses a switch of `ports` ports at `bits`: the smallest listed radix >= ports
+// at that speed. InvalidDesign (a sweep counts the point infeasible) when none is listed.
+std::pair<std::uint32_t, double> pick_chassis(const PriceTable& t, std::uint32_t ports, double bits) {
+  for (auto it = t.switch_chassis.lower_bound({bits * (1 - 1e-9), 0});
+       it != t.switch_chassis.end() && it->first.first <= bits * (1 + 1e-9); ++it)
+    if (it->first.second >= ports) return {it->first.second, it->second};
+  throw InvalidDesign("no switch chassis of " + std::to_string(ports) + " or more ports at " +
+                          std::to_string(bits / 1e9) + " Gb/s in the price table's [switch_chassis]",
+                      t.name);
+}
+
+CostBreakdown parts_cost(const Network& net, const PriceTable& t) {
+  CostBreakdown c;
+  c.model = "parts";
+  const std::string& optical = net.info().optical;
+  const bool patch_panel = optical == "patch_panel", ocs = optical == "ocs";
+  const std::vector<std::uint32_t> level = switch_levels(net);
+  // (reach, speed) -> cables, transceivers; (speed, radix) -> switches.
+  std::map<std::pair<Reach, double>, std::pair<double, double>> media;
+  std::map<std::pair<double, std::uint32_t>, std::pair<double, double>> chassis;  // count, unit
+  PartSum nic{"nic_port"}, patch{"patch_panel_port"}, ocs_port{"ocs_port"};
+  SpeedPrice nic_price(t.nic_port, "nic_port", t.name);
+  std::vector<std::uint32_t> switch_ports(net.switch_count(), 0);
+  std::vector<double> switch_bits(net.switch_count(), 0);
+  for (const Arc& a : net.arcs()) {
+    // As component_cost: an arc accounts for the port (NIC or switch) and transceiver at its
+    // source end and half the cable.
+    const double ports = arc_ports(net, a);
+    const double bits = a.bandwidth_Bps / net.link_efficiency() * 8 / ports;
+    if (!net.is_switch(a.src)) {
+      nic.add(ports, nic_price.at(bits));
+      if (!net.is_switch(a.dst)) {
+        if (patch_panel) patch.add(ports, t.patch_panel_port);
+        if (ocs) ocs_port.add(ports, t.ocs_port);
+      }
+    } else {
+      const std::uint32_t s = a.src - net.compute_count();
+      switch_ports[s] += static_cast<std::uint32_t>(ports);
+      switch_bits[s] = std::max(switch_bits[s], bits);
+    }
+    const bool copper_ok = at_speed(t.copper.cable, bits) != t.copper.cable.end();
+    const Reach r = link_reach(net, level, a, copper_ok);
+    auto& [cables, transceivers] = media[{r, bits}];
+    cables += ports / 2;
+    if (r != Reach::Copper) transceivers += ports;
+  }
+  for (std::uint32_t s = 0; s < net.switch_count(); ++s) {
+    if (switch_ports[s] == 0) continue;  // a switch with no links is not bought
+    const auto [radix, price] = pick_chassis(t, switch_ports[s], switch_bits[s]);
+    auto& line = chassis[{switch_bits[s], radix}];
+    line.first += 1;
+    line.second = price;
+  }
+  for (const auto& [key, line] : chassis) {
+    c.chassis.push_back({key.second, key.first, line.first, line.second});
+    add(c, "switch_chassis", line.first, line.second);
+  }
+  for (const auto& [key, n] : media) {
+    const auto [r, bits] = key;
+    MediaLine m{r, bits, n.first, n.second, media_price(t, r, true, bits), media_price(t, r, false, bits)};
+    c.media.push_back(m);
+    add(c, std::string(reach_name(r)) + "_cable", m.cables, m.cable_usd);
+    if (r != Reach::Copper)
+      add(c, std::string(reach_name(r)) + "_transceiver", m.transceivers, m.transceiver_usd);
+  }
+  for (const PartSum* p : {&nic, &patch, &ocs_port})
+    if (p->used) {
+      c.count[p->name] += p->count;
+      c.by_component[p->name] += p->usd;
+    }
+  finish(c);
+  return c;
+}
+
 }  // namespace
+
+const char* reach_name(Reach r) {
+  return r == Reach::Copper ? "copper" : r == Reach::Multimode ? "multimode" : "singlemode";
+}
 
 double libra_dimension_cost(std::uint64_t npus, const Dimension& dim, const std::string& level,
                             const PriceTable& table) {
@@ -138,6 +276,7 @@ double libra_dimension_cost(std::uint64_t npus, const Dimension& dim, const std:
 
 CostBreakdown network_cost(const Network& net, const PriceTable& table) {
   if (net.info().kind == "multidim") return per_dimension_cost(net, table);
+  if (table.has_parts()) return parts_cost(net, table);
   return component_cost(net, table);
 }
 
@@ -146,6 +285,24 @@ CostBreakdown direct_connect_cost(std::uint32_t servers, std::uint32_t degree, d
   CostBreakdown c;
   c.model = "components";
   const double ports = double(servers) * degree, bits = link_bandwidth_Bps * 8;
+  if (t.has_parts()) {
+    // Every link a singlemode link through the panel (link_reach): the same sums as parts_cost.
+    c.model = "parts";
+    const MediaLine m{Reach::Singlemode,
+                      bits,
+                      ports / 2,
+                      ports,
+                      media_price(t, Reach::Singlemode, true, bits),
+                      media_price(t, Reach::Singlemode, false, bits)};
+    c.media.push_back(m);
+    add(c, "nic_port", ports, price_at_speed(t.nic_port, bits, "nic_port", t.name));
+    add(c, "singlemode_cable", m.cables, m.cable_usd);
+    add(c, "singlemode_transceiver", m.transceivers, m.transceiver_usd);
+    if (optical == "patch_panel") add(c, "patch_panel_port", ports, t.patch_panel_port);
+    if (optical == "ocs") add(c, "ocs_port", ports, t.ocs_port);
+    finish(c);
+    return c;
+  }
   add(c, "nic_port", ports, price_at_speed(t.nic_port, bits, "nic_port", t.name));
   add(c, "transceiver", ports, price_at_speed(t.transceiver, bits, "transceiver", t.name));
   if (optical == "patch_panel") add(c, "patch_panel_port", ports, t.patch_panel_port);
@@ -156,6 +313,11 @@ CostBreakdown direct_connect_cost(std::uint32_t servers, std::uint32_t degree, d
 }
 
 SimilarCost similar_cost_fattree(double target_usd, FatTreeSpec shape, const PriceTable& table) {
+  if (table.has_parts())
+    throw BadInput(
+        "the similar-cost fat-tree needs a price table without parts sections ([switch_chassis] "
+        "prices listed speeds only)",
+        table.name);
   auto cost_at = [&](double bw) {
     shape.link_bandwidth_Bps = bw;
     return network_cost(build_fattree(shape), table).total_usd;

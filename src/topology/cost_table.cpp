@@ -54,6 +54,34 @@ bool is_level(const std::string& s) {
   return s == "chiplet" || s == "package" || s == "node" || s == "pod";
 }
 
+// [switch_chassis] RADIXxSPEED = price, e.g. 64x400Gbps = 25000.
+void add_chassis(PriceTable& t, const std::string& item, double price, const std::string& origin) {
+  const auto x = item.find('x');
+  const std::string radix_text = item.substr(0, x == std::string::npos ? 0 : x);
+  const auto radix = parse_plain_number(radix_text);
+  if (x == std::string::npos || !radix || *radix < 1 || *radix != std::floor(*radix) || *radix > 1e6)
+    throw BadInput("expected RADIXxSPEED = price (e.g. 64x400Gbps = 25000), got '" + item + "'", origin);
+  const double speed_Bps = parse_bandwidth(item.substr(x + 1), origin);
+  if (!(speed_Bps > 0)) throw BadInput("port speed must be positive", origin);
+  t.switch_chassis[{speed_Bps * 8, static_cast<std::uint32_t>(*radix)}] = price;
+}
+
+// [copper|multimode|singlemode] cable.SPEED = price (per link), transceiver.SPEED = price (per end).
+void add_media(PriceTable::Media& m, const std::string& section, const std::string& item, double price,
+               const std::string& origin) {
+  const auto dot = item.find('.');
+  const std::string part = item.substr(0, dot == std::string::npos ? 0 : dot);
+  if (dot == std::string::npos || (part != "cable" && part != "transceiver"))
+    throw BadInput(
+        "expected cable.SPEED or transceiver.SPEED = price (e.g. cable.400Gbps = 100), got '" + item + "'",
+        origin);
+  if (part == "transceiver" && section == "copper")
+    throw BadInput("copper (DAC) links have no transceivers: price the cable (cable.SPEED)", origin);
+  const double speed_Bps = parse_bandwidth(item.substr(dot + 1), origin);
+  if (!(speed_Bps > 0)) throw BadInput("port speed must be positive", origin);
+  (part == "cable" ? m.cable : m.transceiver)[speed_Bps * 8] = price;
+}
+
 }  // namespace
 
 PriceTable parse_price_table(const std::string& text, const std::string& name) {
@@ -94,12 +122,27 @@ PriceTable parse_price_table(const std::string& text, const std::string& name) {
       else
         throw BadInput("unknown passive part '" + item + "' (patch_panel_port, ocs_port, fibre)",
                        entry.origin);
+    } else if (section == "switch_chassis") {
+      add_chassis(t, item, *value, entry.origin);
+    } else if (section == "copper" || section == "multimode" || section == "singlemode") {
+      add_media(section == "copper"      ? t.copper
+                : section == "multimode" ? t.multimode
+                                         : t.singlemode,
+                section, item, *value, entry.origin);
     } else {
       throw BadInput("unknown price-table entry '" + key +
-                         "' (sections: per_dimension, nic_port, transceiver, switch_port, passive)",
+                         "' (sections: per_dimension, nic_port, transceiver, switch_port, passive, "
+                         "switch_chassis, copper, multimode, singlemode)",
                      entry.origin);
     }
   }
+  const bool parts =
+      !t.switch_chassis.empty() || !t.copper.empty() || !t.multimode.empty() || !t.singlemode.empty();
+  if (parts && (t.switch_chassis.empty() || t.multimode.empty() || t.singlemode.empty()))
+    throw BadInput(
+        "a price table with parts sections needs [switch_chassis], [multimode] and [singlemode] "
+        "([copper] is optional)",
+        name);
   return t;
 }
 

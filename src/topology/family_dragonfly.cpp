@@ -47,6 +47,7 @@ Network build_dragonfly(const DragonflySpec& spec) {
   info.link_bandwidth_Bps = bw;
   info.link_latency_s = lat;
   info.optical = "none";
+  info.dragonfly_routers = a;
   b.set_info(std::move(info));
   return std::move(b).build();
 }

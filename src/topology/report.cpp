@@ -8,6 +8,26 @@
 
 namespace toposweep::topology {
 
+nlohmann::json bom_json(const CostBreakdown& c) {
+  using nlohmann::json;
+  json chassis = json::array(), links = json::array();
+  for (const ChassisLine& l : c.chassis)
+    chassis.push_back({{"radix", l.radix},
+                       {"speed_bps", l.speed_bps},
+                       {"count", l.count},
+                       {"unit_usd", l.unit_usd},
+                       {"usd", l.count * l.unit_usd}});
+  for (const MediaLine& m : c.media)
+    links.push_back({{"reach", reach_name(m.reach)},
+                     {"speed_bps", m.speed_bps},
+                     {"cables", m.cables},
+                     {"cable_usd", m.cable_usd},
+                     {"transceivers", m.transceivers},
+                     {"transceiver_usd", m.transceiver_usd},
+                     {"usd", m.cables * m.cable_usd + m.transceivers * m.transceiver_usd}});
+  return {{"switch_chassis", std::move(chassis)}, {"links", std::move(links)}};
+}
+
 TopologyReport describe_topology(const Network& net, const PriceTable& table) {
   TopologyReport r;
   r.hops = hop_stats(net);
@@ -61,6 +81,7 @@ nlohmann::json report_json(const Network& net, const TopologyReport& r, bool wit
   j["cost_model"] = r.cost.model;
   j["cost_breakdown"] = r.cost.by_component;
   if (!r.cost.count.empty()) j["cost_counts"] = r.cost.count;
+  if (r.cost.model == "parts") j["bom"] = bom_json(r.cost);
   j["price_table"] = r.price_table;
   if (info.kind == "topoopt") {
     j["strides"] = info.strides;
@@ -151,6 +172,18 @@ std::string report_text(const Network& net, const TopologyReport& r) {
     o << "  " << part << std::string(part.size() < 18 ? 18 - part.size() : 1, ' ') << "US$"
       << static_cast<long long>(std::llround(usd));
     if (const auto it = r.cost.count.find(part); it != r.cost.count.end()) o << "  (" << it->second << ")";
+    o << "\n";
+  }
+  // Parts: the bill of materials, speeds in Gb/s as the price table lists them.
+  for (const ChassisLine& l : r.cost.chassis)
+    o << "  chassis " << l.radix << " x " << l.speed_bps / 1e9 << "G: " << l.count << " x US$"
+      << static_cast<long long>(std::llround(l.unit_usd)) << "\n";
+  for (const MediaLine& m : r.cost.media) {
+    o << "  " << reach_name(m.reach) << " " << m.speed_bps / 1e9 << "G: " << m.cables << " cables x US$"
+      << static_cast<long long>(std::llround(m.cable_usd));
+    if (m.transceivers > 0)
+      o << ", " << m.transceivers << " transceivers x US$"
+        << static_cast<long long>(std::llround(m.transceiver_usd));
     o << "\n";
   }
   return o.str();

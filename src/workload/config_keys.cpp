@@ -46,6 +46,10 @@ std::vector<KeySpec> config_keys() {
        "MoE models with strategy.ep > 1: the busiest expert-parallel rank's routed tokens over the mean "
        "(>= 1); scales that rank's expert GEMMs, dispatch/combine All-to-Alls and expert activations",
        checks::number_in(1, 1e6)},
+      {"model.moe_dispatch_datatype", "",
+       "MoE models with strategy.ep > 1: datatype of the tokens dispatched to the experts and of the output "
+       "gradients sent to them (fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); the combine stays in the "
+       "activations' datatype (default: the activations')"},
       {"model.grad_datatype", "",
        "datatype of the gradient buffers and their data-parallel reduction (default: model.datatype; "
        "Megatron "

@@ -184,6 +184,7 @@ class IterationBuilder {
   std::vector<std::uint32_t> compute_stream_, dp_stream_, send_fwd_stream_, send_bwd_stream_;
   std::vector<std::uint32_t> overlap_stream_;     // per stage, created on first use
   std::vector<std::uint32_t> cp_stream_;          // per stage: ring attention's KV, on first use
+  std::vector<std::uint32_t> ep_stream_;          // per stage: overlapped dispatch/combine, on first use
   std::vector<std::vector<TaskId>> stage_waits_;  // per stage: what its next pass waits for
   std::vector<std::uint32_t> dp_set_;             // per stage, kNoSet when dp = 1
   // Per stage: the expert replica groups (expert grid's Dp groups, dp x cp / ep ranks) when
@@ -315,11 +316,13 @@ void IterationBuilder::make_3d_programs() {
   const bool timed = costs_ != nullptr && w_.per_operator;
   std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet), cp_sets(s_.pp, kNoSet), ep_sets(s_.pp, kNoSet);
   // A dispatch or combine All-to-All's bytes, the same for every MoE layer: the busiest EP rank
-  // sends and receives model.moe_imbalance x the mean.
-  const double ep_bytes =
+  // sends and receives model.moe_imbalance x the mean. Dispatches (tokens to the experts, and
+  // the output gradients sent to them) at model.moe_dispatch_datatype, combines at B.
+  const double ep_elements =
       s_.ep > 1 && m_.transformer
-          ? bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * B * w_.moe_imbalance
+          ? bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * w_.moe_imbalance
           : 0.0;
+  const double combine_bytes = ep_elements * B, dispatch_bytes = ep_elements * w_.dispatch_bytes();
   for (std::uint32_t c = 0; c < chunks(); ++c) {
     const std::uint32_t p = c % s_.pp;  // the device holding chunk c
     StageProgram& prog = programs_[c];
@@ -332,15 +335,19 @@ void IterationBuilder::make_3d_programs() {
       ep_sets[p] = g_.add_group_set(expert_grid(s_).groups(Axis::Ep, {{Axis::Pp, p}}));
     // Expert parallelism: a MoE layer's tokens go to the ranks of their experts (dispatch) and
     // come back (combine), an All-to-All each over the EP group, on the compute stream (the
-    // experts wait for them); backward sends their gradients the same way.
-    const auto ep_op = [&](std::uint32_t layer) {
+    // experts wait for them); backward sends their gradients the same way. With
+    // strategy.ep_overlap they run on the stage's EP stream under the pass's compute, exposed
+    // only where they outlast it: the compute that hides them is another microbatch's (paired
+    // forward and backward chunks), which one pass's compute stands for.
+    const auto ep_op = [&](std::uint32_t layer, bool dispatch) {
       Op c;
       c.kind = Op::Kind::Comm;
       c.op = CollectiveOp::AllToAll;
       c.purpose = CommPurpose::ExpertParallel;
-      c.bytes = ep_bytes;
+      c.bytes = dispatch ? dispatch_bytes : combine_bytes;
       c.group_set = ep_sets[p];
       c.layer = layer;
+      c.overlapped = s_.ep_overlap;
       return c;
     };
     // Context parallelism (Megatron-Core's ring attention): a block's keys and values pass around
@@ -432,9 +439,17 @@ void IterationBuilder::make_3d_programs() {
         tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward);
       }
       if (s_.ep > 1 && l.moe) {  // dispatch and combine; the recomputed forward's again
-        for (int n = 0; n < 2; ++n) prog.forward.push_back(ep_op(i));
-        const int backward = s_.recompute == Recompute::Full ? 4 : 2;
-        for (int n = 0; n < backward; ++n) layer_bwd.push_back(ep_op(i));
+        std::vector<Op>& fwd = s_.ep_overlap ? prog.overlapped_forward : prog.forward;
+        std::vector<Op>& bwd = s_.ep_overlap ? prog.overlapped_backward : layer_bwd;
+        // Forward: dispatch, combine. Backward: the recomputed forward's dispatch and combine,
+        // then the output gradients to the experts (a dispatch) and their input gradients back
+        // (a combine).
+        fwd.push_back(ep_op(i, true));
+        fwd.push_back(ep_op(i, false));
+        for (int n = s_.recompute == Recompute::Full ? 2 : 1; n > 0; --n) {
+          bwd.push_back(ep_op(i, true));
+          bwd.push_back(ep_op(i, false));
+        }
       }
       if (s_.cp > 1 && l.kind == LayerKind::TransformerBlock) {
         prog.overlapped_forward.push_back(cp_op(CollectiveOp::AllGather, i));
@@ -825,11 +840,15 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   // stage's next pass (and the pass's send) waits for them.
   std::vector<TaskId> overlapped;
   for (const Op& c : forward ? prog.overlapped_forward : prog.overlapped_backward) {
-    // TP and CP collectives each on their own stream (NCCL communicators of their own).
+    // TP, CP and EP collectives each on their own stream (NCCL communicators of their own).
     const bool cp = c.purpose == CommPurpose::ContextParallel;
-    std::vector<std::uint32_t>& streams = cp ? cp_stream_ : overlap_stream_;
+    const bool ep = c.purpose == CommPurpose::ExpertParallel;
+    std::vector<std::uint32_t>& streams = cp ? cp_stream_ : ep ? ep_stream_ : overlap_stream_;
     if (streams[stage] == kNoSet)
-      streams[stage] = g_.add_stream("stage" + std::to_string(stage) + (cp ? ".cp_overlap" : ".tp_overlap"));
+      streams[stage] = g_.add_stream("stage" + std::to_string(stage) +
+                                     (cp   ? ".cp_overlap"
+                                      : ep ? ".ep_overlap"
+                                           : ".tp_overlap"));
     Task t;
     t.kind = TaskKind::Collective;
     t.phase = phase;
@@ -843,7 +862,8 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
     t.stage = stage;
     t.layer = c.layer;
     t.microbatch = micro;
-    t.label = label(cp ? (c.op == CollectiveOp::AllGather ? kCpAllGather : kCpReduceScatter)
+    t.label = label(ep   ? kMpAllToAll
+                    : cp ? (c.op == CollectiveOp::AllGather ? kCpAllGather : kCpReduceScatter)
                     : c.op == CollectiveOp::AllReduce     ? kTpAllReduce
                     : c.op == CollectiveOp::ReduceScatter ? kTpReduceScatter
                                                           : kTpAllGather);
@@ -1037,6 +1057,7 @@ TaskGraph IterationBuilder::build() {
   expert_dp_set_.assign(pp, kNoSet);
   overlap_stream_.assign(pp, kNoSet);
   cp_stream_.assign(pp, kNoSet);
+  ep_stream_.assign(pp, kNoSet);
   deferred_grad_bytes_.assign(pp, 0);
   deferred_expert_bytes_.assign(pp, 0);
   stage_waits_.assign(pp, {});

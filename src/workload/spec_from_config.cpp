@@ -122,6 +122,11 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
   if (config.has("model.seq_len"))
     s.seq_len = static_cast<std::uint32_t>(config.get_int("model.seq_len", 1, 1 << 30));
   if (config.has("model.moe_imbalance")) s.moe_imbalance = config.get_double("model.moe_imbalance");
+  if (config.has("model.moe_dispatch_datatype")) {
+    s.moe_dispatch_datatype = to_lower(trim(config.get_string("model.moe_dispatch_datatype")));
+    if (!s.moe_dispatch_datatype.empty() && s.moe_dispatch_datatype != "fp8")
+      datatype_bytes(s.moe_dispatch_datatype, config.where("model.moe_dispatch_datatype"));
+  }
   if (s.optimizer != "adam" && s.optimizer != "momentum" && s.optimizer != "sgd")
     throw BadInput("unknown optimizer '" + s.optimizer + "' (adam, momentum or sgd)",
                    config.where("model.optimizer"));

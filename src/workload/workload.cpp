@@ -53,6 +53,11 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
     w.grad_bytes_per_element = datatype_bytes(spec.grad_datatype, "key model.grad_datatype");
   w.fused_attention = spec.fused_attention.value_or(w.device.fused_attention_default);
   w.moe_imbalance = spec.moe_imbalance;
+  if (spec.moe_dispatch_datatype == "fp8")
+    w.dispatch_bytes_per_element = 1.0 + 4.0 / 128;  // e4m3 values, an fp32 scale per 1 x 128 tile
+  else if (!spec.moe_dispatch_datatype.empty())
+    w.dispatch_bytes_per_element =
+        datatype_bytes(spec.moe_dispatch_datatype, "key model.moe_dispatch_datatype");
   if (w.fused_attention && w.per_operator && !(w.device.flash_forward_efficiency > 0))
     throw BadInput(
         "device '" + w.device.name + "' has no flash-attention efficiency (flash_attention_efficiency)",

@@ -73,6 +73,9 @@ struct TopologyInfo {
   std::uint32_t rails = 0;
   std::uint32_t planes = 0;
   std::string rail_spine;
+  // dragonfly: routers per group (switch vertex v is router v - compute_count() of group
+  // (v - compute_count()) / dragonfly_routers); the cost model tells intra-group from global links.
+  std::uint32_t dragonfly_routers = 0;
 };
 
 class Network {

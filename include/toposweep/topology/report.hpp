@@ -25,6 +25,11 @@ TopologyReport describe_topology(const Network& network, const PriceTable& table
 // `with_edges` adds "edges": [[src, dst, bandwidth_Bps, latency_s], ...].
 nlohmann::json report_json(const Network& network, const TopologyReport& report, bool with_edges = false);
 
+// The parts model's bill of materials: {"switch_chassis": [{radix, speed_bps, count, unit_usd,
+// usd}], "links": [{reach, speed_bps, cables, cable_usd, transceivers, transceiver_usd, usd}]}.
+// report_json adds it as "bom" when the cost model is "parts".
+nlohmann::json bom_json(const CostBreakdown& cost);
+
 // A few lines for humans.
 std::string report_text(const Network& network, const TopologyReport& report);
 

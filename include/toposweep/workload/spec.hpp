@@ -28,9 +28,10 @@ struct WorkloadSpec {
   // model.fused_attention: one flash-attention kernel per layer; unset: the device's default
   // (Device::fused_attention_default).
   std::optional<bool> fused_attention;
-  std::string grad_datatype;  // model.grad_datatype; empty: the training datatype
-  std::uint32_t seq_len = 0;  // model.seq_len; > 0: overrides a transformer's sequence length
-  double moe_imbalance = 1;   // model.moe_imbalance (Workload::moe_imbalance)
+  std::string grad_datatype;          // model.grad_datatype; empty: the training datatype
+  std::uint32_t seq_len = 0;          // model.seq_len; > 0: overrides a transformer's sequence length
+  double moe_imbalance = 1;           // model.moe_imbalance (Workload::moe_imbalance)
+  std::string moe_dispatch_datatype;  // model.moe_dispatch_datatype; empty: the activations'
   // model.chakra (read by the point module): a directory of Chakra traces played instead of
   // planning `model` (interop/chakra.hpp); empty: plan the model.
   std::string chakra;

@@ -67,6 +67,10 @@ struct StrategyKnobs {
   // tokens reach their experts by an All-to-All over the ep group (dispatch) and come back by
   // another (combine); expert gradients reduce over the dp x cp / ep ranks holding the same experts.
   std::uint32_t ep = 1;
+  // The dispatch/combine All-to-Alls run on a stream of their own under the pass's compute
+  // (Megatron-Core's --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe: another
+  // microbatch's compute hides them); false: on the compute stream, exposed (Megatron-Core's default).
+  bool ep_overlap = false;
   std::uint32_t microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   // Model chunks per device with the interleaved schedule (>= 2 there; 1 otherwise): the layers

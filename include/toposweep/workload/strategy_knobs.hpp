@@ -167,6 +167,14 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
                    "expert count)",
      .sweep = true,
      .move = KnobMove::Own},
+    {.name = "ep_overlap",
+     .json = "ep_overlap",
+     .member = &StrategyKnobs::ep_overlap,
+     .default_text = "false",
+     .doc = "expert parallelism: the dispatch/combine All-to-Alls run on their own stream under the pass's "
+            "compute (another microbatch's, as Megatron-Core's EP overlap and DualPipe pair them); false: "
+            "exposed on the compute stream",
+     .json_when = KnobJson::UnlessDefault},
     {.name = "microbatches",
      .json = "microbatches",
      .member = &StrategyKnobs::microbatches,

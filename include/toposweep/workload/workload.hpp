@@ -36,6 +36,14 @@ struct Workload {
   // with ep > 1 its expert GEMMs, All-to-Alls and expert activations carry that many times the
   // mean (the simulator runs the slowest rank).
   double moe_imbalance = 1;
+  // model.moe_dispatch_datatype: bytes per element of the tokens a MoE layer sends to its experts
+  // (the forward dispatch, and the output gradients sent to them in the backward); the combine
+  // and the input gradients coming back stay at bytes_per_element. fp8: 1 byte plus one fp32
+  // scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 Sec. 3.3.2). 0: bytes_per_element.
+  double dispatch_bytes_per_element = 0;
+  double dispatch_bytes() const {
+    return dispatch_bytes_per_element > 0 ? dispatch_bytes_per_element : bytes_per_element;
+  }
   // Table weights are kept in fp32 (as DLRM does); sparse SGD keeps no optimizer state.
   double table_bytes_per_element = 4;
   // "adam" (default), "momentum" (SGD with momentum) or "sgd" (plain SGD, as FlexFlow/TopoOpt).

@@ -16,6 +16,7 @@
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/model_library.hpp"
 #include "toposweep/workload/ranks.hpp"
+#include "toposweep/workload/traffic.hpp"
 #include "workload_test_helpers.hpp"
 
 namespace toposweep {
@@ -101,6 +102,31 @@ TEST(ExpertParallel, DispatchAndCombineAreTwoAllToAllsEachWay) {
   }
   for (const Task& t : plan_iteration(w, strategy(dp, tp, pp, 1, mu)).graph.tasks)
     EXPECT_NE(t.purpose, CommPurpose::ExpertParallel);
+}
+
+// The topology optimizers see the All-to-Alls as model-parallel demand between the servers of
+// each EP group (derive_traffic, what the alternating optimizer and the finder read). Mixtral on
+// 4 servers of 4 GPUs, dp 16, ep 8, one sequence a rank: EP groups {0..7} and {8..15} span
+// servers {0, 1} and {2, 3}. Per block, 4 All-to-Alls of 1 x 4096 tokens x top-2 x 4096 x 2 bytes
+// = 67,108,864 bytes per rank, 1/8 of it to each member; 32 blocks. Server 0 -> server 1: 4 x 4
+// GPU pairs, so 16 x 67,108,864 / 8 x 4 x 32 = 17,179,869,184 bytes (2^34); nothing between the groups'
+// servers, and the dense gradients stay all-reduce demand.
+TEST(ExpertParallel, AllToAllsAreModelParallelDemandBetweenTheGroupsServers) {
+  const Workload w = mixtral(16);
+  const IterationPlan plan = plan_iteration(w, strategy(16, 1, 1, 8, 1));
+  const TrafficDemand d = derive_traffic(plan.graph, rank_order_placement(16, 4), 4);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, double> mp;
+  for (const NodeDemand& x : d.mp) mp[{x.src, x.dst}] += x.bytes;
+  const double pair = 16 * 67108864.0 / 8 * 4 * 32;
+  EXPECT_DOUBLE_EQ(pair, 17179869184.0);
+  const std::map<std::pair<std::uint32_t, std::uint32_t>, double> expected = {
+      {{0, 1}, pair}, {{1, 0}, pair}, {{2, 3}, pair}, {{3, 2}, pair}};
+  EXPECT_EQ(mp, expected);
+  EXPECT_FALSE(d.allreduce.empty());
+  // ep = 1: no model-parallel demand at all.
+  EXPECT_TRUE(
+      derive_traffic(plan_iteration(w, strategy(16, 1, 1, 1, 1)).graph, rank_order_placement(16, 4), 4)
+          .mp.empty());
 }
 
 // The expert grid against a brute force over Megatron-Core's rank formula with cp: the dp x cp

@@ -1,0 +1,139 @@
+// strategy.ep_overlap (the dispatch/combine All-to-Alls on a stream of their own under the pass's
+// compute) against the schedule it stands for, derived from the run without it: each pass
+// takes max(C, A) instead of C + A, where C is the pass's compute and A its All-to-Alls, both
+// read from the non-overlapped run's spans. Also: the fast path equals the engine with it, and
+// model.moe_dispatch_datatype moves only the dispatches' time.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim_test_helpers.hpp"
+#include "toposweep/sim/simulate.hpp"
+#include "toposweep/topology/build.hpp"
+#include "toposweep/workload/iteration.hpp"
+
+namespace toposweep::sim {
+namespace {
+
+// Mixtral 8x7B on 16 H100 (four servers of 4 on one switch), pure data parallelism with the
+// experts over ep ranks, one microbatch, one gradient reduction after the backward (so the tail
+// after the last backward compute does not depend on where the All-to-Alls ran).
+Config mixtral(std::uint32_t ep, const std::string& link, bool overlap, const std::string& dispatch = "") {
+  std::vector<std::pair<std::string, std::string>> s = {{"topology.kind", "switch"},
+                                                        {"topology.servers", "4"},
+                                                        {"server.gpus", "4"},
+                                                        {"server.device", "h100"},
+                                                        {"topology.link_bandwidth", link},
+                                                        {"model.name", "mixtral-8x7b"},
+                                                        {"model.datatype", "bf16"},
+                                                        {"model.global_batch", "16"},
+                                                        {"strategy.dp", "16"},
+                                                        {"strategy.ep", std::to_string(ep)},
+                                                        {"strategy.dp_overlap", "false"},
+                                                        {"strategy.ep_overlap", overlap ? "true" : "false"},
+                                                        {"simulate.network_model", "analytical"}};
+  if (!dispatch.empty()) s.emplace_back("model.moe_dispatch_datatype", dispatch);
+  return test::sim_config(s);
+}
+
+struct SimRun {
+  IterationPlan plan;
+  SimResult result;
+};
+
+SimRun simulate(const Config& c) {
+  const Network net = network_from_config(c);
+  IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
+  SimResult r = simulate_iteration(net, plan.graph, sim_options_from_config(c));
+  return {std::move(plan), std::move(r)};
+}
+
+// Per phase (forward, backward) of GPU 0's stage: the compute tasks' and the EP All-to-Alls'
+// summed span lengths.
+struct PassTimes {
+  double compute[2] = {0, 0}, a2a[2] = {0, 0};
+};
+PassTimes pass_times(const SimRun& r) {
+  PassTimes p;
+  const auto& tasks = r.plan.graph.tasks;
+  const auto& spans = r.result.engine.spans.at(0);
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    if (t.phase != TaskPhase::Forward && t.phase != TaskPhase::Backward) continue;
+    const int k = t.phase == TaskPhase::Forward ? 0 : 1;
+    const double d = spans[i].end_s - spans[i].start_s;
+    if (t.kind == TaskKind::Compute) p.compute[k] += d;
+    if (t.purpose == CommPurpose::ExpertParallel) p.a2a[k] += d;
+  }
+  return p;
+}
+
+// ep 4 inside a server (NVLink): every pass's All-to-Alls are shorter than its compute, so with
+// the overlap they vanish from the iteration: T = T_exposed - A_forward - A_backward.
+TEST(ExpertOverlap, AllToAllsShorterThanThePassVanish) {
+  const SimRun exposed = simulate(mixtral(4, "400Gbps", false));
+  const SimRun hidden = simulate(mixtral(4, "400Gbps", true));
+  const PassTimes p = pass_times(exposed);
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_GT(p.a2a[k], 0);
+    ASSERT_LT(p.a2a[k], p.compute[k]);
+  }
+  const double expected = exposed.result.job().iteration_time_s - p.a2a[0] - p.a2a[1];
+  EXPECT_NEAR(hidden.result.job().iteration_time_s, expected, 1e-9 * expected);
+  // The same All-to-Alls, bytes and busy time, now on their own stream.
+  const auto ep = static_cast<std::size_t>(CommPurpose::ExpertParallel);
+  EXPECT_EQ(hidden.result.job().comm_bytes[ep], exposed.result.job().comm_bytes[ep]);
+  EXPECT_NEAR(hidden.result.job().comm_busy_s[ep], exposed.result.job().comm_busy_s[ep],
+              1e-9 * exposed.result.job().comm_busy_s[ep]);
+}
+
+// ep 8 over two servers at 10 Gb/s: the All-to-Alls outlast the compute, which they now hide.
+// The forward takes A_f; the backward's All-to-Alls start with it, and its compute is followed by
+// the tail (the gradient reduction and optimizer step, which do not wait for the All-to-Alls):
+// T = A_f + max(A_b, C_b + tail), with tail = T_exposed - (C_f + A_f + C_b + A_b). The analytical
+// model times each collective alone, so the tail's reduction is not slowed by the All-to-Alls.
+TEST(ExpertOverlap, AllToAllsLongerThanThePassHideTheCompute) {
+  const SimRun exposed = simulate(mixtral(8, "10Gbps", false));
+  const SimRun hidden = simulate(mixtral(8, "10Gbps", true));
+  const PassTimes p = pass_times(exposed), q = pass_times(hidden);
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_GT(p.a2a[k], p.compute[k]);
+    EXPECT_NEAR(q.a2a[k], p.a2a[k], 1e-9 * p.a2a[k]);
+  }
+  const double T = exposed.result.job().iteration_time_s;
+  const double tail = T - (p.compute[0] + p.a2a[0] + p.compute[1] + p.a2a[1]);
+  ASSERT_GT(tail, 0);
+  const double expected = p.a2a[0] + std::max(p.a2a[1], p.compute[1] + tail);
+  const double got = hidden.result.job().iteration_time_s;
+  EXPECT_NEAR(got, expected, 1e-9 * expected);
+  EXPECT_LT(got, T);
+}
+
+// The fast path (prepared playback) equals the general engine on the overlapped graph.
+TEST(ExpertOverlap, FastPathEqualsEngine) {
+  const Config c = mixtral(8, "100Gbps", true);
+  const Network net = network_from_config(c);
+  const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
+  const SimOptions o = sim_options_from_config(c);
+  const SimResult general = test::engine_result(net, plan.graph, o);
+  const SimResult fast = simulate_iteration(net, plan.graph, o);
+  EXPECT_EQ(fast.engine.makespan_s, general.engine.makespan_s);
+  EXPECT_EQ(fast.job().exposed_comm_time_s, general.job().exposed_comm_time_s);
+}
+
+// fp8 dispatch: half of a block's All-to-Alls (the dispatches: tokens forward, output gradients
+// backward) carry 1 + 4/128 bytes per element instead of 2; the combines are unchanged.
+TEST(ExpertOverlap, Fp8DispatchMovesOnlyTheDispatches) {
+  const SimRun bf16 = simulate(mixtral(8, "100Gbps", false));
+  const SimRun fp8 = simulate(mixtral(8, "100Gbps", false, "fp8"));
+  const auto ep = static_cast<std::size_t>(CommPurpose::ExpertParallel);
+  const double b = bf16.result.job().comm_bytes[ep], f = fp8.result.job().comm_bytes[ep];
+  EXPECT_NEAR(f, b / 2 + b / 2 * (1 + 4.0 / 128) / 2, 1e-12 * b);
+  EXPECT_LT(fp8.result.job().iteration_time_s, bf16.result.job().iteration_time_s);
+}
+
+}  // namespace
+}  // namespace toposweep::sim
