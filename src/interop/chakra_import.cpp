@@ -267,6 +267,11 @@ IterationPlan read_chakra(const fs::path& dir) {
     bad("the traces were written for " + std::to_string(*meta_u32(head, kGpus)) +
             " ranks but the directory holds " + std::to_string(gpus),
         head.file, kNoNode, "GlobalMetadata " + std::string(kGpus));
+  if (ours)
+    for (std::uint32_t r = 0; r < gpus; ++r)
+      if (const auto written = meta_u32(traces[r], kRank); written && *written != r)
+        bad("the file of rank " + std::to_string(r) + " holds rank " + std::to_string(*written) + "'s trace",
+            traces[r].file, kNoNode, "GlobalMetadata " + std::string(kRank));
 
   // Merge the ranks' nodes by id, checking each file's references.
   std::map<std::uint64_t, Merged> merged;

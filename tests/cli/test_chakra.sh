@@ -57,6 +57,10 @@ round_trip zero3 model.name=gpt3-350m topology.kind=fattree topology.servers=2 s
 round_trip moe model.name=mixtral-8x7b model.seq_len=1024 model.global_batch=32 server.device=h100 server.gpus=8 \
   topology.kind=switch topology.servers=4 topology.link_bandwidth=400Gbps strategy.tp=2 strategy.pp=4 strategy.ep=2 \
   strategy.microbatches=4 strategy.zero=1
+# The same with the EP All-to-Alls on their own stream under compute, fp8 dispatch.
+round_trip moe_overlap model.name=mixtral-8x7b model.seq_len=1024 model.global_batch=32 server.device=h100 \
+  server.gpus=8 topology.kind=switch topology.servers=4 topology.link_bandwidth=400Gbps strategy.tp=2 strategy.pp=4 \
+  strategy.ep=2 strategy.microbatches=4 strategy.zero=1 strategy.ep_overlap=true model.moe_dispatch_datatype=fp8
 round_trip flow "${gpt[@]}" strategy.tp=2 strategy.pp=2 strategy.microbatches=4 simulate.network_model=flow
 
 # A sweep plays the trace on each of its networks (the sweep's row path: cached analytical layouts)

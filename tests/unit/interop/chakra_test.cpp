@@ -372,6 +372,17 @@ TEST(ChakraImport, OwnTraceControlDependencyChecked) {
   fs::remove_all(dir);
 }
 
+TEST(ChakraImport, SwappedRankFiles) {
+  const IterationPlan plan = plan_of({"model.name=gpt3-125m", "strategy.pp=2", "model.global_batch=8"}, 2);
+  const fs::path dir = fresh_dir("swapped");
+  interop::write_chakra(plan, dir, "s");
+  fs::rename(dir / "s.0.et", dir / "tmp");
+  fs::rename(dir / "s.1.et", dir / "s.0.et");
+  fs::rename(dir / "tmp", dir / "s.1.et");
+  expect_bad(dir, "the file of rank 0 holds rank 1's trace", "s.0.et, field GlobalMetadata toposweep.rank");
+  fs::remove_all(dir);
+}
+
 TEST(ChakraImport, MissingRankFile) {
   const fs::path dir = fresh_dir("missing");
   write_two_ranks(dir, 0, 1);
