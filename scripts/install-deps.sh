@@ -11,6 +11,7 @@ packages=(
   libmetis-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev
+  libprotobuf-dev protobuf-compiler
   python3-h5py python3-numpy python3-pandas python3-matplotlib python3-pytest
 )
 

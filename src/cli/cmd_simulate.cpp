@@ -246,6 +246,18 @@ int run(CommandContext& ctx) {
 
   const Evaluation& p = ev;
   const PointResult& res = p.row;
+  // model.chakra: the trace directory is the model; the model.* and strategy.* keys that plan one
+  // are not used.
+  const std::string model_name =
+      point.workload.chakra.empty() ? point.workload.model : "chakra:" + point.workload.chakra;
+  if (!point.workload.chakra.empty()) {
+    std::string ignored;
+    for (const auto& [key, e] : ctx.config.entries())
+      if (e.origin != "default" && key != "model.chakra" &&
+          (key.starts_with("model.") || key.starts_with("strategy.")))
+        ignored += (ignored.empty() ? "" : ", ") + key;
+    if (!ignored.empty()) ctx.log.warn("model.chakra plays a recorded iteration; not used: " + ignored);
+  }
   const Network& net = *p.network;
   if (ctx.json) {
     // The strategy as planned (typed: defaults filled in, the ZeRO stage resolved from its alias).
@@ -257,7 +269,7 @@ int run(CommandContext& ctx) {
     json o = {{"cost_breakdown", p.cost.by_component},
               {"feasible", res.status == PointStatus::Evaluated},
               {"global_batch", p.plan.global_batch},
-              {"model", point.workload.model},
+              {"model", model_name},
               {"strategy", std::move(strategy)},
               {"topology", topology_json(net)},
               {"network_model", std::string(sim::network_model_name(point.sim.model))},
@@ -298,8 +310,8 @@ int run(CommandContext& ctx) {
     }
     out << o.dump(2) << "\n";
   } else {
-    out << "toposweep simulate: " << point.workload.model << " on " << net.info().kind << " ("
-        << server_summary(net) << "), " << sim::network_model_name(point.sim.model) << " network model\n";
+    out << "toposweep simulate: " << model_name << " on " << net.info().kind << " (" << server_summary(net)
+        << "), " << sim::network_model_name(point.sim.model) << " network model\n";
     out << "  strategy      dp=" << p.plan.dp << " tp=" << p.plan.tp << " pp=" << p.plan.pp;
     if (p.plan.cp > 1) out << " cp=" << p.plan.cp;
     if (p.plan.ep > 1) out << " ep=" << p.plan.ep;

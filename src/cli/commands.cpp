@@ -1,6 +1,7 @@
 #include "toposweep/cli/command.hpp"
 #include "toposweep/collective/config_keys.hpp"
 #include "toposweep/frontier/config_keys.hpp"
+#include "toposweep/interop/config_keys.hpp"
 #include "toposweep/opt/config_keys.hpp"
 #include "toposweep/point/config_keys.hpp"
 #include "toposweep/sim/config_keys.hpp"
@@ -18,11 +19,12 @@ Command optimize_command();
 Command sweep_command();
 Command frontier_command();
 Command models_command();
+Command export_command();
 
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> commands = {topology_command(), collective_command(), simulate_command(),
                                                 optimize_command(), sweep_command(),      frontier_command(),
-                                                models_command()};
+                                                models_command(),   export_command()};
   return commands;
 }
 
@@ -30,6 +32,7 @@ KeyRegistry all_config_keys() {
   KeyRegistry r;
   r.add(util::config_keys());
   r.add(workload::config_keys());
+  r.add(interop::config_keys());
   r.add(topology::config_keys());
   r.add(collective::config_keys());
   r.add(sim::config_keys());

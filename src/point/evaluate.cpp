@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "toposweep/interop/chakra.hpp"
 #include "toposweep/opt/compression.hpp"
 #include "toposweep/opt/strategy_placement.hpp"
 #include "toposweep/opt/workload_on.hpp"
@@ -190,13 +191,18 @@ struct PointCache::Impl {
     std::shared_ptr<const IterationPlan> plan;
     std::optional<InvalidDesign> failed;
     try {
-      const Workload wl = workload(w, net);
-      const Strategy strategy = resolve_strategy(s, wl, gpus);
-      if (!graph_needed) {
-        IterationPlan memory_only = plan_memory(wl, strategy);
-        if (!memory_only.feasible) plan = std::make_shared<const IterationPlan>(std::move(memory_only));
+      if (!w.chakra.empty()) {
+        // model.chakra: the recorded iteration, as read (no workload or strategy to plan).
+        plan = std::make_shared<const IterationPlan>(interop::read_chakra(w.chakra));
+      } else {
+        const Workload wl = workload(w, net);
+        const Strategy strategy = resolve_strategy(s, wl, gpus);
+        if (!graph_needed) {
+          IterationPlan memory_only = plan_memory(wl, strategy);
+          if (!memory_only.feasible) plan = std::make_shared<const IterationPlan>(std::move(memory_only));
+        }
+        if (!plan) plan = std::make_shared<const IterationPlan>(plan_iteration(wl, strategy, &layer_costs));
       }
-      if (!plan) plan = std::make_shared<const IterationPlan>(plan_iteration(wl, strategy, &layer_costs));
     } catch (const InvalidDesign& e) {
       // A design that cannot exist (degrees that do not divide the batch, ...) fails alike for
       // every network: remembered, so the points that share it cost a lookup each.
@@ -308,10 +314,30 @@ void check_step(F&& f) {
   }
 }
 
+// model.chakra plays a recorded iteration: nothing is planned, so the modes that plan (an
+// optimizer, several jobs, strategy.compression = sfb) have nothing to work on.
+void check_chakra_mode(const DesignPoint& p) {
+  if (p.workload.chakra.empty()) return;
+  if (!p.jobs.empty())
+    throw BadInput("model.chakra plays one recorded job; simulate.jobs plans several", "key model.chakra");
+  if (p.optimize)
+    throw BadInput("model.chakra plays a recorded iteration; an optimizer plans its own", "key model.chakra");
+  if (p.strategy.compression == Compression::Sfb)
+    throw BadInput("model.chakra plays a recorded iteration; strategy.compression = sfb plans one",
+                   "key model.chakra");
+}
+
 Evaluation check_only(const DesignPoint& p, PointCache::Impl& c) {
   if (!p.jobs.empty())
     throw BadInput("multi-job mode runs in `toposweep simulate`; a sweep point is one job",
                    "key simulate.jobs");
+  if (!p.workload.chakra.empty()) {
+    const InvalidDesign* failure = nullptr;
+    const Network& net = c.network_for(p.topology, p.costs);
+    if (const IterationPlan* plan = c.plan_for(p.workload, p.strategy, net, true, failure))
+      require_gpus(*plan, net);
+    return {};
+  }
   const bool own_network = p.optimize && *p.optimize == opt::OptimizeTarget::Alternating;
   const Network* net = nullptr;
   if (!own_network) check_step([&] { net = &c.network_for(p.topology, p.costs); });
@@ -469,6 +495,7 @@ Evaluation evaluate_sfb(const DesignPoint& p, PointCache::Impl& c, PointCache::I
 
 Evaluation evaluate(const DesignPoint& p, PointCache& cache, Detail detail) {
   PointCache::Impl& c = cache.impl();
+  check_chakra_mode(p);
   if (detail == Detail::Check) return check_only(p, c);
   if (!p.jobs.empty()) return evaluate_jobs(p, c, detail);
   if (p.optimize) return evaluate_optimized(p, c, detail);

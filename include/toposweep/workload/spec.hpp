@@ -32,6 +32,9 @@ struct WorkloadSpec {
   std::uint32_t seq_len = 0;          // model.seq_len; > 0: overrides a transformer's sequence length
   double moe_imbalance = 1;           // model.moe_imbalance (Workload::moe_imbalance)
   std::string moe_dispatch_datatype;  // model.moe_dispatch_datatype; empty: the activations'
+  // model.chakra (read by the point module): a directory of Chakra traces played instead of
+  // planning `model` (interop/chakra.hpp); empty: plan the model.
+  std::string chakra;
   bool operator==(const WorkloadSpec&) const = default;
 };
 
