@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exp_fabrics  # noqa: E402
+import exp_fabrics_16k  # noqa: E402
 import exp_forest  # noqa: E402
 import exp_hetero  # noqa: E402
 import exp_hopper  # noqa: E402
@@ -811,14 +812,15 @@ def main():
                      ("hopper", lambda n: section_hopper(pd.DataFrame(exp_hopper.run(WORK)), n)),
                      ("llama3", lambda n: section_llama3(pd.DataFrame(exp_llama3.run()), n)),
                      ("moe", lambda n: section_moe(exp_moe.run(), n)),
-                     ("fabrics", lambda n: section_fabrics(pd.DataFrame(exp_fabrics.run(WORK)), n))):
+                     ("fabrics", lambda n: section_fabrics(pd.DataFrame(exp_fabrics.run(WORK)), n)),
+                     ("fabrics16k", lambda n: exp_fabrics_16k.markdown(exp_fabrics_16k.run(), n))):
         t = time.time()
         print(f"validate: {name} ...", file=sys.stderr, flush=True)
         section_notes[name] = []
         body.append((name, fn(section_notes[name])))
         timing.append(f"{name} {time.time() - t:.0f} s")
     order = ["topoopt", "multidim", "forest", "placement", "multijob", "megatron", "hetero", "hopper", "llama3",
-             "moe", "fabrics"]
+             "moe", "fabrics", "fabrics16k"]
     body.sort(key=lambda x: order.index(x[0]))
     notes = sum((section_notes[name] for name in order), [])
     rev = subprocess.run([tscli.binary(), "--version"], capture_output=True, text=True).stdout.strip()
