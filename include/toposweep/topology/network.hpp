@@ -73,6 +73,12 @@ struct TopologyInfo {
   std::uint32_t rails = 0;
   std::uint32_t planes = 0;
   std::string rail_spine;
+  // dragonfly: routers per group and servers per router (server s is in group
+  // s / (routers x terminals), router compute_count() + r in group r / routers), and
+  // topology.routing, "minimal" or "valiant" (collective/routing.hpp); empty elsewhere.
+  std::uint32_t dragonfly_routers = 0;
+  std::uint32_t dragonfly_terminals = 0;
+  std::string routing;
 };
 
 class Network {
