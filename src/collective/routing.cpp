@@ -70,7 +70,7 @@ std::uint32_t RouteCache::intermediate_groups(VertexId src, VertexId dst) const 
 }
 
 std::uint32_t RouteCache::intermediate_group(VertexId src, VertexId dst, std::uint32_t t) const {
-  const auto [lo, hi] = std::minmax(group_of(src), group_of(dst));
+  const std::uint32_t i = group_of(src), j = group_of(dst), lo = std::min(i, j), hi = std::max(i, j);
   std::uint32_t k = t;
   if (k >= lo) ++k;
   if (k >= hi) ++k;
