@@ -268,11 +268,11 @@ TEST(DragonflyRouting, AllToAllOneRouterPerGroupClosedForms) {
 // a >= 2. Shortest paths by hop count (minimal routing, what the tool has always done) are not
 // only local-global-local here: a path over two global links ties whenever its end routers save
 // the local hops. Example a = 2, h = 1 (g = 3; router r of group i links to group i + r + 1,
-// arriving at router 1 - r): from router 1 of group 0 to router 0 of group 1, local 0->... is
-// R(0,1) -> R(0,0) -> R(1,1) -> R(1,0), 3 router hops, and so is R(0,1) -> R(2,0) -> R(2,1) ->
-// R(1,0) through group 2. So the busiest global link carries more than its own pair of groups,
-// (a p)^2 S/n, and no simple closed form holds; the exhaustive search gives the per-arc loads
-// (each pair's paths and per-hop shares, summed), and two bounds hold whatever the ties:
+// arriving at router 1 - r): from router 1 of group 0 to router 0 of group 1, local-global-local
+// is R(0,1) -> R(0,0) -> R(1,1) -> R(1,0), 3 router hops, and so is R(0,1) -> R(2,0) -> R(2,1) ->
+// R(1,0), global-local-global through group 2. So the busiest global link carries more than its own pair of
+// groups, (a p)^2 S/n, and no simple closed form holds; the exhaustive search gives the per-arc loads (each
+// pair's paths and per-hop shares, summed), and two bounds hold whatever the ties:
 // - minimal: every byte between groups crosses at least one of the g(g-1) global arcs, so the
 //   busiest carries at least the mean, g(g-1) (a p)^2 S/n / (g(g-1)) = (a p)^2 S/n;
 // - valiant: every such byte crosses at least two (into k, out of k): at least 2 (a p)^2 S/n.
