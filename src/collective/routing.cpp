@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "toposweep/util/error.hpp"
 
@@ -50,7 +51,57 @@ PathSums path_sums(const Network& net, std::span<const ArcId> path) {
 }
 
 RouteCache::RouteCache(const Network& net, std::shared_ptr<HopDistances> distances)
-    : net_(&net), dist_to_(distances ? std::move(distances) : std::make_shared<HopDistances>()) {}
+    : net_(&net), dist_to_(distances ? std::move(distances) : std::make_shared<HopDistances>()) {
+  const TopologyInfo& info = net.info();
+  if (info.routing == "valiant" && info.dragonfly_routers > 0 && info.dragonfly_terminals > 0 &&
+      net.switch_count() / info.dragonfly_routers >= 3) {
+    valiant_groups_ = net.switch_count() / info.dragonfly_routers;
+    group_routers_ = info.dragonfly_routers;
+    group_servers_ = info.dragonfly_routers * info.dragonfly_terminals;
+  }
+}
+
+std::uint32_t RouteCache::group_of(VertexId v) const {
+  return net_->is_switch(v) ? (v - net_->compute_count()) / group_routers_ : v / group_servers_;
+}
+
+std::uint32_t RouteCache::intermediate_groups(VertexId src, VertexId dst) const {
+  return valiant_groups_ != 0 && group_of(src) != group_of(dst) ? valiant_groups_ - 2 : 0;
+}
+
+std::uint32_t RouteCache::intermediate_group(VertexId src, VertexId dst, std::uint32_t t) const {
+  const std::uint32_t i = group_of(src), j = group_of(dst), lo = std::min(i, j), hi = std::max(i, j);
+  std::uint32_t k = t;
+  if (k >= lo) ++k;
+  if (k >= hi) ++k;
+  return k;
+}
+
+const std::vector<std::uint32_t>& RouteCache::distances_to_group(std::uint32_t k) {
+  const Network& net = *net_;
+  if (group_dist_.size() != valiant_groups_) group_dist_.resize(valiant_groups_);
+  std::vector<std::uint32_t>& dist = group_dist_.at(k);
+  if (!dist.empty()) return dist;
+  // One breadth-first search backwards from all the routers of group k at once.
+  dist.assign(net.vertex_count(), kUnreached);
+  std::vector<VertexId> queue;
+  for (std::uint32_t r = 0; r < group_routers_; ++r) {
+    const VertexId v = net.compute_count() + k * group_routers_ + r;
+    dist[v] = 0;
+    queue.push_back(v);
+  }
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const VertexId u = queue[head];
+    for (ArcId a : net.in_arcs(u)) {
+      const VertexId v = net.arc(a).src;
+      if (dist[v] == kUnreached) {
+        dist[v] = dist[u] + 1;
+        queue.push_back(v);
+      }
+    }
+  }
+  return dist;
+}
 
 void RouteCache::ensure_scratch() {
   // Allocated on the first search only: closed-form plans never route and stay allocation-free.
@@ -227,9 +278,55 @@ std::optional<std::vector<ArcId>> RouteCache::spread_path(VertexId src, VertexId
   return path;
 }
 
+void RouteCache::split_walk(VertexId src, const std::vector<std::uint32_t>& dist, double share,
+                            double latency) {
+  const Network& net = *net_;
+  const std::uint32_t L = dist[src];
+  if (split_stamp_.size() != net.vertex_count()) {
+    split_stamp_.assign(net.vertex_count(), 0);
+    split_share_.assign(net.vertex_count(), 0.0);
+    split_latency_.assign(net.vertex_count(), 0.0);
+    split_epoch_ = 0;
+  }
+  if (++split_epoch_ == 0) {  // wrapped: clear the stamps once every 2^32 transfers
+    std::fill(split_stamp_.begin(), split_stamp_.end(), 0);
+    split_epoch_ = 1;
+  }
+  // One level of the shortest-path DAG at a time: every vertex i hops from src passes its share
+  // on, split evenly over its arcs towards the vertices L - i - 1 hops from the target.
+  std::vector<VertexId>& level = frontier_a_;
+  std::vector<VertexId>& next = next_;
+  level.assign(1, src);
+  split_stamp_[src] = split_epoch_;
+  split_share_[src] = share;
+  split_latency_[src] = latency;
+  for (std::uint32_t i = 0; i < L; ++i) {
+    next.clear();
+    for (VertexId u : level) {
+      std::uint32_t hops = 0;
+      for (ArcId a : net.out_arcs(u))
+        if (dist[net.arc(a).dst] == L - i - 1) ++hops;
+      const double part = split_share_[u] / hops;
+      for (ArcId a : net.out_arcs(u)) {
+        const Arc& arc = net.arc(a);
+        if (dist[arc.dst] != L - i - 1) continue;
+        split_arcs_.emplace_back(a, part);
+        if (split_stamp_[arc.dst] != split_epoch_) {
+          split_stamp_[arc.dst] = split_epoch_;
+          split_share_[arc.dst] = 0.0;
+          split_latency_[arc.dst] = 0.0;
+          next.push_back(arc.dst);
+        }
+        split_share_[arc.dst] += part;
+        split_latency_[arc.dst] = std::max(split_latency_[arc.dst], split_latency_[u] + arc.latency_s);
+      }
+    }
+    level.swap(next);
+  }
+}
+
 std::optional<double> RouteCache::ecmp_split(VertexId src, VertexId dst, double bytes,
                                              std::span<double> arc_bytes, std::vector<ArcId>& touched) {
-  const Network& net = *net_;
   if (src == dst) return 0.0;
   const auto apply = [&](const std::vector<std::pair<ArcId, double>>& shares) {
     for (const auto& [a, share] : shares) {
@@ -243,83 +340,79 @@ std::optional<double> RouteCache::ecmp_split(VertexId src, VertexId dst, double 
     return it->second.latency;
   }
   const std::vector<std::uint32_t>& dist = distances_to(dst);
-  const std::uint32_t L = dist[src];
-  if (L == kUnreached) return std::nullopt;
+  if (dist[src] == kUnreached) return std::nullopt;
   split_arcs_.clear();
-  if (split_stamp_.size() != net.vertex_count()) {
-    split_stamp_.assign(net.vertex_count(), 0);
-    split_share_.assign(net.vertex_count(), 0.0);
-    split_latency_.assign(net.vertex_count(), 0.0);
-    split_epoch_ = 0;
+  double latency = 0;
+  const std::uint32_t K = intermediate_groups(src, dst);
+  if (K == 0) {
+    split_walk(src, dist, 1.0, 0.0);
+    latency = split_latency_[dst];
   }
-  if (++split_epoch_ == 0) {  // wrapped: clear the stamps once every 2^32 transfers
-    std::fill(split_stamp_.begin(), split_stamp_.end(), 0);
-    split_epoch_ = 1;
-  }
-  // One level of the shortest-path DAG at a time: every vertex i hops from src passes its share
-  // on, split evenly over its arcs towards the vertices L - i - 1 hops from dst.
-  std::vector<VertexId>& level = frontier_a_;
-  std::vector<VertexId>& next = next_;
-  level.assign(1, src);
-  split_stamp_[src] = split_epoch_;
-  split_share_[src] = 1.0;
-  split_latency_[src] = 0.0;
-  for (std::uint32_t i = 0; i < L; ++i) {
-    next.clear();
-    for (VertexId u : level) {
-      std::uint32_t hops = 0;
-      for (ArcId a : net.out_arcs(u))
-        if (dist[net.arc(a).dst] == L - i - 1) ++hops;
-      const double share = split_share_[u] / hops;
-      for (ArcId a : net.out_arcs(u)) {
-        const Arc& arc = net.arc(a);
-        if (dist[arc.dst] != L - i - 1) continue;
-        split_arcs_.emplace_back(a, share);
-        if (split_stamp_[arc.dst] != split_epoch_) {
-          split_stamp_[arc.dst] = split_epoch_;
-          split_share_[arc.dst] = 0.0;
-          split_latency_[arc.dst] = 0.0;
-          next.push_back(arc.dst);
-        }
-        split_share_[arc.dst] += share;
-        split_latency_[arc.dst] = std::max(split_latency_[arc.dst], split_latency_[u] + arc.latency_s);
-      }
+  // Valiant: 1/K of the transfer to each intermediate group, then on from each router where its
+  // share entered that group.
+  std::vector<std::tuple<VertexId, double, double>> entries;
+  for (std::uint32_t t = 0; t < K; ++t) {
+    const std::vector<std::uint32_t>& to_k = distances_to_group(intermediate_group(src, dst, t));
+    if (to_k[src] == kUnreached) return std::nullopt;
+    split_walk(src, to_k, 1.0 / K, 0.0);
+    entries.clear();
+    for (VertexId e : frontier_a_) entries.emplace_back(e, split_share_[e], split_latency_[e]);
+    for (const auto& [e, share, arrival] : entries) {
+      if (dist[e] == kUnreached) return std::nullopt;
+      split_walk(e, dist, share, arrival);
+      latency = std::max(latency, split_latency_[dst]);
     }
-    level.swap(next);
   }
   apply(split_arcs_);
   if (split_memo_arcs_ + split_arcs_.size() <= kMaxSplitMemoArcs) {
     split_memo_arcs_ += split_arcs_.size();
-    split_memo_.emplace(key, EcmpShares{split_arcs_, split_latency_[dst]});
+    split_memo_.emplace(key, EcmpShares{split_arcs_, latency});
   }
-  return split_latency_[dst];
+  return latency;
+}
+
+namespace {
+std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+VertexId RouteCache::hashed_walk(VertexId u, const std::vector<std::uint32_t>& dist, std::uint64_t flow,
+                                 std::vector<ArcId>& path) {
+  const Network& net = *net_;
+  for (std::uint32_t left = dist[u]; left > 0; --left) {
+    candidates_.clear();
+    for (ArcId a : net.out_arcs(u))
+      if (dist[net.arc(a).dst] == left - 1) candidates_.push_back(a);
+    const ArcId pick = candidates_[mix64(flow ^ (static_cast<std::uint64_t>(u) * 0xc2b2ae3d27d4eb4fULL)) %
+                                   candidates_.size()];
+    path.push_back(pick);
+    u = net.arc(pick).dst;
+  }
+  return u;
 }
 
 std::optional<std::vector<ArcId>> RouteCache::hashed_path(VertexId src, VertexId dst) {
-  const Network& net = *net_;
   if (src == dst) return std::vector<ArcId>{};
   const std::vector<std::uint32_t>& dist = distances_to(dst);
   const std::uint32_t L = dist[src];
   if (L == kUnreached) return std::nullopt;
-  auto mix = [](std::uint64_t x) {  // splitmix64's finaliser
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  };
-  const std::uint64_t flow = mix((static_cast<std::uint64_t>(src) << 32) | dst);
+  const std::uint64_t flow = mix64((static_cast<std::uint64_t>(src) << 32) | dst);
   std::vector<ArcId> path;
   path.reserve(L);
   VertexId u = src;
-  for (std::uint32_t i = 0; i < L; ++i) {
-    candidates_.clear();
-    for (ArcId a : net.out_arcs(u))
-      if (dist[net.arc(a).dst] == L - i - 1) candidates_.push_back(a);
-    const ArcId pick =
-        candidates_[mix(flow ^ (static_cast<std::uint64_t>(u) * 0xc2b2ae3d27d4eb4fULL)) % candidates_.size()];
-    path.push_back(pick);
-    u = net.arc(pick).dst;
+  if (const std::uint32_t K = intermediate_groups(src, dst); K > 0) {
+    // Valiant: the flow's intermediate group from its own hash, reached first.
+    const std::uint32_t k = intermediate_group(src, dst, static_cast<std::uint32_t>(mix64(~flow) % K));
+    const std::vector<std::uint32_t>& to_k = distances_to_group(k);
+    if (to_k[src] == kUnreached) return std::nullopt;
+    u = hashed_walk(src, to_k, flow, path);
+    if (dist[u] == kUnreached) return std::nullopt;
   }
+  hashed_walk(u, dist, flow, path);
   return path;
 }
 
@@ -392,30 +485,59 @@ const std::vector<WeightedPath>& RouteCache::ecmp_paths(VertexId src, VertexId d
   if (src == dst) {
     paths.push_back(WeightedPath{{}, 1.0});
   } else {
-    // Depth-first enumeration of the shortest-path DAG towards dst (paths are at most the
-    // diameter long, so recursion depth is small).
+    // Depth-first enumeration of the shortest-path DAG towards the target of `d` (dst, or a
+    // Valiant intermediate group), calling at_end where it is reached (paths are at most the
+    // diameter long, so recursion depth is small). At most `cap` paths from `first` on.
     std::vector<ArcId> path;
-    auto visit = [&](auto&& self, VertexId v, double fraction) -> void {
-      if (paths.size() >= kMaxEcmpPaths) return;
-      if (v == dst) {
-        paths.push_back(WeightedPath{path, fraction});
+    std::size_t first = 0, cap = kMaxEcmpPaths;
+    auto visit = [&](auto&& self, const std::vector<std::uint32_t>& d, VertexId v, double fraction,
+                     auto&& at_end) -> void {
+      if (paths.size() >= first + cap) return;
+      if (d[v] == 0) {
+        at_end(v, fraction);
         return;
       }
       std::uint32_t hops = 0;
       for (ArcId a : net.out_arcs(v))
-        if (dist[net.arc(a).dst] + 1 == dist[v]) ++hops;
+        if (d[net.arc(a).dst] + 1 == d[v]) ++hops;
       for (ArcId a : net.out_arcs(v)) {
-        if (dist[net.arc(a).dst] + 1 != dist[v]) continue;
+        if (d[net.arc(a).dst] + 1 != d[v]) continue;
         path.push_back(a);
-        self(self, net.arc(a).dst, fraction / hops);
+        self(self, d, net.arc(a).dst, fraction / hops, at_end);
         path.pop_back();
       }
     };
-    visit(visit, src, 1.0);
-    double total = 0;
-    for (const auto& p : paths) total += p.fraction;
-    if (total < 1.0)
-      for (auto& p : paths) p.fraction /= total;
+    const auto keep = [&](VertexId, double fraction) { paths.push_back(WeightedPath{path, fraction}); };
+    // Rescales the paths from `first` on so that their fractions sum to `want`.
+    const auto rescale = [&](double want) {
+      double total = 0;
+      for (std::size_t i = first; i < paths.size(); ++i) total += paths[i].fraction;
+      if (total < want)
+        for (std::size_t i = first; i < paths.size(); ++i)
+          paths[i].fraction = paths[i].fraction / total * want;
+    };
+    const std::uint32_t K = intermediate_groups(src, dst);
+    if (K == 0) {
+      visit(visit, dist, src, 1.0, keep);
+      double total = 0;
+      for (const auto& p : paths) total += p.fraction;
+      if (total < 1.0)
+        for (auto& p : paths) p.fraction /= total;
+    }
+    // Valiant: per intermediate group, its leg-1 paths each continued by the leg-2 paths from
+    // the router where it entered the group.
+    cap = std::max<std::size_t>(1, kMaxEcmpPaths / std::max<std::uint32_t>(K, 1));
+    for (std::uint32_t t = 0; t < K; ++t) {
+      const std::vector<std::uint32_t>& to_k = distances_to_group(intermediate_group(src, dst, t));
+      if (to_k[src] == kUnreached)
+        throw BadInput("group " + std::to_string(intermediate_group(src, dst, t)) +
+                           " is unreachable from vertex " + std::to_string(src),
+                       "routing");
+      first = paths.size();
+      visit(visit, to_k, src, 1.0 / K,
+            [&](VertexId e, double fraction) { visit(visit, dist, e, fraction, keep); });
+      rescale(1.0 / K);
+    }
   }
   return ecmp_.emplace(key, std::move(paths)).first->second;
 }

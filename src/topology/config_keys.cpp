@@ -86,6 +86,10 @@ std::vector<KeySpec> config_keys() {
        checks::integer(1, 1 << 12)},
       {"topology.global_links_per_router", "2", "dragonfly: global ports per router",
        checks::integer(0, 1 << 12)},
+      {"topology.routing", "minimal",
+       "dragonfly only: minimal (shortest paths) or valiant (between groups, minimally to a random "
+       "intermediate group, then minimally on; Kim et al. 2008)",
+       checks::one_of({"minimal", "valiant"})},
       {"topology.oversubscription", "1", "fattree, rail: leaf down:up port ratio (1 = full bisection)",
        checks::number_in(1e-9, 1e9)},
       {"topology.fattree_tiers", "3", "fattree: 2 (leaf-spine) or 3 (k-ary fat-tree)", checks::integer(2, 3)},

@@ -48,6 +48,8 @@ Network build_dragonfly(const DragonflySpec& spec) {
   info.link_latency_s = lat;
   info.optical = "none";
   info.dragonfly_routers = a;
+  info.dragonfly_terminals = p;
+  info.routing = spec.valiant ? "valiant" : "minimal";
   b.set_info(std::move(info));
   return std::move(b).build();
 }

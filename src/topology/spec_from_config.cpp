@@ -292,6 +292,13 @@ FamilySpec dragonfly_from(const Config& c, const LinkClass* intra) {
   s.routers = get_u32(c, "topology.routers_per_group", 1, 1 << 12);
   s.terminals = get_u32(c, "topology.terminals_per_router", 1, 1 << 12);
   s.global_links = get_u32(c, "topology.global_links_per_router", 0, 1 << 12);
+  if (c.entry("topology.routing")) {
+    const std::string routing = to_lower(trim(c.get_string("topology.routing")));
+    if (routing != "minimal" && routing != "valiant")
+      throw BadInput("topology.routing must be minimal or valiant, got '" + routing + "'",
+                     c.where("topology.routing"));
+    s.valiant = routing == "valiant";
+  }
   s.link_bandwidth_Bps = c.get_bandwidth("topology.link_bandwidth");
   s.link_latency_s = c.get_time("topology.link_latency");
   s.server = server_spec_from_config(c, intra);
@@ -338,6 +345,9 @@ std::string family_name(const TopologySpec& spec) {
 
 TopologySpec topology_spec_from_config(const Config& config, const LinkClass* intra_defaults) {
   const std::string kind = config.get_string("topology.kind");
+  if (kind != "dragonfly" && explicitly_set(config, "topology.routing"))
+    throw BadInput("topology.routing applies to topology.kind = dragonfly only, not " + kind,
+                   config.where("topology.routing"));
   for (const auto& f : kFamilies)
     if (kind == f.name) {
       TopologySpec spec;

@@ -1,8 +1,13 @@
 #pragma once
 // Routing of point-to-point traffic on a Network: shortest paths by hop count (one path, ECMP
-// splitting over all shortest paths, or the k shortest loopless paths). A RouteCache belongs to
-// one network and one thread; it memoises paths and keeps scratch space so that repeated queries
-// (a ring over 16k members) do not allocate per query.
+// splitting over all shortest paths, or the k shortest loopless paths). On a dragonfly built with
+// topology.routing = valiant (TopologyInfo::routing) the ECMP queries (ecmp_split, hashed_path,
+// ecmp_paths) route traffic between two groups i != j by Valiant (Kim et al., ISCA 2008, Sec. 4):
+// on shortest paths to the nearest router of an intermediate group k (k != i, j), then on shortest
+// paths from there to the destination; the split takes every k evenly (expected load), a hashed
+// flow one k. Traffic inside a group, and every pair on a dragonfly of two groups, stays minimal. A
+// RouteCache belongs to one network and one thread; it memoises paths and keeps scratch space so that
+// repeated queries (a ring over 16k members) do not allocate per query.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -73,20 +78,34 @@ class RouteCache {
   // 0. Returns the latency of the slowest equal-cost path; nullopt when dst is unreachable. Walks
   // the shortest-path DAG level by level (its vertices merged), no path enumeration.
   // Memoised per (src, dst) as each arc's share (up to kMaxSplitMemoArcs shares in all), replayed
-  // in the walk's order: the same additions, bit for bit.
+  // in the walk's order: the same additions, bit for bit. Valiant: 1/(g-2) of the transfer per
+  // intermediate group k, each leg split as above; the latency is that of the slowest leg pair.
   std::optional<double> ecmp_split(VertexId src, VertexId dst, double bytes, std::span<double> arc_bytes,
                                    std::vector<ArcId>& touched);
 
   // The one equal-cost path a hashing ECMP fabric gives the flow src->dst: at every vertex u on
   // the way, a hash of (src, dst, u) picks among the next hops that stay on a shortest path (each
   // switch hashes the same header with its own seed). Deterministic; nullopt when unreachable.
+  // Valiant: the intermediate group from the same hash, then both legs hashed hop by hop.
   std::optional<std::vector<ArcId>> hashed_path(VertexId src, VertexId dst);
 
   // Per-hop ECMP: at every vertex the traffic splits evenly over the out-arcs that stay on a
   // shortest path to dst. Memoised per (src, dst). Throws BadInput when dst is unreachable.
   // At most kMaxEcmpPaths paths are enumerated (depth first); past that the enumerated ones are
-  // rescaled so that their fractions still sum to 1.
+  // rescaled so that their fractions still sum to 1. Valiant: for every intermediate group k the
+  // leg-1 paths each followed by the leg-2 paths from where it enters k, fractions multiplied,
+  // 1/(g-2) per k (at most max(1, kMaxEcmpPaths / (g-2)) paths per k, rescaled likewise).
   const std::vector<WeightedPath>& ecmp_paths(VertexId src, VertexId dst);
+
+  // Valiant's intermediate groups for src->dst: 0 when the pair routes minimally (not a Valiant
+  // dragonfly, fewer than 3 groups, or src and dst in one group), else g - 2.
+  std::uint32_t intermediate_groups(VertexId src, VertexId dst) const;
+  // The t-th of them (t < intermediate_groups(src, dst)): the groups other than src's and dst's,
+  // in increasing order.
+  std::uint32_t intermediate_group(VertexId src, VertexId dst, std::uint32_t t) const;
+  // Hop distance from every vertex to the nearest router of dragonfly group k (0 at its routers).
+  // Memoised per group.
+  const std::vector<std::uint32_t>& distances_to_group(std::uint32_t k);
 
   // ECMP paths as flows carrying `bytes` in `stage`.
   std::vector<Flow> ecmp_flows(VertexId src, VertexId dst, double bytes, std::uint32_t stage = 0);
@@ -113,6 +132,15 @@ class RouteCache {
 
  private:
   void ensure_scratch();
+  std::uint32_t group_of(VertexId v) const;
+  // ecmp_split()'s walk down `dist` (hop distances to dst or to a group) from src, which carries
+  // `share` of the transfer and has seen `latency`: appends each arc's share to split_arcs_ and
+  // leaves in frontier_a_ the vertices reached at distance 0, their shares and slowest arrival
+  // latencies in split_share_ and split_latency_.
+  void split_walk(VertexId src, const std::vector<std::uint32_t>& dist, double share, double latency);
+  // hashed_path()'s walk down `dist` from u, appending to path; returns the vertex reached.
+  VertexId hashed_walk(VertexId u, const std::vector<std::uint32_t>& dist, std::uint64_t flow,
+                       std::vector<ArcId>& path);
   // Bidirectional BFS by whole levels; returns the hop length (UINT32_MAX when unreachable) and
   // an arc where the searches met, leaving stamps, depths and parents for the current epoch.
   std::uint32_t bidirectional_search(VertexId src, VertexId dst, ArcId& meet_arc);
@@ -145,6 +173,10 @@ class RouteCache {
   std::size_t split_memo_arcs_ = 0;
   std::vector<std::pair<ArcId, double>> split_arcs_;  // the walk's shares before they are kept
   std::vector<double> arc_scratch_;                   // zeroed_arc_scratch()
+  // Valiant dragonfly (TopologyInfo::routing == "valiant", 3 or more groups): its groups, routers
+  // per group and servers per group; valiant_groups_ == 0 otherwise.
+  std::uint32_t valiant_groups_ = 0, group_routers_ = 0, group_servers_ = 0;
+  std::vector<std::vector<std::uint32_t>> group_dist_;  // distances_to_group(), per group
 };
 
 // The k shortest loopless paths src->dst by hop count (Yen's algorithm), shortest first, ties

@@ -115,7 +115,9 @@ std::uint32_t rail_auto_radix(const RailSpec& spec);
 // `global_links` global ports per router. Global port k of group i (router k / global_links) goes
 // to group i + (k mod (groups-1)) + 1 (mod groups), so every pair of groups gets
 // routers x global_links / (groups - 1) links (which must divide); groups = 0 is the balanced
-// maximum, routers x global_links + 1, one link per pair of groups.
+// maximum, routers x global_links + 1, one link per pair of groups. `valiant`: topology.routing =
+// valiant (Kim et al. Sec. 4: traffic between groups goes minimally to a random intermediate group,
+// then minimally on), carried on the network as TopologyInfo::routing; false: minimal.
 struct DragonflySpec {
   std::uint32_t groups = 0;
   std::uint32_t routers = 4;
@@ -123,6 +125,7 @@ struct DragonflySpec {
   std::uint32_t global_links = 2;
   double link_bandwidth_Bps = 0;
   double link_latency_s = 0;
+  bool valiant = false;
   ServerSpec server;
   bool operator==(const DragonflySpec&) const = default;
 };

@@ -73,9 +73,13 @@ struct TopologyInfo {
   std::uint32_t rails = 0;
   std::uint32_t planes = 0;
   std::string rail_spine;
-  // dragonfly: routers per group (switch vertex v is router v - compute_count() of group
-  // (v - compute_count()) / dragonfly_routers); the cost model tells intra-group from global links.
+  // dragonfly: routers per group and servers per router (server s is in group
+  // s / (routers x terminals), router compute_count() + r in group r / routers), and
+  // topology.routing, "minimal" or "valiant" (collective/routing.hpp); empty elsewhere. The cost model
+  // tells intra-group from global links by the routers' groups.
   std::uint32_t dragonfly_routers = 0;
+  std::uint32_t dragonfly_terminals = 0;
+  std::string routing;
 };
 
 class Network {

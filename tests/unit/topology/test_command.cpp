@@ -63,6 +63,26 @@ TEST_F(TopologyCommand, JsonAndFileRoundTrip) {
   EXPECT_EQ(jb.at("cost_usd"), ja.at("cost_usd"));
 }
 
+TEST_F(TopologyCommand, DragonflyRoutingOnAnotherFamilyExitsTwoNamingTheKey) {
+  // topology.routing = valiant belongs to the dragonfly; on a fat-tree it is bad input, and the
+  // message (stderr) names the key.
+  const std::string cmd = std::string(TOPOSWEEP_BINARY) +
+                          " topology --set topology.kind=fattree --set topology.servers=16"
+                          " --set topology.routing=valiant 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int st = pclose(p);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 2) << out;
+  EXPECT_THAT(out, ::testing::HasSubstr("toposweep: error:"));
+  EXPECT_THAT(out, ::testing::HasSubstr("topology.routing"));
+  const CommandRun ok = run_topology("--set topology.kind=dragonfly --set topology.routing=valiant --json");
+  EXPECT_EQ(ok.status, 0);
+}
+
 TEST_F(TopologyCommand, BadInputExitsTwoAndLeavesOutputAlone) {
   const std::string file = dir_ + "/keep.txt";
   { std::ofstream(file) << "keep\n"; }

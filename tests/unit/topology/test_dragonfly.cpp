@@ -100,5 +100,33 @@ TEST(Dragonfly, ConfigReadsItsKeysAndChecksServers) {
   EXPECT_THROW(topology_spec_from_config(bad), InvalidDesign);
 }
 
+TEST(Dragonfly, RoutingKeyIsCarriedAndDragonflyOnly) {
+  // topology.routing: minimal by default, valiant when asked, on the built network's info (what
+  // collective routing reads); a different value, or the key on any other family, is bad input
+  // that names the key.
+  const auto built = [](std::initializer_list<std::pair<const char*, const char*>> kv) {
+    return build_network(topology_spec_from_config(test::topology_config(kv)));
+  };
+  EXPECT_EQ(built({{"topology.kind", "dragonfly"}}).info().routing, "minimal");
+  EXPECT_EQ(built({{"topology.kind", "dragonfly"}, {"topology.routing", "minimal"}}).info().routing,
+            "minimal");
+  EXPECT_EQ(built({{"topology.kind", "dragonfly"}, {"topology.routing", "valiant"}}).info().routing,
+            "valiant");
+  EXPECT_EQ(built({{"topology.kind", "fattree"}, {"topology.servers", "16"}}).info().routing, "");
+  for (const char* kind : {"fattree", "switch", "rail", "torus"}) {
+    SCOPED_TRACE(kind);
+    const std::string text = test::bad_input_text([&] {
+      topology_spec_from_config(
+          test::topology_config({{"topology.kind", kind}, {"topology.routing", "valiant"}}));
+    });
+    EXPECT_NE(text.find("topology.routing"), std::string::npos) << text;
+    EXPECT_NE(text.find("dragonfly"), std::string::npos) << text;
+  }
+  const std::string text = test::bad_input_text([] {
+    test::topology_config({{"topology.kind", "dragonfly"}, {"topology.routing", "ugal"}});
+  });
+  EXPECT_NE(text.find("topology.routing"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace toposweep::topology
