@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <queue>
 #include <regex>
-#include <set>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -66,6 +65,11 @@ class Strings {
     ids_.emplace(pool_.emplace_back(s), id);
     return id;
   }
+  // The same, trying `hint` first (the id this place held last time) and leaving the id there.
+  std::uint32_t intern(std::string_view s, std::uint32_t& hint) {
+    if (pool_[hint] != s) hint = intern(s);
+    return hint;
+  }
   const std::string& operator[](std::uint32_t id) const { return pool_[id]; }
 
  private:
@@ -121,18 +125,23 @@ struct RankTrace {
   bool holds(std::uint64_t id) const { return std::binary_search(ids.begin(), ids.end(), id); }
 };
 
-// Copies a message's attributes into the trace (names interned; `cache` remembers the name met at
-// each place last time: a trace's nodes list them in the same order).
+// The ids of the strings met at each place of the last message of a kind (the nodes of one type
+// list their attributes in one order, often with the same names and values).
+struct Hints {
+  std::uint32_t name = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> attrs;  // name, string value
+};
+
+// Copies a message's attributes into the trace (names and strings interned).
 void add_attrs(const google::protobuf::RepeatedPtrField<pb::AttributeProto>& in, RankTrace& r,
-               Strings& strings, std::vector<std::uint32_t>& cache) {
-  if (cache.size() < static_cast<std::size_t>(in.size())) cache.resize(in.size(), 0);
+               Strings& strings, Hints& hints) {
+  if (hints.attrs.size() < static_cast<std::size_t>(in.size())) hints.attrs.resize(in.size(), {0, 0});
   std::size_t at = 0;
   for (const pb::AttributeProto& a : in) {
     Attr& x = r.attrs.emplace_back();
     const std::string& name = a.name();
-    std::uint32_t& hint = cache[at++];
-    if (strings[hint] != name) hint = strings.intern(name);
-    x.name = hint;
+    auto& [name_hint, value_hint] = hints.attrs[at++];
+    x.name = strings.intern(name, name_hint);
     x.kind = a.value_case();
     switch (x.kind) {
       case pb::AttributeProto::kDoubleVal:
@@ -154,7 +163,7 @@ void add_attrs(const google::protobuf::RepeatedPtrField<pb::AttributeProto>& in,
         x.v.u64 = a.bool_val() ? 1 : 0;
         break;
       case pb::AttributeProto::kStringVal:
-        x.v.str = strings.intern(a.string_val());
+        x.v.str = strings.intern(a.string_val(), value_hint);
         break;
       case pb::AttributeProto::kUint64List:
         x.v.list[0] = static_cast<std::uint32_t>(r.u64s.size());
@@ -174,7 +183,16 @@ void add_attrs(const google::protobuf::RepeatedPtrField<pb::AttributeProto>& in,
 
 // The messages of one file: varint length, message, ... (Chakra's protolib decodeMessage). Each
 // message is parsed into one reused pb::Node and copied out: only what the importer reads is kept.
-RankTrace read_trace(const fs::path& file, Strings& strings) {
+// What reading one job's files reuses from file to file.
+struct Reader {
+  Strings strings;
+  pb::Node node;                           // parsed into, message after message
+  std::unordered_set<std::uint64_t> seen;  // the node ids of the file
+  std::array<Hints, 8> hints;              // by node type
+};
+
+RankTrace read_trace(const fs::path& file, Reader& reader) {
+  Strings& strings = reader.strings;
   RankTrace r;
   r.file = file;
   r.strings = &strings;
@@ -188,9 +206,8 @@ RankTrace read_trace(const fs::path& file, Strings& strings) {
     data.append(chunk, static_cast<std::size_t>(f.gcount()));
   std::size_t pos = 0;
   bool first = true;
-  thread_local pb::Node n;
-  thread_local std::unordered_set<std::uint64_t> seen;
-  thread_local std::vector<std::uint32_t> cache;
+  pb::Node& n = reader.node;
+  std::unordered_set<std::uint64_t>& seen = reader.seen;
   seen.clear();
   while (pos < data.size()) {
     const std::size_t at = pos;
@@ -225,8 +242,8 @@ RankTrace read_trace(const fs::path& file, Strings& strings) {
       if (!meta.ParseFromArray(body, static_cast<int>(len)))
         bad("the GlobalMetadata message does not parse", file, kNoNode, "GlobalMetadata");
       r.meta_attrs = static_cast<std::uint32_t>(r.attrs.size());
-      std::vector<std::uint32_t> meta_cache;
-      add_attrs(meta.attr(), r, strings, meta_cache);
+      Hints meta_hints;
+      add_attrs(meta.attr(), r, strings, meta_hints);
       r.meta_count = static_cast<std::uint32_t>(r.attrs.size()) - r.meta_attrs;
       first = false;
       continue;
@@ -239,9 +256,10 @@ RankTrace read_trace(const fs::path& file, Strings& strings) {
     x.id = n.id();
     x.duration_micros = n.duration_micros();
     x.type = n.type();
-    x.name = strings.intern(n.name());
+    Hints& h = reader.hints[x.type >= 0 && x.type < 8 ? x.type : 0];
+    x.name = strings.intern(n.name(), h.name);
     x.attrs = static_cast<std::uint32_t>(r.attrs.size());
-    add_attrs(n.attr(), r, strings, cache);
+    add_attrs(n.attr(), r, strings, h);
     x.attr_count = static_cast<std::uint32_t>(r.attrs.size()) - x.attrs;
     x.data_deps = static_cast<std::uint32_t>(r.u64s.size());
     x.data_count = static_cast<std::uint32_t>(n.data_deps_size());
@@ -354,11 +372,16 @@ NodeClass class_of(const NodeView& v) {
 
 // pg_names order numerically when they are numbers (toposweep's and PyTorch's), else as text.
 struct PgLess {
+  static std::uint64_t value(const std::string& digits) {  // fewer than 19: no overflow
+    std::uint64_t v = 0;
+    for (const char c : digits) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    return v;
+  }
   bool operator()(const std::string& a, const std::string& b) const {
     const bool na = !a.empty() && a.size() < 19 && std::all_of(a.begin(), a.end(), ::isdigit);
     const bool nb = !b.empty() && b.size() < 19 && std::all_of(b.begin(), b.end(), ::isdigit);
     if (na != nb) return na;
-    if (na) return std::stoull(a) < std::stoull(b);
+    if (na) return value(a) < value(b);
     return a < b;
   }
 };
@@ -401,9 +424,10 @@ IterationPlan read_chakra(const fs::path& dir) {
                      "chakra trace " + dir.string());
 
   std::vector<RankTrace> traces;
-  Strings strings;
+  Reader reader;
+  const Strings& strings = reader.strings;
   traces.reserve(gpus);
-  for (const auto& [rank, path] : by_rank) traces.push_back(read_trace(path, strings));
+  for (const auto& [rank, path] : by_rank) traces.push_back(read_trace(path, reader));
 
   // Communicator groups, when the directory has ASTRA-sim's file: their ring order.
   std::map<std::string, std::vector<std::uint32_t>, PgLess> comm_groups;
@@ -477,20 +501,23 @@ IterationPlan read_chakra(const fs::path& dir) {
   // ones.
   std::map<std::uint64_t, std::vector<std::uint64_t>> deps_of;
   for (auto& [id, m] : merged) {
-    std::set<std::uint64_t> d;
+    std::vector<std::uint64_t> d;
     for (const auto& [rank, node] : m.holders) {
       const NodeView v{traces[rank], *node};
       const auto data = traces[rank].data_deps(*node);
-      d.insert(data.begin(), data.end());
+      bool self = std::find(data.begin(), data.end(), id) != data.end();
+      d.insert(d.end(), data.begin(), data.end());
       if (const auto* remote = v.get(kRemoteDeps, pb::AttributeProto::kUint64List))
         for (std::uint64_t r : traces[rank].u64_list(*remote)) {
           if (!merged.count(r))
             v.fail("depends on node " + std::to_string(r) + ", which no rank's file holds", kRemoteDeps);
-          d.insert(r);
+          self = self || r == id;
+          d.push_back(r);
         }
-      if (d.count(id)) v.fail("depends on itself", "data_deps");
+      if (self) v.fail("depends on itself", "data_deps");
     }
-    deps_of[id].assign(d.begin(), d.end());
+    std::sort(d.begin(), d.end());
+    deps_of[id].assign(d.begin(), std::unique(d.begin(), d.end()));
   }
 
   // Task order: dependencies first, else by node id (a toposweep trace keeps its task ids).
