@@ -55,8 +55,7 @@ struct Key {
 class Strings {
  public:
   Strings() {
-    for (std::string_view n : kKnownNames)
-      if (!n.empty()) intern(n);
+    for (std::string_view n : kKnownNames) intern(n);
   }
   std::uint32_t intern(std::string_view s) {
     const auto it = ids_.find(s);
@@ -181,8 +180,6 @@ void add_attrs(const google::protobuf::RepeatedPtrField<pb::AttributeProto>& in,
   }
 }
 
-// The messages of one file: varint length, message, ... (Chakra's protolib decodeMessage). Each
-// message is parsed into one reused pb::Node and copied out: only what the importer reads is kept.
 // What reading one job's files reuses from file to file.
 struct Reader {
   Strings strings;
@@ -191,6 +188,8 @@ struct Reader {
   std::array<Hints, 8> hints;              // by node type
 };
 
+// The messages of one file: varint length, message, ... (Chakra's protolib decodeMessage). Each
+// message is parsed into the reader's pb::Node and copied out: only what the importer reads is kept.
 RankTrace read_trace(const fs::path& file, Reader& reader) {
   Strings& strings = reader.strings;
   RankTrace r;
