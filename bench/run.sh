@@ -30,3 +30,9 @@ case "strategy_search" in *"$filter"*)
   bash bench/strategy_search.sh
   ;;
 esac
+# The Chakra trace import at issue 30's scale (1,024 ranks, 1,003,456 nodes; about 10 s with the export).
+case "chakra_import" in *"$filter"*)
+  echo "== chakra_import (GPT-3 175B on 1,024 A100, exported and read back)"
+  bash bench/chakra_import.sh
+  ;;
+esac

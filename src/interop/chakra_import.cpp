@@ -1,13 +1,16 @@
 // Reads a directory of Chakra execution traces (one per rank) back into an iteration plan.
 #include <algorithm>
+#include <array>
+#include <deque>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <queue>
 #include <regex>
-#include <set>
-#include <sstream>
+#include <span>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "chakra_et.pb.h"
 #include "chakra_format.hpp"
@@ -32,24 +35,179 @@ constexpr std::uint32_t kUnsetStream = std::numeric_limits<std::uint32_t>::max()
   throw BadInput(what, where);
 }
 
-struct RankTrace {
-  fs::path file;
-  pb::GlobalMetadata meta;
-  std::vector<pb::Node> nodes;
-  std::map<std::uint64_t, std::size_t> index;  // node id -> position in nodes
+// Every attribute name the importer looks up, interned first so that its id is its place here.
+constexpr std::array kKnownNames{
+    kIsCpuOp, kNumOps,  kCommType, kCommSize,   kCommSrc, kCommDst, kCommTag,     kPgName, kDuration,
+    kFlops,   kBytes,   kRepeat,   kStream,     kPhase,   kPurpose, kStage,       kLayer,  kMicrobatch,
+    kLabel,   kMutable, kAxis,     kRemoteDeps, kRank,    kGpus,    kStreams,     kLabels, kGlobalBatch,
+    kMemory,  kDp,      kTp,       kPp,         kCp,      kEp,      kMicrobatches};
+
+// An attribute name as looked up: its interned id (fixed at compile time) and its text.
+struct Key {
+  std::uint32_t id;
+  std::string_view name;
+  consteval Key(std::string_view n) : id(0), name(n) {  // NOLINT: implicit on purpose
+    while (kKnownNames[id] != n) ++id;                  // not a known name: not a constant expression
+  }
 };
 
-// The messages of one file: varint length, message, ... (Chakra's protolib decodeMessage).
-RankTrace read_trace(const fs::path& file) {
+// Interned strings: attribute names, node names, string values (a job's ranks repeat them).
+class Strings {
+ public:
+  Strings() {
+    for (std::string_view n : kKnownNames) intern(n);
+  }
+  std::uint32_t intern(std::string_view s) {
+    const auto it = ids_.find(s);
+    if (it != ids_.end()) return it->second;
+    const auto id = static_cast<std::uint32_t>(pool_.size());
+    ids_.emplace(pool_.emplace_back(s), id);
+    return id;
+  }
+  // The same, trying `hint` first (the id this place held last time) and leaving the id there.
+  std::uint32_t intern(std::string_view s, std::uint32_t& hint) {
+    if (pool_[hint] != s) hint = intern(s);
+    return hint;
+  }
+  const std::string& operator[](std::uint32_t id) const { return pool_[id]; }
+
+ private:
+  std::deque<std::string> pool_;  // stable addresses: ids_ views them
+  std::unordered_map<std::string_view, std::uint32_t> ids_;
+};
+
+// One attribute as read: its interned name, which value it holds, the value (lists and strings
+// live in the trace's pools).
+struct Attr {
+  std::uint32_t name = 0;
+  pb::AttributeProto::ValueCase kind = pb::AttributeProto::VALUE_NOT_SET;
+  union {
+    double f64;
+    std::int64_t i64;
+    std::uint64_t u64;
+    std::uint32_t str;      // interned string
+    std::uint32_t list[2];  // begin and size in the trace's u64s or strs
+  } v = {.u64 = 0};
+};
+
+// One node as read: what the rest of the importer uses of a pb::Node.
+struct NodeRec {
+  std::uint64_t id = 0;
+  std::uint64_t duration_micros = 0;
+  pb::NodeType type = pb::INVALID_NODE;
+  std::uint32_t name = 0;                                                      // interned
+  std::uint32_t attrs = 0, attr_count = 0;                                     // in the trace's attrs
+  std::uint32_t data_deps = 0, data_count = 0, ctrl_deps = 0, ctrl_count = 0;  // in u64s
+};
+
+struct RankTrace {
+  fs::path file;
+  const Strings* strings = nullptr;
+  std::uint32_t meta_attrs = 0, meta_count = 0;  // the GlobalMetadata's, in attrs
+  std::vector<NodeRec> nodes;
+  std::vector<Attr> attrs;
+  std::vector<std::uint64_t> u64s;
+  std::vector<std::uint32_t> strs;
+  std::vector<std::uint64_t> ids;  // the nodes' ids, sorted
+
+  std::span<const Attr> meta_attr() const { return {attrs.data() + meta_attrs, meta_count}; }
+  std::span<const Attr> attr(const NodeRec& n) const { return {attrs.data() + n.attrs, n.attr_count}; }
+  std::span<const std::uint64_t> data_deps(const NodeRec& n) const {
+    return {u64s.data() + n.data_deps, n.data_count};
+  }
+  std::span<const std::uint64_t> ctrl_deps(const NodeRec& n) const {
+    return {u64s.data() + n.ctrl_deps, n.ctrl_count};
+  }
+  std::span<const std::uint64_t> u64_list(const Attr& a) const {
+    return {u64s.data() + a.v.list[0], a.v.list[1]};
+  }
+  bool holds(std::uint64_t id) const { return std::binary_search(ids.begin(), ids.end(), id); }
+};
+
+// The ids of the strings met at each place of the last message of a kind (the nodes of one type
+// list their attributes in one order, often with the same names and values).
+struct Hints {
+  std::uint32_t name = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> attrs;  // name, string value
+};
+
+// Copies a message's attributes into the trace (names and strings interned).
+void add_attrs(const google::protobuf::RepeatedPtrField<pb::AttributeProto>& in, RankTrace& r,
+               Strings& strings, Hints& hints) {
+  if (hints.attrs.size() < static_cast<std::size_t>(in.size())) hints.attrs.resize(in.size(), {0, 0});
+  std::size_t at = 0;
+  for (const pb::AttributeProto& a : in) {
+    Attr& x = r.attrs.emplace_back();
+    const std::string& name = a.name();
+    auto& [name_hint, value_hint] = hints.attrs[at++];
+    x.name = strings.intern(name, name_hint);
+    x.kind = a.value_case();
+    switch (x.kind) {
+      case pb::AttributeProto::kDoubleVal:
+        x.v.f64 = a.double_val();
+        break;
+      case pb::AttributeProto::kInt32Val:
+        x.v.i64 = a.int32_val();
+        break;
+      case pb::AttributeProto::kInt64Val:
+        x.v.i64 = a.int64_val();
+        break;
+      case pb::AttributeProto::kUint32Val:
+        x.v.u64 = a.uint32_val();
+        break;
+      case pb::AttributeProto::kUint64Val:
+        x.v.u64 = a.uint64_val();
+        break;
+      case pb::AttributeProto::kBoolVal:
+        x.v.u64 = a.bool_val() ? 1 : 0;
+        break;
+      case pb::AttributeProto::kStringVal:
+        x.v.str = strings.intern(a.string_val(), value_hint);
+        break;
+      case pb::AttributeProto::kUint64List:
+        x.v.list[0] = static_cast<std::uint32_t>(r.u64s.size());
+        x.v.list[1] = static_cast<std::uint32_t>(a.uint64_list().values_size());
+        r.u64s.insert(r.u64s.end(), a.uint64_list().values().begin(), a.uint64_list().values().end());
+        break;
+      case pb::AttributeProto::kStringList:
+        x.v.list[0] = static_cast<std::uint32_t>(r.strs.size());
+        x.v.list[1] = static_cast<std::uint32_t>(a.string_list().values_size());
+        for (const std::string& s : a.string_list().values()) r.strs.push_back(strings.intern(s));
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+// What reading one job's files reuses from file to file.
+struct Reader {
+  Strings strings;
+  pb::Node node;                           // parsed into, message after message
+  std::unordered_set<std::uint64_t> seen;  // the node ids of the file
+  std::array<Hints, 8> hints;              // by node type
+};
+
+// The messages of one file: varint length, message, ... (Chakra's protolib decodeMessage). Each
+// message is parsed into the reader's pb::Node and copied out: only what the importer reads is kept.
+RankTrace read_trace(const fs::path& file, Reader& reader) {
+  Strings& strings = reader.strings;
   RankTrace r;
   r.file = file;
+  r.strings = &strings;
   std::ifstream f(file, std::ios::binary);
   if (!f) bad("cannot read the trace file", file, kNoNode, "");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  const std::string data = ss.str();
+  std::string data;
+  std::error_code ec;
+  if (const auto size = fs::file_size(file, ec); !ec) data.reserve(size);
+  char chunk[1 << 16];
+  while (f.read(chunk, sizeof chunk) || f.gcount() > 0)
+    data.append(chunk, static_cast<std::size_t>(f.gcount()));
   std::size_t pos = 0;
   bool first = true;
+  pb::Node& n = reader.node;
+  std::unordered_set<std::uint64_t>& seen = reader.seen;
+  seen.clear();
   while (pos < data.size()) {
     const std::size_t at = pos;
     std::uint64_t len = 0;
@@ -64,107 +222,135 @@ RankTrace read_trace(const fs::path& file) {
         break;
       }
     }
-    const std::uint64_t after = r.nodes.empty() ? kNoNode : r.nodes.back().id();
-    const std::string which =
-        first ? "the GlobalMetadata" : "the message after node " + std::to_string(after);
+    const auto which = [&] {
+      return first
+                 ? std::string("the GlobalMetadata")
+                 : "the message after node " + std::to_string(r.nodes.empty() ? kNoNode : r.nodes.back().id);
+    };
     if (!done)
-      bad("bad varint length prefix at byte " + std::to_string(at) + " (" + which + ")", file, kNoNode,
+      bad("bad varint length prefix at byte " + std::to_string(at) + " (" + which() + ")", file, kNoNode,
           "length prefix");
     if (len > data.size() - pos)
-      bad("message at byte " + std::to_string(at) + " (" + which + ") claims " + std::to_string(len) +
+      bad("message at byte " + std::to_string(at) + " (" + which() + ") claims " + std::to_string(len) +
               " bytes but only " + std::to_string(data.size() - pos) + " remain",
           file, kNoNode, "length prefix");
     const char* body = data.data() + pos;
     pos += len;
     if (first) {
-      if (!r.meta.ParseFromArray(body, static_cast<int>(len)))
+      pb::GlobalMetadata meta;
+      if (!meta.ParseFromArray(body, static_cast<int>(len)))
         bad("the GlobalMetadata message does not parse", file, kNoNode, "GlobalMetadata");
+      r.meta_attrs = static_cast<std::uint32_t>(r.attrs.size());
+      Hints meta_hints;
+      add_attrs(meta.attr(), r, strings, meta_hints);
+      r.meta_count = static_cast<std::uint32_t>(r.attrs.size()) - r.meta_attrs;
       first = false;
       continue;
     }
-    pb::Node n;
     if (!n.ParseFromArray(body, static_cast<int>(len)))
-      bad("a Node message at byte " + std::to_string(at) + " (" + which + ") does not parse", file, kNoNode,
+      bad("a Node message at byte " + std::to_string(at) + " (" + which() + ") does not parse", file, kNoNode,
           "Node");
-    if (!r.index.emplace(n.id(), r.nodes.size()).second) bad("duplicate node id", file, n.id(), "id");
-    r.nodes.push_back(std::move(n));
+    if (!seen.insert(n.id()).second) bad("duplicate node id", file, n.id(), "id");
+    NodeRec& x = r.nodes.emplace_back();
+    x.id = n.id();
+    x.duration_micros = n.duration_micros();
+    x.type = n.type();
+    Hints& h = reader.hints[x.type >= 0 && x.type < 8 ? x.type : 0];
+    x.name = strings.intern(n.name(), h.name);
+    x.attrs = static_cast<std::uint32_t>(r.attrs.size());
+    add_attrs(n.attr(), r, strings, h);
+    x.attr_count = static_cast<std::uint32_t>(r.attrs.size()) - x.attrs;
+    x.data_deps = static_cast<std::uint32_t>(r.u64s.size());
+    x.data_count = static_cast<std::uint32_t>(n.data_deps_size());
+    r.u64s.insert(r.u64s.end(), n.data_deps().begin(), n.data_deps().end());
+    x.ctrl_deps = static_cast<std::uint32_t>(r.u64s.size());
+    x.ctrl_count = static_cast<std::uint32_t>(n.ctrl_deps_size());
+    r.u64s.insert(r.u64s.end(), n.ctrl_deps().begin(), n.ctrl_deps().end());
   }
   if (first) bad("empty trace: no GlobalMetadata", file, kNoNode, "GlobalMetadata");
+  r.ids.reserve(r.nodes.size());
+  for (const NodeRec& x : r.nodes) r.ids.push_back(x.id);
+  std::sort(r.ids.begin(), r.ids.end());
+  r.nodes.shrink_to_fit();
+  r.attrs.shrink_to_fit();
+  r.u64s.shrink_to_fit();
+  r.strs.shrink_to_fit();
   return r;
 }
 
-const pb::AttributeProto* find_attr(const google::protobuf::RepeatedPtrField<pb::AttributeProto>& attrs,
-                                    std::string_view name) {
-  for (const auto& a : attrs)
-    if (a.name() == name) return &a;
+const Attr* find_attr(std::span<const Attr> attrs, Key name) {
+  for (const Attr& a : attrs)
+    if (a.name == name.id) return &a;
   return nullptr;
 }
 
 // A typed attribute: absent -> nullopt; present with another type -> BadInput.
 struct NodeView {
   const RankTrace& trace;
-  const pb::Node& node;
+  const NodeRec& node;
 
-  const pb::AttributeProto* get(std::string_view name, pb::AttributeProto::ValueCase want) const {
-    const pb::AttributeProto* a = find_attr(node.attr(), name);
-    if (a && a->value_case() != want) bad("attribute of an unexpected type", trace.file, node.id(), name);
+  const Attr* get(Key name, pb::AttributeProto::ValueCase want) const {
+    const Attr* a = find_attr(trace.attr(node), name);
+    if (a && a->kind != want) bad("attribute of an unexpected type", trace.file, node.id, name.name);
     return a;
   }
-  std::optional<std::int64_t> i64(std::string_view name) const {
+  std::optional<std::int64_t> i64(Key name) const {
     const auto* a = get(name, pb::AttributeProto::kInt64Val);
-    return a ? std::optional<std::int64_t>(a->int64_val()) : std::nullopt;
+    return a ? std::optional<std::int64_t>(a->v.i64) : std::nullopt;
   }
-  std::optional<std::int32_t> i32(std::string_view name) const {
+  std::optional<std::int32_t> i32(Key name) const {
     const auto* a = get(name, pb::AttributeProto::kInt32Val);
-    return a ? std::optional<std::int32_t>(a->int32_val()) : std::nullopt;
+    return a ? std::optional<std::int32_t>(static_cast<std::int32_t>(a->v.i64)) : std::nullopt;
   }
-  std::optional<std::uint32_t> u32(std::string_view name) const {
+  std::optional<std::uint32_t> u32(Key name) const {
     const auto* a = get(name, pb::AttributeProto::kUint32Val);
-    return a ? std::optional<std::uint32_t>(a->uint32_val()) : std::nullopt;
+    return a ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(a->v.u64)) : std::nullopt;
   }
-  std::optional<double> f64(std::string_view name) const {
+  std::optional<double> f64(Key name) const {
     const auto* a = get(name, pb::AttributeProto::kDoubleVal);
-    return a ? std::optional<double>(a->double_val()) : std::nullopt;
+    return a ? std::optional<double>(a->v.f64) : std::nullopt;
   }
-  std::optional<bool> boolean(std::string_view name) const {
+  std::optional<bool> boolean(Key name) const {
     const auto* a = get(name, pb::AttributeProto::kBoolVal);
-    return a ? std::optional<bool>(a->bool_val()) : std::nullopt;
+    return a ? std::optional<bool>(a->v.u64 != 0) : std::nullopt;
   }
-  std::optional<std::string> str(std::string_view name) const {
+  std::optional<std::string> str(Key name) const {
     const auto* a = get(name, pb::AttributeProto::kStringVal);
-    return a ? std::optional<std::string>(a->string_val()) : std::nullopt;
+    return a ? std::optional<std::string>((*trace.strings)[a->v.str]) : std::nullopt;
   }
   [[noreturn]] void fail(const std::string& what, std::string_view field) const {
-    bad(what, trace.file, node.id(), field);
+    bad(what, trace.file, node.id, field);
   }
 };
 
-std::optional<std::uint32_t> meta_u32(const RankTrace& t, std::string_view name) {
-  const pb::AttributeProto* a = find_attr(t.meta.attr(), name);
+std::optional<std::uint32_t> meta_u32(const RankTrace& t, Key name) {
+  const Attr* a = find_attr(t.meta_attr(), name);
   if (!a) return std::nullopt;
-  if (a->value_case() != pb::AttributeProto::kUint32Val)
-    bad("attribute of an unexpected type", t.file, kNoNode, "GlobalMetadata " + std::string(name));
-  return a->uint32_val();
+  if (a->kind != pb::AttributeProto::kUint32Val)
+    bad("attribute of an unexpected type", t.file, kNoNode, "GlobalMetadata " + std::string(name.name));
+  return static_cast<std::uint32_t>(a->v.u64);
 }
-std::optional<double> meta_f64(const RankTrace& t, std::string_view name) {
-  const pb::AttributeProto* a = find_attr(t.meta.attr(), name);
+std::optional<double> meta_f64(const RankTrace& t, Key name) {
+  const Attr* a = find_attr(t.meta_attr(), name);
   if (!a) return std::nullopt;
-  if (a->value_case() != pb::AttributeProto::kDoubleVal)
-    bad("attribute of an unexpected type", t.file, kNoNode, "GlobalMetadata " + std::string(name));
-  return a->double_val();
+  if (a->kind != pb::AttributeProto::kDoubleVal)
+    bad("attribute of an unexpected type", t.file, kNoNode, "GlobalMetadata " + std::string(name.name));
+  return a->v.f64;
 }
-std::optional<std::vector<std::string>> meta_strings(const RankTrace& t, std::string_view name) {
-  const pb::AttributeProto* a = find_attr(t.meta.attr(), name);
+std::optional<std::vector<std::string>> meta_strings(const RankTrace& t, Key name) {
+  const Attr* a = find_attr(t.meta_attr(), name);
   if (!a) return std::nullopt;
-  if (a->value_case() != pb::AttributeProto::kStringList)
-    bad("attribute of an unexpected type", t.file, kNoNode, "GlobalMetadata " + std::string(name));
-  return std::vector<std::string>(a->string_list().values().begin(), a->string_list().values().end());
+  if (a->kind != pb::AttributeProto::kStringList)
+    bad("attribute of an unexpected type", t.file, kNoNode, "GlobalMetadata " + std::string(name.name));
+  std::vector<std::string> out;
+  for (std::uint32_t i = 0; i < a->v.list[1]; ++i) out.push_back((*t.strings)[t.strs[a->v.list[0] + i]]);
+  return out;
 }
 
 enum class NodeClass { Compute, Collective, Transfer };
 
 NodeClass class_of(const NodeView& v) {
-  switch (v.node.type()) {
+  switch (v.node.type) {
     case pb::COMP_NODE:
     case pb::METADATA_NODE:
     case pb::MEM_LOAD_NODE:
@@ -178,19 +364,23 @@ NodeClass class_of(const NodeView& v) {
     case pb::COMM_RECV_NODE:
       return v.boolean(kIsCpuOp).value_or(false) ? NodeClass::Compute : NodeClass::Transfer;
     default:
-      v.fail(
-          "node type " + std::to_string(static_cast<int>(v.node.type())) + " is not one toposweep can play",
-          "type");
+      v.fail("node type " + std::to_string(static_cast<int>(v.node.type)) + " is not one toposweep can play",
+             "type");
   }
 }
 
 // pg_names order numerically when they are numbers (toposweep's and PyTorch's), else as text.
 struct PgLess {
+  static std::uint64_t value(const std::string& digits) {  // fewer than 19: no overflow
+    std::uint64_t v = 0;
+    for (const char c : digits) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    return v;
+  }
   bool operator()(const std::string& a, const std::string& b) const {
     const bool na = !a.empty() && a.size() < 19 && std::all_of(a.begin(), a.end(), ::isdigit);
     const bool nb = !b.empty() && b.size() < 19 && std::all_of(b.begin(), b.end(), ::isdigit);
     if (na != nb) return na;
-    if (na) return std::stoull(a) < std::stoull(b);
+    if (na) return value(a) < value(b);
     return a < b;
   }
 };
@@ -198,7 +388,7 @@ struct PgLess {
 // One operation over all ranks: the rank files holding it.
 struct Merged {
   NodeClass cls = NodeClass::Compute;
-  std::vector<std::pair<std::uint32_t, const pb::Node*>> holders;
+  std::vector<std::pair<std::uint32_t, const NodeRec*>> holders;
 };
 
 }  // namespace
@@ -233,7 +423,10 @@ IterationPlan read_chakra(const fs::path& dir) {
                      "chakra trace " + dir.string());
 
   std::vector<RankTrace> traces;
-  for (const auto& [rank, path] : by_rank) traces.push_back(read_trace(path));
+  Reader reader;
+  const Strings& strings = reader.strings;
+  traces.reserve(gpus);
+  for (const auto& [rank, path] : by_rank) traces.push_back(read_trace(path, reader));
 
   // Communicator groups, when the directory has ASTRA-sim's file: their ring order.
   std::map<std::string, std::vector<std::uint32_t>, PgLess> comm_groups;
@@ -262,7 +455,7 @@ IterationPlan read_chakra(const fs::path& dir) {
   }
 
   const RankTrace& head = traces.front();
-  const bool ours = find_attr(head.meta.attr(), kGpus) != nullptr;
+  const bool ours = find_attr(head.meta_attr(), kGpus) != nullptr;
   if (ours && *meta_u32(head, kGpus) != gpus)
     bad("the traces were written for " + std::to_string(*meta_u32(head, kGpus)) +
             " ranks but the directory holds " + std::to_string(gpus),
@@ -277,21 +470,21 @@ IterationPlan read_chakra(const fs::path& dir) {
   std::map<std::uint64_t, Merged> merged;
   for (std::uint32_t rank = 0; rank < gpus; ++rank) {
     const RankTrace& tr = traces[rank];
-    for (const pb::Node& n : tr.nodes) {
+    for (const NodeRec& n : tr.nodes) {
       const NodeView v{tr, n};
       const NodeClass cls = class_of(v);
-      for (std::uint64_t d : n.data_deps())
-        if (!tr.index.count(d))
+      for (std::uint64_t d : tr.data_deps(n))
+        if (!tr.holds(d))
           v.fail("depends on node " + std::to_string(d) + ", which is not in this file", "data_deps");
       // Control dependencies order nodes but are not dependencies here (nor in Chakra's feeder):
       // toposweep writes them for stream order, which its stream attribute restores, always on
       // nodes of the same file (checked); Chakra's PyTorch converter also writes them for
       // parents it left out and for a node itself (not checked).
       if (ours)
-        for (std::uint64_t d : n.ctrl_deps())
-          if (!tr.index.count(d))
+        for (std::uint64_t d : tr.ctrl_deps(n))
+          if (!tr.holds(d))
             v.fail("depends on node " + std::to_string(d) + ", which is not in this file", "ctrl_deps");
-      auto [it, fresh] = merged.try_emplace(n.id());
+      auto [it, fresh] = merged.try_emplace(n.id);
       if (fresh) {
         it->second.cls = cls;
       } else if (it->second.cls != cls) {
@@ -307,19 +500,23 @@ IterationPlan read_chakra(const fs::path& dir) {
   // ones.
   std::map<std::uint64_t, std::vector<std::uint64_t>> deps_of;
   for (auto& [id, m] : merged) {
-    std::set<std::uint64_t> d;
+    std::vector<std::uint64_t> d;
     for (const auto& [rank, node] : m.holders) {
       const NodeView v{traces[rank], *node};
-      d.insert(node->data_deps().begin(), node->data_deps().end());
+      const auto data = traces[rank].data_deps(*node);
+      bool self = std::find(data.begin(), data.end(), id) != data.end();
+      d.insert(d.end(), data.begin(), data.end());
       if (const auto* remote = v.get(kRemoteDeps, pb::AttributeProto::kUint64List))
-        for (std::uint64_t r : remote->uint64_list().values()) {
+        for (std::uint64_t r : traces[rank].u64_list(*remote)) {
           if (!merged.count(r))
             v.fail("depends on node " + std::to_string(r) + ", which no rank's file holds", kRemoteDeps);
-          d.insert(r);
+          self = self || r == id;
+          d.push_back(r);
         }
-      if (d.count(id)) v.fail("depends on itself", "data_deps");
+      if (self) v.fail("depends on itself", "data_deps");
     }
-    deps_of[id].assign(d.begin(), d.end());
+    std::sort(d.begin(), d.end());
+    deps_of[id].assign(d.begin(), std::unique(d.begin(), d.end()));
   }
 
   // Task order: dependencies first, else by node id (a toposweep trace keeps its task ids).
@@ -401,9 +598,9 @@ IterationPlan read_chakra(const fs::path& dir) {
       if (*l >= g.labels.size())
         v0.fail("label " + std::to_string(*l) + " is not in the metadata's list", kLabel);
       t.label = *l;
-    } else if (!ours && !node0->name().empty()) {
-      auto [it, fresh] = label_ids.try_emplace(node0->name(), 0);
-      if (fresh) it->second = g.add_label(node0->name());
+    } else if (const std::string& name = strings[node0->name]; !ours && !name.empty()) {
+      auto [it, fresh] = label_ids.try_emplace(name, 0);
+      if (fresh) it->second = g.add_label(name);
       t.label = it->second;
     }
 
@@ -412,7 +609,7 @@ IterationPlan read_chakra(const fs::path& dir) {
       for (const auto& [rank, node] : m.holders) {
         const NodeView v{traces[rank], *node};
         const double d =
-            v.f64(kDuration).value_or(static_cast<double>(node->duration_micros()) * 1e-6 / t.repeat);
+            v.f64(kDuration).value_or(static_cast<double>(node->duration_micros) * 1e-6 / t.repeat);
         const double f = v.f64(kFlops).value_or(static_cast<double>(v.i64(kNumOps).value_or(0)) / t.repeat);
         if (!(d >= 0)) v.fail("negative duration", kDuration);
         t.duration_s = std::max(t.duration_s, d);
@@ -486,7 +683,7 @@ IterationPlan read_chakra(const fs::path& dir) {
         std::map<std::uint32_t, std::uint32_t> recv_from;  // receiving rank -> source
         for (const auto& [rank, node] : m.holders) {
           const NodeView v{traces[rank], *node};
-          if (node->type() != pb::COMM_RECV_NODE) continue;
+          if (node->type != pb::COMM_RECV_NODE) continue;
           const auto src = v.i32(kCommSrc);
           if (!src) v.fail("a receive without comm_src", kCommSrc);
           if (*src < 0 || static_cast<std::uint32_t>(*src) >= gpus ||
@@ -498,7 +695,7 @@ IterationPlan read_chakra(const fs::path& dir) {
         std::size_t sends = 0;
         for (const auto& [rank, node] : m.holders) {
           const NodeView v{traces[rank], *node};
-          if (node->type() != pb::COMM_SEND_NODE) continue;
+          if (node->type != pb::COMM_SEND_NODE) continue;
           const auto dst = v.i32(kCommDst);
           if (!dst) v.fail("a send without comm_dst", kCommDst);
           if (*dst < 0 || static_cast<std::uint32_t>(*dst) >= gpus ||
@@ -518,7 +715,7 @@ IterationPlan read_chakra(const fs::path& dir) {
         }
         if (sends != recv_from.size()) {
           for (const auto& [rank, node] : m.holders)
-            if (node->type() == pb::COMM_RECV_NODE &&
+            if (node->type == pb::COMM_RECV_NODE &&
                 !std::any_of(groups.begin(), groups.end(),
                              [&](const auto& p) { return p.second[1] == rank; }))
               bad("no send of this node id to rank " + std::to_string(rank) + " in rank " +
