@@ -345,8 +345,11 @@ std::string family_name(const TopologySpec& spec) {
 
 TopologySpec topology_spec_from_config(const Config& config, const LinkClass* intra_defaults) {
   const std::string kind = config.get_string("topology.kind");
-  if (kind != "dragonfly" && explicitly_set(config, "topology.routing"))
-    throw BadInput("topology.routing applies to topology.kind = dragonfly only, not " + kind,
+  // Every family routes minimally; valiant is the dragonfly's alone. An explicit `minimal` is
+  // accepted anywhere (a sweep row's replay writes every key).
+  if (kind != "dragonfly" && explicitly_set(config, "topology.routing") &&
+      to_lower(trim(config.get_string("topology.routing"))) != "minimal")
+    throw BadInput("topology.routing = valiant applies to topology.kind = dragonfly only, not " + kind,
                    config.where("topology.routing"));
   for (const auto& f : kFamilies)
     if (kind == f.name) {

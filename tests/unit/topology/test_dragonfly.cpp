@@ -122,6 +122,11 @@ TEST(Dragonfly, RoutingKeyIsCarriedAndDragonflyOnly) {
     EXPECT_NE(text.find("topology.routing"), std::string::npos) << text;
     EXPECT_NE(text.find("dragonfly"), std::string::npos) << text;
   }
+  // minimal is every family's routing: accepted when written out (a sweep row's replay does).
+  for (const char* kind : {"fattree", "switch", "rail", "topoopt"})
+    EXPECT_NO_THROW(topology_spec_from_config(
+        test::topology_config({{"topology.kind", kind}, {"topology.routing", "minimal"}})))
+        << kind;
   const std::string text = test::bad_input_text([] {
     test::topology_config({{"topology.kind", "dragonfly"}, {"topology.routing", "ugal"}});
   });
