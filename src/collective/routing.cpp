@@ -77,6 +77,23 @@ std::uint32_t RouteCache::intermediate_group(VertexId src, VertexId dst, std::ui
   return k;
 }
 
+namespace {
+// Breadth-first search backwards from the vertices in `queue` (their dist already 0): every
+// vertex's hop count to the nearest of them.
+void hops_back_from(const Network& net, std::vector<VertexId>& queue, std::vector<std::uint32_t>& dist) {
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const VertexId u = queue[head];
+    for (ArcId a : net.in_arcs(u)) {
+      const VertexId v = net.arc(a).src;
+      if (dist[v] == kUnreached) {
+        dist[v] = dist[u] + 1;
+        queue.push_back(v);
+      }
+    }
+  }
+}
+}  // namespace
+
 const std::vector<std::uint32_t>& RouteCache::distances_to_group(std::uint32_t k) {
   const Network& net = *net_;
   if (group_dist_.size() != valiant_groups_) group_dist_.resize(valiant_groups_);
@@ -90,16 +107,7 @@ const std::vector<std::uint32_t>& RouteCache::distances_to_group(std::uint32_t k
     dist[v] = 0;
     queue.push_back(v);
   }
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const VertexId u = queue[head];
-    for (ArcId a : net.in_arcs(u)) {
-      const VertexId v = net.arc(a).src;
-      if (dist[v] == kUnreached) {
-        dist[v] = dist[u] + 1;
-        queue.push_back(v);
-      }
-    }
-  }
+  hops_back_from(net, queue, dist);
   return dist;
 }
 
@@ -459,16 +467,7 @@ const std::vector<std::uint32_t>& RouteCache::distances_to(VertexId dst) {
   dist.assign(net.vertex_count(), kUnreached);
   std::vector<VertexId> queue{dst};
   dist[dst] = 0;
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const VertexId u = queue[head];
-    for (ArcId a : net.in_arcs(u)) {
-      const VertexId v = net.arc(a).src;
-      if (dist[v] == kUnreached) {
-        dist[v] = dist[u] + 1;
-        queue.push_back(v);
-      }
-    }
-  }
+  hops_back_from(net, queue, dist);
   return dist;
 }
 

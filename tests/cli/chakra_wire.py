@@ -65,7 +65,18 @@ def trace(comm_type=0, dep=1):
     return b"".join(varint(len(m)) + m for m in (metadata, comp, coll))
 
 
+def check_encoder():
+    """The hand encoder against the protobuf encoding guide's worked examples
+    (protobuf.dev/programming-guides/encoding): 150 in field 1 is 08 96 01, 300 is ac 02, and the
+    string "testing" in field 2 is 12 07 74 65 73 74 69 6e 67."""
+    assert varint(1) == b"\x01"
+    assert varint(300) == b"\xac\x02"
+    assert tag(1, 0) + varint(150) == b"\x08\x96\x01"
+    assert length_delimited(2, b"testing") == b"\x12\x07testing"
+
+
 def main():
+    check_encoder()
     out, case = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     files = {0: trace(), 1: trace()}
