@@ -44,27 +44,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   scores.kept_sharded = s * h + s * kv;  // Q and K
   ops.push_back(scores);
 
-  BlockOp softmax{.name = "softmax", .kind = OpKind::MemoryBound, .role = OpRole::Softmax};
-  softmax.M = s;
-  softmax.N = s;
-  softmax.batch = a;
-  softmax.axis = ParallelAxis::Tensor;
-  softmax.forward = {2, 0};
-  softmax.backward = {3, 0};
-  softmax.kept_sharded = a * s * s;  // its output
-  softmax.recompute = RecomputeClass::DroppedUnderSelective;
-  ops.push_back(softmax);
-
-  BlockOp dropout{.name = "score_dropout", .kind = OpKind::MemoryBound, .role = OpRole::ScoreDropout};
-  dropout.M = s;
-  dropout.N = s;
-  dropout.batch = a;
-  dropout.axis = ParallelAxis::Tensor;
-  dropout.forward = {2, 1};  // + the 1-byte mask
-  dropout.backward = {2, 1};
-  dropout.kept_sharded = 1.5 * a * s * s;  // the mask (1 byte) and its output (scores x V's input)
-  dropout.recompute = RecomputeClass::DroppedUnderSelective;
-  ops.push_back(dropout);
+  describe_score_softmax(t, a, ops);
 
   BlockOp context{.name = "context", .kind = OpKind::AttentionCore, .role = OpRole::Context};
   context.M = s;

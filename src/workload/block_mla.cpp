@@ -86,27 +86,7 @@ void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops) {
   scores.kept_sharded = 2 * s * H * (dn + dr);  // Q and K
   ops.push_back(scores);
 
-  BlockOp softmax{.name = "softmax", .kind = OpKind::MemoryBound, .role = OpRole::Softmax};
-  softmax.M = s;
-  softmax.N = s;
-  softmax.batch = H;
-  softmax.axis = ParallelAxis::Tensor;
-  softmax.forward = {2, 0};
-  softmax.backward = {3, 0};
-  softmax.kept_sharded = H * s * s;
-  softmax.recompute = RecomputeClass::DroppedUnderSelective;
-  ops.push_back(softmax);
-
-  BlockOp dropout{.name = "score_dropout", .kind = OpKind::MemoryBound, .role = OpRole::ScoreDropout};
-  dropout.M = s;
-  dropout.N = s;
-  dropout.batch = H;
-  dropout.axis = ParallelAxis::Tensor;
-  dropout.forward = {2, 1};
-  dropout.backward = {2, 1};
-  dropout.kept_sharded = 1.5 * H * s * s;
-  dropout.recompute = RecomputeClass::DroppedUnderSelective;
-  ops.push_back(dropout);
+  describe_score_softmax(t, H, ops);
 
   BlockOp context{.name = "context", .kind = OpKind::AttentionCore, .role = OpRole::Context};
   context.M = s;

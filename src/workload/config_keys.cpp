@@ -42,6 +42,11 @@ std::vector<KeySpec> config_keys() {
        "one fused (flash) attention kernel per layer instead of QK^T, softmax, dropout and x V; keeps no s x "
        "s activations (default: the device's fused_attention_default: true on Hopper and later, else false)",
        checks::optional(checks::boolean())},
+      {"model.softmax", "fused",
+       "unfused attention's score kernels: fused (Megatron's scale-mask-softmax kernel) or eager (scale, "
+       "mask, to fp32, fp32 softmax, back: Megatron's fallback and stock PyTorch; 6e+16 instead of 2e bytes "
+       "per score element forward); no effect with model.fused_attention",
+       checks::one_of({"fused", "eager"})},
       {"model.moe_imbalance", "1",
        "MoE models with strategy.ep > 1: the busiest expert-parallel rank's routed tokens over the mean "
        "(>= 1); scales that rank's expert GEMMs, dispatch/combine All-to-Alls and expert activations",

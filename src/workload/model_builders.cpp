@@ -85,6 +85,19 @@ Model transformer_model(std::string name, const TransformerShape& shape, std::st
   return m;
 }
 
+namespace {
+
+// `m` rebuilt from the edited shape `t`; name, description and batch as they were.
+Model rebuilt(const Model& m, const TransformerShape& t) {
+  Model out = transformer_model(m.name, t, m.description);
+  out.family = m.family;
+  out.sample_unit = m.sample_unit;
+  out.default_batch_per_gpu = m.default_batch_per_gpu;
+  return out;
+}
+
+}  // namespace
+
 Model with_seq_len(const Model& m, std::uint32_t seq_len, const std::string& where) {
   if (!m.transformer)
     throw BadInput("model " + m.name + " is not a transformer: it has no sequence length to set", where);
@@ -94,11 +107,14 @@ Model with_seq_len(const Model& m, std::uint32_t seq_len, const std::string& whe
                        std::to_string(t.max_positions) + " learned positions of " + m.name,
                    where);
   t.seq_len = seq_len;
-  Model out = transformer_model(m.name, t, m.description);
-  out.family = m.family;
-  out.sample_unit = m.sample_unit;
-  out.default_batch_per_gpu = m.default_batch_per_gpu;
-  return out;
+  return rebuilt(m, t);
+}
+
+Model with_softmax(const Model& m, SoftmaxKind kind, const std::string& where) {
+  if (!m.transformer) throw BadInput("model " + m.name + " is not a transformer: it has no attention", where);
+  TransformerShape t = *m.transformer;
+  t.softmax = kind;
+  return rebuilt(m, t);
 }
 
 Layer dense_layer(std::string name, double in, double out, double tokens) {

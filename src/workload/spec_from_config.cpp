@@ -121,6 +121,8 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
   }
   if (config.has("model.seq_len"))
     s.seq_len = static_cast<std::uint32_t>(config.get_int("model.seq_len", 1, 1 << 30));
+  if (config.has("model.softmax") && config.get_string("model.softmax") == "eager")
+    s.softmax = SoftmaxKind::Eager;
   if (config.has("model.moe_imbalance")) s.moe_imbalance = config.get_double("model.moe_imbalance");
   if (config.has("model.moe_dispatch_datatype")) {
     s.moe_dispatch_datatype = to_lower(trim(config.get_string("model.moe_dispatch_datatype")));

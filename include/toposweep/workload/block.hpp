@@ -97,6 +97,10 @@ void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops);
 // attention (block_mla.cpp).
 void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops);
 void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops);
+// The kernels from the scores to the dropout's output (block_softmax.cpp): `heads` s x s score
+// matrices through t.softmax's kernels, then dropout. Shared by describe_attention and
+// describe_mla.
+void describe_score_softmax(const TransformerShape& t, double heads, std::vector<BlockOp>& ops);
 // Rotary position embeddings on Q and K (block_rope.cpp), appended by describe_attention right
 // after the QKV projection; nothing for learned positions.
 void describe_rope(const TransformerShape& t, std::vector<BlockOp>& ops);

@@ -85,6 +85,10 @@ enum class NormKind : std::uint8_t { LayerNorm, RMSNorm };
 // How positions enter: a learned table added to the token embedding (max_positions rows, none
 // when 0), or rotary embeddings (RoPE) applied to Q and K in every block (no table).
 enum class PositionKind : std::uint8_t { Learned, Rotary };
+// The kernels between the attention scores and their dropout when attention is not fused
+// (model.softmax; block_softmax.cpp): Megatron's fused scale-mask-softmax kernel, or the eager
+// chain Megatron falls back to and stock PyTorch runs (scale, mask, to fp32, softmax, to bf16).
+enum class SoftmaxKind : std::uint8_t { Fused, Eager };
 
 // Mixture of Experts (Shazeer et al. 2017; Mixtral, DeepSeek-V3): every block after the first
 // `dense_layers` replaces its MLP by `experts` routed expert MLPs of width expert_ffn_hidden, each
@@ -116,6 +120,7 @@ struct TransformerShape {
   bool pooler = false;  // BERT pooler + MLM transform
   NormKind norm = NormKind::LayerNorm;
   PositionKind position = PositionKind::Learned;  // Rotary: max_positions is 0
+  SoftmaxKind softmax = SoftmaxKind::Fused;       // the score kernels of unfused attention
   std::optional<MoeShape> moe;                    // Mixture of Experts (none: every block dense)
   std::optional<MlaShape> mla;                    // multi-head latent attention instead of (GQA) attention
   // Multi-token prediction modules (DeepSeek-V3): each one more block (MoE when the model is),

@@ -24,6 +24,9 @@ Layer conv_layer(std::string name, double in_ch, double out_ch, double kernel, d
 // rest (name, description, batch) as it was. BadInput naming `where` for a model without a
 // transformer shape, or one whose learned position table is shorter than seq_len.
 Model with_seq_len(const Model& m, std::uint32_t seq_len, const std::string& where);
+// The transformer `m` with its unfused attention's score kernels `kind` (model.softmax), rebuilt
+// from its shape; BadInput naming `where` for a model without a transformer shape.
+Model with_softmax(const Model& m, SoftmaxKind kind, const std::string& where);
 
 std::vector<std::string> builtin_model_names();
 bool is_builtin_model(const std::string& name);
