@@ -16,7 +16,9 @@ How the measured layers ran (layer_bench.py) and what the calls set to match:
     sm90 / sm100 when the runtime cuDNN is newer than 9.15 (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
     check_prefer_cudnn_attention; pytorch/pytorch#169849); the measurements ran cuDNN 9.19 on sm90, so these rows
     ran cuDNN's kernels, the ones the device files' flash fractions were fitted on (Transformer Engine's too).
-    `unfused` rows: `model.fused_attention = false` (Megatron's attention kernels);
+    `unfused` rows: `model.fused_attention = false` with `model.softmax = eager`: layer_bench.py's attention
+    core materialises the scores and runs scale, masked_fill, .float(), softmax, .to(bf16) and dropout as
+    separate PyTorch kernels (Megatron's unfused fallback), not Megatron's fused scale-mask-softmax;
   * Llama rows: kv_heads 8, ffn_hidden, gated_mlp (SwiGLU), untied embeddings; `norm: rmsnorm` and
     `position: rotary` when the binary accepts them (tried first, dropped if it rejects them: `llama_keys` in
     each row says which).
@@ -62,6 +64,7 @@ def model_path(work, name, seq, layers, llama_keys):
         t.update(kv_heads=kvh, ffn_hidden=ffn, gated_mlp=gated)
         if llama_keys:
             t.update(LLAMA_KEYS)
+            del t["max_positions"]  # rotary positions: no learned table
     tag = "-llamakeys" if (gated and llama_keys) else ""
     path = os.path.join(work, f"hopper-{name}-s{seq}-{layers}layer{tag}.json")
     with open(path, "w") as f:
@@ -87,6 +90,8 @@ def calls_for(work, row, device, llama_keys):
             "strategy.recompute": row["recompute"], "strategy.sequence_parallel": "false",
             "strategy.tp_overlap": "none", "strategy.grad_accum_fusion": "false", "strategy.zero": 0,
             "model.fused_attention": "true" if row["attention"] == "flash" else "false"}
+    if row["attention"] == "unfused":  # layer_bench.py's core: scale, masked_fill, .float(), softmax, .to(bf16)
+        sets["model.softmax"] = "eager"
     calls = []
     for micro in MICROBATCHES:
         for layers in (1, 2):
@@ -121,6 +126,55 @@ def run(work):
                     "llama_keys": bool(keys) if SHAPES[r["model"]][4] else None,
                     "measured_ms": r["fwd_bwd_ms"], "simulated_ms": sim_ms, "error_pct": pct(sim_ms, r["fwd_bwd_ms"])})
     return out
+
+
+# Bytes per score element of each kernel of the eager chain, forward and backward (block_softmax.cpp's
+# counts, e = 2). The batched GEMMs' backward is counted here as two of their forward each (the model runs
+# one more of QK^T's shape and three of x V's: the core's total is the model's).
+EAGER_BYTES = {"scale_mul": (4, 4), "masked_fill": (4, 4), "to_fp32": (6, 6), "softmax_fp32": (8, 12),
+               "to_bf16": (6, 6), "dropout": (5, 5)}
+
+
+def bmm_seconds(r, op, gemm_Bps, mem_Bps):
+    """layer_cost.cpp gemm_seconds of the batched attention GEMM (bf16 operands and output): its FLOPs at the
+    GEMM fraction or its bytes at the memory bandwidth, whichever is longer."""
+    b, s, d = r["bh"], r["seq"], r["d"]
+    M, N, K = (s, s, d) if op == "qk_bmm" else (s, d, s)
+    return max(2 * M * N * K * b / gemm_Bps, b * (2 * (M * K + K * N) + 2 * M * N) / mem_Bps)
+
+
+def eager_kernels(gpu="h100"):
+    """The eager attention core kernel by kernel (op_bench.py's `unfused_attention` table, measured on one H100
+    in isolation, CUDA events around each call, median of 20) against the device file's memory-bound bandwidth
+    and GEMM fraction: a check of the kernel list and its byte counts, nothing fitted."""
+    with open(os.path.join(REF, f"{gpu}_ops.json")) as f:
+        table = json.load(f)["unfused_attention"]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "inputs", "devices", f"{gpu}.json")) as f:
+        dev = json.load(f)
+    mem = fit_hopper.HBM[gpu] * dev["memory_efficiency"]
+    gemm = dev["peak_flops"]["bf16"] * dev["gemm_efficiency"]
+    rows = []
+    for r in table:
+        if "error" in r:
+            continue
+        el, d = r["score_elements"], r["d"]
+        if r["op"] in EAGER_BYTES:
+            fb, bb = EAGER_BYTES[r["op"]]
+            model = (fb * el / mem * 1e3, bb * el / mem * 1e3)
+        elif r["op"] in ("qk_bmm", "pv_bmm"):
+            model = (2 * bmm_seconds(r, r["op"], gemm, mem) * 1e3,) * 2
+            model = (model[0] / 2, model[1])
+        elif r["op"] == "core":  # the whole chain in one call: the model's block_forward / block_backward sum
+            qk, pv = bmm_seconds(r, "qk_bmm", gemm, mem), bmm_seconds(r, "pv_bmm", gemm, mem)
+            fb = sum(v[0] for v in EAGER_BYTES.values())
+            bb = sum(v[1] for v in EAGER_BYTES.values())
+            model = ((qk + pv + fb * el / mem) * 1e3, (qk + 3 * pv + bb * el / mem) * 1e3)
+        else:
+            continue
+        rows.append({"case": r["case"], "op": r["op"], "measured_fwd_ms": r["fwd_ms"],
+                     "measured_bwd_ms": r["bwd_ms"], "model_fwd_ms": model[0], "model_bwd_ms": model[1]})
+    return rows
 
 
 def summary(rows):
