@@ -7,14 +7,16 @@
 // block_sublayer.cpp): 11sbh + 5as^2b, of which the s x s tensors (softmax output, dropout mask
 // and output) are what selective recomputation drops. With grouped-query attention (kv_heads <
 // heads) K and V have kv_dim = (h / heads) kv_heads columns, not h: Q 2sbh, K and V 2sb kv_dim
-// each, so 7sbh + 4sb kv_dim + 5as^2b (docs/models.md, "The block table").
+// each, so 7sbh + 4sb kv_dim + 5as^2b (docs/models.md, "The block table"). With a head_dim that
+// is not h / heads (Qwen3) the queries, the context and the output projection's input are
+// q_dim = heads x head_dim wide instead of h.
 #include "toposweep/workload/block.hpp"
 
 namespace toposweep {
 
 void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   const double s = t.seq_len, h = t.hidden, a = t.heads;
-  const double d = h / a;
+  const double d = head_width(t), q = a * d;
   // K and V have kv_heads heads (grouped-query attention): fewer QKV weights, and fewer K and V
   // columns kept for the backward pass.
   const double kv = d * (t.kv_heads > 0 ? t.kv_heads : t.heads);
@@ -24,7 +26,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
 
   BlockOp qkv{.name = "qkv", .kind = OpKind::Gemm, .role = OpRole::Projection};
   qkv.M = s;
-  qkv.N = h + 2 * kv;
+  qkv.N = q + 2 * kv;
   qkv.K = h;
   qkv.axis = ParallelAxis::Tensor;
   qkv.column = true;
@@ -41,7 +43,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   scores.batch = a;
   scores.axis = ParallelAxis::Tensor;
   scores.backward_gemms = 1;
-  scores.kept_sharded = s * h + s * kv;  // Q and K
+  scores.kept_sharded = s * q + s * kv;  // Q and K
   ops.push_back(scores);
 
   describe_score_softmax(t, a, ops);
@@ -58,7 +60,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
 
   BlockOp permute{.name = "context_permute", .kind = OpKind::MemoryBound, .role = OpRole::ContextPermute};
   permute.M = s;
-  permute.N = h;
+  permute.N = q;
   permute.axis = ParallelAxis::Tensor;
   permute.forward = {2, 0};
   permute.backward = {2, 0};
@@ -67,10 +69,10 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   BlockOp proj{.name = "attention_out", .kind = OpKind::Gemm, .role = OpRole::Projection};
   proj.M = s;
   proj.N = h;
-  proj.K = h;
+  proj.K = q;
   proj.axis = ParallelAxis::Tensor;
-  proj.kept_sharded = s * h;  // its input
-  proj.params_sharded = h * h;
+  proj.kept_sharded = s * q;  // its input
+  proj.params_sharded = q * h;
   proj.params_replicated = bias ? h : 0;  // row-parallel bias, added after the reduction
   ops.push_back(proj);
 
@@ -78,7 +80,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
 }
 
 double kv_elements(const TransformerShape& t) {
-  const double d = double(t.hidden) / t.heads;
+  const double d = head_width(t);
   return 2.0 * t.seq_len * d * (t.kv_heads > 0 ? t.kv_heads : t.heads);
 }
 

@@ -102,6 +102,25 @@ Model mixtral(const std::string& name, const std::string& size, std::uint32_t la
   return m;
 }
 
+// Qwen3 MoE (Qwen team 2025, "Qwen3 Technical Report", arXiv:2505.09388, Table 2; hidden, head
+// width, expert width and vocabulary from the released config.json files): every layer MoE with
+// 128 experts, 8 per token, no shared expert; 4 KV heads; heads of 128 whatever the hidden size;
+// RMSNorm, RoPE, untied embeddings. The per-head QK RMSNorm is not costed (2 x 128 parameters).
+Model qwen3_moe(const std::string& name, const std::string& size, std::uint32_t layers, std::uint32_t hidden,
+                std::uint32_t heads, std::uint32_t expert_ffn) {
+  TransformerShape t = llama_shape(layers, hidden, heads, 4, expert_ffn, 4096, 151936);
+  t.head_dim = 128;
+  t.moe = MoeShape{.experts = 128, .top_k = 8, .expert_ffn_hidden = expert_ffn};
+  Model m =
+      transformer_model(name, t,
+                        "Qwen3 " + size + " (arXiv:2505.09388): " + std::to_string(layers) +
+                            " layers, hidden " + std::to_string(hidden) + ", " + std::to_string(heads) +
+                            " heads of 128 (4 KV), 128 SwiGLU experts of " + std::to_string(expert_ffn) +
+                            " top-8, RMSNorm, RoPE, vocab 151936, seq 4096");
+  m.default_batch_per_gpu = 1;
+  return m;
+}
+
 // DeepSeek-V3 (DeepSeek-AI 2024, arXiv:2412.19437, Sec. 4.2 "Hyper-Parameters"): 61 layers, hidden
 // 7168, 128 heads of multi-head latent attention (query latent 1536, key/value latent 512, 128
 // no-rope + 64 rope query/key dimensions, 128 value dimensions); the first 3 layers dense (FFN
@@ -296,6 +315,8 @@ const std::map<std::string, std::function<Model()>>& registry() {
       {"mixtral-8x7b", [] { return mixtral("mixtral-8x7b", "8x7B", 32, 4096, 32, 14336, 32000); }},
       {"mixtral-8x22b", [] { return mixtral("mixtral-8x22b", "8x22B", 56, 6144, 48, 16384, 32768); }},
       {"deepseek-v3", deepseek_v3},
+      {"qwen3-30b-a3b", [] { return qwen3_moe("qwen3-30b-a3b", "30B-A3B", 48, 2048, 32, 768); }},
+      {"qwen3-235b-a22b", [] { return qwen3_moe("qwen3-235b-a22b", "235B-A22B", 94, 4096, 64, 1536); }},
       {"bert-base",
        [] { return bert("bert-base", 12, 768, 12, 512, "BERT-base (Devlin et al. 2019), seq 512"); }},
       {"bert-large",

@@ -28,6 +28,10 @@ const char* layer_kind_name(LayerKind k) {
   return "other";
 }
 
+double head_width(const TransformerShape& t) {
+  return t.head_dim > 0 ? static_cast<double>(t.head_dim) : static_cast<double>(t.hidden) / t.heads;
+}
+
 const char* model_family_name(ModelFamily f) {
   switch (f) {
     case ModelFamily::Transformer:

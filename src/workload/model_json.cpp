@@ -143,6 +143,7 @@ TransformerShape read_transformer(Fields f) {
   t.heads = f.count("heads");
   t.kv_heads = f.count_or("kv_heads", t.heads, 1);
   t.ffn_hidden = f.count_or("ffn_hidden", 4 * t.hidden, 1);
+  t.head_dim = f.count_or("head_dim", 0, 1);
   t.seq_len = f.count("seq_len");
   t.vocab = f.count("vocab");
   t.max_positions = f.count_or("max_positions", 0);
@@ -165,7 +166,8 @@ TransformerShape read_transformer(Fields f) {
   if (f.has("mla")) t.mla = read_mla(Fields(f.raw("mla"), f.at("mla")));
   t.mtp_layers = f.count_or("mtp_layers", 0);
   f.done();
-  if (t.hidden % t.heads != 0) throw BadInput("hidden must be a multiple of heads", f.at("hidden"));
+  if (t.head_dim == 0 && t.hidden % t.heads != 0)
+    throw BadInput("hidden must be a multiple of heads (or give head_dim)", f.at("hidden"));
   if (t.heads % t.kv_heads != 0) throw BadInput("heads must be a multiple of kv_heads", f.at("kv_heads"));
   if (t.position == PositionKind::Rotary && t.max_positions > 0)
     throw BadInput("rotary positions have no learned table: max_positions must be 0 (or left out)",
@@ -367,6 +369,7 @@ json model_to_json(const Model& m) {
                         {"biases", t.biases},
                         {"pooler", t.pooler}};
     // Written only when present, so dense models' descriptions are as before.
+    if (t.head_dim > 0) j["transformer"]["head_dim"] = t.head_dim;
     if (t.moe)
       j["transformer"]["moe"] = {{"experts", t.moe->experts},
                                  {"top_k", t.moe->top_k},

@@ -111,6 +111,9 @@ struct MlaShape {
 // Shape of a decoder/encoder transformer, kept so strategies can check tp against heads.
 struct TransformerShape {
   std::uint32_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0;
+  // Width of one attention head; 0: hidden / heads. Set where the heads' total width differs from
+  // the hidden size (Qwen3: 64 heads of 128 over hidden 4096).
+  std::uint32_t head_dim = 0;
   std::uint32_t seq_len = 0, vocab = 0;
   std::uint32_t max_positions = 0;  // learned position embeddings (0: none, e.g. rotary)
   std::uint32_t token_types = 0;    // BERT segment embeddings
@@ -128,6 +131,9 @@ struct TransformerShape {
   std::uint32_t mtp_layers = 0;
   bool operator==(const TransformerShape&) const = default;
 };
+
+// One attention head's width: head_dim, or hidden / heads when it is 0.
+double head_width(const TransformerShape& t);
 
 enum class ModelFamily : std::uint8_t { Transformer, Vision, Recommendation, Mlp };
 const char* model_family_name(ModelFamily f);
