@@ -98,7 +98,8 @@ ChakraExport write_chakra(const IterationPlan& plan, const fs::path& dir, const 
 
   std::vector<SetRoles> roles;
   std::vector<std::uint64_t> pg_base;  // the pg_name of group set s's group k is pg_base[s] + k
-  std::uint64_t next_pg = 0;
+  // From 1: ASTRA-sim's communicator groups need positive ids (its stream ids start at id x 10^6).
+  std::uint64_t next_pg = 1;
   for (const GroupSet& gs : g.group_sets) {
     roles.push_back(roles_of(gs, gpus));
     pg_base.push_back(next_pg);
