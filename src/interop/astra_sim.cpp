@@ -155,7 +155,7 @@ AstraSimExport write_astra_sim(const IterationPlan& plan, const AstraSimInput& i
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir, ec))
     throw BadInput("cannot create the directory '" + dir.string() + "'", "export --out");
-  out.chakra = write_chakra(plan, dir / "workload", prefix);
+  out.chakra = write_chakra(plan, dir / "workload", prefix, CommSizeConvention::AstraSim);
   out.workload = dir / "workload" / prefix;
   out.network = dir / "network.yml";
   out.system = dir / "system.json";

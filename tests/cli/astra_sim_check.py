@@ -7,7 +7,9 @@
   (roofline off);
 - workload/: the Chakra traces pass chakra_check.py; every communicator-group id is positive
   (ASTRA-sim asserts it); each compute node's duration_micros is toposweep's duration x repeat in
-  whole microseconds, the time ASTRA-sim's feeder charges without a roofline.
+  whole microseconds, the time ASTRA-sim's feeder charges without a roofline; each ALL_GATHER's
+  comm_size is each rank's share (toposweep's bytes / group size), what ASTRA-sim's all-gather
+  takes.
 
 usage: astra_sim_check.py DIR EXPECTED_JSON   (EXPECTED_JSON: {"network": {...}, "system": {...}})
 Prints a one-line summary; exits 1 with the first problem.
@@ -20,6 +22,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chakra_check  # noqa: E402
+
+ALL_GATHER = 2  # Chakra's CollectiveCommType
 
 
 def read_yaml_lists(path):
@@ -49,11 +53,13 @@ def close(a, b):
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
 
 
-def compute_nodes(path):
-    """(duration_micros, toposweep.duration_s, repeat) of each COMP_NODE of one trace file."""
+def nodes(path):
+    """(type, duration_micros, attributes) of each node of one trace file; attributes by name
+    (toposweep.duration_s and toposweep.bytes as doubles, toposweep.repeat, comm_type, comm_size,
+    pg_name)."""
     out = []
     for buf in chakra_check.messages(path)[1:]:
-        micros, dur, rep, kind = 0, None, 1, 0
+        micros, kind, attrs = 0, 0, {}
         for f, w, v in chakra_check.fields(buf):
             if f == 3:
                 kind = v
@@ -66,14 +72,14 @@ def compute_nodes(path):
                         name = av.decode()
                     elif af == 3:
                         val = struct.unpack("<d", av)[0]
+                    elif af in (7, 9):
+                        val = chakra_check.signed(av, 64)
                     elif af == 11:
                         val = av
-                if name == "toposweep.duration_s":
-                    dur = val
-                elif name == "toposweep.repeat":
-                    rep = val
-        if kind == chakra_check.COMP:
-            out.append((micros, dur, rep))
+                    elif af == 29:
+                        val = av.decode()
+                attrs[name] = val
+        out.append((kind, micros, attrs))
     return out
 
 
@@ -100,17 +106,27 @@ def main():
     assert len(groups) == 1, os.listdir(wl)
     ids = [int(k) for k in json.load(open(os.path.join(wl, groups[0])))]
     assert ids and min(ids) >= 1, "communicator-group ids must be positive: %s" % sorted(ids)[:5]
-    comp = 0
+    group_of = json.load(open(os.path.join(wl, groups[0])))
+    comp = gathers = 0
     for f in sorted(os.listdir(wl)):
         if f.endswith(".et"):
-            for micros, dur, rep in compute_nodes(os.path.join(wl, f)):
-                assert dur is not None, "%s: a compute node without toposweep.duration_s" % f
-                want = int(round(dur * rep * 1e6))
-                assert abs(micros - want) <= 1, "%s: duration_micros %d, expected %d" % (f, micros, want)
-                comp += 1
+            for kind, micros, a in nodes(os.path.join(wl, f)):
+                rep = a.get("toposweep.repeat", 1)
+                if kind == chakra_check.COMP:
+                    dur = a.get("toposweep.duration_s")
+                    assert dur is not None, "%s: a compute node without toposweep.duration_s" % f
+                    want = int(round(dur * rep * 1e6))
+                    assert abs(micros - want) <= 1, "%s: duration_micros %d, expected %d" % (f, micros, want)
+                    comp += 1
+                elif kind == chakra_check.COLL and a.get("comm_type") == ALL_GATHER:
+                    # ASTRA-sim's all-gather sends comm_size per step: each rank's share.
+                    want = int(round(a["toposweep.bytes"] * rep / len(group_of[a["pg_name"]])))
+                    assert abs(a["comm_size"] - want) <= 1, "%s: all-gather comm_size %d, expected %d" % (
+                        f, a["comm_size"], want)
+                    gathers += 1
     assert comp > 0, "no compute nodes"
-    print("ok: %d dims, %d communicator groups, %d compute nodes with toposweep's durations"
-          % (len(net["topology"]), len(ids), comp))
+    print("ok: %d dims, %d communicator groups, %d compute nodes with toposweep's durations, "
+          "%d all-gathers of each rank's share" % (len(net["topology"]), len(ids), comp, gathers))
 
 
 if __name__ == "__main__":
