@@ -151,6 +151,14 @@ AstraSimExport write_astra_sim(const IterationPlan& plan, const AstraSimInput& i
     throw BadInput("the plan runs on " + std::to_string(plan.graph.gpus) + " GPUs, ASTRA-sim's network has " +
                        std::to_string(npus) + " NPUs; ASTRA-sim simulates every NPU of its network",
                    in.topology.kind == "multidim" ? "key topology.dims" : "key topology.servers");
+  // ASTRA-sim's workload layer runs AllReduce, AllGather, ReduceScatter and AllToAll; a Broadcast
+  // takes the node's recorded duration (none here) and a Reduce is never finished.
+  for (const Task& t : plan.graph.tasks)
+    if (t.kind == TaskKind::Collective && (t.op == CollectiveOp::Broadcast || t.op == CollectiveOp::Reduce))
+      throw BadInput(std::string("the iteration has a ") +
+                         (t.op == CollectiveOp::Broadcast ? "Broadcast" : "Reduce") +
+                         ", which ASTRA-sim's workload layer does not simulate",
+                     "export astra-sim");
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir, ec))

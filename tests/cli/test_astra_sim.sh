@@ -90,6 +90,19 @@ refused multidim_ring "key collective.algorithm" --set topology.kind=multidim --
   --set collective.algorithm=ring
 refused switch_forest "key collective.algorithm" --set topology.kind=switch --set topology.servers=8 \
   --set server.gpus=1 --set collective.algorithm=halving_doubling
+# A trace played back (model.chakra) exports too; ASTRA-sim's workload layer has no Broadcast
+# (it would take the node's recorded time) or Reduce, so those are refused.
+ring2=(--set topology.kind=multidim --set topology.dims=ring:2 --set topology.dim_bandwidth=100GiB/s)
+$PY "$SRC/tests/cli/chakra_wire.py" "$WORK/hand" hand
+run_cmd export astra-sim --out "$WORK/hand_astra" --set model.chakra="$WORK/hand" "${ring2[@]}" --json
+assert_status 0 "export astra-sim of a played-back trace (an AllReduce)"
+$PY "$SRC/tests/cli/chakra_wire.py" "$WORK/bcast" broadcast
+run_cmd export astra-sim --out "$WORK/bcast_astra" --set model.chakra="$WORK/bcast" "${ring2[@]}"
+assert_status 2 "export astra-sim of a Broadcast"
+assert_one_error_line "export astra-sim of a Broadcast"
+assert_stderr_has "Broadcast, which ASTRA-sim's workload layer does not simulate" "Broadcast: says why"
+if [ -e "$WORK/bcast_astra" ]; then fail "Broadcast: wrote $WORK/bcast_astra"; else pass "Broadcast: nothing written"; fi
+
 run_cmd export astra --out "$WORK/x" "${gpt[@]}"
 assert_status 2 "unknown format 'astra'"
 assert_stderr_has "(chakra, astra-sim)" "unknown format: lists chakra and astra-sim"
