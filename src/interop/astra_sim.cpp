@@ -121,8 +121,9 @@ std::string astra_sim_network_yaml(const std::vector<AstraSimDim>& dims) {
 std::string astra_sim_system_json(const std::vector<AstraSimDim>& dims, const AstraSimInput& in) {
   nlohmann::ordered_json impl = nlohmann::ordered_json::array();
   for (const AstraSimDim& d : dims) impl.push_back(d.implementation);
-  // ASTRA-sim's endpoint-delay is whole ns and a zero delay is not accepted: 1 ns stands for
-  // "off"; local-mem-bw 0 would divide by zero: 10^9 GB/s stands for free reductions.
+  // ASTRA-sim's endpoint-delay is whole ns, and 0 aborted it in All-Reduce microbenchmarks
+  // (docs/collectives.md): 1 ns stands for "off"; local-mem-bw 0 would divide by zero: 10^9 GB/s
+  // stands for free reductions.
   const long delay_ns = std::max(1L, std::lround(in.endpoint_delay_s * 1e9));
   const double mem_GBps = in.reduction_Bps > 0 ? in.reduction_Bps / 1e9 : 1e9;
   nlohmann::ordered_json j;
