@@ -96,6 +96,29 @@ struct ChunkPass {
 
 }  // namespace
 
+namespace {
+
+// Bytes a reduce-scatter pass that moves `moved` bytes per member over n members reduces, as
+// ASTRA-sim's implementations count them: a ring reduces each of its n-1 incoming messages
+// (m/n each, moved = m(n-1)/n); direct reduces the n-1 messages of one round as one bundle of m/n;
+// halving-doubling's first round is its local packet, not reduced, and rounds 2 .. log2 n reduce
+// m/4, m/8, ..., m/n (m/2 - m/n in all).
+double reduced_bytes(DimensionType type, double n, double moved) {
+  if (n <= 1) return 0;
+  const double m = moved * n / (n - 1);
+  switch (type) {
+    case DimensionType::Ring:
+      return moved;
+    case DimensionType::FullyConnected:
+      return m / n;
+    case DimensionType::Switch:
+      return std::max(0.0, m / 2 - m / n);
+  }
+  return moved;
+}
+
+}  // namespace
+
 ChunkedTime hierarchical_chunked_time(CollectiveOp op, const std::vector<Dimension>& dims,
                                       const std::vector<std::uint32_t>& group_sizes, double bytes,
                                       std::uint32_t chunks, double endpoint_delay_s, double reduction_Bps) {
@@ -115,7 +138,8 @@ ChunkedTime hierarchical_chunked_time(CollectiveOp op, const std::vector<Dimensi
     p.dim = k;
     p.latency_s = steps * (dims[k].latency_s + endpoint_delay_s);
     p.time_s = moved / dims[k].bandwidth_Bps + p.latency_s;
-    if (reduces && reduction_Bps > 0) p.time_s += 3 * moved / reduction_Bps;
+    if (reduces && reduction_Bps > 0)
+      p.time_s += 3 * reduced_bytes(dims[k].type, group_sizes[k], moved) / reduction_Bps;
     return p;
   };
   auto steps_of = [&](std::uint32_t k) { return pass_steps(dims[k].type, group_sizes[k]); };

@@ -71,7 +71,8 @@ void append_message(std::string& out, const google::protobuf::MessageLite& m) {
 
 }  // namespace
 
-ChakraExport write_chakra(const IterationPlan& plan, const fs::path& dir, const std::string& prefix) {
+ChakraExport write_chakra(const IterationPlan& plan, const fs::path& dir, const std::string& prefix,
+                          CommSizeConvention sizes) {
   const TaskGraph& g = plan.graph;
   const std::uint32_t gpus = g.gpus;
   const std::uint32_t pp = std::max<std::uint32_t>(1, plan.pp);
@@ -98,7 +99,8 @@ ChakraExport write_chakra(const IterationPlan& plan, const fs::path& dir, const 
 
   std::vector<SetRoles> roles;
   std::vector<std::uint64_t> pg_base;  // the pg_name of group set s's group k is pg_base[s] + k
-  std::uint64_t next_pg = 0;
+  // From 1: ASTRA-sim's communicator groups need positive ids (its stream ids start at id x 10^6).
+  std::uint64_t next_pg = 1;
   for (const GroupSet& gs : g.group_sets) {
     roles.push_back(roles_of(gs, gpus));
     pg_base.push_back(next_pg);
@@ -174,7 +176,11 @@ ChakraExport write_chakra(const IterationPlan& plan, const fs::path& dir, const 
           attr(n, kCommDst).set_int32_val(static_cast<std::int32_t>(groups[group][1]));
           attr(n, kCommTag).set_int32_val(static_cast<std::int32_t>(id));
         }
-        attr(n, kCommSize).set_int64_val(whole(t.bytes * t.repeat));
+        const bool share = sizes == CommSizeConvention::AstraSim && t.kind == TaskKind::Collective &&
+                           t.op == CollectiveOp::AllGather;
+        attr(n, kCommSize)
+            .set_int64_val(
+                whole(t.bytes * t.repeat / (share ? static_cast<double>(groups[group].size()) : 1.0)));
         attr(n, kPgName).set_string_val(std::to_string(pg_base[t.group_set] + group));
         attr(n, kBytes).set_double_val(t.bytes);
         attr(n, kPurpose).set_uint32_val(static_cast<std::uint32_t>(t.purpose));

@@ -42,7 +42,8 @@ nlohmann::json chrome_trace(const Network& net, std::span<const Job> jobs, const
     const auto& spans = result.engine.spans.at(j);
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
       const Task& t = g.tasks[i];
-      json args = {{"stage", t.stage}, {"microbatch", t.microbatch}, {"repeat", t.repeat}};
+      // "task": the task id, a Chakra export's node id (matching another simulator's timeline).
+      json args = {{"task", i}, {"stage", t.stage}, {"microbatch", t.microbatch}, {"repeat", t.repeat}};
       if (t.layer != kNoLayer) args["layer"] = t.layer;
       if (t.kind != TaskKind::Compute) {
         args["bytes"] = t.bytes;

@@ -8,6 +8,7 @@ usage: chakra_wire.py DIR CASE
   bad_varint     hand, with rank 1's file ending in an unterminated length prefix
   bad_comm_type  hand, with comm_type 42
   missing_dep    hand, with node 2 depending on node 7
+  broadcast      hand, with a BROADCAST for the ALL_REDUCE
 """
 import os
 import sys
@@ -86,6 +87,8 @@ def main():
         files = {r: trace(comm_type=42) for r in (0, 1)}
     elif case == "missing_dep":
         files = {r: trace(dep=7) for r in (0, 1)}
+    elif case == "broadcast":
+        files = {r: trace(comm_type=5) for r in (0, 1)}
     elif case != "hand":
         sys.exit("unknown case " + case)
     for rank, data in files.items():

@@ -36,8 +36,10 @@ HierarchicalTime hierarchical_time(CollectiveOp op, const std::vector<Dimension>
 // buffer in `chunks` chunks, each through the phases in ASTRA-sim's localBWAware order (AllReduce:
 // reduce-scatter over the dimensions ascending, an all-reduce on the last, all-gather descending),
 // a dimension serving one chunk at a time, first come first served. A pass over dimension k
-// costs bytes/bw_k + steps_k (latency_k + endpoint_delay), plus 3 bytes / reduction_Bps when it
-// reduces. Returns the time of the last chunk's last phase and its latency part.
+// costs bytes/bw_k + steps_k (latency_k + endpoint_delay), plus 3 R / reduction_Bps when it
+// reduces, R the bytes ASTRA-sim's implementation of the dimension reduces (ring: bytes; direct:
+// one message, bytes/(n-1); halving-doubling: all rounds but the first). Returns the time of the
+// last chunk's last phase and its latency part.
 struct ChunkedTime {
   double time_s = 0;
   double latency_s = 0;

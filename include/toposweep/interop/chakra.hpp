@@ -22,13 +22,20 @@ struct ChakraExport {
   std::filesystem::path comm_groups;
 };
 
+// What a collective node's comm_size counts. NcclTests: the task's bytes (an AllGather's gathered
+// buffer, as nccl-tests reports it). AstraSim: an AllGather's comm_size is each rank's share,
+// bytes / group size, since ASTRA-sim's all-gather sends comm_size per step and ends with group
+// size x comm_size; the other collectives are the same in both.
+enum class CommSizeConvention { NcclTests, AstraSim };
+
 // Writes plan's graph into `dir` (created when missing). Every task becomes a node, with the
 // task's id as node id, in the file of each rank that runs it: compute on every rank of its
 // stage, a collective on every member of its groups, a transfer as a send on each pair's source
 // and a receive on its destination. Leftover traces of the same prefix (ranks the plan no longer
 // has) are removed. BadInput when `dir` holds traces of another prefix or cannot be written.
 ChakraExport write_chakra(const IterationPlan& plan, const std::filesystem::path& dir,
-                          const std::string& prefix = "toposweep");
+                          const std::string& prefix = "toposweep",
+                          CommSizeConvention sizes = CommSizeConvention::NcclTests);
 
 // Reads the traces in `dir` (one prefix; ranks 0..N-1, each file present) into a plan on N GPUs.
 // A malformed trace throws BadInput naming the file, the node id and the field.

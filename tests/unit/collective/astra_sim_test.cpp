@@ -117,18 +117,39 @@ TEST(AstraSimCosts, OneDimensionRingAllReduceMatchesAstraSimWithin3Percent) {
   }
 }
 
+TEST(AstraSimCosts, ReductionCountsWhatEachImplementationReduces) {
+  // One dimension, 1 chunk, reduction at M only (no endpoint delay): the AllReduce is the
+  // reduce-scatter and all-gather passes, each moving S(n-1)/n per NPU, plus the reduction as
+  // ASTRA-sim's implementations count it (measured with ASTRA-sim c459ab6 on the iterations of
+  // docs/interop.md, "ASTRA-sim": 3(S/n)/M times n-1 on a ring, 1 with direct, n/2 - 1 with
+  // halving-doubling, whose first round is its local packet).
+  const double S = 64 * MiB, M = 1600e9, B = 50 * GiB, a = 1e-6;
+  CollectiveOptions o;
+  o.reduction_Bps = M;
+  for (std::uint32_t n : {4u, 8u, 16u}) {
+    const double bus = 2 * S * (n - 1) / n;
+    const Network ring = multidim({{DimensionType::Ring, n}}, {B}, {a});
+    EXPECT_NEAR(allreduce_s(ring, S, o), bus / B + 2 * (n - 1) * a + (n - 1) * 3 * (S / n) / M, 1e-12) << n;
+    const Network fc = multidim({{DimensionType::FullyConnected, n}}, {(n - 1) * B}, {a});
+    EXPECT_NEAR(allreduce_s(fc, S, o), bus / ((n - 1) * B) + 2 * a + 3 * (S / n) / M, 1e-12) << n;
+    const Network sw = multidim({{DimensionType::Switch, n}}, {B}, {a});
+    EXPECT_NEAR(allreduce_s(sw, S, o), bus / B + 2 * std::log2(n) * a + 3 * (S / 2 - S / n) / M, 1e-12) << n;
+  }
+}
+
 struct Case3d {
   std::uint32_t a, b, c;
   double bytes;
   double astra_on_ms, astra_off_ms;
 };
 
-TEST(AstraSimCosts, ThreeDimensionalExamplesMatchAstraSimWithin5Percent) {
+TEST(AstraSimCosts, ThreeDimensionalExamplesMatchAstraSimWithinHalfAPercent) {
   // ASTRA-sim's Ring x FullyConnected x Switch example, 200/100/50 GB/s, 50/500/2000 ns, with the
   // implementations matching toposweep's per dimension (ring, direct, halvingDoubling); "on" is
   // Ring_4chunks' costs, "off" as above. Mapping: a fully connected dimension of b NPUs gives
   // each NPU b-1 links of 100 GB/s (per-NPU (b-1) x 100 GiB/s here); a switch crossing is two
-  // hops (4000 ns here).
+  // hops (4000 ns here). Costs on: max 0.17 % (2x2x2, 1 MiB); before the reduction counted
+  // per implementation (each pass as a ring's n-1 steps) 2x2x2 at 1 GiB was 3.2 % off.
   const std::vector<Case3d> cases = {
       {2, 2, 2, MiB, 0.040983, 0.023757},  {2, 2, 2, GiB, 7.910787, 15.009111},
       {2, 8, 4, MiB, 0.069025, 0.025045},  {2, 8, 4, GiB, 6.007192, 8.142113},
@@ -145,8 +166,8 @@ TEST(AstraSimCosts, ThreeDimensionalExamplesMatchAstraSimWithin5Percent) {
     sequential.hierarchical_pipelined = false;
     const std::string what = std::to_string(c.a) + "x" + std::to_string(c.b) + "x" + std::to_string(c.c) +
                              ", " + std::to_string(c.bytes) + " B";
-    EXPECT_NEAR(allreduce_s(net, c.bytes, ring_4chunks()) * 1e3 / c.astra_on_ms, 1.0, 0.05) << what << " on";
-    EXPECT_NEAR(allreduce_s(net, c.bytes, sequential) * 1e3 / c.astra_off_ms, 1.0, 0.05) << what << " off";
+    EXPECT_NEAR(allreduce_s(net, c.bytes, ring_4chunks()) * 1e3 / c.astra_on_ms, 1.0, 0.005) << what << " on";
+    EXPECT_NEAR(allreduce_s(net, c.bytes, sequential) * 1e3 / c.astra_off_ms, 1.0, 0.005) << what << " off";
   }
 }
 
