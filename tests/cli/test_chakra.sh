@@ -154,6 +154,21 @@ assert_status 2 "model.chakra with an optimizer"
 assert_stderr_has "an optimizer plans its own (key model.chakra" "model.chakra with an optimizer: says why"
 run_cmd simulate --set model.chakra="$WORK/hand" --set strategy.compression=sfb "${hand[@]}"
 assert_status 2 "model.chakra with strategy.compression = sfb"
+# A trace written by Chakra's own PyTorch converter (tests/data/chakra/pytorch-converter/PROVENANCE.md):
+# every node of the file, counted by chakra_check.py's own decoder, becomes one task; none of its
+# host operators carries a duration, so the iteration takes no time.
+conv="$SRC/tests/data/chakra/pytorch-converter"
+nodes=$($PY -c "import sys; sys.path.insert(0, sys.argv[1]); import chakra_check as c; print(len(c.messages(sys.argv[2])) - 1)" \
+  "$SRC/tests/cli" "$conv/chakra.0.et")
+run_cmd simulate --set model.chakra="$conv" --set topology.kind=switch --set topology.servers=1 --set server.gpus=1 --json
+assert_status 0 "converter-written trace: simulates"
+got=$($PY -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['tasks'], d['iteration_time_s'])" "$WORK/out")
+if [ "$got" == "$nodes 0.0" ] && [ "$nodes" -gt 200 ]; then
+  pass "converter-written trace: $nodes nodes, $nodes tasks, no time"
+else
+  fail "converter-written trace: file has $nodes nodes; simulate says tasks, time = $got"
+fi
+
 # More GPUs in the trace than in the network.
 run_cmd simulate --set model.chakra="$WORK/dense" --set topology.kind=switch --set topology.servers=1 --set server.gpus=4
 assert_status 2 "trace of 8 ranks on 4 GPUs"
