@@ -39,20 +39,24 @@ def save():
         json.dump(R, f, indent=1)
 
 
-def timed(fn, reps=20, warm=3):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e))
-    ts.sort()
-    return ts[len(ts) // 2]
+# layer_bench.py's timing function, model table and Layer class, taken from its source (it runs
+# everything when imported): the layers timed here are the layers it timed, timed the same way.
+HERE = os.path.dirname(os.path.abspath(__file__))
+_src = open(os.path.join(HERE, "layer_bench.py")).read()
+_timed = _src[_src.index("def timed"):_src.index("def save")]
+_models = _src[_src.index("MODELS = {"):_src.index("GEMM_CASES")]
+_layer = _src[_src.index("class Layer"):_src.index("def layer_case")]
+
+
+class _NS:
+    pass
+
+
+lb = _NS()
+_ns = {"torch": torch, "F": F, "math": math, "dev": dev, "dt": dt, "GQA_NATIVE": [True]}
+exec(_timed + _models + _layer, _ns)  # noqa: S102
+lb.Layer = _ns["Layer"]
+timed = _ns["timed"]
 
 
 def smi(q="clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active"):
@@ -120,22 +124,6 @@ for label, bh, s, d in [] if "unfused" not in SECTIONS else [("gpt3-22b t8 b4", 
     save()
 
 # ---- 2. kernel lists of whole layers (layer_bench.py's Layer) ------------------------------
-# layer_bench.py's model table and Layer class, taken from its source (it runs everything when
-# imported): the layers timed here are the layers it timed.
-HERE = os.path.dirname(os.path.abspath(__file__))
-_src = open(os.path.join(HERE, "layer_bench.py")).read()
-_models = _src[_src.index("MODELS = {"):_src.index("GEMM_CASES")]
-_layer = _src[_src.index("class Layer"):_src.index("def layer_case")]
-
-
-class _NS:
-    pass
-
-
-lb = _NS()
-_ns = {"torch": torch, "F": F, "math": math, "dev": dev, "dt": dt, "GQA_NATIVE": [True]}
-exec(_models + _layer, _ns)  # noqa: S102
-lb.Layer = _ns["Layer"]
 for case in [] if "kernels" not in SECTIONS else [
              ("gpt3-175b", 8, 2048, 1, "flash", "none"), ("gpt3-22b", 8, 2048, 4, "unfused", "none"),
              ("gpt3-22b", 8, 2048, 4, "flash", "none"), ("llama3-405b", 8, 8192, 1, "flash", "full"),
