@@ -679,23 +679,26 @@ def section_hopper(df, notes):
               + (" (RMSNorm and RoPE costed as layer_bench.py runs them)." if keys == "with" else
                  " (the binary rejects them; RoPE and RMSNorm are then costed as the model's norm and no rotary "
                  "kernel)."),
-              "", "The eager attention core kernel by kernel (H100, `h100_ops.json` `unfused_attention`: each "
+              "", "The eager attention core kernel by kernel (`h100_ops.json` / `h200_ops.json` `unfused_attention`: each "
               "kernel timed alone with CUDA events, median of 20; `op_bench.py`) against the device file's memory "
               "bandwidth and GEMM fraction with the chain's byte counts, nothing fitted (ms, measured / model; "
               "the batched GEMMs' backward here is two of their forward each, the `core` row is the model's own "
               "sum):", ""]
-    ek = exp_hopper.eager_kernels("h100")
-    cases = list(dict.fromkeys(r["case"] for r in ek))
-    ops = list(dict.fromkeys(r["op"] for r in ek))
-    lines.append(md_table(["kernel"] + [f"{c} fwd" for c in cases] + [f"{c} bwd" for c in cases],
-                          [[op] + [next((f"{r['measured_fwd_ms']:.3f} / {r['model_fwd_ms']:.3f}" for r in ek
-                                         if r["case"] == c and r["op"] == op), "")
-                                   for c in cases]
-                           + [next((f"{r['measured_bwd_ms']:.3f} / {r['model_bwd_ms']:.3f}" for r in ek
-                                    if r["case"] == c and r["op"] == op), "")
-                              for c in cases] for op in ops]))
+    for gpu in ("h100", "h200"):
+        ek = exp_hopper.eager_kernels(gpu)
+        cases = list(dict.fromkeys(r["case"] for r in ek))
+        ops = list(dict.fromkeys(r["op"] for r in ek))
+        lines.append(md_table([f"{gpu} kernel"] + [f"{c} fwd" for c in cases] + [f"{c} bwd" for c in cases],
+                              [[op] + [next((f"{r['measured_fwd_ms']:.3f} / {r['model_fwd_ms']:.3f}" for r in ek
+                                             if r["case"] == c and r["op"] == op), "")
+                                       for c in cases]
+                               + [next((f"{r['measured_bwd_ms']:.3f} / {r['model_bwd_ms']:.3f}" for r in ek
+                                        if r["case"] == c and r["op"] == op), "")
+                                  for c in cases] for op in ops]))
+        lines.append("")
     lines += ["", "What limits it:",
-              "- **Unfused rows**: the whole eager core agrees with its byte counts within 5–7 % at b = 4 "
+              "- **Unfused rows**: the whole eager core agrees with its byte counts within 5–7 % (H100) and 2–5 % "
+              "(H200) at b = 4 "
               "(`core` above), but single kernels spread: masked_fill with its broadcast mask runs at half the "
               "fitted bandwidth, the fp32 softmax backward at two thirds, the casts and the scale faster than it. "
               "At b = 1 (0.8–1 ms cores) each isolated call carries tens of µs of dispatch the model has no term "
