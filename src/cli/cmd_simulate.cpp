@@ -253,7 +253,7 @@ int run(CommandContext& ctx) {
   if (!point.workload.chakra.empty()) {
     std::string ignored;
     for (const auto& [key, e] : ctx.config.entries())
-      if (e.origin != "default" && key != "model.chakra" &&
+      if (e.origin != "default" && key != "model.chakra" && key != "model.chakra_replicas" &&
           (key.starts_with("model.") || key.starts_with("strategy.")))
         ignored += (ignored.empty() ? "" : ", ") + key;
     if (!ignored.empty()) ctx.log.warn("model.chakra plays a recorded iteration; not used: " + ignored);

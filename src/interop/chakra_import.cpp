@@ -393,7 +393,7 @@ struct Merged {
 
 }  // namespace
 
-IterationPlan read_chakra(const fs::path& dir) {
+IterationPlan read_chakra(const fs::path& dir, std::uint32_t replicas) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw BadInput("'" + dir.string() + "' is not a directory of Chakra traces",
@@ -415,8 +415,14 @@ IterationPlan read_chakra(const fs::path& dir) {
   }
   if (by_rank.empty())
     throw BadInput("no <prefix>.<rank>.et files in '" + dir.string() + "'", "chakra trace " + dir.string());
-  const auto gpus = static_cast<std::uint32_t>(by_rank.size());
-  for (std::uint32_t r = 0; r < gpus; ++r)
+  const bool replicated = replicas > 1;
+  if (replicated && (by_rank.size() != 1 || !by_rank.count(0)))
+    throw BadInput("model.chakra_replicas plays one rank's trace on several ranks, but '" + dir.string() +
+                       "' holds " + std::to_string(by_rank.size()) +
+                       " rank files (keep rank 0's, or leave model.chakra_replicas at 1)",
+                   "key model.chakra_replicas");
+  const auto gpus = replicated ? replicas : static_cast<std::uint32_t>(by_rank.size());
+  for (std::uint32_t r = 0; r < (replicated ? 1 : gpus); ++r)
     if (!by_rank.count(r))
       throw BadInput("rank " + std::to_string(r) + "'s file " + prefix + "." + std::to_string(r) +
                          ".et is missing (ranks run 0.." + std::to_string(gpus - 1) + ")",
@@ -427,11 +433,12 @@ IterationPlan read_chakra(const fs::path& dir) {
   const Strings& strings = reader.strings;
   traces.reserve(gpus);
   for (const auto& [rank, path] : by_rank) traces.push_back(read_trace(path, reader));
+  while (traces.size() < gpus) traces.push_back(traces.front());  // replicas: rank 0's trace on each
 
   // Communicator groups, when the directory has ASTRA-sim's file: their ring order.
   std::map<std::string, std::vector<std::uint32_t>, PgLess> comm_groups;
   const fs::path groups_file = dir / (prefix + std::string(kCommGroupsSuffix));
-  if (fs::exists(groups_file, ec)) {
+  if (!replicated && fs::exists(groups_file, ec)) {
     std::ifstream f(groups_file);
     nlohmann::json j;
     try {
@@ -456,11 +463,12 @@ IterationPlan read_chakra(const fs::path& dir) {
 
   const RankTrace& head = traces.front();
   const bool ours = find_attr(head.meta_attr(), kGpus) != nullptr;
-  if (ours && *meta_u32(head, kGpus) != gpus)
+  // A replicated trace's rank and GPU count describe the job it was cut from, not this one.
+  if (ours && !replicated && *meta_u32(head, kGpus) != gpus)
     bad("the traces were written for " + std::to_string(*meta_u32(head, kGpus)) +
             " ranks but the directory holds " + std::to_string(gpus),
         head.file, kNoNode, "GlobalMetadata " + std::string(kGpus));
-  if (ours)
+  if (ours && !replicated)
     for (std::uint32_t r = 0; r < gpus; ++r)
       if (const auto written = meta_u32(traces[r], kRank); written && *written != r)
         bad("the file of rank " + std::to_string(r) + " holds rank " + std::to_string(*written) + "'s trace",
@@ -473,6 +481,11 @@ IterationPlan read_chakra(const fs::path& dir) {
     for (const NodeRec& n : tr.nodes) {
       const NodeView v{tr, n};
       const NodeClass cls = class_of(v);
+      if (replicated && cls == NodeClass::Transfer)
+        v.fail(
+            "a point-to-point send or receive cannot be replicated over data-parallel ranks "
+            "(model.chakra_replicas)",
+            "type");
       for (std::uint64_t d : tr.data_deps(n))
         if (!tr.holds(d))
           v.fail("depends on node " + std::to_string(d) + ", which is not in this file", "data_deps");
@@ -737,18 +750,24 @@ IterationPlan read_chakra(const fs::path& dir) {
   if (g.stream_names.empty()) g.add_stream("chakra.compute");
 
   plan.feasible = true;
-  plan.pp = ours ? meta_u32(head, kPp).value_or(max_stage + 1) : max_stage + 1;
+  // A replicated trace: data parallelism over the replicas, whatever the job it was cut from ran.
+  const bool layout = ours && !replicated;
+  plan.pp = layout ? meta_u32(head, kPp).value_or(max_stage + 1) : replicated ? 1 : max_stage + 1;
   if (plan.pp == 0 || gpus % plan.pp != 0)
     bad("pp " + std::to_string(plan.pp) + " does not divide the " + std::to_string(gpus) + " ranks",
         head.file, kNoNode, "GlobalMetadata " + std::string(kPp));
-  plan.tp = ours ? meta_u32(head, kTp).value_or(1) : 1;
-  plan.cp = ours ? meta_u32(head, kCp).value_or(1) : 1;
-  plan.ep = ours ? meta_u32(head, kEp).value_or(1) : 1;
-  plan.dp = ours ? meta_u32(head, kDp).value_or(gpus / plan.pp) : gpus / plan.pp;
+  plan.tp = layout ? meta_u32(head, kTp).value_or(1) : 1;
+  plan.cp = layout ? meta_u32(head, kCp).value_or(1) : 1;
+  plan.ep = layout ? meta_u32(head, kEp).value_or(1) : 1;
+  plan.dp = layout ? meta_u32(head, kDp).value_or(gpus / plan.pp) : gpus / plan.pp;
   plan.microbatches = ours ? meta_u32(head, kMicrobatches).value_or(1) : 1;
-  // A foreign trace does not say its batch: samples/s is unknown (NaN).
+  // A foreign trace does not say its batch: samples/s is unknown (NaN). A replicated toposweep
+  // trace: its ranks' share of the batch on each replica.
   const double unknown = std::numeric_limits<double>::quiet_NaN();
-  plan.global_batch = ours ? meta_f64(head, kGlobalBatch).value_or(unknown) : unknown;
+  plan.global_batch = !ours        ? unknown
+                      : replicated ? meta_f64(head, kGlobalBatch).value_or(unknown) /
+                                         static_cast<double>(meta_u32(head, kDp).value_or(1)) * gpus
+                                   : meta_f64(head, kGlobalBatch).value_or(unknown);
   plan.memory_per_gpu_bytes = ours ? meta_f64(head, kMemory).value_or(0) : 0;
   plan.strategy.dp = plan.dp;
   plan.strategy.tp = plan.tp;

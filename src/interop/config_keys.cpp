@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "toposweep/util/config_checks.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep::interop {
@@ -21,6 +22,10 @@ std::vector<KeySpec> config_keys() {
        "directory of Chakra execution traces (<prefix>.<rank>.et, as `toposweep export chakra` writes): the "
        "iteration played instead of planning model.name with the strategy.* keys",
        check_trace_dir},
+      {"model.chakra_replicas", "1",
+       "with model.chakra: play the directory's one rank trace (rank 0's) on this many data-parallel ranks, "
+       "each collective over all of them (a trace cut from a data-parallel job); 1: one file per rank",
+       checks::integer(1, 1 << 24)},
   };
 }
 

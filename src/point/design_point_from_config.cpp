@@ -101,6 +101,9 @@ DesignPoint design_point_from_config(const Config& config, std::optional<opt::Op
   if (optimize) p.optimize_settings = opt::optimize_settings_from_config(config, *optimize);
   p.workload = workload_spec_from_config(config);
   if (config.has("model.chakra")) p.workload.chakra = trim(config.get_string("model.chakra"));
+  if (config.has("model.chakra_replicas"))
+    p.workload.chakra_replicas =
+        static_cast<std::uint32_t>(config.get_int("model.chakra_replicas", 1, 1 << 24));
   p.strategy = strategy_spec_from_config(config);
   p.sim = sim::sim_options_from_config(config);
   p.costs = topology::cost_spec_from_config(config);

@@ -193,7 +193,7 @@ struct PointCache::Impl {
     try {
       if (!w.chakra.empty()) {
         // model.chakra: the recorded iteration, as read (no workload or strategy to plan).
-        plan = std::make_shared<const IterationPlan>(interop::read_chakra(w.chakra));
+        plan = std::make_shared<const IterationPlan>(interop::read_chakra(w.chakra, w.chakra_replicas));
       } else {
         const Workload wl = workload(w, net);
         const Strategy strategy = resolve_strategy(s, wl, gpus);

@@ -169,6 +169,36 @@ else
   fail "converter-written trace: file has $nodes nodes; simulate says tasks, time = $got"
 fi
 
+# model.chakra_replicas: one rank's trace played on N data-parallel ranks. A pure data-parallel
+# point's rank 0 alone, replicated over its 4 ranks, is the planned point bit for bit (each DP
+# rank runs the same nodes; every collective spans the 4 ranks).
+dp4=(--set model.name=gpt3-125m --set topology.kind=switch --set topology.servers=1 --set server.gpus=4
+  --set model.global_batch=16 --set strategy.dp=4)
+run_cmd simulate "${dp4[@]}" --json
+assert_status 0 "dp4: simulate the planned point"
+planned=$(time_of "$WORK/out")
+run_cmd export chakra --out "$WORK/dp4" "${dp4[@]}"
+assert_status 0 "dp4: export"
+mkdir -p "$WORK/dp4-rank0" && cp "$WORK/dp4/toposweep.0.et" "$WORK/dp4-rank0/"
+run_cmd simulate --set model.chakra="$WORK/dp4-rank0" --set model.chakra_replicas=4 --set topology.kind=switch \
+  --set topology.servers=1 --set server.gpus=4 --json
+assert_status 0 "dp4: rank 0's trace replicated over 4 ranks"
+replayed=$(time_of "$WORK/out")
+if [ "$planned" == "$replayed" ]; then pass "dp4: replicated rank 0 = planned point ($planned s)"; else
+  fail "dp4: planned $planned s, replicated rank 0 $replayed s"; fi
+run_cmd simulate --set model.chakra="$WORK/dp4" --set model.chakra_replicas=4 --set topology.kind=switch \
+  --set topology.servers=1 --set server.gpus=4
+assert_status 2 "replicas over a directory of 4 rank files"
+assert_stderr_has "model.chakra_replicas" "replicas over 4 rank files: names the key"
+mkdir -p "$WORK/dense-rank0" && cp "$WORK/dense/toposweep.0.et" "$WORK/dense-rank0/"
+run_cmd simulate --set model.chakra="$WORK/dense-rank0" --set model.chakra_replicas=2 --set topology.kind=switch \
+  --set topology.servers=1 --set server.gpus=2
+assert_status 2 "replicating a trace with pipeline sends"
+assert_stderr_has "cannot be replicated" "replicating sends: says why"
+run_cmd simulate --set model.chakra="$conv" --set model.chakra_replicas=8 --set topology.kind=switch \
+  --set topology.servers=1 --set server.gpus=8 --json
+assert_status 0 "converter-written trace on 8 replicas"
+
 # More GPUs in the trace than in the network.
 run_cmd simulate --set model.chakra="$WORK/dense" --set topology.kind=switch --set topology.servers=1 --set server.gpus=4
 assert_status 2 "trace of 8 ranks on 4 GPUs"

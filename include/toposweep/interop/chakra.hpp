@@ -39,6 +39,10 @@ ChakraExport write_chakra(const IterationPlan& plan, const std::filesystem::path
 
 // Reads the traces in `dir` (one prefix; ranks 0..N-1, each file present) into a plan on N GPUs.
 // A malformed trace throws BadInput naming the file, the node id and the field.
-IterationPlan read_chakra(const std::filesystem::path& dir);
+// `replicas` > 1 (model.chakra_replicas): `dir` holds one rank's trace (rank 0), played on that
+// many data-parallel ranks: every rank runs every node, each collective spans all of them (the
+// trace's process groups and any communicator-group file are not used), and point-to-point
+// sends or receives are refused.
+IterationPlan read_chakra(const std::filesystem::path& dir, std::uint32_t replicas = 1);
 
 }  // namespace toposweep::interop

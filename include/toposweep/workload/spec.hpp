@@ -36,6 +36,7 @@ struct WorkloadSpec {
   // model.chakra (read by the point module): a directory of Chakra traces played instead of
   // planning `model` (interop/chakra.hpp); empty: plan the model.
   std::string chakra;
+  std::uint32_t chakra_replicas = 1;  // model.chakra_replicas: rank 0's trace on this many DP ranks
   bool operator==(const WorkloadSpec&) const = default;
 };
 
