@@ -36,6 +36,21 @@ void group_nodes_into(std::span<const std::uint32_t> ranks, const Placement& pla
     }
   }
   g.gpus_per_node = count.empty() ? 1 : *std::max_element(count.begin(), count.end());
+  g.locals.clear();
+  if (g.gpus_per_node != 1 || g.nodes.size() < 2) return;
+  // Ranks fill nodes in order (rank_order_placement): a rank's index on its node is its distance
+  // from the node's first rank.
+  const auto& of = placement.node_of_gpu;
+  bool differ = false;
+  for (std::uint32_t r : ranks) {
+    const auto first = std::lower_bound(of.begin(), of.end(), of[r]);
+    const auto local = first != of.end() && *first == of[r]
+                           ? static_cast<std::uint32_t>(r - (first - of.begin()))
+                           : r % std::max<std::uint32_t>(1, placement.gpus_per_node);
+    differ = differ || (!g.locals.empty() && local != g.locals[0]);
+    g.locals.push_back(local);
+  }
+  if (!differ) g.locals.clear();
 }
 
 void shape_signature_into(const GroupNodes& g, std::uint32_t sharing, std::vector<std::uint32_t>& sig) {
@@ -43,6 +58,9 @@ void shape_signature_into(const GroupNodes& g, std::uint32_t sharing, std::vecto
   sig.push_back(g.gpus_per_node);
   sig.push_back(g.ranks);
   sig.push_back(sharing);
+  if (g.locals.empty()) return;
+  sig.insert(sig.end(), g.locals.begin(), g.locals.end());
+  sig.push_back(0xffffffffu);  // no sharing count is this: the signatures with locals stay apart
 }
 
 std::vector<std::size_t> sampled_transfer_groups(const GroupSet& gs) {
@@ -102,6 +120,7 @@ CollectiveRequest node_collective_request(const Task& t, const GroupNodes& g) {
   req.bytes = t.bytes;
   req.root = g.nodes.empty() ? 0 : g.nodes[0];
   req.instances_per_node = g.instances_per_node;
+  req.member_locals = g.locals;
   return req;
 }
 

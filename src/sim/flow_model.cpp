@@ -6,6 +6,7 @@
 
 #include "toposweep/collective/plan.hpp"
 #include "toposweep/sim/simulate.hpp"
+#include "toposweep/topology/rail_relay.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep::sim {
@@ -53,11 +54,24 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes
     const auto& paths = routes_.ecmp_paths(g.nodes[0], g.nodes[1]);
     std::map<std::size_t, std::uint32_t> per_path;
     for (std::uint32_t c = 0; c < copies; ++c) ++per_path[ecmp_pick(paths, g.nodes[0], g.nodes[1], c)];
+    double idle_s = 0;  // the slowest path's time on an idle network
     for (const auto& [k, n] : per_path) {
-      ip.stage_latency_s = std::max(ip.stage_latency_s, path_latency(*net_, paths[k].arcs));
+      const double latency = path_latency(*net_, paths[k].arcs);
+      ip.stage_latency_s = std::max(ip.stage_latency_s, latency);
+      double narrowest = std::numeric_limits<double>::infinity();
+      for (ArcId a : paths[k].arcs) narrowest = std::min(narrowest, net_->arc(a).bandwidth_Bps);
+      idle_s = std::max(idle_s, latency + t.bytes * n / narrowest);
       ip.paths.push_back(paths[k].arcs);
       ip.bytes.push_back(t.bytes * n);
       ip.weight.push_back(n);
+    }
+    if (g.locals.size() == 2 && needs_rail_relay(*net_, g.nodes[0], g.locals[0], g.nodes[1], g.locals[1])) {
+      // The PXN relay over the source server's fabric (rail_relay.hpp), as the analytical model
+      // charges it; intra-node time is not flows, so it waits after them as a two-level
+      // collective's intra-node part does: pipelined what it takes beyond the idle network's
+      // time, sequential all of it.
+      const double relay = intra_node_transfer_time(t.bytes * copies, net_->intra_link(g.nodes[0]));
+      ip.stage_latency_s += settings_.hierarchical_pipelined ? std::max(0.0, relay - idle_s) : relay;
     }
     ip.stage_begin.push_back(static_cast<std::uint32_t>(ip.paths.size()));
     return ip;
@@ -110,6 +124,11 @@ const FlowModel::TaskPlan& FlowModel::plan_for(const CommTask& comm) {
     sig.assign(g.nodes.begin(), g.nodes.end());
     sig.push_back(g.gpus_per_node);
     sig.push_back(g.ranks);
+    if (!g.locals.empty() && rail_only(*net_)) {
+      // Members on other local GPUs may cross rails here: their instances are not alike.
+      sig.insert(sig.end(), g.locals.begin(), g.locals.end());
+      sig.push_back(0xffffffffu);
+    }
     auto [it, fresh] = seen.emplace(sig, static_cast<std::uint32_t>(unique.size()));
     if (fresh) {
       unique.push_back(std::move(g));
