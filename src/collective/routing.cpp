@@ -379,6 +379,147 @@ std::optional<double> RouteCache::ecmp_split(VertexId src, VertexId dst, double 
   return latency;
 }
 
+const RouteCache::Leg1* RouteCache::leg1(VertexId src, std::uint32_t k, Leg1& scratch) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | k;
+  if (const auto it = leg1_memo_.find(key); it != leg1_memo_.end()) return &it->second;
+  const std::vector<std::uint32_t>& to_k = distances_to_group(k);
+  if (to_k[src] == kUnreached) return nullptr;
+  split_arcs_.clear();
+  split_walk(src, to_k, 1.0, 0.0);
+  scratch.arcs = split_arcs_;
+  scratch.entries.clear();
+  for (VertexId e : frontier_a_) scratch.entries.emplace_back(e, split_share_[e], split_latency_[e]);
+  if (leg_memo_arcs_ + scratch.arcs.size() > kMaxSplitMemoArcs) return &scratch;
+  leg_memo_arcs_ += scratch.arcs.size() + scratch.entries.size();
+  return &leg1_memo_.emplace(key, scratch).first->second;
+}
+
+const RouteCache::EcmpShares* RouteCache::leg2(VertexId entry, VertexId dst,
+                                               const std::vector<std::uint32_t>& dist, EcmpShares& scratch) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(entry) << 32) | dst;
+  if (const auto it = leg2_memo_.find(key); it != leg2_memo_.end()) return &it->second;
+  if (dist[entry] == kUnreached) return nullptr;
+  split_arcs_.clear();
+  split_walk(entry, dist, 1.0, 0.0);
+  scratch.arcs = split_arcs_;
+  scratch.latency = split_latency_[dst];
+  if (leg_memo_arcs_ + scratch.arcs.size() > kMaxSplitMemoArcs) return &scratch;
+  leg_memo_arcs_ += scratch.arcs.size();
+  return &leg2_memo_.emplace(key, scratch).first->second;
+}
+
+RouteCache::ValiantSplit RouteCache::valiant_split(std::span<const PairBytes> transfers,
+                                                   std::span<double> arc_bytes, std::vector<ArcId>& touched) {
+  ValiantSplit out;
+  if (transfers.empty()) return out;
+  const std::uint32_t G = valiant_groups_;
+  const double K = static_cast<double>(G) - 2;
+  const std::size_t n = transfers.size();
+  // The loads go into a staging array first, so that an unreachable transfer adds nothing.
+  std::vector<std::pair<ArcId, double>> loads;
+  // The distinct sources in first-appearance order, and each one's leg 1 per intermediate group.
+  std::vector<std::uint32_t> source_index(net_->compute_count(), kUnreached);
+  std::vector<VertexId> sources;
+  for (const PairBytes& t : transfers)
+    if (source_index[t.src] == kUnreached) {
+      source_index[t.src] = static_cast<std::uint32_t>(sources.size());
+      sources.push_back(t.src);
+    }
+  std::vector<const Leg1*> legs(sources.size() * G, nullptr);
+  std::vector<Leg1> scratch_legs;  // leg 1 walks past the memo's budget, kept for this call
+  scratch_legs.reserve(sources.size() * G);
+  // Per source, the bytes it sends to each group: leg 1 towards k carries 1/K of every transfer
+  // whose groups are not k.
+  std::vector<double> to_group(G, 0.0);
+  std::vector<std::vector<std::size_t>> by_source(sources.size());
+  for (std::size_t i = 0; i < n; ++i) by_source[source_index[transfers[i].src]].push_back(i);
+  for (std::size_t si = 0; si < sources.size(); ++si) {
+    const VertexId s = sources[si];
+    const std::uint32_t gi = group_of(s);
+    std::fill(to_group.begin(), to_group.end(), 0.0);
+    for (std::size_t i : by_source[si]) to_group[group_of(transfers[i].dst)] += transfers[i].bytes;
+    for (std::uint32_t k = 0; k < G; ++k) {
+      if (k == gi) continue;
+      double bytes = 0;
+      for (std::uint32_t j = 0; j < G; ++j)
+        if (j != gi && j != k) bytes += to_group[j];
+      if (bytes == 0) continue;
+      Leg1& scratch = scratch_legs.emplace_back();
+      const Leg1* leg = leg1(s, k, scratch);
+      if (!leg) {
+        for (std::size_t i : by_source[si])
+          if (group_of(transfers[i].dst) != k) {
+            out.unreachable = i;
+            return out;
+          }
+      }
+      legs[si * G + k] = leg;
+      for (const auto& [a, share] : leg->arcs) loads.emplace_back(a, bytes / K * share);
+    }
+  }
+  // Leg 2, one destination at a time: the shares entering each router of every intermediate
+  // group, then one walk from each of those routers; the latency of each transfer's slowest leg
+  // pair from the entry's arrival and the walk's.
+  std::vector<std::vector<std::size_t>> by_dest;
+  std::vector<std::uint32_t> dest_index(net_->compute_count(), kUnreached);
+  std::vector<VertexId> dests;
+  for (std::size_t i = 0; i < n; ++i) {
+    const VertexId d = transfers[i].dst;
+    if (dest_index[d] == kUnreached) {
+      dest_index[d] = static_cast<std::uint32_t>(dests.size());
+      dests.push_back(d);
+      by_dest.emplace_back();
+    }
+    by_dest[dest_index[d]].push_back(i);
+  }
+  std::vector<double> entering(net_->vertex_count(), 0.0), leg2_latency(net_->vertex_count(), 0.0);
+  std::vector<VertexId> entries;
+  EcmpShares scratch2;
+  for (std::size_t di = 0; di < dests.size(); ++di) {
+    const VertexId d = dests[di];
+    const std::uint32_t gj = group_of(d);
+    const std::vector<std::uint32_t>& dist = distances_to(d);
+    entries.clear();
+    for (std::size_t i : by_dest[di]) {
+      const PairBytes& t = transfers[i];
+      const std::uint32_t gi = group_of(t.src);
+      const std::size_t row = std::size_t{source_index[t.src]} * G;
+      for (std::uint32_t k = 0; k < G; ++k) {
+        if (k == gi || k == gj || !legs[row + k]) continue;
+        for (const auto& [e, share, arrival] : legs[row + k]->entries) {
+          if (entering[e] == 0) entries.push_back(e);
+          entering[e] += t.bytes * share;
+        }
+      }
+    }
+    for (VertexId e : entries) {
+      const EcmpShares* leg = leg2(e, d, dist, scratch2);
+      if (!leg) {
+        out.unreachable = by_dest[di].front();
+        return out;
+      }
+      for (const auto& [a, share] : leg->arcs) loads.emplace_back(a, entering[e] / K * share);
+      leg2_latency[e] = leg->latency;
+    }
+    for (std::size_t i : by_dest[di]) {
+      const PairBytes& t = transfers[i];
+      const std::uint32_t gi = group_of(t.src);
+      const std::size_t row = std::size_t{source_index[t.src]} * G;
+      for (std::uint32_t k = 0; k < G; ++k) {
+        if (k == gi || k == gj || !legs[row + k]) continue;
+        for (const auto& [e, share, arrival] : legs[row + k]->entries)
+          out.latency = std::max(out.latency, arrival + leg2_latency[e]);
+      }
+    }
+    for (VertexId e : entries) entering[e] = 0;
+  }
+  for (const auto& [a, b] : loads) {
+    if (arc_bytes[a] == 0) touched.push_back(a);
+    arc_bytes[a] += b;
+  }
+  return out;
+}
+
 namespace {
 std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
   x += 0x9e3779b97f4a7c15ULL;

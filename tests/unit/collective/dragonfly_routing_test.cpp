@@ -332,6 +332,55 @@ TEST(DragonflyRouting, MinimalIsTheDefaultBitForBit) {
   }
 }
 
+// valiant_split (a phase's Valiant transfers at once: leg 1 per source and intermediate group,
+// leg 2 per entry router and destination) gives every arc the load, and the phase the latency,
+// that ecmp_split gives transfer by transfer (the per-pair reference, one walk per transfer and
+// intermediate group, itself checked against the exhaustive search above), up to floating-point
+// rounding: for every pair between groups with S/n each (a direct All-to-All), and for a sparse
+// set with unequal sizes and repeated sources and destinations; computed, then from its memo.
+TEST(DragonflyRouting, ValiantSplitOfAPhaseEqualsTheSplitOfEachTransfer) {
+  for (const Size s : {Size{2, 1, 1}, Size{2, 2, 2}, Size{3, 2, 1}, Size{4, 2, 1}, Size{2, 3, 3}}) {
+    SCOPED_TRACE(testing::Message() << "a=" << s.a << " p=" << s.p << " h=" << s.h);
+    const Network net = dragonfly(s.a, s.p, s.h, "valiant", "1us");
+    const std::uint32_t n = net.compute_count();
+    RouteCache reference_routes(net);
+    std::vector<std::vector<PairBytes>> sets(2);
+    std::uint64_t x = 12345;
+    for (VertexId src = 0; src < n; ++src)
+      for (VertexId dst = 0; dst < n; ++dst) {
+        if (src == dst || reference_routes.intermediate_groups(src, dst) == 0) continue;
+        sets[0].push_back({src, dst, 1e9 / n});
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        if ((x >> 33) % 3 == 0) sets[1].push_back({src, dst, 1e6 * double(1 + (x >> 40) % 1000)});
+      }
+    ASSERT_FALSE(sets[0].empty());
+    RouteCache routes(net);
+    for (const auto& set : sets) {
+      std::vector<double> want(net.arc_count(), 0.0);
+      std::vector<ArcId> want_touched;
+      double want_latency = 0;
+      for (const PairBytes& t : set) {
+        const auto latency = reference_routes.ecmp_split(t.src, t.dst, t.bytes, want, want_touched);
+        ASSERT_TRUE(latency.has_value());
+        want_latency = std::max(want_latency, *latency);
+      }
+      double busiest = 0;
+      for (double w : want) busiest = std::max(busiest, w);
+      for (int twice = 0; twice < 2; ++twice) {
+        std::vector<double> got(net.arc_count(), 0.0);
+        std::vector<ArcId> touched;
+        const RouteCache::ValiantSplit v = routes.valiant_split(set, got, touched);
+        EXPECT_FALSE(v.unreachable.has_value());
+        EXPECT_NEAR(v.latency, want_latency, 1e-15);
+        std::sort(touched.begin(), touched.end());
+        std::sort(want_touched.begin(), want_touched.end());
+        EXPECT_EQ(touched, want_touched);
+        for (ArcId arc = 0; arc < net.arc_count(); ++arc) EXPECT_NEAR(got[arc], want[arc], 1e-12 * busiest);
+      }
+    }
+  }
+}
+
 TEST(DragonflyRouting, TwoGroupsAndOneGroupStayMinimal) {
   // Valiant needs an intermediate group: with g = 2 (a = 1, h = 1) every pair routes minimally,
   // and inside one group traffic never leaves it.
