@@ -431,18 +431,24 @@ RouteCache::ValiantSplit RouteCache::valiant_split(std::span<const PairBytes> tr
   // Per source, the bytes it sends to each group: leg 1 towards k carries 1/K of every transfer
   // whose groups are not k.
   std::vector<double> to_group(G, 0.0);
+  std::vector<std::uint32_t> sent_to;  // the groups a source sends to, in increasing order
   std::vector<std::vector<std::size_t>> by_source(sources.size());
   for (std::size_t i = 0; i < n; ++i) by_source[source_index[transfers[i].src]].push_back(i);
   for (std::size_t si = 0; si < sources.size(); ++si) {
     const VertexId s = sources[si];
     const std::uint32_t gi = group_of(s);
-    std::fill(to_group.begin(), to_group.end(), 0.0);
-    for (std::size_t i : by_source[si]) to_group[group_of(transfers[i].dst)] += transfers[i].bytes;
+    sent_to.clear();
+    for (std::size_t i : by_source[si]) {
+      const std::uint32_t j = group_of(transfers[i].dst);
+      if (to_group[j] == 0) sent_to.push_back(j);
+      to_group[j] += transfers[i].bytes;
+    }
+    std::sort(sent_to.begin(), sent_to.end());
     for (std::uint32_t k = 0; k < G; ++k) {
       if (k == gi) continue;
       double bytes = 0;
-      for (std::uint32_t j = 0; j < G; ++j)
-        if (j != gi && j != k) bytes += to_group[j];
+      for (std::uint32_t j : sent_to)
+        if (j != k) bytes += to_group[j];
       if (bytes == 0) continue;
       Leg1& scratch = scratch_legs.emplace_back();
       const Leg1* leg = leg1(s, k, scratch);
@@ -456,6 +462,7 @@ RouteCache::ValiantSplit RouteCache::valiant_split(std::span<const PairBytes> tr
       legs[si * G + k] = leg;
       for (const auto& [a, share] : leg->arcs) loads.emplace_back(a, bytes / K * share);
     }
+    for (std::uint32_t j : sent_to) to_group[j] = 0;
   }
   // Leg 2, one destination at a time: the shares entering each router of every intermediate
   // group, then one walk from each of those routers; the latency of each transfer's slowest leg
