@@ -3,9 +3,9 @@
 # 1,056 servers (a = 8 routers per group, p = 4 servers per router, h = 4 global links per router:
 # g = 33 groups), one GPU each, timed by `collective` under /usr/bin/time with topology.routing =
 # minimal and valiant. Prints each routing's wall seconds, peak memory and collective time. With one
-# walk per transfer and intermediate group Valiant took 21 s (58 s beside a build) against 1.4 s
-# minimal; split per phase (RouteCache::valiant_split) it takes about what minimal takes.
-# Goal: valiant within 2x of minimal.
+# walk per transfer and intermediate group Valiant took 21-28 s (58 s beside a build) against
+# 1.3-1.4 s minimal; split per phase (RouteCache::valiant_split) it takes 0.9-1.2 s against
+# minimal's 1.2-1.5 s (two shared cores). Goal: valiant / minimal wall <= 1.5.
 # Usage: bash bench/dragonfly_valiant.sh [BINARY]   (default build/toposweep)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,7 @@
 #include "toposweep/collective/routing.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <set>
 #include <string>
@@ -417,7 +418,7 @@ RouteCache::ValiantSplit RouteCache::valiant_split(std::span<const PairBytes> tr
   const std::size_t n = transfers.size();
   // The loads go into a staging array first, so that an unreachable transfer adds nothing.
   std::vector<std::pair<ArcId, double>> loads;
-  // The distinct sources in first-appearance order, and each one's leg 1 per intermediate group.
+  // The distinct sources in first-appearance order.
   std::vector<std::uint32_t> source_index(net_->compute_count(), kUnreached);
   std::vector<VertexId> sources;
   for (const PairBytes& t : transfers)
@@ -425,9 +426,11 @@ RouteCache::ValiantSplit RouteCache::valiant_split(std::span<const PairBytes> tr
       source_index[t.src] = static_cast<std::uint32_t>(sources.size());
       sources.push_back(t.src);
     }
-  std::vector<const Leg1*> legs(sources.size() * G, nullptr);
-  std::vector<Leg1> scratch_legs;  // leg 1 walks past the memo's budget, kept for this call
-  scratch_legs.reserve(sources.size() * G);
+  // Each source's leg-1 entries, flat: those towards group k at offsets [off(s, k), off(s, k + 1)).
+  std::vector<std::size_t> offsets(sources.size() * (G + 1), 0);
+  std::vector<VertexId> entry_router;
+  std::vector<double> entry_share, entry_arrival;
+  Leg1 scratch;
   // Per source, the bytes it sends to each group: leg 1 towards k carries 1/K of every transfer
   // whose groups are not k.
   std::vector<double> to_group(G, 0.0);
@@ -444,13 +447,14 @@ RouteCache::ValiantSplit RouteCache::valiant_split(std::span<const PairBytes> tr
       to_group[j] += transfers[i].bytes;
     }
     std::sort(sent_to.begin(), sent_to.end());
+    std::size_t* off = &offsets[si * (G + 1)];
     for (std::uint32_t k = 0; k < G; ++k) {
+      off[k] = entry_router.size();
       if (k == gi) continue;
       double bytes = 0;
       for (std::uint32_t j : sent_to)
         if (j != k) bytes += to_group[j];
       if (bytes == 0) continue;
-      Leg1& scratch = scratch_legs.emplace_back();
       const Leg1* leg = leg1(s, k, scratch);
       if (!leg) {
         for (std::size_t i : by_source[si])
@@ -458,15 +462,21 @@ RouteCache::ValiantSplit RouteCache::valiant_split(std::span<const PairBytes> tr
             out.unreachable = i;
             return out;
           }
+        continue;
       }
-      legs[si * G + k] = leg;
       for (const auto& [a, share] : leg->arcs) loads.emplace_back(a, bytes / K * share);
+      for (const auto& [e, share, arrival] : leg->entries) {
+        entry_router.push_back(e);
+        entry_share.push_back(share);
+        entry_arrival.push_back(arrival);
+      }
     }
+    off[G] = entry_router.size();
     for (std::uint32_t j : sent_to) to_group[j] = 0;
   }
   // Leg 2, one destination at a time: the shares entering each router of every intermediate
-  // group, then one walk from each of those routers; the latency of each transfer's slowest leg
-  // pair from the entry's arrival and the walk's.
+  // group (and each transfer's slowest leg pair: the entry's arrival plus the walk's latency from
+  // there), then one walk from each of those routers.
   std::vector<std::vector<std::size_t>> by_dest;
   std::vector<std::uint32_t> dest_index(net_->compute_count(), kUnreached);
   std::vector<VertexId> dests;
@@ -479,46 +489,45 @@ RouteCache::ValiantSplit RouteCache::valiant_split(std::span<const PairBytes> tr
     }
     by_dest[dest_index[d]].push_back(i);
   }
-  std::vector<double> entering(net_->vertex_count(), 0.0), leg2_latency(net_->vertex_count(), 0.0);
+  const std::uint32_t V = net_->vertex_count();
+  std::vector<double> entering(V, 0.0), leg2_latency(V, 0.0);
+  std::vector<const EcmpShares*> leg2_of(V, nullptr);
+  std::vector<std::uint32_t> seen(V, kUnreached);  // the destination index an entry was last seen for
   std::vector<VertexId> entries;
+  std::deque<EcmpShares> unkept;  // leg-2 walks past the memo's budget, kept for this call
   EcmpShares scratch2;
   for (std::size_t di = 0; di < dests.size(); ++di) {
     const VertexId d = dests[di];
     const std::uint32_t gj = group_of(d);
     const std::vector<std::uint32_t>& dist = distances_to(d);
     entries.clear();
+    unkept.clear();
     for (std::size_t i : by_dest[di]) {
       const PairBytes& t = transfers[i];
-      const std::uint32_t gi = group_of(t.src);
-      const std::size_t row = std::size_t{source_index[t.src]} * G;
-      for (std::uint32_t k = 0; k < G; ++k) {
-        if (k == gi || k == gj || !legs[row + k]) continue;
-        for (const auto& [e, share, arrival] : legs[row + k]->entries) {
-          if (entering[e] == 0) entries.push_back(e);
-          entering[e] += t.bytes * share;
+      const std::size_t* off = &offsets[std::size_t{source_index[t.src]} * (G + 1)];
+      // Every intermediate group but the destination's (the source's has no entries).
+      for (const auto& [lo, hi] : {std::pair{off[0], off[gj]}, std::pair{off[gj + 1], off[G]}})
+        for (std::size_t x = lo; x < hi; ++x) {
+          const VertexId e = entry_router[x];
+          if (seen[e] != di) {
+            seen[e] = static_cast<std::uint32_t>(di);
+            const EcmpShares* leg = leg2(e, d, dist, scratch2);
+            if (!leg) {
+              out.unreachable = i;
+              return out;
+            }
+            if (leg == &scratch2) leg = &unkept.emplace_back(scratch2);
+            leg2_of[e] = leg;
+            leg2_latency[e] = leg->latency;
+            entering[e] = 0;
+            entries.push_back(e);
+          }
+          entering[e] += t.bytes * entry_share[x];
+          out.latency = std::max(out.latency, entry_arrival[x] + leg2_latency[e]);
         }
-      }
     }
-    for (VertexId e : entries) {
-      const EcmpShares* leg = leg2(e, d, dist, scratch2);
-      if (!leg) {
-        out.unreachable = by_dest[di].front();
-        return out;
-      }
-      for (const auto& [a, share] : leg->arcs) loads.emplace_back(a, entering[e] / K * share);
-      leg2_latency[e] = leg->latency;
-    }
-    for (std::size_t i : by_dest[di]) {
-      const PairBytes& t = transfers[i];
-      const std::uint32_t gi = group_of(t.src);
-      const std::size_t row = std::size_t{source_index[t.src]} * G;
-      for (std::uint32_t k = 0; k < G; ++k) {
-        if (k == gi || k == gj || !legs[row + k]) continue;
-        for (const auto& [e, share, arrival] : legs[row + k]->entries)
-          out.latency = std::max(out.latency, arrival + leg2_latency[e]);
-      }
-    }
-    for (VertexId e : entries) entering[e] = 0;
+    for (VertexId e : entries)
+      for (const auto& [a, share] : leg2_of[e]->arcs) loads.emplace_back(a, entering[e] / K * share);
   }
   for (const auto& [a, b] : loads) {
     if (arc_bytes[a] == 0) touched.push_back(a);
