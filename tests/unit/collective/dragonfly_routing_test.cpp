@@ -26,7 +26,7 @@ namespace {
 constexpr double kLinkBps = 25e9;  // 200 Gb/s
 
 Network dragonfly(std::uint32_t a, std::uint32_t p, std::uint32_t h, const std::string& routing,
-                  const std::string& latency = "0s") {
+                  const std::string& latency = "0s", std::uint32_t groups = 0) {
   KeyRegistry registry(topology::config_keys());
   registry.add(collective::config_keys());
   Config c;
@@ -37,6 +37,7 @@ Network dragonfly(std::uint32_t a, std::uint32_t p, std::uint32_t h, const std::
   c.set("topology.link_bandwidth", "200Gbps", "test");
   c.set("topology.link_latency", latency, "test");
   c.set("server.gpus", "1", "test");
+  if (groups) c.set("topology.groups", std::to_string(groups), "test");
   if (!routing.empty()) c.set("topology.routing", routing, "test");
   validate_and_default(c, registry);
   return network_from_config(c);
@@ -337,11 +338,19 @@ TEST(DragonflyRouting, MinimalIsTheDefaultBitForBit) {
 // that ecmp_split gives transfer by transfer (the per-pair reference, one walk per transfer and
 // intermediate group, itself checked against the exhaustive search above), up to floating-point
 // rounding: for every pair between groups with S/n each (a direct All-to-All), and for a sparse
-// set with unequal sizes and repeated sources and destinations; computed, then from its memo.
+// set with unequal sizes and repeated sources and destinations; computed, then from its memo. The
+// balanced sizes have one global link per pair of groups; g = 3 with a = h = 2 has two (leg 1
+// enters an intermediate group at two routers), g = 5 with a = 4, h = 2 two as well.
 TEST(DragonflyRouting, ValiantSplitOfAPhaseEqualsTheSplitOfEachTransfer) {
-  for (const Size s : {Size{2, 1, 1}, Size{2, 2, 2}, Size{3, 2, 1}, Size{4, 2, 1}, Size{2, 3, 3}}) {
-    SCOPED_TRACE(testing::Message() << "a=" << s.a << " p=" << s.p << " h=" << s.h);
-    const Network net = dragonfly(s.a, s.p, s.h, "valiant", "1us");
+  struct Case {
+    Size size;
+    std::uint32_t groups;
+  };
+  for (const auto [s, groups] :
+       {Case{{2, 1, 1}, 0}, Case{{2, 2, 2}, 0}, Case{{3, 2, 1}, 0}, Case{{4, 2, 1}, 0}, Case{{2, 3, 3}, 0},
+        Case{{2, 2, 2}, 3}, Case{{4, 1, 2}, 5}}) {
+    SCOPED_TRACE(testing::Message() << "a=" << s.a << " p=" << s.p << " h=" << s.h << " g=" << groups);
+    const Network net = dragonfly(s.a, s.p, s.h, "valiant", "1us", groups);
     const std::uint32_t n = net.compute_count();
     RouteCache reference_routes(net);
     std::vector<std::vector<PairBytes>> sets(2);
