@@ -38,15 +38,14 @@ void group_nodes_into(std::span<const std::uint32_t> ranks, const Placement& pla
   g.gpus_per_node = count.empty() ? 1 : *std::max_element(count.begin(), count.end());
   g.locals.clear();
   if (g.gpus_per_node != 1 || g.nodes.size() < 2) return;
-  // Ranks fill nodes in order (rank_order_placement): a rank's index on its node is its distance
-  // from the node's first rank.
+  // A node's ranks are consecutive (rank_order_placement, and a job's placement on its servers):
+  // a rank's index on its node is its distance from the first of the run it belongs to.
   const auto& of = placement.node_of_gpu;
   bool differ = false;
   for (std::uint32_t r : ranks) {
-    const auto first = std::lower_bound(of.begin(), of.end(), of[r]);
-    const auto local = first != of.end() && *first == of[r]
-                           ? static_cast<std::uint32_t>(r - (first - of.begin()))
-                           : r % std::max<std::uint32_t>(1, placement.gpus_per_node);
+    std::uint32_t first = r;
+    while (first > 0 && of[first - 1] == of[r]) --first;
+    const std::uint32_t local = r - first;
     differ = differ || (!g.locals.empty() && local != g.locals[0]);
     g.locals.push_back(local);
   }
