@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim_test_helpers.hpp"
+#include "toposweep/sim/comm_groups.hpp"
 #include "toposweep/sim/simulate.hpp"
 #include "toposweep/topology/build.hpp"
 
@@ -53,6 +54,20 @@ double run(const Network& net, const TaskGraph& g, NetworkModelKind kind, bool p
 }
 
 constexpr double kB = 12.5e9, kF = 10e9, kAlpha = 1e-6;
+
+// A group's local indices: each rank's distance from the first rank of its node's run, kept only
+// when a group has one member per node and they differ (servers renumbered, as a placed job's
+// are: node_of_gpu need not be sorted).
+TEST(RailRelay, LocalIndicesOfOneMemberPerNodeGroups) {
+  Placement p;
+  p.gpus_per_node = 4;
+  p.node_of_gpu = {3, 3, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2};
+  EXPECT_EQ(group_nodes(std::vector<std::uint32_t>{1, 6}, p).locals, (std::vector<std::uint32_t>{1, 2}));
+  EXPECT_EQ(group_nodes(std::vector<std::uint32_t>{0, 7, 9}, p).locals,
+            (std::vector<std::uint32_t>{0, 3, 1}));
+  EXPECT_TRUE(group_nodes(std::vector<std::uint32_t>{2, 6, 10}, p).locals.empty());  // all on GPU 2
+  EXPECT_TRUE(group_nodes(std::vector<std::uint32_t>{0, 1, 5}, p).locals.empty());   // two on node 3
+}
 
 // A point-to-point send of b bytes from GPU 0 of server A to GPU 1 of server B (ranks 0 and 5):
 // over the network 2 links (server, rail switch, server), 2 us + b / B. On rail-only the two
