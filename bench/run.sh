@@ -36,3 +36,9 @@ case "chakra_import" in *"$filter"*)
   bash bench/chakra_import.sh
   ;;
 esac
+# Valiant routing on a 1,056-server dragonfly against minimal (issue 34; a few seconds).
+case "dragonfly_valiant" in *"$filter"*)
+  echo "== dragonfly_valiant (All-to-All over a = 8, p = 4, h = 4, minimal and valiant)"
+  bash bench/dragonfly_valiant.sh
+  ;;
+esac

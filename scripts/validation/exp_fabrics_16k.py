@@ -120,7 +120,8 @@ def markdown(rows, notes):
                  "lower network cost): " + "; ".join(claims) + ". With these layouts no dense traffic needs a "
                  "spine: TP stays in the server and the pipeline and data-parallel rings are rail-aligned. "
                  "DeepSeek-V3's EP groups span eight servers, so its cross-rail All-to-All relays through NVLink "
-                 "(PXN; the relay hop itself is not charged: docs/topology.md).")
+                 "(PXN), which the two-level All-to-All's intra-node part charges on every fabric alike "
+                 "(docs/topology.md).")
     lines.append("- Priced by parts, 16,384 GPUs need switches no table lists: the ideal switch (one 16,384-port "
                  "switch), rail-only with one 2,048-port switch per rail and the rail-optimized leaf-spine, whose "
                  "radix the builder sets to 184 because the rail family has two tiers (a three-tier rail fabric is "

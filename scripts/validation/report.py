@@ -810,10 +810,13 @@ def section_fabrics(df, notes):
                      "claim 38–77 % lower cost at equal time: reproduced in this model, see 7e's caveats).")
     lines += ["", "What the model says, and what it leaves out:",
               "- Llama's fastest layouts keep TP inside the server; what crosses servers is DP (same local rank, so the same rail) and PP traffic, so switch, fat-tree, rail-optimized and rail-only give the same time within 0.1 % while their costs differ by up to 2.6× (Wang et al.'s point: LLM traffic is rail-local). Mixtral's fastest layout is ep 8 with tp 2 on every Clos-like fabric: its All-to-All spans two servers and crosses rails, and the fabrics differ by up to 2 % (the spine's extra hop); TopoOpt's rings, which carry that All-to-All over relays, prefer ep 4 (one server) and are 24 % slower at 400 Gb/s.",
-              "- Rail-only's relay through the server (PXN) is a hop inside the server vertex: its NVLink bytes are "
-              "not charged, so cross-rail traffic (Mixtral's ep 8 All-to-All across two servers) is optimistic on "
-              "rail-only. A switch with 8 ports per server costs the same as rail-only with one 128-port switch per "
-              "rail here, as it should.",
+              "- Rail-only's relay through the server (PXN) is charged to the server's fabric (docs/topology.md). "
+              "Mixtral's ep 8 All-to-All across two servers pays it as the two-level All-to-All's intra-node part "
+              "(S(g−1)/g per GPU over NVLink: the PXN gather that puts every byte for the other server on the GPU "
+              "of its destination's rail), on every Clos-like fabric alike; what else would relay (pipeline sends "
+              "and one-GPU-per-server groups between different local ranks) does not occur in this grid, whose "
+              "layouts are rail-aligned: charging the relay changed none of the 840 points. A switch with 8 ports "
+              "per server costs the same as rail-only with one 128-port switch per rail here, as it should.",
               "- The torus and the dragonfly have fewer or narrower server links (6 links; one port), so they are cheaper and slower; the dragonfly's global links carry every inter-group flow. TopoOpt's rings cost least among the 8-NIC designs but are slower for both models (their strides were not optimized for the traffic here: `point.optimize` is off in this sweep)."]
     return lines
 

@@ -13,6 +13,7 @@
 #include "toposweep/collective/patterns.hpp"
 #include "toposweep/collective/routing.hpp"
 #include "toposweep/collective/schedule.hpp"
+#include "toposweep/topology/rail_relay.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/strings.hpp"
 
@@ -319,6 +320,42 @@ void scale_network_bytes(CollectivePlan& plan, double factor) {
   for (Flow& f : plan.flows) f.bytes *= factor;
 }
 
+// One GPU per member node on a rail-only fabric (CollectiveRequest::member_locals): the network
+// bytes a member sends to peers that share no rail with it relay through the GPU of its server on
+// the peer's rail, over the server's fabric (NCCL's PXN). Each member sends busbw_factor(op, N) x
+// bytes over the network (the flat ring's or direct exchange's share per member), spread evenly
+// over its N - 1 peers (exact for the direct AllToAll; a ring's share of its neighbours
+// otherwise), so it relays that times the fraction of its peers on other rails, as one intra-node
+// transfer (its fabric's latency and one step). The slowest member's relay joins the network time
+// as the two-level collectives' intra-node part does: pipelined the slower of the two, sequential
+// their sum.
+void add_rail_relay(const Network& net, const CollectiveRequest& req, const CollectiveOptions& opt,
+                    CollectivePlan& plan) {
+  const std::size_t N = req.nodes.size();
+  if (req.member_locals.size() != N || N < 2 || !rail_only(net)) return;
+  const double member_bytes = busbw_factor(req.op, static_cast<int>(N)) * req.bytes;
+  double relay = 0;
+  for (std::size_t k = 0; k < N; ++k) {
+    std::size_t across = 0;
+    for (std::size_t m = 0; m < N; ++m)
+      across += needs_rail_relay(net, req.nodes[k], req.member_locals[k], req.nodes[m], req.member_locals[m]);
+    if (across == 0) continue;
+    const LinkClass& fabric = net.intra_link(req.nodes[k]);
+    if (!(fabric.achievable_Bps() > 0))
+      throw BadInput(
+          "a collective across rails of a rail-only fabric relays through the server's fabric, "
+          "which needs a positive intra-node bandwidth",
+          "server.intra_bandwidth");
+    const double bytes = member_bytes * static_cast<double>(across) / static_cast<double>(N - 1);
+    relay = std::max(relay, fabric.latency_s + fabric.step_latency_s + bytes / fabric.achievable_Bps());
+  }
+  if (relay == 0) return;
+  const double network_s = plan.time_s;
+  plan.time_s = opt.hierarchical_pipelined ? std::max(network_s, relay) : network_s + relay;
+  plan.intra_node_time_s = plan.time_s - network_s;
+  if (plan.model.empty()) plan.model = opt.hierarchical_pipelined ? "pipelined" : "sequential";
+}
+
 }  // namespace
 
 const std::vector<std::string>& collective_algorithm_names() {
@@ -355,6 +392,7 @@ CollectivePlan plan_collective(const CollectiveRequest& request, const std::stri
   if (g <= 1) {
     CollectivePlan plan = plan_network(net, request, algorithm, options, memo);
     scale_network_bytes(plan, sharing);
+    add_rail_relay(net, request, options, plan);
     return plan;
   }
   // Two-level: the GPUs of a node first combine inside it, then the nodes run the network

@@ -1,6 +1,7 @@
 #include "toposweep/collective/routing.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <set>
 #include <string>
@@ -377,6 +378,162 @@ std::optional<double> RouteCache::ecmp_split(VertexId src, VertexId dst, double 
     split_memo_.emplace(key, EcmpShares{split_arcs_, latency});
   }
   return latency;
+}
+
+const RouteCache::Leg1* RouteCache::leg1(VertexId src, std::uint32_t k, Leg1& scratch) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | k;
+  if (const auto it = leg1_memo_.find(key); it != leg1_memo_.end()) return &it->second;
+  const std::vector<std::uint32_t>& to_k = distances_to_group(k);
+  if (to_k[src] == kUnreached) return nullptr;
+  split_arcs_.clear();
+  split_walk(src, to_k, 1.0, 0.0);
+  scratch.arcs = split_arcs_;
+  scratch.entries.clear();
+  for (VertexId e : frontier_a_) scratch.entries.emplace_back(e, split_share_[e], split_latency_[e]);
+  if (leg_memo_arcs_ + scratch.arcs.size() > kMaxSplitMemoArcs) return &scratch;
+  leg_memo_arcs_ += scratch.arcs.size() + scratch.entries.size();
+  return &leg1_memo_.emplace(key, scratch).first->second;
+}
+
+const RouteCache::EcmpShares* RouteCache::leg2(VertexId entry, VertexId dst,
+                                               const std::vector<std::uint32_t>& dist, EcmpShares& scratch) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(entry) << 32) | dst;
+  if (const auto it = leg2_memo_.find(key); it != leg2_memo_.end()) return &it->second;
+  if (dist[entry] == kUnreached) return nullptr;
+  split_arcs_.clear();
+  split_walk(entry, dist, 1.0, 0.0);
+  scratch.arcs = split_arcs_;
+  scratch.latency = split_latency_[dst];
+  if (leg_memo_arcs_ + scratch.arcs.size() > kMaxSplitMemoArcs) return &scratch;
+  leg_memo_arcs_ += scratch.arcs.size();
+  return &leg2_memo_.emplace(key, scratch).first->second;
+}
+
+RouteCache::ValiantSplit RouteCache::valiant_split(std::span<const PairBytes> transfers,
+                                                   std::span<double> arc_bytes, std::vector<ArcId>& touched) {
+  ValiantSplit out;
+  if (transfers.empty()) return out;
+  const std::uint32_t G = valiant_groups_;
+  const double K = static_cast<double>(G) - 2;
+  const std::size_t n = transfers.size();
+  // The loads go into a staging array first, so that an unreachable transfer adds nothing.
+  std::vector<std::pair<ArcId, double>> loads;
+  // The distinct sources in first-appearance order.
+  std::vector<std::uint32_t> source_index(net_->compute_count(), kUnreached);
+  std::vector<VertexId> sources;
+  for (const PairBytes& t : transfers)
+    if (source_index[t.src] == kUnreached) {
+      source_index[t.src] = static_cast<std::uint32_t>(sources.size());
+      sources.push_back(t.src);
+    }
+  // Each source's leg-1 entries, flat: those towards group k at offsets [off(s, k), off(s, k + 1)).
+  std::vector<std::size_t> offsets(sources.size() * (G + 1), 0);
+  std::vector<VertexId> entry_router;
+  std::vector<double> entry_share, entry_arrival;
+  Leg1 scratch;
+  // Per source, the bytes it sends to each group: leg 1 towards k carries 1/K of every transfer
+  // whose groups are not k.
+  std::vector<double> to_group(G, 0.0);
+  std::vector<std::uint32_t> sent_to;  // the groups a source sends to, in increasing order
+  std::vector<std::vector<std::size_t>> by_source(sources.size());
+  for (std::size_t i = 0; i < n; ++i) by_source[source_index[transfers[i].src]].push_back(i);
+  for (std::size_t si = 0; si < sources.size(); ++si) {
+    const VertexId s = sources[si];
+    const std::uint32_t gi = group_of(s);
+    sent_to.clear();
+    for (std::size_t i : by_source[si]) {
+      const std::uint32_t j = group_of(transfers[i].dst);
+      if (to_group[j] == 0) sent_to.push_back(j);
+      to_group[j] += transfers[i].bytes;
+    }
+    std::sort(sent_to.begin(), sent_to.end());
+    std::size_t* off = &offsets[si * (G + 1)];
+    for (std::uint32_t k = 0; k < G; ++k) {
+      off[k] = entry_router.size();
+      if (k == gi) continue;
+      double bytes = 0;
+      for (std::uint32_t j : sent_to)
+        if (j != k) bytes += to_group[j];
+      if (bytes == 0) continue;
+      const Leg1* leg = leg1(s, k, scratch);
+      if (!leg) {
+        for (std::size_t i : by_source[si])
+          if (group_of(transfers[i].dst) != k) {
+            out.unreachable = i;
+            return out;
+          }
+        continue;
+      }
+      for (const auto& [a, share] : leg->arcs) loads.emplace_back(a, bytes / K * share);
+      for (const auto& [e, share, arrival] : leg->entries) {
+        entry_router.push_back(e);
+        entry_share.push_back(share);
+        entry_arrival.push_back(arrival);
+      }
+    }
+    off[G] = entry_router.size();
+    for (std::uint32_t j : sent_to) to_group[j] = 0;
+  }
+  // Leg 2, one destination at a time: the shares entering each router of every intermediate
+  // group (and each transfer's slowest leg pair: the entry's arrival plus the walk's latency from
+  // there), then one walk from each of those routers.
+  std::vector<std::vector<std::size_t>> by_dest;
+  std::vector<std::uint32_t> dest_index(net_->compute_count(), kUnreached);
+  std::vector<VertexId> dests;
+  for (std::size_t i = 0; i < n; ++i) {
+    const VertexId d = transfers[i].dst;
+    if (dest_index[d] == kUnreached) {
+      dest_index[d] = static_cast<std::uint32_t>(dests.size());
+      dests.push_back(d);
+      by_dest.emplace_back();
+    }
+    by_dest[dest_index[d]].push_back(i);
+  }
+  const std::uint32_t V = net_->vertex_count();
+  std::vector<double> entering(V, 0.0), leg2_latency(V, 0.0);
+  std::vector<const EcmpShares*> leg2_of(V, nullptr);
+  std::vector<std::uint32_t> seen(V, kUnreached);  // the destination index an entry was last seen for
+  std::vector<VertexId> entries;
+  std::deque<EcmpShares> unkept;  // leg-2 walks past the memo's budget, kept for this call
+  EcmpShares scratch2;
+  for (std::size_t di = 0; di < dests.size(); ++di) {
+    const VertexId d = dests[di];
+    const std::uint32_t gj = group_of(d);
+    const std::vector<std::uint32_t>& dist = distances_to(d);
+    entries.clear();
+    unkept.clear();
+    for (std::size_t i : by_dest[di]) {
+      const PairBytes& t = transfers[i];
+      const std::size_t* off = &offsets[std::size_t{source_index[t.src]} * (G + 1)];
+      // Every intermediate group but the destination's (the source's has no entries).
+      for (const auto& [lo, hi] : {std::pair{off[0], off[gj]}, std::pair{off[gj + 1], off[G]}})
+        for (std::size_t x = lo; x < hi; ++x) {
+          const VertexId e = entry_router[x];
+          if (seen[e] != di) {
+            seen[e] = static_cast<std::uint32_t>(di);
+            const EcmpShares* leg = leg2(e, d, dist, scratch2);
+            if (!leg) {
+              out.unreachable = i;
+              return out;
+            }
+            if (leg == &scratch2) leg = &unkept.emplace_back(scratch2);
+            leg2_of[e] = leg;
+            leg2_latency[e] = leg->latency;
+            entering[e] = 0;
+            entries.push_back(e);
+          }
+          entering[e] += t.bytes * entry_share[x];
+          out.latency = std::max(out.latency, entry_arrival[x] + leg2_latency[e]);
+        }
+    }
+    for (VertexId e : entries)
+      for (const auto& [a, share] : leg2_of[e]->arcs) loads.emplace_back(a, entering[e] / K * share);
+  }
+  for (const auto& [a, b] : loads) {
+    if (arc_bytes[a] == 0) touched.push_back(a);
+    arc_bytes[a] += b;
+  }
+  return out;
 }
 
 namespace {

@@ -59,6 +59,7 @@ PhaseCost ecmp_phase_cost(RouteCache& routes, const Phase& phase, std::vector<Fl
     }
   } rezero{arc_bytes, touched};
   double max_latency = 0;
+  std::vector<PairBytes> valiant;
   for (const Transfer& t : phase.transfers) {
     if (t.src == t.dst || t.bytes <= 0) continue;
     const auto direct = parallel_arcs(net, t.src, t.dst);
@@ -75,10 +76,26 @@ PhaseCost ecmp_phase_cost(RouteCache& routes, const Phase& phase, std::vector<Fl
       }
       continue;
     }
+    if (routes.intermediate_groups(t.src, t.dst) > 0) {
+      // Valiant: split together after the loop (RouteCache::valiant_split), one walk per source
+      // and intermediate group instead of one per transfer and intermediate group.
+      valiant.push_back({t.src, t.dst, t.bytes});
+      if (flows) {
+        auto path = routes.hashed_path(t.src, t.dst);
+        if (!path) unreachable(t);
+        flows->push_back(Flow{std::move(*path), t.bytes * phase.repeat, stage});
+      }
+      continue;
+    }
     const auto latency = routes.ecmp_split(t.src, t.dst, t.bytes, arc_bytes, touched);
     if (!latency) unreachable(t);
     max_latency = std::max(max_latency, *latency);
     if (flows) flows->push_back(Flow{*routes.hashed_path(t.src, t.dst), t.bytes * phase.repeat, stage});
+  }
+  if (!valiant.empty()) {
+    const RouteCache::ValiantSplit v = routes.valiant_split(valiant, arc_bytes, touched);
+    if (v.unreachable) unreachable(Transfer{valiant[*v.unreachable].src, valiant[*v.unreachable].dst, 0});
+    max_latency = std::max(max_latency, v.latency);
   }
   double step_bandwidth_s = 0;
   for (ArcId a : touched)

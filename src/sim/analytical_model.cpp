@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "toposweep/collective/plan.hpp"
+#include "toposweep/topology/rail_relay.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep::sim {
@@ -37,7 +38,13 @@ double AnalyticalModel::transfer_time(std::int32_t shape, double bytes) {
   PathCost& p = paths_[static_cast<std::size_t>(shape)];
   if (!p.known) learn_path(shape, p);
   if (p.intra) return intra_node_transfer_time(bytes, *p.intra);
-  return p.sums.hops == 0 ? 0.0 : p.sums.latency_s + (bytes > 0 ? bytes / p.sums.narrowest_Bps : 0.0);
+  const double network =
+      p.sums.hops == 0 ? 0.0 : p.sums.latency_s + (bytes > 0 ? bytes / p.sums.narrowest_Bps : 0.0);
+  if (!p.relay) return network;
+  // The PXN relay over the source server's fabric, joined as a two-level collective's intra-node
+  // part is: pipelined the slower of the two, sequential their sum.
+  const double relay = intra_node_transfer_time(bytes, *p.relay);
+  return settings_.hierarchical_pipelined ? std::max(network, relay) : network + relay;
 }
 
 void AnalyticalModel::learn_path(std::int32_t shape, PathCost& p) {
@@ -52,6 +59,8 @@ void AnalyticalModel::learn_path(std::int32_t shape, PathCost& p) {
                          std::to_string(g.nodes[0]),
                      "topology");
     p.sums = *sums;
+    if (g.locals.size() == 2 && needs_rail_relay(*net_, g.nodes[0], g.locals[0], g.nodes[1], g.locals[1]))
+      p.relay = &net_->intra_link(g.nodes[0]);
   }
   p.known = true;
 }

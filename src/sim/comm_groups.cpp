@@ -36,6 +36,20 @@ void group_nodes_into(std::span<const std::uint32_t> ranks, const Placement& pla
     }
   }
   g.gpus_per_node = count.empty() ? 1 : *std::max_element(count.begin(), count.end());
+  g.locals.clear();
+  if (g.gpus_per_node != 1 || g.nodes.size() < 2) return;
+  // A node's ranks are consecutive (rank_order_placement, and a job's placement on its servers):
+  // a rank's index on its node is its distance from the first of the run it belongs to.
+  const auto& of = placement.node_of_gpu;
+  bool differ = false;
+  for (std::uint32_t r : ranks) {
+    std::uint32_t first = r;
+    while (first > 0 && of[first - 1] == of[r]) --first;
+    const std::uint32_t local = r - first;
+    differ = differ || (!g.locals.empty() && local != g.locals[0]);
+    g.locals.push_back(local);
+  }
+  if (!differ) g.locals.clear();
 }
 
 void shape_signature_into(const GroupNodes& g, std::uint32_t sharing, std::vector<std::uint32_t>& sig) {
@@ -43,6 +57,9 @@ void shape_signature_into(const GroupNodes& g, std::uint32_t sharing, std::vecto
   sig.push_back(g.gpus_per_node);
   sig.push_back(g.ranks);
   sig.push_back(sharing);
+  if (g.locals.empty()) return;
+  sig.insert(sig.end(), g.locals.begin(), g.locals.end());
+  sig.push_back(0xffffffffu);  // no sharing count is this: the signatures with locals stay apart
 }
 
 std::vector<std::size_t> sampled_transfer_groups(const GroupSet& gs) {
@@ -102,6 +119,7 @@ CollectiveRequest node_collective_request(const Task& t, const GroupNodes& g) {
   req.bytes = t.bytes;
   req.root = g.nodes.empty() ? 0 : g.nodes[0];
   req.instances_per_node = g.instances_per_node;
+  req.member_locals = g.locals;
   return req;
 }
 

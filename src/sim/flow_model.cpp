@@ -6,6 +6,7 @@
 
 #include "toposweep/collective/plan.hpp"
 #include "toposweep/sim/simulate.hpp"
+#include "toposweep/topology/rail_relay.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep::sim {
@@ -39,7 +40,8 @@ std::size_t ecmp_pick(const std::vector<WeightedPath>& paths, VertexId src, Vert
 FlowModel::FlowModel(const Network& net, CommSettings settings)
     : net_(&net), settings_(std::move(settings)), routes_(net), flows_(net) {}
 
-FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes& g, std::uint32_t copies) {
+FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes& g, std::uint32_t copies,
+                                                 bool relays) {
   InstancePlan ip;
   ip.stage_begin = {0};
   if (t.kind == TaskKind::Transfer) {
@@ -53,11 +55,24 @@ FlowModel::InstancePlan FlowModel::plan_instance(const Task& t, const GroupNodes
     const auto& paths = routes_.ecmp_paths(g.nodes[0], g.nodes[1]);
     std::map<std::size_t, std::uint32_t> per_path;
     for (std::uint32_t c = 0; c < copies; ++c) ++per_path[ecmp_pick(paths, g.nodes[0], g.nodes[1], c)];
+    double idle_s = 0;  // the slowest path's time on an idle network
     for (const auto& [k, n] : per_path) {
-      ip.stage_latency_s = std::max(ip.stage_latency_s, path_latency(*net_, paths[k].arcs));
+      const double latency = path_latency(*net_, paths[k].arcs);
+      ip.stage_latency_s = std::max(ip.stage_latency_s, latency);
+      double narrowest = std::numeric_limits<double>::infinity();
+      for (ArcId a : paths[k].arcs) narrowest = std::min(narrowest, net_->arc(a).bandwidth_Bps);
+      idle_s = std::max(idle_s, latency + t.bytes * n / narrowest);
       ip.paths.push_back(paths[k].arcs);
       ip.bytes.push_back(t.bytes * n);
       ip.weight.push_back(n);
+    }
+    if (relays) {
+      // The PXN relay over the source server's fabric (rail_relay.hpp), as the analytical model
+      // charges it, each connection over its own GPU's link; intra-node time is not flows, so it
+      // waits after them as a two-level collective's intra-node part does: pipelined what it
+      // takes beyond the idle network's time, sequential all of it.
+      const double relay = intra_node_transfer_time(t.bytes, net_->intra_link(g.nodes[0]));
+      ip.stage_latency_s += settings_.hierarchical_pipelined ? std::max(0.0, relay - idle_s) : relay;
     }
     ip.stage_begin.push_back(static_cast<std::uint32_t>(ip.paths.size()));
     return ip;
@@ -104,23 +119,36 @@ const FlowModel::TaskPlan& FlowModel::plan_for(const CommTask& comm) {
   std::map<std::vector<std::uint32_t>, std::uint32_t> seen;  // signature -> unique index
   std::vector<GroupNodes> unique;
   std::vector<std::uint32_t> copies;
+  std::vector<char> relay;  // transfers: whether a connection of the instance relays
   std::vector<std::uint32_t> sig;
   for (const auto& ranks : gs.groups) {
     GroupNodes g = group_nodes(ranks, *comm.placement);
     sig.assign(g.nodes.begin(), g.nodes.end());
     sig.push_back(g.gpus_per_node);
     sig.push_back(g.ranks);
+    const bool locals = !g.locals.empty() && rail_only(*net_);
+    if (locals && t.kind == TaskKind::Collective) {
+      // Members on other local GPUs may cross rails here: their instances are not alike.
+      sig.insert(sig.end(), g.locals.begin(), g.locals.end());
+      sig.push_back(0xffffffffu);
+    }
+    // Transfers between the same two nodes stay one instance of several connections (each hashed
+    // onto its own path); it relays when any of them does, each over its own GPU's fabric.
+    const bool relays = locals && t.kind == TaskKind::Transfer && g.locals.size() == 2 &&
+                        needs_rail_relay(*net_, g.nodes[0], g.locals[0], g.nodes[1], g.locals[1]);
     auto [it, fresh] = seen.emplace(sig, static_cast<std::uint32_t>(unique.size()));
     if (fresh) {
       unique.push_back(std::move(g));
       copies.push_back(1);
+      relay.push_back(relays);
     } else {
       ++copies[it->second];
+      relay[it->second] = relay[it->second] || relays;
     }
   }
   plan->instances.reserve(unique.size());
   for (std::size_t u = 0; u < unique.size(); ++u)
-    plan->instances.push_back(plan_instance(t, unique[u], copies[u]));
+    plan->instances.push_back(plan_instance(t, unique[u], copies[u], relay[u]));
   return *plans_.emplace(key, std::move(plan)).first->second;
 }
 

@@ -26,6 +26,11 @@ struct CollectiveRequest {
   // other GPUs of the node in their own groups, e.g. the data-parallel groups of each TP rank):
   // they share the node's network links, so the network part carries this many times the bytes.
   std::uint32_t instances_per_node = 1;
+  // One GPU per member node (gpus_per_node 1): each member's GPU index on its node, parallel to
+  // `nodes`. On a rail-only fabric the network bytes between members that share no rail relay
+  // through a GPU of the server over its fabric (topology/rail_relay.hpp), charged as an
+  // intra-node part. Empty: the members are rail-aligned (nothing relays).
+  std::vector<std::uint32_t> member_locals;
 };
 
 // A flow moves `bytes` along `path` (arc ids). Flows of stage k start when every flow of

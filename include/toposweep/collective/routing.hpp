@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -33,6 +34,12 @@ std::span<const ArcId> parallel_arcs(const Network& net, VertexId src, VertexId 
 double path_latency(const Network& net, std::span<const ArcId> path);
 // A path's hop count, latency sum (added in path order) and narrowest bandwidth.
 PathSums path_sums(const Network& net, std::span<const ArcId> path);
+
+// A transfer of `bytes` from compute node src to compute node dst (RouteCache::valiant_split).
+struct PairBytes {
+  VertexId src = 0, dst = 0;
+  double bytes = 0;
+};
 
 struct WeightedPath {
   std::vector<ArcId> arcs;
@@ -82,6 +89,21 @@ class RouteCache {
   // intermediate group k, each leg split as above; the latency is that of the slowest leg pair.
   std::optional<double> ecmp_split(VertexId src, VertexId dst, double bytes, std::span<double> arc_bytes,
                                    std::vector<ArcId>& touched);
+
+  // The Valiant transfers of one phase at once (each with intermediate_groups(src, dst) > 0): the
+  // loads ecmp_split gives each, added in another order (equal up to floating-point rounding),
+  // into arc_bytes and touched as ecmp_split adds them. Leg 1 is walked once per (source,
+  // intermediate group) with the bytes of every transfer that takes it, leg 2 once per (entry
+  // router, destination) with every share entering there, both memoised: about the minimal
+  // split's work, where a walk per transfer and intermediate group costs g - 2 times it. `latency`
+  // is the slowest leg pair's over all transfers; `unreachable` the index of a transfer whose
+  // destination cannot be reached (nothing is added then).
+  struct ValiantSplit {
+    double latency = 0;
+    std::optional<std::size_t> unreachable;
+  };
+  ValiantSplit valiant_split(std::span<const PairBytes> transfers, std::span<double> arc_bytes,
+                             std::vector<ArcId>& touched);
 
   // The one equal-cost path a hashing ECMP fabric gives the flow src->dst: at every vertex u on
   // the way, a hash of (src, dst, u) picks among the next hops that stay on a shortest path (each
@@ -177,6 +199,18 @@ class RouteCache {
   // per group and servers per group; valiant_groups_ == 0 otherwise.
   std::uint32_t valiant_groups_ = 0, group_routers_ = 0, group_servers_ = 0;
   std::vector<std::vector<std::uint32_t>> group_dist_;  // distances_to_group(), per group
+  // valiant_split()'s memoised walks: leg 1 per (source, intermediate group) as each arc's share
+  // and each entry router's share and arrival latency; leg 2 per (entry router, destination).
+  struct Leg1 {
+    std::vector<std::pair<ArcId, double>> arcs;
+    std::vector<std::tuple<VertexId, double, double>> entries;
+  };
+  std::unordered_map<std::uint64_t, Leg1> leg1_memo_;
+  std::unordered_map<std::uint64_t, EcmpShares> leg2_memo_;
+  std::size_t leg_memo_arcs_ = 0;
+  const Leg1* leg1(VertexId src, std::uint32_t k, Leg1& scratch);
+  const EcmpShares* leg2(VertexId entry, VertexId dst, const std::vector<std::uint32_t>& dist,
+                         EcmpShares& scratch);
 };
 
 // The k shortest loopless paths src->dst by hop count (Yen's algorithm), shortest first, ties

@@ -83,6 +83,9 @@ class AnalyticalModel final : public NetworkModel {
     bool known = false;
     PathSums sums;                     // between nodes: the path's hops, latency and narrowest link
     const LinkClass* intra = nullptr;  // within a node: its fabric
+    // Between nodes on a rail-only fabric, GPUs on disjoint rails: the source server's fabric,
+    // which the PXN relay crosses (topology/rail_relay.hpp); null otherwise.
+    const LinkClass* relay = nullptr;
   };
   void learn_path(std::int32_t shape, PathCost& p);
   std::vector<PathCost> paths_;

@@ -21,6 +21,11 @@ struct GroupNodes {
   // Instances of the same task whose groups use the first node too (CollectiveRequest::
   // instances_per_node); set by models that time one instance for all.
   std::uint32_t instances_per_node = 1;
+  // One member per node (gpus_per_node 1) whose local GPU indices are not all equal: each node's
+  // member's index on its node, parallel to `nodes` (CollectiveRequest::member_locals: which
+  // pairs cross rails on a rail-only fabric). Empty otherwise (all on one local index: every pair
+  // shares its rails).
+  std::vector<std::uint32_t> locals;
 };
 
 GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& placement);
@@ -28,7 +33,8 @@ GroupNodes group_nodes(std::span<const std::uint32_t> ranks, const Placement& pl
 void group_nodes_into(std::span<const std::uint32_t> ranks, const Placement& placement, GroupNodes& g,
                       std::vector<std::uint32_t>& count);
 // A shape's signature into `sig`: the group's nodes, its GPUs per node, ranks and `sharing`
-// (instances per node). Groups with equal signatures take equal times on one network.
+// (instances per node), then its locals and a marker when it has any. Groups with equal
+// signatures take equal times on one network.
 void shape_signature_into(const GroupNodes& g, std::uint32_t sharing, std::vector<std::uint32_t>& sig);
 // How many groups of `gs` have a member on the node of the first group's first rank: the
 // instances that share that node's network links when the whole set runs at once.

@@ -82,7 +82,8 @@ class FlowModel final : public NetworkModel {
 
   const TaskPlan& plan_for(const CommTask& comm);
   // `copies`: how many identical instances (same nodes, same order) this one stands for.
-  InstancePlan plan_instance(const Task& t, const GroupNodes& g, std::uint32_t copies);
+  // `relays`: a transfer some of whose connections cross rails of a rail-only fabric (PXN).
+  InstancePlan plan_instance(const Task& t, const GroupNodes& g, std::uint32_t copies, bool relays = false);
   // Starts the current stage of an instance, skipping empty stages; finishes it when done.
   void run_stage(std::uint32_t a, std::uint32_t i, std::vector<std::uint64_t>& completed);
   void stage_done(std::uint32_t a, std::uint32_t i, std::vector<std::uint64_t>& completed);

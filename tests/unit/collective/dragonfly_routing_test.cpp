@@ -26,7 +26,7 @@ namespace {
 constexpr double kLinkBps = 25e9;  // 200 Gb/s
 
 Network dragonfly(std::uint32_t a, std::uint32_t p, std::uint32_t h, const std::string& routing,
-                  const std::string& latency = "0s") {
+                  const std::string& latency = "0s", std::uint32_t groups = 0) {
   KeyRegistry registry(topology::config_keys());
   registry.add(collective::config_keys());
   Config c;
@@ -37,6 +37,7 @@ Network dragonfly(std::uint32_t a, std::uint32_t p, std::uint32_t h, const std::
   c.set("topology.link_bandwidth", "200Gbps", "test");
   c.set("topology.link_latency", latency, "test");
   c.set("server.gpus", "1", "test");
+  if (groups) c.set("topology.groups", std::to_string(groups), "test");
   if (!routing.empty()) c.set("topology.routing", routing, "test");
   validate_and_default(c, registry);
   return network_from_config(c);
@@ -327,6 +328,63 @@ TEST(DragonflyRouting, MinimalIsTheDefaultBitForBit) {
       for (std::size_t i = 0; i < a.flows.size(); ++i) {
         EXPECT_EQ(a.flows[i].path, b.flows[i].path);
         EXPECT_EQ(a.flows[i].bytes, b.flows[i].bytes);
+      }
+    }
+  }
+}
+
+// valiant_split (a phase's Valiant transfers at once: leg 1 per source and intermediate group,
+// leg 2 per entry router and destination) gives every arc the load, and the phase the latency,
+// that ecmp_split gives transfer by transfer (the per-pair reference, one walk per transfer and
+// intermediate group, itself checked against the exhaustive search above), up to floating-point
+// rounding: for every pair between groups with S/n each (a direct All-to-All), and for a sparse
+// set with unequal sizes and repeated sources and destinations; computed, then from its memo. The
+// balanced sizes have one global link per pair of groups; g = 3 with a = h = 2 has two (leg 1
+// enters an intermediate group at two routers), g = 5 with a = 4, h = 2 two as well.
+TEST(DragonflyRouting, ValiantSplitOfAPhaseEqualsTheSplitOfEachTransfer) {
+  struct Case {
+    Size size;
+    std::uint32_t groups;
+  };
+  for (const auto [s, groups] :
+       {Case{{2, 1, 1}, 0}, Case{{2, 2, 2}, 0}, Case{{3, 2, 1}, 0}, Case{{4, 2, 1}, 0}, Case{{2, 3, 3}, 0},
+        Case{{2, 2, 2}, 3}, Case{{4, 1, 2}, 5}}) {
+    SCOPED_TRACE(testing::Message() << "a=" << s.a << " p=" << s.p << " h=" << s.h << " g=" << groups);
+    const Network net = dragonfly(s.a, s.p, s.h, "valiant", "1us", groups);
+    const std::uint32_t n = net.compute_count();
+    RouteCache reference_routes(net);
+    std::vector<std::vector<PairBytes>> sets(2);
+    std::uint64_t x = 12345;
+    for (VertexId src = 0; src < n; ++src)
+      for (VertexId dst = 0; dst < n; ++dst) {
+        if (src == dst || reference_routes.intermediate_groups(src, dst) == 0) continue;
+        sets[0].push_back({src, dst, 1e9 / n});
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        if ((x >> 33) % 3 == 0) sets[1].push_back({src, dst, 1e6 * double(1 + (x >> 40) % 1000)});
+      }
+    ASSERT_FALSE(sets[0].empty());
+    RouteCache routes(net);
+    for (const auto& set : sets) {
+      std::vector<double> want(net.arc_count(), 0.0);
+      std::vector<ArcId> want_touched;
+      double want_latency = 0;
+      for (const PairBytes& t : set) {
+        const auto latency = reference_routes.ecmp_split(t.src, t.dst, t.bytes, want, want_touched);
+        ASSERT_TRUE(latency.has_value());
+        want_latency = std::max(want_latency, *latency);
+      }
+      double busiest = 0;
+      for (double w : want) busiest = std::max(busiest, w);
+      for (int twice = 0; twice < 2; ++twice) {
+        std::vector<double> got(net.arc_count(), 0.0);
+        std::vector<ArcId> touched;
+        const RouteCache::ValiantSplit v = routes.valiant_split(set, got, touched);
+        EXPECT_FALSE(v.unreachable.has_value());
+        EXPECT_NEAR(v.latency, want_latency, 1e-15);
+        std::sort(touched.begin(), touched.end());
+        std::sort(want_touched.begin(), want_touched.end());
+        EXPECT_EQ(touched, want_touched);
+        for (ArcId arc = 0; arc < net.arc_count(); ++arc) EXPECT_NEAR(got[arc], want[arc], 1e-12 * busiest);
       }
     }
   }
