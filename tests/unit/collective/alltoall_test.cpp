@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collective_config.hpp"
 #include "toposweep/collective/config_keys.hpp"
 #include "toposweep/collective/options.hpp"
 #include "toposweep/collective/patterns.hpp"
@@ -17,17 +18,11 @@
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/util/config.hpp"
-
 namespace toposweep {
 namespace {
 
 Config config(const std::map<std::string, std::string>& kv) {
-  KeyRegistry registry(topology::config_keys());
-  registry.add(collective::config_keys());
-  Config c;
-  for (const auto& [k, v] : kv) c.set(k, v, "test");
-  validate_and_default(c, registry);
-  return c;
+  return test::collective_config(kv);
 }
 
 CollectiveRequest alltoall(const Network& net, double bytes) {

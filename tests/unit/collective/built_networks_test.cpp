@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "collective_config.hpp"
 #include "toposweep/collective/config_keys.hpp"
 #include "toposweep/collective/hierarchical.hpp"
 #include "toposweep/collective/multiring.hpp"
@@ -13,17 +14,11 @@
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/error.hpp"
-
 namespace toposweep {
 namespace {
 
 Config config(const std::map<std::string, std::string>& kv) {
-  KeyRegistry registry(topology::config_keys());
-  registry.add(collective::config_keys());
-  Config c;
-  for (const auto& [k, v] : kv) c.set(k, v, "test");
-  validate_and_default(c, registry);
-  return c;
+  return test::collective_config(kv);
 }
 
 CollectiveRequest all_nodes(const Network& net, CollectiveOp op, double bytes) {

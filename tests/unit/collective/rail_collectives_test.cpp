@@ -4,23 +4,18 @@
 #include <map>
 #include <string>
 
+#include "collective_config.hpp"
 #include "toposweep/collective/config_keys.hpp"
 #include "toposweep/collective/options.hpp"
 #include "toposweep/collective/plan.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/util/config.hpp"
-
 namespace toposweep {
 namespace {
 
 Config config(const std::map<std::string, std::string>& kv) {
-  KeyRegistry registry(topology::config_keys());
-  registry.add(collective::config_keys());
-  Config c;
-  for (const auto& [k, v] : kv) c.set(k, v, "test");
-  validate_and_default(c, registry);
-  return c;
+  return test::collective_config(kv);
 }
 
 CollectiveRequest all_nodes(const Network& net, CollectiveOp op, double bytes) {

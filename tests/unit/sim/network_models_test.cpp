@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "sim_test_helpers.hpp"
 #include "toposweep/sim/simulate.hpp"
 #include "toposweep/util/error.hpp"
-
 namespace toposweep::sim {
 namespace {
 
@@ -35,23 +35,7 @@ Network line_network(std::uint32_t n) {
   return std::move(b).build();
 }
 
-// One communication task with every group of `groups` as a concurrent instance.
-TaskGraph one_comm(TaskKind kind, CollectiveOp op, double bytes,
-                   std::vector<std::vector<std::uint32_t>> groups, std::uint32_t gpus,
-                   std::uint32_t repeat = 1) {
-  TaskGraph g;
-  g.gpus = gpus;
-  g.add_stream("comm");
-  Task t;
-  t.kind = kind;
-  t.op = op;
-  t.bytes = bytes;
-  t.repeat = repeat;
-  t.purpose = CommPurpose::DataParallel;
-  t.group_set = g.add_group_set(GroupSet{std::move(groups)});
-  g.add(t);
-  return g;
-}
+using test::one_comm;
 
 double run(const Network& net, const TaskGraph& g, NetworkModelKind kind, std::string algorithm = "ring",
            Routing routing = Routing::Auto) {

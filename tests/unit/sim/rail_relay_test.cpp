@@ -13,20 +13,7 @@
 namespace toposweep::sim {
 namespace {
 
-TaskGraph one_comm(TaskKind kind, CollectiveOp op, double bytes,
-                   std::vector<std::vector<std::uint32_t>> groups, std::uint32_t gpus) {
-  TaskGraph g;
-  g.gpus = gpus;
-  g.add_stream("comm");
-  Task t;
-  t.kind = kind;
-  t.op = op;
-  t.bytes = bytes;
-  t.purpose = CommPurpose::DataParallel;
-  t.group_set = g.add_group_set(GroupSet{std::move(groups)});
-  g.add(t);
-  return g;
-}
+using test::one_comm;
 
 // `servers` x 4 GPUs, 4 rails of 100 Gb/s (B = 12.5 GB/s) with 1 us per link, a 10 GB/s server
 // fabric (slower than a NIC, so that its bytes show) with 5 us latency and 1 us per step.

@@ -33,4 +33,22 @@ inline sim::SimResult engine_result(const Network& net, const TaskGraph& graph,
   return sim::simulate_jobs(net, std::span<const sim::Job>(&job, 1), options);
 }
 
+// One communication task with every group of `groups` as a concurrent instance.
+inline TaskGraph one_comm(TaskKind kind, CollectiveOp op, double bytes,
+                          std::vector<std::vector<std::uint32_t>> groups, std::uint32_t gpus,
+                          std::uint32_t repeat = 1) {
+  TaskGraph g;
+  g.gpus = gpus;
+  g.add_stream("comm");
+  Task t;
+  t.kind = kind;
+  t.op = op;
+  t.bytes = bytes;
+  t.repeat = repeat;
+  t.purpose = CommPurpose::DataParallel;
+  t.group_set = g.add_group_set(GroupSet{std::move(groups)});
+  g.add(t);
+  return g;
+}
+
 }  // namespace toposweep::test
