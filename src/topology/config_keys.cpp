@@ -77,6 +77,10 @@ std::vector<KeySpec> config_keys() {
       {"topology.rail_radix", "0",
        "rail: switch ports k, even (0 = smallest that fits; rail-only: one switch per rail)",
        checks::integer(0, 4096)},
+      {"topology.rail_tiers", "2",
+       "rail: switch tiers, 2 (rail leaves + spines) or 3 (pods of rail leaves + aggregation switches, cores "
+       "above: a SuperPOD of several scalable units, Meta's RTSW/CTSW/ATSW)",
+       checks::integer(2, 3)},
       {"topology.groups", "0",
        "dragonfly: groups (0 = routers_per_group x global_links_per_router + 1, one link per pair of groups)",
        checks::integer(0, 1 << 20)},

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "toposweep/topology/families.hpp"
 #include "toposweep/util/units.hpp"
@@ -112,16 +113,27 @@ nlohmann::json report_json(const Network& net, const TopologyReport& r, bool wit
     j["planes"] = info.planes;
     j["spine"] = info.rail_spine;
     j["rail_radix"] = info.fattree_radix;
-    // Bill of materials by switch role: a leaf has a link to a server, a spine has none.
-    std::uint32_t leaves = 0;
-    for (VertexId v = net.compute_count(); v < net.vertex_count(); ++v)
-      for (ArcId a : net.out_arcs(v))
-        if (!net.is_switch(net.arc(a).dst)) {
-          ++leaves;
-          break;
-        }
+    // Bill of materials by switch role: a leaf has a link to a server; a spine (2 tiers) or
+    // aggregation switch (3 tiers) has none but links to a leaf; a core links to neither.
+    const VertexId c0 = net.compute_count();
+    std::vector<char> is_leaf(net.switch_count(), 0);
+    for (VertexId v = c0; v < net.vertex_count(); ++v)
+      for (ArcId a : net.out_arcs(v)) is_leaf[v - c0] |= !net.is_switch(net.arc(a).dst);
+    std::uint32_t leaves = 0, spines = 0;
+    for (VertexId v = c0; v < net.vertex_count(); ++v) {
+      if (is_leaf[v - c0]) {
+        ++leaves;
+        continue;
+      }
+      bool below = false;
+      for (ArcId a : net.out_arcs(v)) below = below || is_leaf[net.arc(a).dst - c0];
+      spines += below;
+    }
+    const std::uint32_t cores = net.switch_count() - leaves - spines;
+    j["rail_tiers"] = cores > 0 ? 3 : spines > 0 ? 2 : 1;
     j["rail_leaf_switches"] = leaves;
-    j["rail_spine_switches"] = net.switch_count() - leaves;
+    j["rail_spine_switches"] = spines;
+    j["rail_core_switches"] = cores;
     if (info.rail_spine == "full" || info.oversubscription > 0) j["oversubscription"] = info.oversubscription;
   }
   if (with_edges) {

@@ -270,6 +270,7 @@ FamilySpec rail_from(const Config& c, const LinkClass* intra) {
   s.rails = get_u32(c, "topology.rails", 0, 1 << 16);
   s.planes = get_u32(c, "topology.planes", 1, 1 << 10);
   s.radix = get_u32(c, "topology.rail_radix", 0, 4096);
+  s.tiers = get_u32(c, "topology.rail_tiers", 2, 3);
   const std::string spine = to_lower(trim(c.get_string("topology.spine")));
   if (spine != "full" && spine != "none")
     throw BadInput("topology.spine must be full or none, got '" + spine + "'", c.where("topology.spine"));

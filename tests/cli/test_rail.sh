@@ -34,6 +34,21 @@ assert (j['switches'], j['links'], j['rail_leaf_switches'], j['rail_spine_switch
 assert j['cost_usd'] == 22640, j['cost_usd']
 " && pass "rail-only BOM equals the hand count" || fail "rail-only BOM: $(head -c 300 "$WORK/out")"
 
+# Three tiers (topology.rail_tiers = 3), same servers: pods of one server block (both rails'
+# leaves), 2 aggregation switches a pod, 2 cores each with 2 links to each pod's aggregation
+# switch. By hand: 10 switches; 8 NIC + 8 leaf-aggregation + 8 aggregation-core links = 24
+# links, 40 arcs (each aggregation-core pair of links is one arc each way); ports: 8 NIC, 16 leaf
+# + 16 aggregation + 8 core = 40 switch ports; 48 transceivers, 24 fibres:
+# 8*1200 + 40*600 + 48*500 + 24*30 = 58320 US$.
+run_cmd topology "${rail[@]}" --set topology.rail_tiers=3 --json
+assert_status 0 "topology rail, 3 tiers"
+$PY -c "
+import json; j=json.load(open('$WORK/out'))
+assert (j['switches'], j['links'], j['rail_tiers'], j['rail_leaf_switches'], j['rail_spine_switches'], j['rail_core_switches']) == (10, 40, 3, 4, 4, 2), j
+assert j['cost_counts'] == {'nic_port': 8, 'switch_port': 40, 'transceiver': 48, 'fibre': 24}, j['cost_counts']
+assert j['cost_usd'] == 58320, j['cost_usd']
+" && pass "3-tier rail BOM equals the hand count" || fail "3-tier rail BOM: $(head -c 300 "$WORK/out")"
+
 # collective on rail: forest AllGather on rail-only, 4 servers of 1 GPU and 4 NICs of 100 Gb/s:
 # the tightest cut is one server receiving 3 of 4 units through its 4 NICs:
 # optimal time = (3/4) * 1 GB / (4 * 12.5 GB/s) = 15 ms.
@@ -100,7 +115,7 @@ assert_status 2 "server.gpus against the file's gpus_per_node"
 assert_stderr_has "dgx-a100-nvswitch.topo:5" "the error names the file's line"
 assert_one_error_line "gpus_per_node conflict"
 
-for bad in "topology.spine=some" "topology.planes=0" "topology.rail_radix=6x" "topology.rails=-1"; do
+for bad in "topology.spine=some" "topology.planes=0" "topology.rail_radix=6x" "topology.rails=-1" "topology.rail_tiers=4"; do
   run_cmd topology "${rail[@]}" --set "$bad"
   assert_status 2 "bad $bad"
   assert_stderr_has "${bad%%=*}" "the error names ${bad%%=*}"
@@ -109,4 +124,8 @@ done
 run_cmd topology "${rail[@]}" --set topology.servers=64
 assert_status 2 "64 servers x 2 rails do not fit radix 4"
 assert_stderr_has "topology.rail_radix" "the error names topology.rail_radix"
+# Three tiers of radix 4 hold 4 pods of one block (2 servers): 16 servers do not fit either.
+run_cmd topology "${rail[@]}" --set topology.servers=16 --set topology.rail_tiers=3
+assert_status 2 "16 servers x 2 rails do not fit 3 tiers of radix 4"
+assert_stderr_has "3-tier rail fabric" "the error says which fabric"
 finish

@@ -35,9 +35,10 @@ SPACES = {
     "context_parallel": os.path.join(HERE, "cp_space.ini"),
     "expert_parallel": os.path.join(HERE, "ep_space.ini"),
     "eager_softmax": os.path.join(HERE, "softmax_space.ini"),
+    "rail_tiers": os.path.join(HERE, "rail_space.ini"),
 }
 REPLAYS_PER_SUBSPACE = {"quickstart": 6, "mixed": 4, "minimal": 10, "context_parallel": 8, "expert_parallel": 8,
-                         "eager_softmax": 8}
+                         "eager_softmax": 8, "rail_tiers": 8}
 
 
 def result_fields(path):

@@ -93,12 +93,19 @@ std::uint32_t fattree_auto_radix(std::uint32_t servers, std::uint32_t degree, st
 // own spines. The server is one vertex holding its GPUs and NICs: a route that leaves a server on
 // rail j towards a GPU of another rail is NCCL's PXN relay (GPU i -> NVLink -> GPU j -> NIC j),
 // whose NVLink hop is inside the server vertex. radix = 0 picks the smallest even radix that fits
-// (rail-only: that fits every server on one switch per rail).
+// (rail-only: that fits every server on one switch per rail). tiers = 3 puts the spine tier of a
+// group (a plane, or one rail of a plane on rail-only) in pods as the fat-tree's: a pod holds the
+// leaves of ⌊(k/2) / rails in the group⌋ server blocks, all rails of the group (at most k/2
+// leaves), each linked to the pod's `up` aggregation switches; aggregation switch j of every pod
+// links to the C cores of core group j, the fewest C dividing k/2 whose ports hold every pod's
+// k/2 uplinks (k/2 / C parallel links per pair, one arc). A rail-only rail that fits one switch
+// stays that switch whatever `tiers` says.
 struct RailSpec {
   std::uint32_t servers = 0;
   std::uint32_t rails = 0;
   std::uint32_t planes = 1;
   std::uint32_t radix = 0;
+  std::uint32_t tiers = 2;
   bool spine = true;
   double oversubscription = 1;
   double link_bandwidth_Bps = 0;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collective_config.hpp"
@@ -81,6 +82,30 @@ TEST(AllToAll, DirectOnNonBlockingClosReachesTheServerEgressBound) {
       EXPECT_NEAR(plan.time_s, bound, 1e-12 * bound);
       EXPECT_EQ(plan.latency_s, 0.0);
       EXPECT_EQ(plan.intra_node_time_s, 0.0);
+    }
+}
+
+// Rail-optimized Clos (spine full), 16 servers of 4 rails at 100 Gb/s, 4 GPUs a server (GPU i
+// on rail i) or one: leaf-spine of radix 16 (2 leaves a rail) and 3 tiers of radix 8 (4 pods of one
+// 4-server block, all 4 rails; 2 cores a core group, 2 links to each aggregation switch). Both are
+// non-blocking and symmetric, so the direct All-to-All reaches the server egress bound.
+TEST(AllToAll, DirectOnRailFabricsReachesTheServerEgressBound) {
+  const double S = 1e9, link = 100e9 / 8;
+  for (const auto& [tiers, radix] : {std::pair{"2", "16"}, {"3", "8"}})
+    for (const char* gpus : {"1", "4"}) {
+      const Network net = network_from_config(config({{"topology.kind", "rail"},
+                                                      {"topology.servers", "16"},
+                                                      {"topology.rails", "4"},
+                                                      {"topology.rail_tiers", tiers},
+                                                      {"topology.rail_radix", radix},
+                                                      {"topology.link_bandwidth", "100Gbps"},
+                                                      {"topology.link_latency", "0s"},
+                                                      {"server.gpus", gpus},
+                                                      {"server.intra_bandwidth", "100TB/s"}}));
+      const double bound = egress_bound(S, 16, std::stod(gpus), 4 * link);
+      const auto plan = plan_collective(net, alltoall(net, S), "direct");
+      SCOPED_TRACE(std::string("rail tiers ") + tiers + " gpus " + gpus);
+      EXPECT_NEAR(plan.time_s, bound, 1e-12 * bound);
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 
 #include "collective_config.hpp"
 #include "toposweep/collective/config_keys.hpp"
@@ -28,13 +29,21 @@ CollectiveRequest all_nodes(const Network& net, CollectiveOp op, double bytes) {
 }
 
 // 6 servers, 100 Gb/s NICs (B = 12.5 GB/s), no link latency, an ideal 240 GB/s server fabric.
+// tiers = 3 (rail-optimized): the radix the builder picks puts the servers' leaves in 2 pods
+// under a core tier, whose routes between pods are longer but no narrower.
 std::map<std::string, std::string> rail_keys(const std::string& rails, const std::string& gpus,
-                                             const std::string& spine) {
-  return {{"topology.kind", "rail"},          {"topology.servers", "6"},
-          {"topology.rails", rails},          {"server.gpus", gpus},
-          {"topology.spine", spine},          {"topology.link_bandwidth", "100Gbps"},
-          {"topology.link_latency", "0s"},    {"server.intra_bandwidth", "240GB/s"},
-          {"server.intra_efficiency", "1"},   {"server.intra_latency", "0s"},
+                                             const std::string& spine, const std::string& tiers = "2") {
+  return {{"topology.kind", "rail"},
+          {"topology.servers", "6"},
+          {"topology.rail_tiers", tiers},
+          {"topology.rails", rails},
+          {"server.gpus", gpus},
+          {"topology.spine", spine},
+          {"topology.link_bandwidth", "100Gbps"},
+          {"topology.link_latency", "0s"},
+          {"server.intra_bandwidth", "240GB/s"},
+          {"server.intra_efficiency", "1"},
+          {"server.intra_latency", "0s"},
           {"server.intra_step_latency", "0s"}};
 }
 
@@ -45,25 +54,27 @@ TEST(RailCollectives, RingAllReduceOverOneRailIsNcclsRingClosedForm) {
   // every GPU's fabric link and over every server's NIC, one after the other (sequential model):
   // t = 2 (n-1)/n x bytes x (1/B + 1/F).
   const CollectiveOptions seq = collective_options_from_config(config({{"collective.model", "sequential"}}));
-  for (const char* spine : {"full", "none"}) {
-    const Network net = network_from_config(config(rail_keys("1", "4", spine)));
-    const double n = 24;
-    const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, kBytes), "ring", seq);
-    EXPECT_NEAR(plan.time_s, 2 * (n - 1) / n * kBytes * (1 / kB + 1 / kF), 1e-12) << spine;
-  }
+  for (const char* spine : {"full", "none"})
+    for (const char* tiers : {"2", "3"}) {
+      const Network net = network_from_config(config(rail_keys("1", "4", spine, tiers)));
+      const double n = 24;
+      const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, kBytes), "ring", seq);
+      EXPECT_NEAR(plan.time_s, 2 * (n - 1) / n * kBytes * (1 / kB + 1 / kF), 1e-12) << spine << tiers;
+    }
 }
 
 TEST(RailCollectives, ForestAllGatherUsesEveryRail) {
   // One GPU per server, 4 rails: the tightest cut is one server receiving 5 of 6 units through its
   // 4 NICs, so t* = (5/6) x bytes / (4 B), rail-optimized or rail-only alike (every rail reaches
   // every server), and the exact forest attains it.
-  for (const char* spine : {"full", "none"}) {
-    const Network net = network_from_config(config(rail_keys("4", "1", spine)));
-    const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllGather, kBytes), "forest");
-    const double t_star = 5.0 / 6 * kBytes / (4 * kB);
-    EXPECT_NEAR(plan.optimal_time_s, t_star, 1e-12) << spine;
-    EXPECT_NEAR(plan.built_time_s, t_star, t_star * 1e-9) << spine;
-  }
+  for (const char* spine : {"full", "none"})
+    for (const char* tiers : {"2", "3"}) {
+      const Network net = network_from_config(config(rail_keys("4", "1", spine, tiers)));
+      const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllGather, kBytes), "forest");
+      const double t_star = 5.0 / 6 * kBytes / (4 * kB);
+      EXPECT_NEAR(plan.optimal_time_s, t_star, 1e-12) << spine << tiers;
+      EXPECT_NEAR(plan.built_time_s, t_star, t_star * 1e-9) << spine << tiers;
+    }
 }
 
 // NCCL runs one ring channel per rail (each crossing between servers on its own GPU's NIC), so a
@@ -73,10 +84,12 @@ TEST(RailCollectives, ForestAllGatherUsesEveryRail) {
 // (with the first shortest path it got one rail: 161.3 ms instead of 46.3).
 TEST(RailCollectives, RingAllReduceOverFourRailsUsesEveryNic) {
   const CollectiveOptions seq = collective_options_from_config(config({{"collective.model", "sequential"}}));
-  const Network net = network_from_config(config(rail_keys("4", "4", "none")));
-  const double n = 24;
-  const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, kBytes), "ring", seq);
-  EXPECT_NEAR(plan.time_s, 2 * (n - 1) / n * kBytes * (1 / (4 * kB) + 1 / kF), 1e-12);
+  for (const auto& [spine, tiers] : {std::pair{"none", "2"}, {"full", "2"}, {"full", "3"}}) {
+    const Network net = network_from_config(config(rail_keys("4", "4", spine, tiers)));
+    const double n = 24;
+    const auto plan = plan_collective(net, all_nodes(net, CollectiveOp::AllReduce, kBytes), "ring", seq);
+    EXPECT_NEAR(plan.time_s, 2 * (n - 1) / n * kBytes * (1 / (4 * kB) + 1 / kF), 1e-12) << spine << tiers;
+  }
 }
 
 // hierarchical on a family without dimensions: the 4 GPUs of a server reduce-scatter and
@@ -99,7 +112,8 @@ TEST(RailCollectives, HierarchicalIsAServerRingBetweenTwoFabricPhases) {
     }
   };
   for (const char* spine : {"full", "none"})
-    expect(network_from_config(config(rail_keys("4", "4", spine))), 4 * kB, spine);
+    for (const char* tiers : {"2", "3"})
+      expect(network_from_config(config(rail_keys("4", "4", spine, tiers))), 4 * kB, spine);
   const std::map<std::string, std::string> sw = {{"topology.kind", "switch"},
                                                  {"topology.servers", "6"},
                                                  {"topology.degree", "2"},
