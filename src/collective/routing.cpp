@@ -608,15 +608,23 @@ const std::vector<std::uint32_t>& RouteCache::distances_to(VertexId dst) {
       if (std::find(above.begin(), above.end(), w) == above.end()) above.push_back(w);
     }
     if (switches_only) {
-      std::vector<const std::vector<std::uint32_t>*> from;
-      for (VertexId w : above) from.push_back(&distances_to(w));  // `all` is never resized again
-      std::vector<std::uint32_t>& out = all[dst];
-      out.assign(net.vertex_count(), kUnreached);
-      for (VertexId v = 0; v < net.vertex_count(); ++v) {
-        std::uint32_t least = kUnreached;
-        for (const auto* d : from) least = std::min(least, (*d)[v]);
-        if (least != kUnreached) out[v] = least + 1;
+      // Servers under the same switches share every distance but their own (a rail block's
+      // servers: one pass for the block instead of one per server).
+      std::sort(above.begin(), above.end());
+      auto [it, fresh] = under_switches_.try_emplace(above);
+      if (fresh) {
+        std::vector<const std::vector<std::uint32_t>*> from;
+        for (VertexId w : above) from.push_back(&distances_to(w));  // `all` is never resized again
+        std::vector<std::uint32_t>& under = it->second;
+        under.assign(net.vertex_count(), kUnreached);
+        for (VertexId v = 0; v < net.vertex_count(); ++v) {
+          std::uint32_t least = kUnreached;
+          for (const auto* d : from) least = std::min(least, (*d)[v]);
+          if (least != kUnreached) under[v] = least + 1;
+        }
       }
+      std::vector<std::uint32_t>& out = all[dst];
+      out = it->second;
       out[dst] = 0;
       return out;
     }

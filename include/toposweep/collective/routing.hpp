@@ -172,6 +172,9 @@ class RouteCache {
   std::optional<bool> rotation_symmetric_;        // once asked for
   std::optional<bool> uniform_arcs_;              // every arc of one bandwidth and latency
   std::shared_ptr<HopDistances> dist_to_;         // per dst; empty until asked for
+  // distances_to(): 1 + the least distance to any of a set of switches (a server's in-neighbours,
+  // sorted), shared by every server under the same switches (a rail block, a fat-tree leaf).
+  std::map<std::vector<VertexId>, std::vector<std::uint32_t>> under_switches_;
   std::map<std::pair<VertexId, VertexId>, std::vector<WeightedPath>> ecmp_;
   // Epoch-stamped scratch for the bidirectional BFS: a vertex is visited in this query iff its
   // stamp equals the current epoch, so nothing is cleared between queries.
