@@ -36,6 +36,9 @@ FAMILIES = {
     # one NIC per GPU on its rail
     "rail": ({"topology.kind": "rail", "topology.servers": 8}, 8, GPUS * LINK),
     "rail-only": ({"topology.kind": "rail", "topology.servers": 8, "topology.spine": "none"}, 8, GPUS * LINK),
+    # three tiers of radix 4: 4 pods of one server block (both rails' leaves), cores above
+    "rail, 3 tiers": ({"topology.kind": "rail", "topology.servers": 8, "topology.rail_tiers": 3,
+                       "topology.rail_radix": 4}, 8, GPUS * LINK),
     # 3 groups x 2 routers x 2 servers, one router port per server
     "dragonfly": ({"topology.kind": "dragonfly", "topology.routers_per_group": 2, "topology.terminals_per_router": 2,
                    "topology.global_links_per_router": 1}, 12, LINK),
