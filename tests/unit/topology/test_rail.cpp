@@ -20,36 +20,7 @@ constexpr double kNic = 50e9;  // 400 Gb/s ConnectX-7 per GPU (NVIDIA DGX H100 d
 
 RailSpec rail(std::uint32_t servers, std::uint32_t rails, std::uint32_t planes, std::uint32_t radix,
               bool spine, double oversubscription = 1) {
-  RailSpec s;
-  s.servers = servers;
-  s.rails = rails;
-  s.planes = planes;
-  s.radix = radix;
-  s.spine = spine;
-  s.oversubscription = oversubscription;
-  s.link_bandwidth_Bps = kNic;
-  s.link_latency_s = 1e-6;
-  s.server.gpus = 8;
-  return s;
-}
-
-// Minimum over vertex bipartitions holding floor(C/2) compute nodes on side 1 of the smaller
-// side's outgoing bandwidth: the definition of bisection_bandwidth, by enumeration.
-double brute_force_bisection(const Network& net) {
-  const std::uint32_t V = net.vertex_count(), C = net.compute_count();
-  double best = std::numeric_limits<double>::infinity();
-  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << V); ++mask) {
-    std::uint32_t ones = 0;
-    for (std::uint32_t v = 0; v < C; ++v) ones += (mask >> v) & 1u;
-    if (ones != C / 2) continue;
-    double out[2] = {0, 0};
-    for (const Arc& a : net.arcs()) {
-      const int sa = (mask >> a.src) & 1u, sb = (mask >> a.dst) & 1u;
-      if (sa != sb) out[sa] += a.bandwidth_Bps;
-    }
-    best = std::min(best, std::min(out[0], out[1]));
-  }
-  return best;
+  return test::rail_spec(servers, rails, planes, radix, spine, oversubscription, kNic);
 }
 
 struct Expected {
@@ -176,7 +147,7 @@ TEST(Rail, BisectionClosedFormEqualsExhaustiveSearch) {
     SCOPED_TRACE(testing::Message() << "S=" << c.S << " R=" << c.R << " P=" << c.P << " spine=" << c.spine);
     const Network net = build_rail(rail(c.S, c.R, c.P, c.k, c.spine, c.o));
     ASSERT_LE(net.vertex_count(), 22u);
-    const double exact = brute_force_bisection(net);
+    const double exact = test::brute_force_bisection(net);
     const Bisection b = bisection_bandwidth(net);
     if (c.closed_form_Bps > 0) {
       EXPECT_EQ(b.method, "closed_form");

@@ -24,18 +24,7 @@ constexpr double kNic = 50e9;  // 400 Gb/s per NIC (NVIDIA DGX H100 datasheet: 8
 
 RailSpec rail3(std::uint32_t servers, std::uint32_t rails, std::uint32_t planes, std::uint32_t radix,
                bool spine, double oversubscription = 1) {
-  RailSpec s;
-  s.servers = servers;
-  s.rails = rails;
-  s.planes = planes;
-  s.radix = radix;
-  s.tiers = 3;
-  s.spine = spine;
-  s.oversubscription = oversubscription;
-  s.link_bandwidth_Bps = kNic;
-  s.link_latency_s = 1e-6;
-  s.server.gpus = 8;
-  return s;
+  return test::rail_spec(servers, rails, planes, radix, spine, oversubscription, kNic, 3);
 }
 
 // Ports a switch uses: its arcs out, each counted as the links it merges.
@@ -43,23 +32,6 @@ std::uint32_t ports_of(const Network& net, VertexId v) {
   std::uint32_t p = 0;
   for (ArcId a : net.out_arcs(v)) p += arc_ports(net, net.arc(a));
   return p;
-}
-
-double brute_force_bisection(const Network& net) {
-  const std::uint32_t V = net.vertex_count(), C = net.compute_count();
-  double best = std::numeric_limits<double>::infinity();
-  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << V); ++mask) {
-    std::uint32_t ones = 0;
-    for (std::uint32_t v = 0; v < C; ++v) ones += (mask >> v) & 1u;
-    if (ones != C / 2) continue;
-    double out[2] = {0, 0};
-    for (const Arc& a : net.arcs()) {
-      const int sa = (mask >> a.src) & 1u, sb = (mask >> a.dst) & 1u;
-      if (sa != sb) out[sa] += a.bandwidth_Bps;
-    }
-    best = std::min(best, std::min(out[0], out[1]));
-  }
-  return best;
 }
 
 // The core switches a group needs, worked by hand for radix 8 (k/2 = 4 uplinks per aggregation
@@ -188,7 +160,7 @@ TEST(RailThreeTier, BisectionClosedFormEqualsExhaustiveSearch) {
     SCOPED_TRACE(testing::Message() << "S=" << c.S << " R=" << c.R << " spine=" << c.spine << " o=" << c.o);
     const Network net = build_rail(rail3(c.S, c.R, 1, c.k, c.spine, c.o));
     ASSERT_LE(net.vertex_count(), 20u);
-    const double exact = brute_force_bisection(net);
+    const double exact = test::brute_force_bisection(net);
     const Bisection b = bisection_bandwidth(net);
     if (c.closed_form_Bps > 0) {
       EXPECT_EQ(b.method, "closed_form");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <queue>
 #include <string>
 #include <utility>
@@ -76,6 +77,44 @@ inline std::vector<std::vector<std::uint32_t>> all_pairs_hops(const Network& net
     for (VertexId t = 0; t < C; ++t) d[s][t] = dist[t];
   }
   return d;
+}
+
+// Minimum over vertex bipartitions holding floor(C/2) compute nodes on side 1 of the smaller
+// side's outgoing bandwidth: the definition of bisection_bandwidth, by enumeration (small
+// networks only: 2^V cuts).
+inline double brute_force_bisection(const Network& net) {
+  const std::uint32_t V = net.vertex_count(), C = net.compute_count();
+  double best = std::numeric_limits<double>::infinity();
+  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << V); ++mask) {
+    std::uint32_t ones = 0;
+    for (std::uint32_t v = 0; v < C; ++v) ones += (mask >> v) & 1u;
+    if (ones != C / 2) continue;
+    double out[2] = {0, 0};
+    for (const Arc& a : net.arcs()) {
+      const int sa = (mask >> a.src) & 1u, sb = (mask >> a.dst) & 1u;
+      if (sa != sb) out[sa] += a.bandwidth_Bps;
+    }
+    best = std::min(best, std::min(out[0], out[1]));
+  }
+  return best;
+}
+
+// A rail fabric of servers of 8 GPUs, every NIC at `nic_Bps` with 1 us links.
+inline topology::RailSpec rail_spec(std::uint32_t servers, std::uint32_t rails, std::uint32_t planes,
+                                    std::uint32_t radix, bool spine, double oversubscription, double nic_Bps,
+                                    std::uint32_t tiers = 2) {
+  topology::RailSpec s;
+  s.servers = servers;
+  s.rails = rails;
+  s.planes = planes;
+  s.radix = radix;
+  s.tiers = tiers;
+  s.spine = spine;
+  s.oversubscription = oversubscription;
+  s.link_bandwidth_Bps = nic_Bps;
+  s.link_latency_s = 1e-6;
+  s.server.gpus = 8;
+  return s;
 }
 
 }  // namespace toposweep::test
