@@ -1,5 +1,7 @@
 #pragma once
 // Helpers shared by the topology tests.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
@@ -11,6 +13,7 @@
 
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/topology/families.hpp"
+#include "toposweep/topology/metrics.hpp"
 #include "toposweep/topology/network.hpp"
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/error.hpp"
@@ -97,6 +100,21 @@ inline double brute_force_bisection(const Network& net) {
     best = std::min(best, std::min(out[0], out[1]));
   }
   return best;
+}
+
+// The network's bisection against the enumeration: equal to `closed_form_Bps` by the closed form
+// where one is given (> 0), else found by METIS or search and never below the true minimum.
+inline void expect_bisection(const Network& net, double closed_form_Bps) {
+  const double exact = brute_force_bisection(net);
+  const topology::Bisection b = topology::bisection_bandwidth(net);
+  if (closed_form_Bps > 0) {
+    EXPECT_EQ(b.method, "closed_form");
+    EXPECT_NEAR(b.bandwidth_Bps, closed_form_Bps, 1e-6);
+    EXPECT_NEAR(exact, closed_form_Bps, 1e-6);
+  } else {
+    EXPECT_NE(b.method, "closed_form");
+    EXPECT_GE(b.bandwidth_Bps, exact - 1e-6);
+  }
 }
 
 // A rail fabric of servers of 8 GPUs, every NIC at `nic_Bps` with 1 us links.
