@@ -42,6 +42,8 @@ std::string describe(const Strategy& s) {
     if (s.schedule == PipelineSchedule::Interleaved) os << " x" << s.virtual_stages;
   }
   if (s.recompute != Recompute::None) os << ", recompute " << recompute_name(s.recompute);
+  if (s.recompute == Recompute::Selective && s.recompute_modules != RecomputeModules::CoreAttn)
+    os << " (" << recompute_modules_name(s.recompute_modules) << ")";
   if (s.sequence_parallel) os << ", sequence parallel";
   if (s.tp_overlap != TpOverlap::None) os << ", TP overlap " << tp_overlap_name(s.tp_overlap);
   if (s.zero > 0) os << ", ZeRO-" << int{s.zero};

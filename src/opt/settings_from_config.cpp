@@ -141,6 +141,11 @@ StrategySpace strategy_space(const Config& config) {
   // Each knob's optimize.<search_key> list.
   for (const StrategyKnob& k : kStrategyKnobs)
     if (!k.search_key.empty()) space.codes(k) = search_list(config, k);
+  // Not searched: every strategy tried recomputes the configured modules (with selective).
+  if (config.has("strategy.recompute_modules"))
+    if (const auto modules = parse_recompute_modules(config.get_string("strategy.recompute_modules")))
+      space.codes(*find_strategy_knob(&StrategyKnobs::recompute_modules)) = {
+          static_cast<std::uint32_t>(*modules)};
   return space;
 }
 

@@ -30,7 +30,8 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   qkv.K = h;
   qkv.axis = ParallelAxis::Tensor;
   qkv.column = true;
-  qkv.kept_replicated = s * h;  // its input
+  qkv.kept_replicated = s * h;                    // its input
+  qkv.kept_module = RecomputeModules::Layernorm;  // the attention norm's output
   qkv.params_sharded = h * qkv.N + (bias ? qkv.N : 0);
   ops.push_back(qkv);
 
@@ -44,6 +45,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   scores.axis = ParallelAxis::Tensor;
   scores.backward_gemms = 1;
   scores.kept_sharded = s * q + s * kv;  // Q and K
+  scores.module = RecomputeModules::CoreAttn;
   ops.push_back(scores);
 
   describe_score_softmax(t, a, ops);
@@ -56,6 +58,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   context.axis = ParallelAxis::Tensor;
   context.backward_gemms = 3;     // with the scores' second, the four backward batched GEMMs
   context.kept_sharded = s * kv;  // V
+  context.module = RecomputeModules::CoreAttn;
   ops.push_back(context);
 
   BlockOp permute{.name = "context_permute", .kind = OpKind::MemoryBound, .role = OpRole::ContextPermute};

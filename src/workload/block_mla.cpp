@@ -29,7 +29,8 @@ void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops) {
   q_down.N = rq;
   q_down.K = h;
   q_down.axis = ParallelAxis::Sequence;
-  q_down.kept_replicated = s * h;  // its input (kv_down's too)
+  q_down.kept_replicated = s * h;                    // its input (kv_down's too)
+  q_down.kept_module = RecomputeModules::Layernorm;  // the attention norm's output
   q_down.params_replicated = h * rq + rq;
   ops.push_back(q_down);
 
@@ -50,6 +51,10 @@ void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops) {
   q_up.axis = ParallelAxis::Tensor;
   q_up.column = true;
   q_up.kept_replicated = s * rq;  // the query latent
+  // Megatron-Core's mla_up_proj recompute module (DeepSeek-V3, arXiv:2412.19437 Sec. 3.2.3:
+  // "Recomputation of ... MLA Up-Projection"): the up projections and RoPE run again in the
+  // backward pass from the kept latents; Q, K and V are dropped.
+  q_up.module = RecomputeModules::MlaUpProj;
   q_up.params_sharded = rq * q_up.N;
   ops.push_back(q_up);
 
@@ -60,6 +65,7 @@ void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops) {
   kv_up.axis = ParallelAxis::Tensor;
   kv_up.column = true;
   kv_up.kept_replicated = s * rkv;  // the key/value latent
+  kv_up.module = RecomputeModules::MlaUpProj;
   kv_up.params_sharded = rkv * kv_up.N;
   ops.push_back(kv_up);
 
@@ -70,6 +76,7 @@ void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops) {
     rope.axis = ParallelAxis::Tensor;
     rope.forward = {2, 0};
     rope.backward = {2, 0};
+    rope.module = RecomputeModules::MlaUpProj;
     ops.push_back(rope);
   }
 
@@ -84,6 +91,8 @@ void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops) {
   // two shapes are equal).
   scores.backward_gemms = 2;
   scores.kept_sharded = 2 * s * H * (dn + dr);  // Q and K
+  scores.module = RecomputeModules::CoreAttn;
+  scores.kept_module = RecomputeModules::MlaUpProj;
   ops.push_back(scores);
 
   describe_score_softmax(t, H, ops);
@@ -96,6 +105,8 @@ void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops) {
   context.axis = ParallelAxis::Tensor;
   context.backward_gemms = 2;
   context.kept_sharded = s * H * dv;  // V
+  context.module = RecomputeModules::CoreAttn;
+  context.kept_module = RecomputeModules::MlaUpProj;
   ops.push_back(context);
 
   BlockOp permute{.name = "context_permute", .kind = OpKind::MemoryBound, .role = OpRole::ContextPermute};

@@ -28,7 +28,10 @@ void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops) {
   const MlpVariant v = variant(t);
   const bool bias = t.biases;
 
+  // Megatron-Core's mlp recompute module checkpoints the whole MLP (its TP collectives
+  // included): only its input is kept, and its forward runs again in the backward pass.
   describe_sublayer_enter("mlp_enter", t, ops);
+  ops.back().module = RecomputeModules::Mlp;
 
   BlockOp in{.name = "ffn_in", .kind = OpKind::Gemm, .role = OpRole::Projection};
   in.M = s;
@@ -37,6 +40,8 @@ void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops) {
   in.axis = ParallelAxis::Tensor;
   in.column = true;
   in.kept_replicated = s * h;  // its input
+  in.module = RecomputeModules::Mlp;
+  in.kept_module = RecomputeModules::Layernorm;  // the MLP norm's output
   in.params_sharded = h * in.N + (bias ? in.N : 0);
   ops.push_back(in);
 
@@ -47,6 +52,7 @@ void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops) {
   act.forward = v.forward;
   act.backward = v.backward;
   act.kept_sharded = v.first_halves * s * f;  // its input (both halves for SwiGLU)
+  act.module = act.kept_module = RecomputeModules::Mlp;
   ops.push_back(act);
 
   BlockOp out{.name = "ffn_out", .kind = OpKind::Gemm, .role = OpRole::Projection};
@@ -55,11 +61,13 @@ void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops) {
   out.K = f;
   out.axis = ParallelAxis::Tensor;
   out.kept_sharded = s * f;  // its input
+  out.module = out.kept_module = RecomputeModules::Mlp;
   out.params_sharded = f * h;
   out.params_replicated = bias ? h : 0;
   ops.push_back(out);
 
   describe_sublayer_exit("mlp_exit", "mlp_residual", t, ops);
+  ops[ops.size() - 2].module = RecomputeModules::Mlp;  // the exit collective, not the residual add
 }
 
 }  // namespace toposweep

@@ -30,7 +30,8 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
   router.N = E;
   router.K = h;
   router.axis = ParallelAxis::Sequence;
-  router.kept_replicated = s * h;  // its input, the MLP's input
+  router.kept_replicated = s * h;                    // its input, the MLP's input
+  router.kept_module = RecomputeModules::Layernorm;  // the MLP norm's output
   router.params_replicated = h * E;
   ops.push_back(router);
 
@@ -92,6 +93,10 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
   act.forward = act_fwd;
   act.backward = act_bwd;
   act.kept_sharded = halves * k * s * f;
+  // Megatron-Core's moe_act recompute module (DeepSeek-V3, arXiv:2412.19437 Sec. 3.3.2: the
+  // SwiGLU's input is cached and its output recomputed in the backward pass): the activation
+  // runs again, expert_out's kept input (the activation's output) is dropped.
+  act.module = RecomputeModules::MoeAct;
   ops.push_back(act);
 
   BlockOp out{.name = "expert_out", .kind = OpKind::Gemm, .role = OpRole::ExpertGemm};
@@ -101,6 +106,7 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
   out.batch = E;
   out.axis = ParallelAxis::Tensor;
   out.kept_sharded = k * s * f;
+  out.kept_module = RecomputeModules::MoeAct;
   out.params_expert = E * f * h;
   ops.push_back(out);
 

@@ -21,6 +21,9 @@ BlockOp norm(std::string_view name, const TransformerShape& t) {
   op.backward = {3, 0};  // read input and gradient, write gradient
   op.kept_replicated = s * h;
   op.params_replicated = norm_parameters(t);
+  // Megatron-Core's `layernorm` recompute module reruns both norms; their outputs (the next
+  // GEMM's kept input) are dropped, their inputs (the residual stream) still kept.
+  op.module = RecomputeModules::Layernorm;
   return op;
 }
 

@@ -34,6 +34,7 @@ BlockOp score_op(std::string_view name, OpRole role, double s, double heads, Tra
   op.backward = backward;
   op.kept_sharded = kept;
   op.recompute = RecomputeClass::DroppedUnderSelective;
+  op.module = op.kept_module = RecomputeModules::CoreAttn;
   return op;
 }
 

@@ -38,6 +38,10 @@ std::vector<KeySpec> config_keys() {
       {"model.datatype", "fp16", "training datatype: fp16, bf16, fp32, tf32, fp8", check_datatype},
       {"model.optimizer", "adam", "optimizer (sets its state memory): adam, momentum or sgd",
        checks::one_of({"adam", "momentum", "sgd"})},
+      {"model.optimizer_moments", "fp32",
+       "datatype of the optimizer's moments (Adam's two, momentum's one): fp32 (4 bytes each) or bf16 (2, "
+       "DeepSeek-V3); the fp32 master weights stay",
+       checks::one_of({"fp32", "bf16"})},
       {"model.fused_attention", "",
        "one fused (flash) attention kernel per layer instead of QK^T, softmax, dropout and x V; keeps no s x "
        "s activations (default: the device's fused_attention_default: true on Hopper and later, else false)",
@@ -55,6 +59,11 @@ std::vector<KeySpec> config_keys() {
        "MoE models with strategy.ep > 1: datatype of the tokens dispatched to the experts and of the output "
        "gradients sent to them (fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); the combine stays in the "
        "activations' datatype (default: the activations')",
+       checks::optional(check_datatype)},
+      {"model.moe_activation_datatype", "",
+       "MoE models: datatype the routed experts keep their activations in for the backward pass (their "
+       "GEMMs' inputs, the activation's input; fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); never "
+       "more than they would be (default: the activations')",
        checks::optional(check_datatype)},
       {"model.grad_datatype", "",
        "datatype of the gradient buffers and their data-parallel reduction (default: model.datatype; "

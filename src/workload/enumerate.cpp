@@ -13,12 +13,15 @@
 namespace toposweep {
 namespace {
 
-// Each stage's aggregate (memory.hpp) for a fixed (activation split, pp) of the even stage split.
-std::vector<StageAggregate> aggregate_stages(const Workload& w, ActivationSplit split, std::uint32_t pp) {
+// Each stage's aggregate (memory.hpp) for a fixed (activation split, pp) of the even stage split,
+// selective recomputation recomputing `modules`.
+std::vector<StageAggregate> aggregate_stages(const Workload& w, ActivationSplit split, std::uint32_t pp,
+                                             RecomputeModules modules) {
   const auto ranges = partition_stages(w.model, pp);
   std::vector<StageAggregate> out;
   out.reserve(pp);
-  for (std::uint32_t p = 0; p < pp; ++p) out.push_back(stage_aggregate(w, ranges[p], split, pp, p + 1 == pp));
+  for (std::uint32_t p = 0; p < pp; ++p)
+    out.push_back(stage_aggregate(w, ranges[p], split, pp, p + 1 == pp, {}, modules));
   return out;
 }
 
@@ -88,16 +91,20 @@ std::vector<std::uint32_t> knob_values(const StrategyKnob& k, const std::vector<
 }
 
 // The memory of a fixed (tp, pp) shape's strategies: the stage aggregates of each activation split
-// the strategies use (computed when first needed), the mixed devices' roomiest capacity and the
-// tables' bytes per GPU.
+// the strategies use (computed when first needed; the recompute modules are the base strategy's,
+// the same for every strategy searched), the mixed devices' roomiest capacity and the tables'
+// bytes per GPU.
 struct ShapeMemory {
   std::vector<std::pair<ActivationSplit, std::vector<StageAggregate>>> by_split;
+  RecomputeModules modules = RecomputeModules::CoreAttn;
   double capacity = 0, tables = 0;
   const std::vector<StageAggregate>& stages(const Workload& w, const Strategy& s) {
     const ActivationSplit split = activation_split(s);
+    if (!by_split.empty() && s.recompute_modules != modules) by_split.clear();
+    modules = s.recompute_modules;
     for (const auto& [key, aggregates] : by_split)
       if (key == split) return aggregates;
-    by_split.emplace_back(split, aggregate_stages(w, split, s.pp));
+    by_split.emplace_back(split, aggregate_stages(w, split, s.pp, modules));
     return by_split.back().second;
   }
 };
@@ -220,6 +227,10 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
 
   Strategy s;
   s.bucket_bytes = space.bucket_bytes;
+  // Not searched but fixed by the space (the configured strategy.recompute_modules): what
+  // selective recomputation recomputes in every strategy visited.
+  const std::vector<std::uint32_t>& modules = space.codes(row(&StrategyKnobs::recompute_modules));
+  if (!modules.empty()) s.recompute_modules = static_cast<RecomputeModules>(modules.front());
   Feasibility fit;
   // The visiting order: kEnumerationOrder (microbatches; schedule and chunks; recompute; ZeRO
   // stage; sequence parallelism, after which the memory is known; TP overlap; DP overlap; batch

@@ -291,6 +291,41 @@ double attention_core_forward(const KernelDevice& d, const LayerCostKey& k, cons
   return seconds;
 }
 
+// What selective recomputation runs again for the modules besides the attention core
+// (recompute_modules.hpp): the forward of every operator a listed module tags, as block_forward
+// times it, and the TP collectives at the ends of a recomputed sublayer (a recomputed MLP gathers
+// its input and reduces its output again).
+void recomputed_modules_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
+                                const std::vector<BlockOp>& ops, Pass& pass) {
+  const RecomputeModules modules = without_core_attn(k.recompute_modules);
+  if (modules == RecomputeModules::None) return;
+  const double e = k.elem;
+  const bool sp = k.split.sequence_split();
+  const bool full = k.tp_overlap == TpOverlap::Full;
+  const KernelDevice dw = weight_gemm_device(d), de = expert_gemm_device(d);
+  auto gemm = [&](std::size_t i) {
+    const BlockOp& op = ops[i];
+    return op.kind == OpKind::Gemm ? projection_seconds(op.role == OpRole::ExpertGemm ? de : dw, op, x, k)
+                                   : 0.0;
+  };
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const BlockOp& op = ops[i];
+    if (!recomputes(modules, op.module)) continue;
+    if (op.kind == OpKind::Gemm) {
+      pass.kernel(gemm(i));
+    } else if (op.kind == OpKind::MemoryBound) {
+      pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
+    } else if (op.kind == OpKind::AttentionCore) {
+      pass.kernel(forward_gemm_seconds(d, op, x, e));
+    } else if (tp_comms(k)) {
+      if (op.role == OpRole::TpEnter && sp && i + 1 < ops.size())
+        pass.collective(CollectiveOp::AllGather, full, gemm(i + 1));
+      if (op.role == OpRole::TpExit && i > 0)
+        pass.collective(sp ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, full, gemm(i - 1));
+    }
+  }
+}
+
 double block_params_local(const Dims& x, const std::vector<BlockOp>& ops) {
   const BlockTotals sum = block_totals(ops);
   return sum.params_sharded / x.t + sum.params_replicated + sum.params_expert / (x.t * x.ep);
@@ -391,8 +426,11 @@ LayerCost block_cost(const KernelDevice& d, const LayerCostKey& k, bool moe = fa
   block_backward(d, k, x, ops, bwd);
   if (k.recompute == Recompute::Full)
     bwd.add(fwd.cost());
-  else if (k.recompute == Recompute::Selective && !k.fused_attention)
-    bwd.kernel(attention_core_forward(d, k, x, ops));
+  else if (k.recompute == Recompute::Selective) {
+    if (recomputes(k.recompute_modules, RecomputeModules::CoreAttn) && !k.fused_attention)
+      bwd.kernel(attention_core_forward(d, k, x, ops));
+    recomputed_modules_forward(d, k, x, ops, bwd);
+  }
   c.forward = fwd.cost();
   c.backward = bwd.cost();
   return c;
@@ -461,6 +499,7 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
   k.microbatch = microbatch_size(s, w);
   k.split = activation_split(s);
   k.recompute = s.recompute;
+  k.recompute_modules = s.recompute_modules;
   k.tp_overlap = s.tp_overlap;
   k.fused_attention = w.fused_attention;
   if (s.ep > 1) k.moe_imbalance = w.moe_imbalance;
@@ -486,9 +525,15 @@ double recomputed_forward_flops(const Workload& w, const Strategy& s, const Laye
   const Model& m = w.model;
   if (s.recompute == Recompute::Full && (!m.transformer || l.kind == LayerKind::TransformerBlock))
     return l.forward_flops;
-  if (s.recompute == Recompute::Selective && l.kind == LayerKind::TransformerBlock && !w.fused_attention)
-    return 4.0 * m.transformer->seq_len * double(m.transformer->seq_len) * m.transformer->hidden;
-  return 0;
+  if (s.recompute != Recompute::Selective || l.kind != LayerKind::TransformerBlock) return 0;
+  double flops = 0;
+  if (recomputes(s.recompute_modules, RecomputeModules::CoreAttn) && !w.fused_attention)
+    flops = 4.0 * m.transformer->seq_len * double(m.transformer->seq_len) * m.transformer->hidden;
+  const RecomputeModules modules = without_core_attn(s.recompute_modules);
+  if (modules != RecomputeModules::None)  // the GEMMs the other modules run again
+    for (const BlockOp& op : describe_block(*m.transformer, l.moe))
+      if (op.kind == OpKind::Gemm && recomputes(modules, op.module)) flops += op.flops();
+  return flops;
 }
 
 const TransformerCosts& LayerCostCache::get(const LayerCostKey& key) {

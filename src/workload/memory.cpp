@@ -16,6 +16,27 @@ double zero_shards(std::uint8_t zero, std::uint8_t from_stage, double dp) {
   return zero >= from_stage ? dp : 1.0;
 }
 
+// Bytes per element an operator keeps its kept elements in: a weight GEMM's input at the GEMM's
+// operand size (fp8 with model.datatype = fp8), the rest at the activations'; the routed
+// experts' at most model.moe_activation_datatype's (Workload::expert_kept_bytes_per_element).
+double kept_bytes_per_element(const Workload& w, const BlockOp& op) {
+  const double bytes = op.kind == OpKind::Gemm ? w.gemm_bytes_per_element : w.bytes_per_element;
+  const bool expert = op.role == OpRole::ExpertGemm || op.role == OpRole::ExpertActivation;
+  return expert && w.expert_kept_bytes_per_element > 0 ? std::min(bytes, w.expert_kept_bytes_per_element)
+                                                       : bytes;
+}
+
+// Bytes per sample an operator keeps on one rank at `bytes` per element (as layer_activations
+// splits them), the busiest EP rank's experts model.moe_imbalance x the mean.
+double op_kept_bytes(const Workload& w, const BlockOp& op, ActivationSplit split, double bytes) {
+  const double t = split.tp;
+  const bool sp = split.sequence_split();
+  const double r = op.kept_replicated, sh = op.kept_sharded;
+  const bool expert = op.role == OpRole::ExpertGemm || op.role == OpRole::ExpertActivation;
+  const double imbalance = expert && split.ep > 1 ? w.moe_imbalance : 1;
+  return imbalance * bytes * (sp ? (r + sh) / t : r + sh / t) / split.cp;
+}
+
 }  // namespace
 
 ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero, double dp) {
@@ -24,7 +45,8 @@ ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero
           w.optimizer_bytes_per_param() / zero_shards(zero, 1, dp)};
 }
 
-LayerActivations layer_activations(const Workload& w, const Layer& l, ActivationSplit split, double k) {
+LayerActivations layer_activations(const Workload& w, const Layer& l, ActivationSplit split, double k,
+                                   RecomputeModules modules) {
   const double B = w.bytes_per_element;
   const double t = split.tp;
   LayerActivations a;
@@ -59,7 +81,28 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, Activation
       no_scores += extra;
       a.none += extra;
     }
-    a.selective = no_scores;
+    const RecomputeModules others = without_core_attn(modules);
+    if (w.expert_kept_bytes_per_element > 0 || others != RecomputeModules::None) {
+      const std::vector<BlockOp> ops = describe_block(*shape, l.moe);
+      // model.moe_activation_datatype: the routed experts' kept inputs in its datatype
+      // (DeepSeek-V3, arXiv:2412.19437 Sec. 3.3.2: cached in FP8 for the backward pass).
+      double expert_saving = 0;
+      if (w.expert_kept_bytes_per_element > 0)
+        for (const BlockOp& op : ops) {
+          const double base = op.kind == OpKind::Gemm ? w.gemm_bytes_per_element : B;
+          expert_saving += op_kept_bytes(w, op, split, base - kept_bytes_per_element(w, op));
+        }
+      no_scores -= expert_saving;
+      a.none -= expert_saving;
+      // Recomputation by module: each listed module drops what its operators keep
+      // (BlockOp::kept_module); without core_attn the s x s tensors stay.
+      a.selective = recomputes(modules, RecomputeModules::CoreAttn) ? no_scores : a.none;
+      for (const BlockOp& op : ops)
+        if (recomputes(others, op.kept_module))
+          a.selective -= op_kept_bytes(w, op, split, kept_bytes_per_element(w, op));
+    } else {
+      a.selective = recomputes(modules, RecomputeModules::CoreAttn) ? no_scores : a.none;
+    }
     a.full = B * l.input_elements / (sp ? t : 1) / c;
     a.working_set = a.none;
     return a;
@@ -170,7 +213,8 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::
 }
 
 StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSplit split, std::uint32_t pp,
-                               bool last_stage, std::span<const std::uint32_t> layer_degree) {
+                               bool last_stage, std::span<const std::uint32_t> layer_degree,
+                               RecomputeModules modules) {
   const Model& m = w.model;
   const bool per_layer = !layer_degree.empty();
   const std::uint32_t tp = split.tp;
@@ -186,7 +230,7 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSp
     a.largest_layer = std::max(a.largest_layer, last_layer + experts);
     // A layer model-parallel over k ranks works on the k ranks' gathered samples.
     const double k = per_layer ? layer_degree[i] : 1;
-    const LayerActivations la = layer_activations(w, l, split, k);
+    const LayerActivations la = layer_activations(w, l, split, k, modules);
     a.act.none += la.none;
     a.act.selective += la.selective;
     a.act.full += la.full;
@@ -205,9 +249,10 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSp
 
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage) {
-  return stage_memory(
-      w, s, stage_aggregate(w, stages[stage], activation_split(s), s.pp, stage + 1 == s.pp, s.layer_degree),
-      stage);
+  return stage_memory(w, s,
+                      stage_aggregate(w, stages[stage], activation_split(s), s.pp, stage + 1 == s.pp,
+                                      s.layer_degree, s.recompute_modules),
+                      stage);
 }
 
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const StageAggregate& a,

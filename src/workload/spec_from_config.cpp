@@ -129,6 +129,17 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
     if (!s.moe_dispatch_datatype.empty() && s.moe_dispatch_datatype != "fp8")
       datatype_bytes(s.moe_dispatch_datatype, config.where("model.moe_dispatch_datatype"));
   }
+  if (config.has("model.optimizer_moments")) {
+    s.optimizer_moments = to_lower(trim(config.get_string("model.optimizer_moments")));
+    if (s.optimizer_moments != "fp32" && s.optimizer_moments != "bf16")
+      throw BadInput("unknown optimizer moment datatype '" + s.optimizer_moments + "' (fp32 or bf16)",
+                     config.where("model.optimizer_moments"));
+  }
+  if (config.has("model.moe_activation_datatype")) {
+    s.moe_activation_datatype = to_lower(trim(config.get_string("model.moe_activation_datatype")));
+    if (!s.moe_activation_datatype.empty() && s.moe_activation_datatype != "fp8")
+      datatype_bytes(s.moe_activation_datatype, config.where("model.moe_activation_datatype"));
+  }
   if (s.optimizer != "adam" && s.optimizer != "momentum" && s.optimizer != "sgd")
     throw BadInput("unknown optimizer '" + s.optimizer + "' (adam, momentum or sgd)",
                    config.where("model.optimizer"));

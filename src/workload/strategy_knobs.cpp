@@ -29,6 +29,17 @@ std::string knob_value_names(const StrategyKnob& k) {
   return out;
 }
 
+// A flags knob's value: the names of its set bits, comma-separated.
+std::string knob_flag_names(const StrategyKnob& k, std::uint8_t value) {
+  std::string out;
+  for (const KnobValue& v : k.values)
+    if ((value & v.value) != 0) {
+      if (!out.empty()) out += ',';
+      out += v.name;
+    }
+  return out;
+}
+
 std::string_view knob_value_name(const StrategyKnob& k, std::uint8_t value) {
   for (const KnobValue& v : k.values)
     if (v.value == value) return v.name;
@@ -39,7 +50,8 @@ nlohmann::json knob_json(const StrategyKnob& k, const StrategyKnobs& s) {
   return std::visit(
       [&](auto m) -> nlohmann::json {
         if constexpr (std::is_enum_v<KnobType<decltype(m)>>)
-          return std::string(knob_value_name(k, static_cast<std::uint8_t>(s.*m)));
+          return k.flags ? knob_flag_names(k, static_cast<std::uint8_t>(s.*m))
+                         : std::string(knob_value_name(k, static_cast<std::uint8_t>(s.*m)));
         else
           return s.*m;
       },
@@ -130,6 +142,7 @@ KeySpec knob_key(const StrategyKnob& k) {
         } else if constexpr (std::is_same_v<T, std::vector<std::uint32_t>>) {
           return checks::optional(checks::integer_list(k.min, k.max));
         } else if constexpr (std::is_enum_v<T>) {
+          if (k.flags) return checks::list_of(names_of(k));  // a comma list of the names
           std::vector<std::string> names = names_of(k);
           for (std::string_view synonym : k.synonyms) names.emplace_back(synonym);
           return checks::one_of(std::move(names));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "toposweep/workload/model.hpp"
+#include "toposweep/workload/recompute_modules.hpp"
 
 namespace toposweep {
 
@@ -74,6 +75,13 @@ struct BlockOp {
   // (with sequence parallelism the replicated ones are split too).
   double kept_replicated = 0, kept_sharded = 0;
   RecomputeClass recompute = RecomputeClass::DroppedUnderFull;
+  // Selective recomputation by module (recompute_modules.hpp): the module whose recomputation
+  // runs this operator's forward again in the backward pass, and the module whose recomputation
+  // drops what this operator keeps (a GEMM keeps its input: the output of the operator before it,
+  // so a norm's output is dropped by `layernorm` on the GEMM that reads it). None: no module.
+  // The attention core's tags (core_attn) document it; its recomputation is RecomputeClass's.
+  RecomputeModules module = RecomputeModules::None;
+  RecomputeModules kept_module = RecomputeModules::None;
   double params_sharded = 0, params_replicated = 0;  // as in Layer
   double params_expert = 0;                          // the routed experts' weights (Layer::params_expert)
 

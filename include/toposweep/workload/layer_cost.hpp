@@ -87,8 +87,9 @@ struct TransformerCosts {
 // The per-operator costs of layer `l` (block, embedding or head), or null for other layers.
 const LayerCost* cost_of_layer(const TransformerCosts& costs, const Layer& l);
 // FLOPs per sample a layer's backward recomputes: its whole forward with full recomputation
-// (transformer blocks only, for transformers), the attention core (4 s^2 h) with selective
-// recomputation unless attention is fused (then nothing is kept to recompute); else 0.
+// (transformer blocks only, for transformers); with selective recomputation the attention core
+// (4 s^2 h) when strategy.recompute_modules has core_attn, unless attention is fused (then
+// nothing is kept to recompute), plus the GEMMs the list's other modules run again; else 0.
 double recomputed_forward_flops(const Workload& w, const Strategy& s, const Layer& l);
 
 // Everything the costs depend on.
@@ -100,6 +101,7 @@ struct LayerCostKey {
   double microbatch = 1;
   ActivationSplit split;  // tp and sequence parallelism (activation_split)
   Recompute recompute = Recompute::None;
+  RecomputeModules recompute_modules = RecomputeModules::CoreAttn;  // with selective recomputation
   TpOverlap tp_overlap = TpOverlap::None;
   bool fused_attention = false;
   bool grad_accum_fusion = true;

@@ -39,7 +39,10 @@ struct LayerActivations {
     return r == Recompute::Full ? full : r == Recompute::Selective ? selective : none;
   }
 };
-LayerActivations layer_activations(const Workload& w, const Layer& l, ActivationSplit split, double k = 1);
+// `modules`: what selective recomputation recomputes (strategy.recompute_modules; its default
+// keeps every size as before the list).
+LayerActivations layer_activations(const Workload& w, const Layer& l, ActivationSplit split, double k = 1,
+                                   RecomputeModules modules = RecomputeModules::CoreAttn);
 // Microbatches whose activations a pipeline stage holds at once (fractional with interleaving:
 // units of 1/v of the stage's layers).
 double microbatches_in_flight(const Strategy& s, std::uint32_t stage);
@@ -79,7 +82,8 @@ struct StageAggregate {
 // being the last of `pp` or not; `layer_degree` (per-layer model parallelism, one per layer) replaces tp when
 // not empty. stage_memory and the strategy enumeration both read it.
 StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSplit split, std::uint32_t pp,
-                               bool last_stage, std::span<const std::uint32_t> layer_degree = {});
+                               bool last_stage, std::span<const std::uint32_t> layer_degree = {},
+                               RecomputeModules modules = RecomputeModules::CoreAttn);
 
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage);

@@ -25,6 +25,8 @@ struct WorkloadSpec {
   std::int64_t global_batch = 0;   // > 0: overrides batch_per_gpu x GPUs
   double efficiency = 0;           // > 0: overrides the device's
   std::string optimizer = "adam";
+  std::string optimizer_moments = "fp32";  // model.optimizer_moments: fp32 or bf16
+  std::string moe_activation_datatype;     // model.moe_activation_datatype; empty: the activations'
   // model.fused_attention: one flash-attention kernel per layer; unset: the device's default
   // (Device::fused_attention_default).
   std::optional<bool> fused_attention;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "toposweep/util/config.hpp"
+#include "toposweep/workload/recompute_modules.hpp"
 #include "toposweep/workload/workload.hpp"
 
 namespace toposweep {
@@ -23,7 +24,9 @@ const char* schedule_name(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved
 
 // Activation recomputation (Korthikanti et al. 2022): none; selective = the attention core
 // (QK^T, softmax, dropout, attention x V) is recomputed in backward instead of keeping its s x s
-// tensors; full = only each layer's input is kept and the whole forward runs again.
+// tensors; full = only each layer's input is kept and the whole forward runs again. Selective
+// recomputes the modules of strategy.recompute_modules (recompute_modules.hpp; by default the
+// attention core).
 enum class Recompute : std::uint8_t { None, Selective, Full };
 const char* recompute_name(Recompute r);  // "none", "selective", "full"
 // "none", "selective", "full", and the booleans (true = full, false = none); nullopt otherwise.
@@ -77,6 +80,8 @@ struct StrategyKnobs {
   // are split into pp * virtual_stages chunks, device p holding chunks p, p + pp, p + 2 pp, ...
   std::uint32_t virtual_stages = 1;
   Recompute recompute = Recompute::None;
+  // With recompute = selective: the modules recomputed (Megatron-Core's --recompute-modules).
+  RecomputeModules recompute_modules = RecomputeModules::CoreAttn;
   bool sequence_parallel = false;  // Megatron-SP: TP AllReduces become RS + AG, activations /tp
   // Megatron's pipeline scatter/gather: each TP rank sends 1/tp of the stage boundary and the
   // receiver all-gathers it inside the server (with sequence parallelism the tensor is already

@@ -28,7 +28,8 @@ using KnobMember =
     std::variant<bool StrategyKnobs::*, std::uint32_t StrategyKnobs::*, std::uint8_t StrategyKnobs::*,
                  double StrategyKnobs::*, std::vector<std::uint32_t> StrategyKnobs::*,
                  PipelineSchedule StrategyKnobs::*, Recompute StrategyKnobs::*, TpOverlap StrategyKnobs::*,
-                 BatchSplit StrategyKnobs::*, StageSplit StrategyKnobs::*, Compression StrategyKnobs::*>;
+                 BatchSplit StrategyKnobs::*, StageSplit StrategyKnobs::*, Compression StrategyKnobs::*,
+                 RecomputeModules StrategyKnobs::*>;
 
 // A named value of an enum knob (the enum's underlying value).
 struct KnobValue {
@@ -68,6 +69,9 @@ struct StrategyKnob {
   std::optional<std::uint8_t> (*parse)(std::string_view) = nullptr;
   std::span<const std::string_view> synonyms = {};
   std::string_view unknown = {}, note = {};
+  // A set of the values (bits of the underlying value) written as a comma list of their names
+  // rather than one of them: strategy.recompute_modules.
+  bool flags = false;
   KnobJson json_when = KnobJson::Always;
   KnobScope scope = KnobScope::Always;
   // The strategy search: optimize.<search_key> lists the values tried (empty: not a value list),
@@ -85,6 +89,12 @@ inline constexpr KnobValue kRecomputeValues[] = {
     {"none", static_cast<std::uint8_t>(Recompute::None)},
     {"selective", static_cast<std::uint8_t>(Recompute::Selective)},
     {"full", static_cast<std::uint8_t>(Recompute::Full)}};
+inline constexpr KnobValue kRecomputeModuleValues[] = {
+    {"core_attn", static_cast<std::uint8_t>(RecomputeModules::CoreAttn)},
+    {"layernorm", static_cast<std::uint8_t>(RecomputeModules::Layernorm)},
+    {"mla_up_proj", static_cast<std::uint8_t>(RecomputeModules::MlaUpProj)},
+    {"mlp", static_cast<std::uint8_t>(RecomputeModules::Mlp)},
+    {"moe_act", static_cast<std::uint8_t>(RecomputeModules::MoeAct)}};
 inline constexpr std::string_view kRecomputeSynonyms[] = {"true", "false", "yes", "no",
                                                           "on",   "off",   "1",   "0"};
 inline constexpr KnobValue kTpOverlapValues[] = {{"none", static_cast<std::uint8_t>(TpOverlap::None)},
@@ -101,6 +111,10 @@ inline constexpr KnobValue kCompressionValues[] = {{"none", static_cast<std::uin
 namespace detail {
 inline std::optional<std::uint8_t> parse_recompute_value(std::string_view text) {
   const auto r = parse_recompute(text);
+  return r ? std::optional<std::uint8_t>(static_cast<std::uint8_t>(*r)) : std::nullopt;
+}
+inline std::optional<std::uint8_t> parse_recompute_modules_value(std::string_view text) {
+  const auto r = parse_recompute_modules(text);
   return r ? std::optional<std::uint8_t>(static_cast<std::uint8_t>(*r)) : std::nullopt;
 }
 inline std::optional<std::uint8_t> parse_exact_schedule(std::string_view text) {
@@ -225,6 +239,19 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_doc = "strategy search: activation recomputation tried",
      .sweep = true,
      .move = KnobMove::Own},
+    // Not searched: the strategy search and the sweep's all(...) keep the configured list (a sweep
+    // varies it as an explicit axis, alternatives separated by '|').
+    {.name = "recompute_modules",
+     .json = "recompute_modules",
+     .member = &StrategyKnobs::recompute_modules,
+     .default_text = "core_attn",
+     .doc = "with strategy.recompute = selective: the modules recomputed, a comma list of Megatron-Core's "
+            "names: core_attn (the attention core), layernorm, mla_up_proj, mlp, moe_act (docs/models.md)",
+     .values = kRecomputeModuleValues,
+     .parse = detail::parse_recompute_modules_value,
+     .unknown = "recompute module list",
+     .flags = true,
+     .json_when = KnobJson::UnlessDefault},
     {.name = "sequence_parallel",
      .json = "sequence_parallel",
      .member = &StrategyKnobs::sequence_parallel,
@@ -405,6 +432,8 @@ constexpr const StrategyKnob* find_strategy_knob(const KnobMember& member) {
 std::string knob_value_names(const StrategyKnob& k);
 // The name of an enum knob's value (the JSON, the optimizer's lists); "?" for no name.
 std::string_view knob_value_name(const StrategyKnob& k, std::uint8_t value);
+// A flags knob's value as the JSON writes it: the names of its set bits, comma-separated.
+std::string knob_flag_names(const StrategyKnob& k, std::uint8_t value);
 
 // The knob's value of `s` as the JSON writes it (enums by name).
 nlohmann::json knob_json(const StrategyKnob& k, const StrategyKnobs& s);

@@ -44,6 +44,13 @@ struct Workload {
   double dispatch_bytes() const {
     return dispatch_bytes_per_element > 0 ? dispatch_bytes_per_element : bytes_per_element;
   }
+  // model.moe_activation_datatype: bytes per element at most of what the routed experts keep for
+  // the backward pass (their GEMMs' inputs, the activation's input); fp8: 1 byte plus one fp32
+  // scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 Sec. 3.3.2). 0: as the other activations.
+  double expert_kept_bytes_per_element = 0;
+  // model.optimizer_moments: bytes of each optimizer moment (Adam's first and second, momentum's
+  // one): 4 (fp32) or 2 (bf16, DeepSeek-V3 Sec. 3.3.2 "Low-Precision Optimizer States").
+  double moment_bytes = 4;
   // Table weights are kept in fp32 (as DLRM does); sparse SGD keeps no optimizer state.
   double table_bytes_per_element = 4;
   // "adam" (default), "momentum" (SGD with momentum) or "sgd" (plain SGD, as FlexFlow/TopoOpt).
@@ -63,10 +70,12 @@ struct Workload {
   double flops_of_rank(std::uint32_t r) const {
     return mixed() ? kind_flops_per_s[rank_kind[r]] : flops_per_s;
   }
-  // Optimizer state per dense parameter: below fp32 an fp32 master copy (4 bytes) plus fp32
-  // moments (Adam 8, momentum 4); in fp32 just the moments.
+  // Optimizer state per dense parameter: below fp32 an fp32 master copy (4 bytes) plus the
+  // moments (Adam two, momentum one, moment_bytes each: fp32 Adam 8, momentum 4); in fp32 just the
+  // moments.
   double optimizer_bytes_per_param() const {
-    const double moments = optimizer == "adam" ? 8 : optimizer == "momentum" ? 4 : 0;
+    const double count = optimizer == "adam" ? 2 : optimizer == "momentum" ? 1 : 0;
+    const double moments = count * moment_bytes;
     return moments + (bytes_per_element < 4 ? 4 : 0);
   }
   // HBM bytes an optimizer step moves per local parameter (Megatron-LM's mixed-precision step,
