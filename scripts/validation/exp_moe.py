@@ -54,6 +54,12 @@ Activation recomputation and the memory savers (`strategy.recompute_modules`, `m
     gradients in bf16 (`grad_reduce_in_fp32: false`: model.grad_datatype = bf16) and turns the overlapped
     gradient reduction off (`overlap_grad_reduce: false`: strategy.dp_overlap = false). fp32 optimizer moments and
     bf16 MoE activations (Megatron-Core's defaults; the precision-aware optimizer is set for bf16 runs only).
+  * Every run: `model.moe_probs_in_activation = true`, the router probabilities multiplied in the experts'
+    activation so that the unpermutation keeps k probabilities per token instead of its k expert outputs
+    (Megatron-Core v0.13 release notes, "Memory efficient token permutation by moving the probs multiplication from
+    unpermutation to activation function of GroupedMLP"). Megatron-Bridge 25.09 (September 2025) runs a Megatron-Core
+    after v0.13 (July 2025): published by code. The other runs do not say: open, and since it changes memory
+    only, the fastest feasible choice is it.
   * NeMo AutoModel: not published. Open, the fastest feasible of none, selective with NVIDIA's DeepSeek-V3 recipe's
     modules (mla_up_proj, mlp: the Megatron-Bridge recipe above, not known to be AutoModel's) and full; fp32
     optimizer moments and bf16 MoE activations (Megatron-Core's defaults).
@@ -112,6 +118,10 @@ RUN_KEYS = {
     "megatron-bridge-25.09-dsv3-1024": {"model.grad_datatype": "bf16", "strategy.dp_overlap": "false"},
     "deepseek-v3-report-2048": {"model.optimizer_moments": "bf16", "model.moe_activation_datatype": "fp8"},
 }
+# Every run: the router probabilities applied in the experts' activation (Megatron-Core >= v0.13), so the
+# unpermutation keeps no expert outputs. Published by code for Megatron-Bridge 25.09 (Megatron-Core > v0.13); for the
+# others not published and open: it changes memory only, so the fastest feasible choice over {false, true} is true.
+ALL_RUN_KEYS = {"model.moe_probs_in_activation": "true"}
 OPEN_VP = (1, 2, 4)
 OVERLAP = (False, True)
 DISPATCH = ("bf16", "fp8")
@@ -133,7 +143,7 @@ def calls_of(run, device_file=None):
     _, _, model, device, dt, gpus, gbs, seq, tp, pp, vp, ep, zero, _ = run
     base = {**CLUSTER, "topology.servers": gpus // 8, "server.device": device_file or device, "model.name": model,
             "model.datatype": dt, "model.global_batch": gbs, "model.seq_len": seq, "strategy.tp": tp,
-            "strategy.pp": pp, "strategy.ep": ep, "strategy.zero": zero, **RUN_KEYS.get(run[0], {})}
+            "strategy.pp": pp, "strategy.ep": ep, "strategy.zero": zero, **ALL_RUN_KEYS, **RUN_KEYS.get(run[0], {})}
     if tp > 1:
         base.update({"strategy.sequence_parallel": "true", "strategy.tp_overlap": "full"})
     plan = list(itertools.product(RECOMPUTE_TIMED.get(run[0], RECOMPUTE[run[0]]), OPEN_VP if vp is None else (vp,),
@@ -158,7 +168,7 @@ def best_of(r, device_file=None):
     overlaps, dispatches = EP_CHOICES[name]
     best, exposed, reasons = None, None, set()
     by_recompute, by_a2a = {}, {}
-    for (rc, v, ov, disp), res in zip(plan, tscli.run_many(calls)):
+    for (rc, v, ov, disp), call, res in zip(plan, calls, tscli.run_many(calls)):
         if isinstance(res, Exception):
             reasons.add(str(res).split(": ")[-1][:120])
             continue
@@ -176,7 +186,7 @@ def best_of(r, device_file=None):
         if rc not in RECOMPUTE[name]:
             continue
         if best is None or t < best[0]:
-            best = (t, rc, v, res, ov, disp)
+            best = (t, rc, v, res, ov, disp, call[1])
     return best, exposed, reasons, by_recompute, by_a2a
 
 
@@ -207,8 +217,14 @@ def run():
                             "waived_reserve_bubble_s": waived[3]["bubble_time_s"],
                             "waived_reserve_iteration_time_s": waived[0]})
         else:
-            t, (rc, modules), v, res, ov, disp = best
+            t, (rc, modules), v, res, ov, disp, sets = best
             pred = gbs * seq / t / gpus
+            # The chosen run with the expert outputs kept for the probabilities' gradient (as before
+            # model.moe_probs_in_activation): its memory and whether it fits.
+            kept = tscli.run("simulate", {**sets, "model.moe_probs_in_activation": "false"})
+            row.update({"memory_GiB": res["memory_per_gpu_bytes"] / 2**30,
+                        "memory_GiB_outputs_kept": kept["memory_per_gpu_bytes"] / 2**30,
+                        "feasible_outputs_kept": kept["feasible"]})
             row.update({"recompute": rc + (f" ({modules})" if modules else ""), "virtual_stages": v,
                         "iteration_time_s": t, "ep_overlap": ov, "dispatch": disp,
                         "overlap_published": len(overlaps) == 1, "dispatch_published": len(dispatches) == 1,
@@ -273,6 +289,28 @@ def grouped_gemm_lines(fit):
                        f"{x['fwd_err_pct_at_gemm_efficiency']:+.1f} % | {x['fwd_err_pct']:+.1f} % | {x['bwd_ms']:.3f} | "
                        f"{x['bwd_err_pct_at_gemm_efficiency']:+.1f} % | {x['bwd_err_pct']:+.1f} % |")
     return out
+
+
+def ds_text(ds, modules, need):
+    """The DeepSeek-V3 report row's bullet in 7d: its published memory savers, and what the model needs with them."""
+    head = (f"- DeepSeek-V3 report: with its published choices (RMSNorm, MLA up-projections and the MoE SwiGLU "
+            f"recomputed, Sec. 3.2.3 and 3.3.2: `selective` with `{modules}`; AdamW moments in bf16; the MoE's cached "
+            "activations in fp8)")
+    tail = " DualPipe (not modelled) holds PP + 1 microbatches' activations where 1F1B holds PP (report Table 2)."
+    if "infeasible" in ds:
+        return (head + f" the model needs {need} on its worst stage, over the H800's 80 GiB: the row is infeasible "
+                "in the model. With the device's memory reserve (the A100's 6 GiB, not measured) waived it would run "
+                f"at {ds['waived_reserve_tokens_per_gpu_s']:.0f} tokens/s/GPU ({ds['waived_reserve_error_pct']:+.1f} "
+                "%): a diagnosis, not counted above." + tail)
+    return (head + " and the router probabilities applied in the experts' activation (not published; Megatron-Core "
+            "does so since v0.13), the model needs "
+            f"{ds['memory_GiB']:.1f} GiB per GPU and runs at {ds['predicted_tokens_per_gpu_s']:.0f} tokens/s/GPU "
+            f"({ds['error_pct']:+.1f} %; {ds['compute_s']:.1f} s compute, {ds['exposed_comm_s']:.1f} s exposed "
+            f"communication, {ds['bubble_s']:.1f} s bubble per {ds['iteration_time_s']:.1f} s against the measured "
+            f"{ds['global_batch'] * ds['seq'] / ds['measured_tokens_per_gpu_s'] / ds['gpus']:.1f} s). Keeping the "
+            "expert outputs for the probabilities' gradient instead (k s h elements in bf16 per MoE layer and "
+            f"microbatch) needs {ds['memory_GiB_outputs_kept']:.1f} GiB, which "
+            + ("fits" if ds["feasible_outputs_kept"] else "does not fit the H800's 80 GiB") + "." + tail)
 
 
 def markdown(rows, fit, notes):
@@ -341,19 +379,7 @@ def markdown(rows, fit, notes):
               "(`model.moe_activation_datatype`). Before them only full recomputation fitted 80 GiB in the model, "
               "and every row paid a full recomputed forward and re-ran each MoE layer's dispatch and combine "
               "(the DeepSeek-V3 row read 1196 tokens/s/GPU, -22.5 %, the Megatron-Bridge row 1333, +2.8 %).",
-              f"- DeepSeek-V3 report: with its published choices (RMSNorm, MLA up-projections and the MoE "
-              f"SwiGLU recomputed, Sec. 3.2.3 and 3.3.2: `selective` with `{ds_modules}`; AdamW moments in "
-              f"bf16; the MoE's cached activations in fp8) the model needs {ds_need} on its worst stage, "
-              f"over the H800's 80 GiB by less than the 6 GiB memory reserve, which is the A100's value "
-              f"transferred, not measured: the row is infeasible in the model. With the reserve waived it "
-              f"would run at {ds['waived_reserve_tokens_per_gpu_s']:.0f} tokens/s/GPU "
-              f"({ds['waived_reserve_error_pct']:+.1f} %; {ds['waived_reserve_compute_s']:.1f} s compute, "
-              f"{ds['waived_reserve_exposed_comm_s']:.1f} s exposed communication, "
-              f"{ds['waived_reserve_bubble_s']:.1f} s bubble per {ds['waived_reserve_iteration_time_s']:.1f} s "
-              "against the measured 19.9 s): a diagnosis, not counted above. Which of the model's kept tensors "
-              "the run does not keep is not published; the largest in a MoE layer is the unpermutation's expert "
-              "outputs in bf16 (k s h, for the routing probabilities' gradient). DualPipe (not modelled) holds "
-              "PP + 1 microbatches' activations where 1F1B holds PP (report Table 2).",
+              ds_text(ds, ds_modules, ds_need),
               f"- Megatron-Bridge 25.09, run as its recipe publishes it (NVIDIA-NeMo/Megatron-Bridge f37f883a8: "
               f"selective recomputation of `mla_up_proj,mlp`, which Megatron-Core applies to the 3 dense layers' "
               f"MLPs only; the 1F1B All-to-All overlap; gradients reduced in bf16 after the backward): "
@@ -366,7 +392,8 @@ def markdown(rows, fit, notes):
               "for fp8 over bf16 linear layers; the fp8 casts and scaling of the grouped GEMMs' inputs; the "
               "recipe's pipeline layout (`Et|(tt|)*30mL`: the embedding and one layer in the first virtual stage, "
               "the multi-token-prediction module and loss alone in the last).",
-              "- NeMo AutoModel: selective with `mla_up_proj,mlp` does not fit (134 GiB at 1,024 GPUs, 173 GiB at "
+              "- NeMo AutoModel: selective with `mla_up_proj,mlp` does not fit even with the router probabilities "
+              "in the activation (107 GiB at 1,024 GPUs, 146 GiB at "
               "256 on the worst stage: PP 4 with VP 8 holds many layers' activations in flight), so full "
               "recomputation stays the only feasible choice and the rows do not move.",
               "- The AutoModel rows are predicted fast (+6 %, +16 %): their FSDP (ZeRO-3) gathers are exposed in "
@@ -387,10 +414,13 @@ def markdown(rows, fit, notes):
     notes.append(f"MoE, 4 measured DeepSeek-V3 runs (1,024 H100 Megatron-Bridge / NeMo AutoModel, 256 H100, "
                  f"2,048 H800 DeepSeek-V3 report): {len(within)} of {len(ok)} within 15 % ("
                  + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + ") with the EP All-to-All overlapped and "
-                 "fp8 dispatch where published or chosen; the DeepSeek-V3 report's published recomputation and "
-                 f"memory savers need {ds_need} of the H800's 80 GiB in the model (infeasible; "
-                 + (f"{ds['waived_reserve_error_pct']:+.1f} % with the unmeasured memory reserve waived"
-                    if "waived_reserve_error_pct" in ds else "no diagnosis")
+                 "fp8 dispatch where published or chosen"
+                 + (f"; the DeepSeek-V3 report's published recomputation and memory savers need {ds_need} of the "
+                    "H800's 80 GiB in the model (infeasible"
+                    if "infeasible" in ds else
+                    f"; the DeepSeek-V3 report's published recomputation and memory savers with the router "
+                    f"probabilities in the experts' activation need {ds['memory_GiB']:.1f} GiB of the H800's 80 "
+                    f"({ds['memory_GiB_outputs_kept']:.1f} with the expert outputs kept")
                  + f"); exposed bf16 All-to-All: {slow} % too slow. Grouped expert "
                  f"GEMMs: H100 {fit['h100']['grouped_gemm_mean_abs_error_pct']} % mean error on the measured expert "
                  "FFNs after calibration.")

@@ -65,6 +65,10 @@ std::vector<KeySpec> config_keys() {
        "GEMMs' inputs, the activation's input; fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); never "
        "more than they would be (default: the activations')",
        checks::optional(check_datatype)},
+      {"model.moe_probs_in_activation", "false",
+       "MoE models: the router probabilities multiply the experts' activation output (Megatron-Core >= "
+       "v0.13), so the unpermutation keeps k probabilities per token instead of its k expert outputs",
+       checks::boolean()},
       {"model.grad_datatype", "",
        "datatype of the gradient buffers and their data-parallel reduction (default: model.datatype; "
        "Megatron "

@@ -135,6 +135,8 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
       throw BadInput("unknown optimizer moment datatype '" + s.optimizer_moments + "' (fp32 or bf16)",
                      config.where("model.optimizer_moments"));
   }
+  if (config.has("model.moe_probs_in_activation"))
+    s.moe_probs_in_activation = config.get_bool("model.moe_probs_in_activation");
   if (config.has("model.moe_activation_datatype")) {
     s.moe_activation_datatype = to_lower(trim(config.get_string("model.moe_activation_datatype")));
     if (!s.moe_activation_datatype.empty() && s.moe_activation_datatype != "fp8")

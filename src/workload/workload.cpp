@@ -55,6 +55,7 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
   w.fused_attention = spec.fused_attention.value_or(w.device.fused_attention_default);
   w.moe_imbalance = spec.moe_imbalance;
   if (spec.optimizer_moments == "bf16") w.moment_bytes = 2;
+  w.moe_probs_in_activation = spec.moe_probs_in_activation;
   if (spec.moe_activation_datatype == "fp8")
     w.expert_kept_bytes_per_element = 1.0 + 4.0 / 128;  // e4m3 values, an fp32 scale per 1 x 128 tile
   else if (!spec.moe_activation_datatype.empty())

@@ -59,4 +59,5 @@ bad_config "empty recompute module list" strategy recompute_modules ","
 bad_config "optimizer moments in fp8" model optimizer_moments fp8
 bad_config "optimizer moments not a datatype" model optimizer_moments half
 bad_config "MoE activations in no datatype" model moe_activation_datatype int3
+bad_config "probabilities in the activation not a boolean" model moe_probs_in_activation maybe
 finish

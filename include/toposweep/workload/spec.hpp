@@ -27,6 +27,7 @@ struct WorkloadSpec {
   std::string optimizer = "adam";
   std::string optimizer_moments = "fp32";  // model.optimizer_moments: fp32 or bf16
   std::string moe_activation_datatype;     // model.moe_activation_datatype; empty: the activations'
+  bool moe_probs_in_activation = false;    // model.moe_probs_in_activation
   // model.fused_attention: one flash-attention kernel per layer; unset: the device's default
   // (Device::fused_attention_default).
   std::optional<bool> fused_attention;

@@ -48,6 +48,11 @@ struct Workload {
   // the backward pass (their GEMMs' inputs, the activation's input); fp8: 1 byte plus one fp32
   // scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 Sec. 3.3.2). 0: as the other activations.
   double expert_kept_bytes_per_element = 0;
+  // model.moe_probs_in_activation: the router probabilities multiply the routed experts'
+  // activation output (Megatron-Core >= v0.13's GroupedMLP, release notes "Memory efficient token
+  // permutation"), so the unpermutation sums the k expert outputs of a token without keeping them
+  // for the probabilities' gradient: it keeps the k probabilities only.
+  bool moe_probs_in_activation = false;
   // model.optimizer_moments: bytes of each optimizer moment (Adam's first and second, momentum's
   // one): 4 (fp32) or 2 (bf16, DeepSeek-V3 Sec. 3.3.2 "Low-Precision Optimizer States").
   double moment_bytes = 4;

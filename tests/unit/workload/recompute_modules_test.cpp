@@ -192,6 +192,30 @@ TEST(RecomputeModules, DeepSeekV3MlaUpProjectionAndMoeActivation) {
   EXPECT_DOUBLE_EQ(none_dense - layer_activations(w8, dense, ActivationSplit{}).none, 0.0);
 }
 
+// model.moe_probs_in_activation (Megatron-Core >= v0.13: the router probabilities multiply the
+// experts' activation output): the unpermutation of a DeepSeek-V3 MoE layer (k = 8, s = 4,096,
+// h = 7,168, bf16) keeps its k s probabilities instead of the k s h expert outputs:
+// (8 x 4,096 x 7,168 - 8 x 4,096) x 2 = 469,696,512 bytes less per sample, with or without
+// recomputation by module, and nothing on a dense layer or under full recomputation.
+TEST(RecomputeModules, ProbabilitiesInTheActivationDropTheExpertOutputs) {
+  auto workload = [](const char* on) {
+    return make_workload(workload_spec_from_config(test::workload_config(
+                             {"model.name=deepseek-v3", "model.datatype=bf16", "model.fused_attention=false",
+                              std::string("model.moe_probs_in_activation=") + on})),
+                         8);
+  };
+  const Workload off = workload("false"), on = workload("true");
+  const Layer &dense = block_of(off.model), &moe = block_of(off.model, true);
+  const LayerActivations a = layer_activations(off, moe, ActivationSplit{}, 1, RecomputeModules::MlaUpProj);
+  const LayerActivations b = layer_activations(on, moe, ActivationSplit{}, 1, RecomputeModules::MlaUpProj);
+  EXPECT_DOUBLE_EQ(a.none - b.none, 469696512.0);
+  EXPECT_DOUBLE_EQ(a.selective - b.selective, 469696512.0);
+  EXPECT_DOUBLE_EQ(a.full - b.full, 0.0);
+  EXPECT_DOUBLE_EQ(layer_activations(off, dense, ActivationSplit{}).none -
+                       layer_activations(on, dense, ActivationSplit{}).none,
+                   0.0);
+}
+
 // Mixed-precision Adam keeps an fp32 master copy (4 bytes) and two moments: fp32 4 + 4 (12 in
 // all), bf16 2 + 2 (8 in all; DeepSeek-V3 Sec. 3.3.2). Its step moves 5 g + 2 K + 4 + B bytes
 // (workload.hpp) with bf16 gradients g = 2 and weights B = 2: 10 + 24 + 6 = 40, or 10 + 16 + 6 = 32.
