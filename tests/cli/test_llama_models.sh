@@ -35,16 +35,11 @@ cp "$WORK/out" "$WORK/file.json"
 run_cmd simulate "${base[@]}" --set model.name=llama3-8b --json
 cp "$WORK/out" "$WORK/default.json"
 # Equal but for wall-clock fields and `model`, which echoes model.name (here the file's path).
-$PY - "$WORK/override.json" "$WORK/file.json" "$WORK/default.json" << 'PY' && pass "model.seq_len = a model file with that seq_len" || fail "override differs from the file"
-import json, sys
-drop = {"wall_s", "elapsed_s", "seconds", "points_per_s", "evaluations_per_s", "model"}
-def clean(x):
-    if isinstance(x, dict):
-        return {k: clean(v) for k, v in x.items() if k not in drop}
-    if isinstance(x, list):
-        return [clean(v) for v in x]
-    return x
-a, b, c = (clean(json.load(open(p))) for p in sys.argv[1:])
+$PY - "$SRC/tests/cli" "$WORK/override.json" "$WORK/file.json" "$WORK/default.json" << 'PY' && pass "model.seq_len = a model file with that seq_len" || fail "override differs from the file"
+import sys
+sys.path.insert(0, sys.argv[1])
+from json_clean import load
+a, b, c = (load(p, extra=("model",)) for p in sys.argv[2:])
 assert a == b, [k for k in a if a.get(k) != b.get(k)]
 assert a != c, "the override changed nothing"
 PY

@@ -20,16 +20,11 @@ cp "$WORK/out" "$WORK/core_attn.json"
 run_cmd simulate "${base[@]}" --set strategy.recompute_modules=core_attn,layernorm,mlp --json
 assert_status 0 "recompute_modules = core_attn,layernorm,mlp"
 cp "$WORK/out" "$WORK/more.json"
-$PY - "$WORK/default.json" "$WORK/core_attn.json" "$WORK/more.json" << 'PY' && pass "core_attn is the default; more modules keep less, take longer" || fail "recompute_modules results"
-import json, sys
-drop = {"wall_s", "elapsed_s", "seconds", "points_per_s", "evaluations_per_s"}
-def clean(x):
-    if isinstance(x, dict):
-        return {k: clean(v) for k, v in x.items() if k not in drop}
-    if isinstance(x, list):
-        return [clean(v) for v in x]
-    return x
-a, b, c = (clean(json.load(open(p))) for p in sys.argv[1:])
+$PY - "$SRC/tests/cli" "$WORK/default.json" "$WORK/core_attn.json" "$WORK/more.json" << 'PY' && pass "core_attn is the default; more modules keep less, take longer" || fail "recompute_modules results"
+import sys
+sys.path.insert(0, sys.argv[1])
+from json_clean import load
+a, b, c = (load(p) for p in sys.argv[2:])
 assert a == b, [k for k in a if a.get(k) != b.get(k)]
 assert c["strategy"]["recompute_modules"] == "core_attn,layernorm,mlp", c["strategy"]
 assert "recompute_modules" not in a["strategy"], a["strategy"]

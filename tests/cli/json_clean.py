@@ -1,0 +1,18 @@
+"""What two `--json` outputs of the same design must share: the object without its run-time figures (and any
+further keys named), for the CLI tests that compare runs (import it with tests/cli on sys.path)."""
+import json
+
+RUN_TIME = {"wall_s", "elapsed_s", "seconds", "points_per_s", "evaluations_per_s"}
+
+
+def clean(x, drop=RUN_TIME):
+    if isinstance(x, dict):
+        return {k: clean(v, drop) for k, v in x.items() if k not in drop}
+    if isinstance(x, list):
+        return [clean(v, drop) for v in x]
+    return x
+
+
+def load(path, extra=()):
+    with open(path) as f:
+        return clean(json.load(f), RUN_TIME | set(extra))
