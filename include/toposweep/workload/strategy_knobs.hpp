@@ -228,7 +228,9 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .json = "recompute",
      .member = &StrategyKnobs::recompute,
      .default_text = "none",
-     .doc = "activation recomputation: none, selective (the attention core) or full (true/false: full/none)",
+     .doc =
+         "activation recomputation: none, selective (the modules of strategy.recompute_modules; default the "
+         "attention core) or full (true/false: full/none)",
      .values = kRecomputeValues,
      .fold = false,
      .parse = detail::parse_recompute_value,
