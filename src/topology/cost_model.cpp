@@ -1,7 +1,5 @@
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <queue>
 
 #include "toposweep/topology/cost.hpp"
 #include "toposweep/topology/metrics.hpp"
@@ -135,23 +133,6 @@ CostBreakdown component_cost(const Network& net, const PriceTable& t) {
 std::map<double, double>::const_iterator at_speed(const std::map<double, double>& by_speed, double bits) {
   const auto it = by_speed.lower_bound(bits * (1 - 1e-9));
   return it != by_speed.end() && it->first <= bits * (1 + 1e-9) ? it : by_speed.end();
-}
-
-// Each vertex's switch level: 0 for compute nodes, else hops to the nearest compute node (1: a
-// leaf, rail switch or router; 2: a spine or aggregation switch; 3: a core). Unreached: max.
-std::vector<std::uint32_t> switch_levels(const Network& net) {
-  std::vector<std::uint32_t> level(net.vertex_count(), std::numeric_limits<std::uint32_t>::max());
-  std::queue<VertexId> q;
-  for (VertexId v = 0; v < net.compute_count(); ++v) level[v] = 0, q.push(v);
-  while (!q.empty()) {
-    const VertexId v = q.front();
-    q.pop();
-    for (ArcId a : net.out_arcs(v)) {
-      const VertexId w = net.arc(a).dst;
-      if (level[w] == std::numeric_limits<std::uint32_t>::max()) level[w] = level[v] + 1, q.push(w);
-    }
-  }
-  return level;
 }
 
 // The reach class of an arc's link, from its tier (docs/topology.md, cost). One place for every

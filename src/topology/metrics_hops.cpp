@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
+#include <queue>
 #include <vector>
 
 #include "toposweep/topology/metrics.hpp"
@@ -108,6 +110,21 @@ void require_connected(const Network& net, const std::string& where) {
   throw InvalidDesign("the topology is disconnected: compute node 0 reaches only " + std::to_string(count) +
                           " of " + std::to_string(net.compute_count()) + " compute nodes",
                       where);
+}
+
+std::vector<std::uint32_t> switch_levels(const Network& net) {
+  std::vector<std::uint32_t> level(net.vertex_count(), std::numeric_limits<std::uint32_t>::max());
+  std::queue<VertexId> q;
+  for (VertexId v = 0; v < net.compute_count(); ++v) level[v] = 0, q.push(v);
+  while (!q.empty()) {
+    const VertexId v = q.front();
+    q.pop();
+    for (ArcId a : net.out_arcs(v)) {
+      const VertexId w = net.arc(a).dst;
+      if (level[w] == std::numeric_limits<std::uint32_t>::max()) level[w] = level[v] + 1, q.push(w);
+    }
+  }
+  return level;
 }
 
 std::uint32_t arc_ports(const Network& net, const Arc& arc) {

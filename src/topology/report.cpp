@@ -1,10 +1,12 @@
 #include "toposweep/topology/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <vector>
 
 #include "toposweep/topology/families.hpp"
+#include "toposweep/topology/metrics.hpp"
 #include "toposweep/util/units.hpp"
 
 namespace toposweep::topology {
@@ -113,23 +115,12 @@ nlohmann::json report_json(const Network& net, const TopologyReport& r, bool wit
     j["planes"] = info.planes;
     j["spine"] = info.rail_spine;
     j["rail_radix"] = info.fattree_radix;
-    // Bill of materials by switch role: a leaf has a link to a server; a spine (2 tiers) or
-    // aggregation switch (3 tiers) has none but links to a leaf; a core links to neither.
-    const VertexId c0 = net.compute_count();
-    std::vector<char> is_leaf(net.switch_count(), 0);
-    for (VertexId v = c0; v < net.vertex_count(); ++v)
-      for (ArcId a : net.out_arcs(v)) is_leaf[v - c0] |= !net.is_switch(net.arc(a).dst);
-    std::uint32_t leaves = 0, spines = 0;
-    for (VertexId v = c0; v < net.vertex_count(); ++v) {
-      if (is_leaf[v - c0]) {
-        ++leaves;
-        continue;
-      }
-      bool below = false;
-      for (ArcId a : net.out_arcs(v)) below = below || is_leaf[net.arc(a).dst - c0];
-      spines += below;
-    }
-    const std::uint32_t cores = net.switch_count() - leaves - spines;
+    // Bill of materials by switch role, from each switch's level (hops to the nearest server):
+    // leaves 1, spines or aggregation switches 2, cores 3.
+    const std::vector<std::uint32_t> level = switch_levels(net);
+    std::uint32_t count[4] = {0, 0, 0, 0};
+    for (VertexId v = net.compute_count(); v < net.vertex_count(); ++v) count[std::min(level[v], 3u)] += 1;
+    const std::uint32_t leaves = count[1], spines = count[2], cores = count[3];
     j["rail_tiers"] = cores > 0 ? 3 : spines > 0 ? 2 : 1;
     j["rail_leaf_switches"] = leaves;
     j["rail_spine_switches"] = spines;

@@ -3,6 +3,7 @@
 // bisection bandwidth, connectivity, ports and egress bandwidth.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "toposweep/topology/network.hpp"
 
@@ -41,6 +42,9 @@ struct PortStats {
   std::uint64_t total_ports = 0;                  // compute + switch ports
 };
 PortStats port_stats(const Network& network);
+// Each vertex's switch level: 0 for compute nodes, else hops to the nearest compute node (1: a
+// leaf, rail switch or router; 2: a spine or aggregation switch; 3: a core). Unreached: max.
+std::vector<std::uint32_t> switch_levels(const Network& network);
 // Physical ports behind one arc: bandwidth / info().link_bandwidth_Bps rounded (merged parallel
 // links), 1 when the family has no uniform link bandwidth.
 std::uint32_t arc_ports(const Network& network, const Arc& arc);
