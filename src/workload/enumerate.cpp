@@ -91,20 +91,16 @@ std::vector<std::uint32_t> knob_values(const StrategyKnob& k, const std::vector<
 }
 
 // The memory of a fixed (tp, pp) shape's strategies: the stage aggregates of each activation split
-// the strategies use (computed when first needed; the recompute modules are the base strategy's,
-// the same for every strategy searched), the mixed devices' roomiest capacity and the tables'
-// bytes per GPU.
+// the strategies use (computed when first needed; the recompute modules are the space's, the same
+// for every strategy visited), the mixed devices' roomiest capacity and the tables' bytes per GPU.
 struct ShapeMemory {
   std::vector<std::pair<ActivationSplit, std::vector<StageAggregate>>> by_split;
-  RecomputeModules modules = RecomputeModules::CoreAttn;
   double capacity = 0, tables = 0;
   const std::vector<StageAggregate>& stages(const Workload& w, const Strategy& s) {
     const ActivationSplit split = activation_split(s);
-    if (!by_split.empty() && s.recompute_modules != modules) by_split.clear();
-    modules = s.recompute_modules;
     for (const auto& [key, aggregates] : by_split)
       if (key == split) return aggregates;
-    by_split.emplace_back(split, aggregate_stages(w, split, s.pp, modules));
+    by_split.emplace_back(split, aggregate_stages(w, split, s.pp, s.recompute_modules));
     return by_split.back().second;
   }
 };

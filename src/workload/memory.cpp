@@ -82,26 +82,24 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, Activation
       a.none += extra;
     }
     const RecomputeModules others = without_core_attn(modules);
-    if (l.moe && w.moe_probs_in_activation) {
-      // model.moe_probs_in_activation: the unpermutation keeps its k probabilities per token, not
-      // the k expert outputs of h elements each.
-      double probs_saving = 0;
-      for (const BlockOp& op : describe_block(*shape, l.moe))
-        if (op.role == OpRole::Unpermute)
-          probs_saving += op_kept_bytes(w, op, split, B) * (shape->hidden - 1) / shape->hidden;
-      no_scores -= probs_saving;
-      a.none -= probs_saving;
-    }
-    if (w.expert_kept_bytes_per_element > 0 || others != RecomputeModules::None) {
+    const bool probs = l.moe && w.moe_probs_in_activation;
+    if (probs || w.expert_kept_bytes_per_element > 0 || others != RecomputeModules::None) {
       const std::vector<BlockOp> ops = describe_block(*shape, l.moe);
-      // model.moe_activation_datatype: the routed experts' kept inputs in its datatype
-      // (DeepSeek-V3, arXiv:2412.19437 Sec. 3.3.2: cached in FP8 for the backward pass).
-      double expert_saving = 0;
-      if (w.expert_kept_bytes_per_element > 0)
-        for (const BlockOp& op : ops) {
+      // model.moe_probs_in_activation: the unpermutation keeps its k probabilities per token, not
+      // the k expert outputs of h elements each. model.moe_activation_datatype: the routed
+      // experts' kept inputs in its datatype (DeepSeek-V3, arXiv:2412.19437 Sec. 3.3.2: cached in
+      // FP8 for the backward pass).
+      double probs_saving = 0, expert_saving = 0;
+      for (const BlockOp& op : ops) {
+        if (probs && op.role == OpRole::Unpermute)
+          probs_saving += op_kept_bytes(w, op, split, B) * (shape->hidden - 1) / shape->hidden;
+        if (w.expert_kept_bytes_per_element > 0) {
           const double base = op.kind == OpKind::Gemm ? w.gemm_bytes_per_element : B;
           expert_saving += op_kept_bytes(w, op, split, base - kept_bytes_per_element(w, op));
         }
+      }
+      no_scores -= probs_saving;
+      a.none -= probs_saving;
       no_scores -= expert_saving;
       a.none -= expert_saving;
       // Recomputation by module: each listed module drops what its operators keep

@@ -1,31 +1,14 @@
 #include "toposweep/workload/recompute_modules.hpp"
 
-#include <array>
-#include <utility>
-
 #include "toposweep/util/strings.hpp"
+#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep {
-namespace {
 
-constexpr std::array<std::pair<std::string_view, RecomputeModules>, 5> kModules = {{
-    {"core_attn", RecomputeModules::CoreAttn},
-    {"layernorm", RecomputeModules::Layernorm},
-    {"mla_up_proj", RecomputeModules::MlaUpProj},
-    {"mlp", RecomputeModules::Mlp},
-    {"moe_act", RecomputeModules::MoeAct},
-}};
-
-}  // namespace
-
+// The names are the strategy.recompute_modules knob's values (strategy_knobs.hpp).
 std::string recompute_modules_name(RecomputeModules set) {
-  std::string out;
-  for (const auto& [name, m] : kModules)
-    if (recomputes(set, m)) {
-      if (!out.empty()) out += ',';
-      out += name;
-    }
-  return out;
+  return knob_flag_names(*find_strategy_knob(&StrategyKnobs::recompute_modules),
+                         static_cast<std::uint8_t>(set));
 }
 
 std::optional<RecomputeModules> parse_recompute_modules(std::string_view text) {
@@ -34,9 +17,9 @@ std::optional<RecomputeModules> parse_recompute_modules(std::string_view text) {
     const std::size_t comma = text.find(',');
     const std::string_view item = trim(text.substr(0, comma));
     bool known = false;
-    for (const auto& [name, m] : kModules)
-      if (item == name) {
-        set = set | m;
+    for (const KnobValue& v : kRecomputeModuleValues)
+      if (item == v.name) {
+        set = set | static_cast<RecomputeModules>(v.value);
         known = true;
       }
     if (!known) return std::nullopt;

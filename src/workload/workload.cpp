@@ -40,6 +40,18 @@ Workload make_workload(Model model, Device device, const std::string& datatype, 
   return w;
 }
 
+namespace {
+
+// Bytes per element of a MoE tensor kept or sent in `datatype` (model.moe_activation_datatype,
+// model.moe_dispatch_datatype): fp8 is e4m3 values with an fp32 scale per 1 x 128 tile (DeepSeek-V3,
+// arXiv:2412.19437 Sec. 3.3.2); empty: 0, the activations' own.
+double moe_element_bytes(const std::string& datatype, const std::string& key) {
+  if (datatype.empty()) return 0;
+  return datatype == "fp8" ? 1.0 + 4.0 / 128 : datatype_bytes(datatype, "key " + key);
+}
+
+}  // namespace
+
 Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model, Device device) {
   if (spec.seq_len > 0) model = with_seq_len(model, spec.seq_len, "key model.seq_len");
   if (spec.softmax != SoftmaxKind::Fused) model = with_softmax(model, spec.softmax, "key model.softmax");
@@ -56,16 +68,9 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
   w.moe_imbalance = spec.moe_imbalance;
   if (spec.optimizer_moments == "bf16") w.moment_bytes = 2;
   w.moe_probs_in_activation = spec.moe_probs_in_activation;
-  if (spec.moe_activation_datatype == "fp8")
-    w.expert_kept_bytes_per_element = 1.0 + 4.0 / 128;  // e4m3 values, an fp32 scale per 1 x 128 tile
-  else if (!spec.moe_activation_datatype.empty())
-    w.expert_kept_bytes_per_element =
-        datatype_bytes(spec.moe_activation_datatype, "key model.moe_activation_datatype");
-  if (spec.moe_dispatch_datatype == "fp8")
-    w.dispatch_bytes_per_element = 1.0 + 4.0 / 128;  // e4m3 values, an fp32 scale per 1 x 128 tile
-  else if (!spec.moe_dispatch_datatype.empty())
-    w.dispatch_bytes_per_element =
-        datatype_bytes(spec.moe_dispatch_datatype, "key model.moe_dispatch_datatype");
+  w.expert_kept_bytes_per_element =
+      moe_element_bytes(spec.moe_activation_datatype, "model.moe_activation_datatype");
+  w.dispatch_bytes_per_element = moe_element_bytes(spec.moe_dispatch_datatype, "model.moe_dispatch_datatype");
   if (w.fused_attention && w.per_operator && !(w.device.flash_forward_efficiency > 0))
     throw BadInput(
         "device '" + w.device.name + "' has no flash-attention efficiency (flash_attention_efficiency)",
