@@ -1,5 +1,6 @@
-"""What two `--json` outputs of the same design must share: the object without its run-time figures (and any
-further keys named), for the CLI tests that compare runs (import it with tests/cli on sys.path)."""
+"""Comparing the `--json` outputs of runs that must describe the same design: the objects without their run-time
+figures (and any further keys named) must be equal. For the CLI tests that compare runs (import it with tests/cli on
+sys.path)."""
 import json
 
 RUN_TIME = {"wall_s", "elapsed_s", "seconds", "points_per_s", "evaluations_per_s"}
@@ -16,3 +17,8 @@ def clean(x, drop=RUN_TIME):
 def load(path, extra=()):
     with open(path) as f:
         return clean(json.load(f), RUN_TIME | set(extra))
+
+
+def assert_same(a, b):
+    """a == b (two cleaned outputs), failing with the top-level keys that differ."""
+    assert a == b, sorted(set(a) ^ set(b)) + [k for k in a if k in b and a[k] != b[k]]

@@ -38,9 +38,9 @@ cp "$WORK/out" "$WORK/default.json"
 $PY - "$SRC/tests/cli" "$WORK/override.json" "$WORK/file.json" "$WORK/default.json" << 'PY' && pass "model.seq_len = a model file with that seq_len" || fail "override differs from the file"
 import sys
 sys.path.insert(0, sys.argv[1])
-from json_clean import load
+from json_clean import assert_same, load
 a, b, c = (load(p, extra=("model",)) for p in sys.argv[2:])
-assert a == b, [k for k in a if a.get(k) != b.get(k)]
+assert_same(a, b)
 assert a != c, "the override changed nothing"
 PY
 
