@@ -29,10 +29,19 @@ dispatches (`model.moe_dispatch_datatype`), per run as published, else open (cho
   * DeepSeek-V3 report: overlapped (DualPipe pairs a forward and a backward chunk so that "both all-to-all and PP
     communication can be fully hidden", Sec. 3.2.1) and fp8 dispatch, bf16 combine (Sec. 3.3.2): both published.
   * NeMo AutoModel (BF16, DeepEP): dispatch bf16 (the table's precision); the overlap is not published: open.
-  * Megatron-Bridge 25.09 (FP8): the overlap is published, the dispatch datatype is not (open). The 25.09
-    performance recipe (NVIDIA-NeMo/Megatron-Bridge commit f37f883a8, 2025-09-24, "Malay/dsv3 2509":
-    scripts/performance/run_script.py, deepseek v3 on h100) enables DeepEP with force-balanced routing and the
-    1F1B All-to-All overlap (`overlap_moe_expert_parallel_comm = True`, `delay_wgrad_compute = True`).
+  * Megatron-Bridge 25.09 (FP8): both published. The 25.09 performance recipe (NVIDIA-NeMo/Megatron-Bridge
+    commit f37f883a8, 2025-09-24, "Malay/dsv3 2509": scripts/performance/run_script.py, deepseek v3 on h100)
+    enables DeepEP with force-balanced routing and the 1F1B All-to-All overlap
+    (`overlap_moe_expert_parallel_comm = True`, `delay_wgrad_compute = True`). The dispatch is bf16 by code:
+    Megatron-Core's DeepEP path (megatron/core/transformer/moe/fused_a2a.py, NVIDIA/Megatron-LM 8333bd5bb6 of
+    2025-06-16, unchanged until 2025-11-18) hands DeepEP the bf16 hidden states and has no fp8 dispatch.
+
+FP8 scaling recipe (`model.fp8_recipe`, which sets the bytes of quantizing the fp8 GEMMs' operands), per run:
+  * Megatron-Bridge 25.09: per-tensor current scaling (`tensorwise`): the recipe's H100 matrix runs bf16, fp8_cs
+    and fp8_ss (configs/deepseek/deepseek_v3_llm_pretrain.yaml at f37f883a8); the table's parenthesised 330
+    TFLOP/s is the subchannel (blockwise) one, so the 338 (1,297 tokens/s/GPU) is fp8_cs.
+  * DeepSeek-V3 report: 1 x 128 activation tiles and 128 x 128 weight blocks (Sec. 3.3.1-3.3.2: `blockwise`);
+    its output head stays out of fp8 (Sec. 3.3), as toposweep runs it.
 The rows also report the prediction with the All-to-All exposed and in bf16 (Megatron-Core's defaults), to show
 what the two knobs move.
 
@@ -97,7 +106,7 @@ RUNS = [
 ]
 # Per run: the EP overlaps and dispatch datatypes allowed (one value: published; several: open).
 EP_CHOICES = {
-    "megatron-bridge-25.09-dsv3-1024": ((True,), ("bf16", "fp8")),
+    "megatron-bridge-25.09-dsv3-1024": ((True,), ("bf16",)),
     "automodel-dsv3-1024": ((False, True), ("bf16",)),
     "automodel-dsv3-256": ((False, True), ("bf16",)),
     "deepseek-v3-report-2048": ((True,), ("fp8",)),
@@ -115,8 +124,10 @@ RECOMPUTE = {
 RECOMPUTE_TIMED = {"megatron-bridge-25.09-dsv3-1024": NVIDIA_RECOMPUTE}
 RUN_KEYS = {
     # Megatron-Bridge 25.09's recipe (configs/deepseek/deepseek_v3_llm_pretrain.yaml at f37f883a8)
-    "megatron-bridge-25.09-dsv3-1024": {"model.grad_datatype": "bf16", "strategy.dp_overlap": "false"},
-    "deepseek-v3-report-2048": {"model.optimizer_moments": "bf16", "model.moe_activation_datatype": "fp8"},
+    "megatron-bridge-25.09-dsv3-1024": {"model.grad_datatype": "bf16", "strategy.dp_overlap": "false",
+                                        "model.fp8_recipe": "tensorwise"},
+    "deepseek-v3-report-2048": {"model.optimizer_moments": "bf16", "model.moe_activation_datatype": "fp8",
+                                "model.fp8_recipe": "blockwise"},
 }
 # Every run: the router probabilities applied in the experts' activation (Megatron-Core >= v0.13), so the
 # unpermutation keeps no expert outputs. Published by code for Megatron-Bridge 25.09 (Megatron-Core > v0.13); for the
@@ -369,11 +380,11 @@ def markdown(rows, fit, notes):
               "slow. The runs hide it under other microbatches' compute (DeepSeek-V3's DualPipe, report Sec. "
               "3.2.1; Megatron-Core's `--overlap-moe-expert-parallel-comm`), which `strategy.ep_overlap` models "
               "(a pass takes max(compute, All-to-All)), and DeepSeek-V3 dispatches in fp8 (Sec. 3.3.2, "
-              "`model.moe_dispatch_datatype = fp8`). Both are published for the DeepSeek-V3 row, the overlap also "
-              "for the Megatron-Bridge row (its 25.09 recipe); the rest are chosen, which biases those rows fast: "
-              f"the Megatron-Bridge row in bf16 dispatch would read {mb_a2a['overlapped bf16']:.0f} tokens/s/GPU "
-              f"({pct(mb_a2a['overlapped bf16'], mb):+.1f} %), exposed in bf16 "
-              f"{mb['exposed_bf16_tokens_per_gpu_s']:.0f} (not in the table).",
+              "`model.moe_dispatch_datatype = fp8`). Both are published for the DeepSeek-V3 row and the "
+              "Megatron-Bridge row (its 25.09 recipe overlaps; Megatron-Core's DeepEP path dispatches bf16); the "
+              "AutoModel rows' overlap is chosen, which biases them fast. The Megatron-Bridge row with an fp8 "
+              f"dispatch would read {mb_a2a['overlapped fp8']:.0f} tokens/s/GPU "
+              f"({pct(mb_a2a['overlapped fp8'], mb):+.1f} %; not in the table).",
               "- Recomputation by module (`strategy.recompute_modules`, Megatron-Core's `--recompute-modules`), "
               "bf16 optimizer moments (`model.optimizer_moments`) and fp8 MoE activations "
               "(`model.moe_activation_datatype`). Before them only full recomputation fitted 80 GiB in the model, "
@@ -386,12 +397,20 @@ def markdown(rows, fit, notes):
               f"{mb['predicted_tokens_per_gpu_s']:.0f} tokens/s/GPU, {mb['error_pct']:+.1f} %. With full "
               f"recomputation the same run would read {mb_rc.get('full', float('nan')):.0f} "
               f"({pct(mb_rc.get('full', float('nan')), mb):+.1f} %), which is how this row read before the "
-              "recipe was found: an agreement for the wrong reason. What the model lacks for this fp8 run, not "
-              "measured here: its expert GEMMs run at the fp8 fraction fitted on large dense fp8 GEMMs "
-              "(`fp8_gemm_efficiency`, 2x the bf16 peak), while Megatron-Bridge's performance guide gives 1.2-1.5x "
-              "for fp8 over bf16 linear layers; the fp8 casts and scaling of the grouped GEMMs' inputs; the "
-              "recipe's pipeline layout (`Et|(tt|)*30mL`: the embedding and one layer in the first virtual stage, "
-              "the multi-token-prediction module and loss alone in the last).",
+              "recipe was found: an agreement for the wrong reason. Left out of the model: its expert GEMMs run at "
+              "the fp8 fraction fitted on large dense fp8 GEMMs scaled by the bf16 grouped / dense ratio (no fp8 "
+              "grouped GEMM was measured); the recipe's pipeline layout (`Et|(tt|)*30mL`: the embedding and one "
+              "layer in the first virtual stage, the multi-token-prediction module and loss alone in the last).",
+              "- **FP8 quantization and the bf16 output layer** (`model.fp8_recipe`, docs/models.md \"FP8 "
+              "training\"): Transformer Engine quantizes each fp8 GEMM's input and output gradient (per-tensor "
+              "current scaling: an amax pass, then a cast writing the row-wise and transposed copies: 6 bytes per "
+              "element; blockwise 4 plus tile scales), and the output layer and the router are not Transformer "
+              "Engine modules, so their GEMMs stay bf16. Before both (and with the Megatron-Bridge dispatch open, "
+              "fp8 chosen) the Megatron-Bridge row read 1771 tokens/s/GPU (+36.5 %) and the DeepSeek-V3 row 1462 "
+              "(-5.2 %). The DeepSeek-V3 row's critical stage is its last: four MoE blocks (the multi-token-"
+              "prediction module counted as one) plus the main and the MTP output heads in bf16, where an even "
+              "split of the 62 blocks over 16 stages gives the others three or four blocks; DualPipe's own split "
+              "is not published.",
               "- NeMo AutoModel: selective with `mla_up_proj,mlp` does not fit even with the router probabilities "
               "in the activation (107 GiB at 1,024 GPUs, 146 GiB at "
               "256 on the worst stage: PP 4 with VP 8 holds many layers' activations in flight), so full "

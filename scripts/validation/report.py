@@ -21,6 +21,7 @@ import exp_hetero  # noqa: E402
 import exp_hopper  # noqa: E402
 import exp_llama3  # noqa: E402
 import exp_megatron  # noqa: E402
+import exp_mbridge_fp8  # noqa: E402
 import exp_moe  # noqa: E402
 import exp_multidim  # noqa: E402
 import exp_multijob  # noqa: E402
@@ -821,6 +822,11 @@ def section_fabrics(df, notes):
     return lines
 
 
+def section_mbridge_fp8(rows, notes):
+    pd.DataFrame(rows).to_csv(os.path.join(FIGS, "mbridge_fp8.csv"), index=False)
+    return exp_mbridge_fp8.markdown(rows, notes)
+
+
 def section_moe(rows, notes):
     pd.DataFrame(rows).to_csv(os.path.join(FIGS, "moe_runs.csv"), index=False)
     return exp_moe.markdown(rows, fit_hopper.fit(), notes)
@@ -849,6 +855,7 @@ def main():
                      ("hetero", lambda n: section_hetero(pd.DataFrame(exp_hetero.run(WORK)), n)),
                      ("hopper", lambda n: section_hopper(pd.DataFrame(exp_hopper.run(WORK)), n)),
                      ("llama3", lambda n: section_llama3(pd.DataFrame(exp_llama3.run()), n)),
+                     ("mbridge_fp8", lambda n: section_mbridge_fp8(exp_mbridge_fp8.run(), n)),
                      ("moe", lambda n: section_moe(exp_moe.run(), n)),
                      ("fabrics", lambda n: section_fabrics(pd.DataFrame(exp_fabrics.run(WORK)), n)),
                      ("fabrics16k", lambda n: exp_fabrics_16k.markdown(exp_fabrics_16k.run(), n))):
@@ -858,7 +865,7 @@ def main():
         body.append((name, fn(section_notes[name])))
         timing.append(f"{name} {time.time() - t:.0f} s")
     order = ["topoopt", "multidim", "forest", "placement", "multijob", "megatron", "hetero", "hopper", "llama3",
-             "moe", "fabrics", "fabrics16k"]
+             "mbridge_fp8", "moe", "fabrics", "fabrics16k"]
     body.sort(key=lambda x: order.index(x[0]))
     notes = sum((section_notes[name] for name in order), [])
     rev = subprocess.run([tscli.binary(), "--version"], capture_output=True, text=True).stdout.strip()

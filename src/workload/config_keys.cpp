@@ -60,6 +60,12 @@ std::vector<KeySpec> config_keys() {
        "gradients sent to them (fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); the combine stays in the "
        "activations' datatype (default: the activations')",
        checks::optional(check_datatype)},
+      {"model.fp8_recipe", "delayed",
+       "model.datatype = fp8: how Transformer Engine scales the GEMM operands it quantizes, which sets the "
+       "bytes of quantizing them: delayed (per tensor, from earlier steps' amax: one pass; Megatron-Core's "
+       "default), tensorwise (per tensor, current: an amax pass first; Megatron-Bridge's fp8_cs) or "
+       "blockwise (1 x 128 / 128 x 128 tiles: one pass plus tile scales; DeepSeek-V3)",
+       checks::one_of({"delayed", "tensorwise", "blockwise"})},
       {"model.moe_activation_datatype", "",
        "MoE models: datatype the routed experts keep their activations in for the backward pass (their "
        "GEMMs' inputs, the activation's input; fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); never "

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "toposweep/workload/block.hpp"
+#include "toposweep/workload/fp8_quantize.hpp"
 #include "toposweep/workload/memory.hpp"
 
 namespace toposweep {
@@ -168,7 +169,7 @@ double forward_gemm_seconds(const KernelDevice& d, const BlockOp& op, const Dims
   return gemm_seconds(d, g.M, g.N, g.K, g.batch, e, e);
 }
 
-// The device the weight GEMMs (the block's projections, the head's logits) run on: with
+// The device the weight GEMMs (the block's projections and expert GEMMs) run on: with
 // model.datatype = fp8 the fp8 peak and efficiency (their operands are k.gemm_elem bytes, their
 // outputs k.elem); else `d` itself.
 KernelDevice weight_gemm_device(const KernelDevice& d) {
@@ -184,9 +185,54 @@ KernelDevice expert_gemm_device(const KernelDevice& d) {
   if (d.expert_gemm_efficiency > 0) g.gemm_efficiency = d.expert_gemm_efficiency;
   return g;
 }
-double projection_seconds(const KernelDevice& dw, const BlockOp& op, const Dims& x, const LayerCostKey& k) {
+// Transformer Engine's modules run the block's projections and expert GEMMs (fp8 under
+// model.datatype = fp8). Megatron-Core's MoE router is not one (TopKRouter's gating is a torch
+// GEMM) and stays in the activations' datatype, as does the output layer (head_cost).
+bool te_gemm(const BlockOp& op) {
+  return op.role != OpRole::Router;
+}
+// The GEMMs' operands are quantized to fp8 (model.datatype = fp8): fp8_quantize.hpp.
+bool fp8_operands(const LayerCostKey& k) {
+  return k.gemm_elem < k.elem;
+}
+// A block GEMM's device and operand bytes: `d` itself for the router; else the weight GEMMs'
+// device, at the grouped GEMMs' efficiency for the experts.
+struct GemmRun {
+  KernelDevice device;
+  double elem;
+};
+GemmRun gemm_run(const KernelDevice& d, const BlockOp& op, const LayerCostKey& k) {
+  if (!te_gemm(op)) return {d, k.elem};
+  return {op.role == OpRole::ExpertGemm ? expert_gemm_device(d) : weight_gemm_device(d), k.gemm_elem};
+}
+double projection_seconds(const GemmRun& run, const BlockOp& op, const Dims& x, const LayerCostKey& k) {
   const RankGemm g = rank_gemm(op, x);
-  return gemm_seconds(dw, g.M, g.N, g.K, g.batch, k.gemm_elem, k.elem);
+  return gemm_seconds(run.device, g.M, g.N, g.K, g.batch, run.elem, k.elem);
+}
+// How many ranks' operands an fp8 operand of `op` is gathered from (fp8_quantize_bytes): with
+// sequence parallelism, a column-parallel GEMM's input (forward) and a row-parallel GEMM's output
+// gradient (backward) are all-gathered in fp8 over the TP ranks; with an fp8 dispatch the experts'
+// first GEMM receives top_k x imbalance copies of tokens quantized once before the dispatch.
+double gathered_over(const BlockOp& op, const Dims& x, const LayerCostKey& k, bool input) {
+  if (op.role == OpRole::ExpertGemm)
+    return input && op.column && k.fp8_dispatch && k.shape.moe ? k.shape.moe->top_k * x.imbalance : 1;
+  const bool gathered = x.sp && x.t > 1 && op.axis == ParallelAxis::Tensor && op.column == input;
+  return gathered ? x.t : 1;
+}
+// Quantizing a TE GEMM's fp8 operands (fp8_quantize.hpp) on one rank for a microbatch: forward,
+// its input (M x K); backward, its output gradient (M x N) and the column-wise copy of a gathered
+// input (a transpose) for the weight gradient. 0 unless the operands are fp8.
+double quantize_seconds(const KernelDevice& d, const BlockOp& op, const Dims& x, const LayerCostKey& k,
+                        bool backward) {
+  if (!fp8_operands(k) || op.kind != OpKind::Gemm || !te_gemm(op)) return 0;
+  const RankGemm g = rank_gemm(op, x);
+  const double input = g.M * g.K * g.batch, grad = g.M * g.N * g.batch;
+  const double in = gathered_over(op, x, k, true), out = gathered_over(op, x, k, false);
+  if (!backward) return memory_seconds(d, fp8_quantize_bytes(input, in, k.fp8_recipe));
+  double bytes = fp8_quantize_bytes(grad, out, k.fp8_recipe);
+  if (out > 1) bytes += fp8_transpose_bytes(grad);
+  if (in > 1) bytes += fp8_transpose_bytes(input);
+  return memory_seconds(d, bytes);
 }
 
 // Bytes a memory-bound operator's kernel with traffic `tr` moves on one TP rank for a
@@ -243,13 +289,14 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   const bool full = k.tp_overlap == TpOverlap::Full;
   pass.kernel(alike_seconds(d, ops, OpRole::Norm, x, e, sp));
   std::vector<double> gemm_s(ops.size(), 0);
-  double projections = 0;
-  const KernelDevice dw = weight_gemm_device(d), de = expert_gemm_device(d);
+  double projections = 0, quantize = 0;
   for (std::size_t i = 0; i < ops.size(); ++i)
-    if (ops[i].kind == OpKind::Gemm)
-      projections += gemm_s[i] =
-          projection_seconds(ops[i].role == OpRole::ExpertGemm ? de : dw, ops[i], x, k);
+    if (ops[i].kind == OpKind::Gemm) {
+      projections += gemm_s[i] = projection_seconds(gemm_run(d, ops[i], k), ops[i], x, k);
+      quantize += quantize_seconds(d, ops[i], x, k, false);
+    }
   pass.kernel(projections);
+  if (quantize > 0) pass.kernel(quantize);
   if (tp_comms(k)) {
     // Megatron's f before a column-parallel GEMM (an AllGather with SP) and g after a
     // row-parallel one (a ReduceScatter with SP, else an AllReduce), each under its GEMM.
@@ -302,17 +349,17 @@ void recomputed_modules_forward(const KernelDevice& d, const LayerCostKey& k, co
   const double e = k.elem;
   const bool sp = k.split.sequence_split();
   const bool full = k.tp_overlap == TpOverlap::Full;
-  const KernelDevice dw = weight_gemm_device(d), de = expert_gemm_device(d);
   auto gemm = [&](std::size_t i) {
     const BlockOp& op = ops[i];
-    return op.kind == OpKind::Gemm ? projection_seconds(op.role == OpRole::ExpertGemm ? de : dw, op, x, k)
-                                   : 0.0;
+    return op.kind == OpKind::Gemm ? projection_seconds(gemm_run(d, op, k), op, x, k) : 0.0;
   };
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const BlockOp& op = ops[i];
     if (!recomputes(modules, op.module)) continue;
     if (op.kind == OpKind::Gemm) {
       pass.kernel(gemm(i));
+      const double quantize = quantize_seconds(d, op, x, k, false);  // its input, quantized again
+      if (quantize > 0) pass.kernel(quantize);
     } else if (op.kind == OpKind::MemoryBound) {
       pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
     } else if (op.kind == OpKind::AttentionCore) {
@@ -365,15 +412,15 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   if (k.shape.biases) pass.kernel(memory_seconds(d, e * x.T * (qkv.N / x.t)));  // QKV bias gradient
   // Each projection's input-gradient (dgrad) and weight-gradient (wgrad) GEMMs (fp8 operands
   // with model.datatype = fp8, as Transformer Engine runs them).
-  const KernelDevice dw = weight_gemm_device(d), de = expert_gemm_device(d);
-  const double ge = k.gemm_elem;
   for (const BlockOp& op : ops) {
     if (op.kind != OpKind::Gemm) continue;
     const RankGemm g = rank_gemm(op, x);
-    const KernelDevice& dg = op.role == OpRole::ExpertGemm ? de : dw;
-    const double dgrad = gemm_seconds(dg, g.M, g.K, g.N, g.batch, ge, e);
-    const double wgrad = gemm_seconds(dg, g.K, g.N, g.M, g.batch, ge, wgrad_out);
+    const GemmRun run = gemm_run(d, op, k);
+    const double dgrad = gemm_seconds(run.device, g.M, g.K, g.N, g.batch, run.elem, e);
+    const double wgrad = gemm_seconds(run.device, g.K, g.N, g.M, g.batch, run.elem, wgrad_out);
     pass.kernel(dgrad + wgrad);
+    const double quantize = quantize_seconds(d, op, x, k, true);
+    if (quantize > 0) pass.kernel(quantize);
     if (!tp_comms(k) || op.axis != ParallelAxis::Tensor) continue;
     if (op.column) {  // QKV and FFN1 split their outputs over TP ranks
       if (sp) {
@@ -465,16 +512,17 @@ LayerCost head_cost(const KernelDevice& d, const LayerCostKey& k) {
   fwd.kernel(memory_seconds(d, 2 * e * x.T * x.hr));  // final norm
   if (tp_comms(k) && k.split.sequence_split())
     fwd.collective(CollectiveOp::AllGather, k.tp_overlap == TpOverlap::Full, 0);
-  const KernelDevice dw = weight_gemm_device(d);  // the logits GEMMs: fp8 with model.datatype = fp8
-  const double ge = k.gemm_elem;
-  const double logits = gemm_seconds(dw, x.T, Vt, x.h, 1, ge, e);
+  // The logits GEMMs in the activations' datatype, also with model.datatype = fp8: Megatron-Core's
+  // output layer is its own ColumnParallelLinear, not a Transformer Engine module (GPTModel), and
+  // DeepSeek-V3 keeps its output head out of fp8 (arXiv:2412.19437 Sec. 3.3).
+  const double logits = gemm_seconds(d, x.T, Vt, x.h, 1, e, e);
   fwd.kernel(logits);
   // Vocab-parallel cross entropy: logits to fp32, max, exp-sum, loss and the saved softmax.
   fwd.kernel(memory_seconds(d, 38 * x.T * Vt));
   if (k.shape.pooler) fwd.kernel(gemm_seconds(d, x.T, x.h, x.h, 1, e, e));  // BERT MLM transform
   bwd.kernel(memory_seconds(d, 22 * x.T * Vt));                             // cross-entropy backward
-  bwd.kernel(gemm_seconds(dw, x.T, x.h, Vt, 1, ge, e));
-  const double wgrad = gemm_seconds(dw, Vt, x.h, x.T, 1, ge, k.grad_accum_fusion ? 8 : e);
+  bwd.kernel(gemm_seconds(d, x.T, x.h, Vt, 1, e, e));
+  const double wgrad = gemm_seconds(d, Vt, x.h, x.T, 1, e, k.grad_accum_fusion ? 8 : e);
   bwd.kernel(wgrad);
   if (tp_comms(k))
     bwd.collective(k.split.sequence_split() ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce,
@@ -503,6 +551,8 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
   k.tp_overlap = s.tp_overlap;
   k.fused_attention = w.fused_attention;
   if (s.ep > 1) k.moe_imbalance = w.moe_imbalance;
+  if (k.gemm_elem < k.elem) k.fp8_recipe = w.fp8_recipe;
+  k.fp8_dispatch = s.ep > 1 && k.gemm_elem < k.elem && w.dispatch_bytes() < k.elem;
   k.grad_accum_fusion = s.grad_accum_fusion;
   return k;
 }

@@ -71,6 +71,7 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
   w.expert_kept_bytes_per_element =
       moe_element_bytes(spec.moe_activation_datatype, "model.moe_activation_datatype");
   w.dispatch_bytes_per_element = moe_element_bytes(spec.moe_dispatch_datatype, "model.moe_dispatch_datatype");
+  w.fp8_recipe = spec.fp8_recipe;
   if (w.fused_attention && w.per_operator && !(w.device.flash_forward_efficiency > 0))
     throw BadInput(
         "device '" + w.device.name + "' has no flash-attention efficiency (flash_attention_efficiency)",

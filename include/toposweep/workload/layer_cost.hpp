@@ -106,6 +106,10 @@ struct LayerCostKey {
   bool fused_attention = false;
   bool grad_accum_fusion = true;
   double moe_imbalance = 1;  // the busiest EP rank's expert rows over the mean (1 unless ep > 1)
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // model.fp8_recipe (fp8 GEMM operands only)
+  // model.moe_dispatch_datatype = fp8 with ep > 1: the experts' first GEMM receives its input in
+  // fp8, quantized before the dispatch.
+  bool fp8_dispatch = false;
   bool operator==(const LayerCostKey&) const = default;
 };
 LayerCostKey layer_cost_key(const Workload& w, const Strategy& s);

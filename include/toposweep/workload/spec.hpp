@@ -31,11 +31,12 @@ struct WorkloadSpec {
   // model.fused_attention: one flash-attention kernel per layer; unset: the device's default
   // (Device::fused_attention_default).
   std::optional<bool> fused_attention;
-  std::string grad_datatype;                 // model.grad_datatype; empty: the training datatype
-  std::uint32_t seq_len = 0;                 // model.seq_len; > 0: overrides a transformer's sequence length
-  SoftmaxKind softmax = SoftmaxKind::Fused;  // model.softmax: a transformer's unfused score kernels
-  double moe_imbalance = 1;                  // model.moe_imbalance (Workload::moe_imbalance)
-  std::string moe_dispatch_datatype;         // model.moe_dispatch_datatype; empty: the activations'
+  std::string grad_datatype;                  // model.grad_datatype; empty: the training datatype
+  std::uint32_t seq_len = 0;                  // model.seq_len; > 0: overrides a transformer's sequence length
+  SoftmaxKind softmax = SoftmaxKind::Fused;   // model.softmax: a transformer's unfused score kernels
+  double moe_imbalance = 1;                   // model.moe_imbalance (Workload::moe_imbalance)
+  std::string moe_dispatch_datatype;          // model.moe_dispatch_datatype; empty: the activations'
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // model.fp8_recipe (Workload::fp8_recipe)
   // model.chakra (read by the point module): a directory of Chakra traces played instead of
   // planning `model` (interop/chakra.hpp); empty: plan the model.
   std::string chakra;

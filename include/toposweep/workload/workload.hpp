@@ -7,6 +7,7 @@
 
 #include "toposweep/util/config.hpp"
 #include "toposweep/workload/device.hpp"
+#include "toposweep/workload/fp8_quantize.hpp"
 #include "toposweep/workload/model.hpp"
 
 namespace toposweep {
@@ -27,6 +28,9 @@ struct Workload {
   double gemm_efficiency = 0;   // the per-operator model's sustained GEMM fraction of that peak
   double fp8_weight_bytes = 0;  // fp8: TE's fp8 copy of the weights, bytes per parameter (1)
   bool fp8() const { return datatype == "fp8"; }
+  // model.fp8_recipe: how Transformer Engine scales the fp8 GEMMs' operands, which decides the
+  // bytes of quantizing them (fp8_quantize.hpp). fp8 only.
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;
   // Transformer layers are timed per operator (workload/layer_cost.hpp) when the device has the
   // model's parameters and no server.efficiency overrides it; otherwise FLOPs / flops_per_s.
   bool per_operator = false;

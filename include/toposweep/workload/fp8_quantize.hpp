@@ -1,0 +1,38 @@
+#pragma once
+// Transformer Engine's FP8 GEMM operands (model.datatype = fp8; docs/models.md, "FP8"): before an
+// fp8 GEMM, Transformer Engine quantizes each operand it does not already hold in fp8 (the input in
+// the forward pass, the output gradient in the backward pass; the weights once per step, not
+// counted). With per-tensor current scaling (Megatron-Bridge's fp8_cs recipe,
+// Float8CurrentScalingQuantizer::quantize_impl in transformer_engine/pytorch/csrc/quantizer.cpp) a
+// quantization is an amax kernel (reads the bf16 tensor) and a cast that reads it again and
+// writes the row-wise fp8 copy and, for the GEMM that reads the operand transposed (Hopper's fp8
+// GEMMs take TN layouts only), the column-wise (transposed) copy.
+
+namespace toposweep {
+
+enum class Fp8Recipe {
+  // Per-tensor delayed scaling (Transformer Engine's and Megatron-Core's default): the scale comes
+  // from earlier steps' amax history, the cast records this tensor's amax as it goes: one pass.
+  Delayed,
+  // Per-tensor current scaling (Megatron-Bridge's fp8_cs): an amax kernel reads the tensor first,
+  // then the cast (Float8CurrentScalingQuantizer::quantize_impl, transformer_engine/pytorch/csrc/
+  // quantizer.cpp): two reads.
+  Tensorwise,
+  // Block scaling, 1 x 128 activation tiles and 128 x 128 weight tiles (DeepSeek-V3,
+  // arXiv:2412.19437 Sec. 3.3.1; Transformer Engine's Float8BlockScaling): one pass, plus an fp32
+  // scale per 128 values of each copy.
+  Blockwise
+};
+// "delayed", "tensorwise", "blockwise" (model.fp8_recipe).
+const char* fp8_recipe_name(Fp8Recipe r);
+
+// HBM bytes one rank moves to quantize a GEMM operand of `elements` (the rank's whole operand,
+// bf16) with both copies. `gathered_over` > 1: the operand is all-gathered in fp8 over that many
+// TP ranks (sequence parallelism): each rank quantizes its 1 / gathered_over share row-wise only
+// (an fp8 transpose cannot be gathered: _all_gather_fp8 in transformer_engine/pytorch/
+// distributed.py); the column-wise copy is then fp8_transpose_bytes of the gathered tensor.
+double fp8_quantize_bytes(double elements, double gathered_over, Fp8Recipe recipe);
+// HBM bytes of transposing an fp8 tensor of `elements`: 1 byte read, 1 written per element.
+double fp8_transpose_bytes(double elements);
+
+}  // namespace toposweep

@@ -1,0 +1,36 @@
+// Transformer Engine's fp8 quantization traffic (fp8_quantize.hpp).
+#include "toposweep/workload/fp8_quantize.hpp"
+
+namespace toposweep {
+
+namespace {
+constexpr double kRead = 2;               // a pass over the bf16 operand
+constexpr double kFp8Copy = 1;            // each fp8 copy the cast writes (row-wise, column-wise)
+constexpr double kTileScale = 4.0 / 128;  // block scaling: an fp32 scale per 128 values of a copy
+constexpr double kTranspose = 2;          // a transpose of an fp8 tensor: 1 byte read, 1 written
+}  // namespace
+
+const char* fp8_recipe_name(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::Delayed:
+      return "delayed";
+    case Fp8Recipe::Tensorwise:
+      return "tensorwise";
+    case Fp8Recipe::Blockwise:
+      return "blockwise";
+  }
+  return "delayed";
+}
+
+double fp8_quantize_bytes(double elements, double gathered_over, Fp8Recipe recipe) {
+  const double reads = recipe == Fp8Recipe::Tensorwise ? 2 * kRead : kRead;  // the amax kernel's own read
+  const double copy = kFp8Copy + (recipe == Fp8Recipe::Blockwise ? kTileScale : 0);
+  if (gathered_over > 1) return (reads + copy) * elements / gathered_over;
+  return (reads + 2 * copy) * elements;
+}
+
+double fp8_transpose_bytes(double elements) {
+  return kTranspose * elements;
+}
+
+}  // namespace toposweep
