@@ -16,11 +16,12 @@ at 067f987df repeat them) give what the table does not:
   * the distributed optimizer with its parameter gather overlapped with the optimizer step: `strategy.zero = 1`;
   * sequence parallelism with Transformer Engine's userbuffers TP overlap (userbuffers_fp8_h100_*):
     `strategy.sequence_parallel = true`, `strategy.tp_overlap = full`;
+  * the pipeline split: the 405B recipe counts the embedding and the loss as layers
+    (recipes/llama/llama3.py llama31_405b_pretrain_config: account_for_embedding_in_pipeline_split and
+    account_for_loss_in_pipeline_split = True: `strategy.stage_split = ends`); the 70B one sets neither (even);
   * no recomputation (none is set), fused attention (Transformer Engine's cuDNN kernels on Hopper), gradient-
     accumulation fusion, the interleaved schedule with the published VP, gradient buckets overlapped with the
     backward (Megatron-Core's DDP default) of max(40M, 1M x DP) elements (bf16: 80 MB at DP 2 and 8).
-Not modelled: the 70B recipe's explicit pipeline layout (`Et*2|(t*2|)*34,t*3|(t*2|)*3,tL`: one layer moved off the
-last virtual stage, which carries the loss); toposweep splits the blocks evenly and puts the head on the last stage.
 Left out: the Llama 3 8B H100 FP8 row (8 GPUs): its recipe recomputes 5 of the 32 layers in full
 (recompute_num_layers = 5), which toposweep has no knob for.
 
@@ -40,9 +41,9 @@ CLUSTER = {"topology.kind": "switch", "topology.degree": 8, "topology.link_bandw
            "strategy.p2p_overlap": "true", "strategy.zero": 1, "strategy.sequence_parallel": "true",
            "strategy.tp_overlap": "full", "strategy.recompute": "none", "strategy.schedule": "interleaved"}
 
-# name, model, GPUs, GBS, sequence, TP, PP, CP, VP, measured tokens/s/GPU
-RUNS = [("Llama 3 70B", "llama3-70b", 64, 256, 8192, 4, 8, 1, 5, 1664),
-        ("Llama 3.1 405B", "llama3-405b", 1024, 1536, 8192, 8, 8, 2, 8, 328)]
+# name, model, GPUs, GBS, sequence, TP, PP, CP, VP, stage split, measured tokens/s/GPU
+RUNS = [("Llama 3 70B", "llama3-70b", 64, 256, 8192, 4, 8, 1, 5, "even", 1664),
+        ("Llama 3.1 405B", "llama3-405b", 1024, 1536, 8192, 8, 8, 2, 8, "ends", 328)]
 
 
 def bucket_mb(dp):
@@ -52,16 +53,18 @@ def bucket_mb(dp):
 
 def run():
     calls = []
-    for name, model, gpus, gbs, seq, tp, pp, cp, vp, measured in RUNS:
+    for name, model, gpus, gbs, seq, tp, pp, cp, vp, split, measured in RUNS:
         dp = gpus // (tp * pp * cp)
         calls.append(("simulate", {**CLUSTER, "topology.servers": gpus // 8, "model.name": model,
                                    "model.seq_len": seq, "model.global_batch": gbs, "strategy.tp": tp,
                                    "strategy.pp": pp, "strategy.cp": cp, "strategy.virtual_stages": vp,
+                                   "strategy.stage_split": split,
                                    "strategy.bucket_size": f"{bucket_mb(dp)}MB"}, [], []))
     rows = []
-    for (name, model, gpus, gbs, seq, tp, pp, cp, vp, measured), res in zip(RUNS, tscli.run_many(calls)):
+    for (name, model, gpus, gbs, seq, tp, pp, cp, vp, split, measured), res in zip(RUNS, tscli.run_many(calls)):
         row = {"run": name, "model": model, "gpus": gpus, "global_batch": gbs, "seq": seq, "tp": tp, "pp": pp,
-               "cp": cp, "vp": vp, "dp": gpus // (tp * pp * cp), "measured_tokens_per_gpu_s": measured}
+               "cp": cp, "vp": vp, "stage_split": split, "dp": gpus // (tp * pp * cp),
+               "measured_tokens_per_gpu_s": measured}
         if isinstance(res, Exception) or not res["feasible"]:
             row["infeasible"] = str(res) if isinstance(res, Exception) else res.get("infeasible_reason", "")
         else:
@@ -87,16 +90,16 @@ def markdown(rows, notes):
              "parallelism with overlapped TP communication, the published interleaving, no recomputation. Nothing "
              "was chosen and nothing fitted: the H100 is the device fitted on the single-GPU operator tables "
              "(section 7b), its fp8 GEMM fraction on plain fp8 GEMMs.", "",
-             "| run | GPUs | TP / PP / CP / VP, DP | measured tok/s/GPU | toposweep | error | compute / exposed comm "
-             "/ bubble (s) | TP busy (s) | memory GiB |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| run | GPUs | TP / PP / CP / VP, DP | stage split | measured tok/s/GPU | toposweep | error | compute / "
+             "exposed comm / bubble (s) | TP busy (s) | memory GiB |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cfg = f"{r['tp']} / {r['pp']} / {r['cp']} / {r['vp']}, {r['dp']}"
         if "error_pct" not in r:
-            lines.append(f"| {r['run']} | {r['gpus']} | {cfg} | {r['measured_tokens_per_gpu_s']} | infeasible: "
-                         f"{r['infeasible']} | - | - | - | - |")
+            lines.append(f"| {r['run']} | {r['gpus']} | {cfg} | {r['stage_split']} | "
+                         f"{r['measured_tokens_per_gpu_s']} | infeasible: {r['infeasible']} | - | - | - | - |")
             continue
-        lines.append(f"| {r['run']} | {r['gpus']} | {cfg} | {r['measured_tokens_per_gpu_s']} | "
+        lines.append(f"| {r['run']} | {r['gpus']} | {cfg} | {r['stage_split']} | {r['measured_tokens_per_gpu_s']} | "
                      f"{r['predicted_tokens_per_gpu_s']:.0f} | {r['error_pct']:+.1f} % | {r['compute_s']:.2f} / "
                      f"{r['exposed_comm_s']:.2f} / {r['bubble_s']:.2f} | {r['tp_busy_s']:.2f} | "
                      f"{r['memory_GiB']:.1f} |")
@@ -109,10 +112,14 @@ def markdown(rows, notes):
               "pass, where Transformer Engine's userbuffers overlap hides each one under its own GEMM, so a "
               "collective longer than its GEMM is exposed in the runs and not in the model.",
               "- Before the fp8 operands' quantization and the bf16 output layer (docs/models.md \"FP8 "
-              "training\") these rows read +6.8 % (70B) and +12.6 % (405B); with them, -6.3 % and +3.4 %.",
+              "training\"), and before `strategy.stage_split = ends` (the 405B row then split evenly, its last "
+              "virtual stage two blocks and the output layer), these rows read +6.8 % (70B) and +12.6 % (405B); "
+              "with the first two and the even split, -6.3 % and +3.4 %.",
+              "- Stage split: the 405B recipe counts the embedding and the loss as pipeline layers "
+              "(`strategy.stage_split = ends`, Megatron-Core's account_for_embedding_in_pipeline_split and "
+              "account_for_loss_in_pipeline_split); the 70B recipe of that container splits the blocks evenly.",
               "- Not in the table: Megatron-Bridge's Llama 3 8B FP8 row (8 H100), whose recipe recomputes 5 of "
-              "its 32 layers in full, which toposweep has no knob for; the 70B recipe's explicit pipeline layout "
-              "(one layer moved off the last virtual stage, which carries the loss)."]
+              "its 32 layers in full, which toposweep has no knob for."]
     notes.append("Llama 3 in FP8 on H100 (Megatron-Bridge 26.04.01, held out; published recipes, nothing chosen): "
                  + ", ".join(f"{r['run']} {r['error_pct']:+.1f} %" for r in ok) + ".")
     return lines

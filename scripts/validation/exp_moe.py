@@ -125,7 +125,7 @@ RECOMPUTE_TIMED = {"megatron-bridge-25.09-dsv3-1024": NVIDIA_RECOMPUTE}
 RUN_KEYS = {
     # Megatron-Bridge 25.09's recipe (configs/deepseek/deepseek_v3_llm_pretrain.yaml at f37f883a8)
     "megatron-bridge-25.09-dsv3-1024": {"model.grad_datatype": "bf16", "strategy.dp_overlap": "false",
-                                        "model.fp8_recipe": "tensorwise"},
+                                        "model.fp8_recipe": "tensorwise", "strategy.stage_split": "ends"},
     "deepseek-v3-report-2048": {"model.optimizer_moments": "bf16", "model.moe_activation_datatype": "fp8",
                                 "model.fp8_recipe": "blockwise"},
 }
@@ -134,6 +134,8 @@ RUN_KEYS = {
 # others not published and open: it changes memory only, so the fastest feasible choice over {false, true} is true.
 ALL_RUN_KEYS = {"model.moe_probs_in_activation": "true"}
 OPEN_VP = (1, 2, 4)
+# The pipeline stage split where a run does not publish it (strategy.stage_split): even, or the ends counted.
+OPEN_STAGE_SPLIT = ("even", "ends")
 OVERLAP = (False, True)
 DISPATCH = ("bf16", "fp8")
 
@@ -158,12 +160,13 @@ def calls_of(run, device_file=None):
     if tp > 1:
         base.update({"strategy.sequence_parallel": "true", "strategy.tp_overlap": "full"})
     plan = list(itertools.product(RECOMPUTE_TIMED.get(run[0], RECOMPUTE[run[0]]), OPEN_VP if vp is None else (vp,),
-                                  OVERLAP, DISPATCH))
+                                  OVERLAP, DISPATCH, OPEN_STAGE_SPLIT))
     calls = []
-    for (rc, modules), v, ov, disp in plan:
+    for (rc, modules), v, ov, disp, split in plan:
         sets = {**base, "strategy.recompute": rc, "strategy.virtual_stages": v,
                 "strategy.schedule": "interleaved" if v > 1 else "1f1b",
-                "strategy.ep_overlap": "true" if ov else "false", "model.moe_dispatch_datatype": disp}
+                "strategy.ep_overlap": "true" if ov else "false", "model.moe_dispatch_datatype": disp,
+                "strategy.stage_split": split}
         if modules:
             sets["strategy.recompute_modules"] = modules
         calls.append(("simulate", sets, [], []))
@@ -177,9 +180,10 @@ def best_of(r, device_file=None):
     name = r[0]
     plan, calls = calls_of(r, device_file)
     overlaps, dispatches = EP_CHOICES[name]
+    split_published = RUN_KEYS.get(name, {}).get("strategy.stage_split")
     best, exposed, reasons = None, None, set()
-    by_recompute, by_a2a = {}, {}
-    for (rc, v, ov, disp), call, res in zip(plan, calls, tscli.run_many(calls)):
+    by_recompute, by_a2a, by_split = {}, {}, {}
+    for (rc, v, ov, disp, split), call, res in zip(plan, calls, tscli.run_many(calls)):
         if isinstance(res, Exception):
             reasons.add(str(res).split(": ")[-1][:120])
             continue
@@ -187,6 +191,10 @@ def best_of(r, device_file=None):
             reasons.add(res.get("infeasible_reason", ""))
             continue
         t = res["iteration_time_s"]
+        if ov in overlaps and disp in dispatches and rc in RECOMPUTE[name]:
+            by_split[split] = min(t, by_split.get(split, t))
+        if split_published and split != split_published:
+            continue
         if not ov and disp == "bf16" and (exposed is None or t < exposed):
             exposed = t
         by_a2a[(ov, disp)] = min(t, by_a2a.get((ov, disp), t))
@@ -197,8 +205,8 @@ def best_of(r, device_file=None):
         if rc not in RECOMPUTE[name]:
             continue
         if best is None or t < best[0]:
-            best = (t, rc, v, res, ov, disp, call[1])
-    return best, exposed, reasons, by_recompute, by_a2a
+            best = (t, rc, (v, split), res, ov, disp, call[1])
+    return best, exposed, reasons, by_recompute, by_a2a, by_split
 
 
 def run():
@@ -206,14 +214,15 @@ def run():
     for r in RUNS:
         name, source, model, device, dt, gpus, gbs, seq, tp, pp, vp, ep, zero, measured = r
         overlaps, dispatches = EP_CHOICES[name]
-        best, exposed, reasons, by_recompute, by_a2a = best_of(r)
+        best, exposed, reasons, by_recompute, by_a2a, by_split = best_of(r)
         row = {"name": name, "source": source, "model": model, "device": device, "datatype": dt, "gpus": gpus,
                "global_batch": gbs, "seq": seq, "tp": tp, "pp": pp, "ep": ep, "zero": zero,
                "dp": gpus // (tp * pp), "measured_tokens_per_gpu_s": measured,
                "recompute_published": len(RECOMPUTE[name]) == 1,
                "tokens_per_gpu_s_by_recompute": {k: gbs * seq / t / gpus for k, t in by_recompute.items()},
                "tokens_per_gpu_s_by_a2a": {f"{'overlapped' if ov else 'exposed'} {d}": gbs * seq / t / gpus
-                                           for (ov, d), t in by_a2a.items()}}
+                                           for (ov, d), t in by_a2a.items()},
+               "tokens_per_gpu_s_by_stage_split": {k: gbs * seq / t / gpus for k, t in by_split.items()}}
         if best is None:
             row["infeasible"] = sorted(reasons)
             # The published choices over the model's memory: what they would run at with the device's memory
@@ -228,7 +237,7 @@ def run():
                             "waived_reserve_bubble_s": waived[3]["bubble_time_s"],
                             "waived_reserve_iteration_time_s": waived[0]})
         else:
-            t, (rc, modules), v, res, ov, disp, sets = best
+            t, (rc, modules), (v, split), res, ov, disp, sets = best
             pred = gbs * seq / t / gpus
             # The chosen run with the expert outputs kept for the probabilities' gradient (as before
             # model.moe_probs_in_activation): its memory and whether it fits.
@@ -237,6 +246,7 @@ def run():
                         "memory_GiB_outputs_kept": kept["memory_per_gpu_bytes"] / 2**30,
                         "feasible_outputs_kept": kept["feasible"]})
             row.update({"recompute": rc + (f" ({modules})" if modules else ""), "virtual_stages": v,
+                        "stage_split": split, "stage_split_published": "strategy.stage_split" in RUN_KEYS.get(name, {}),
                         "iteration_time_s": t, "ep_overlap": ov, "dispatch": disp,
                         "overlap_published": len(overlaps) == 1, "dispatch_published": len(dispatches) == 1,
                         "exposed_bf16_tokens_per_gpu_s": gbs * seq / exposed / gpus,
@@ -248,11 +258,13 @@ def run():
 
 
 def table(rows):
-    out = ["| run | GPUs | dtype | TP/PP/VP/EP, zero | recompute | EP overlap, dispatch | predicted tok/s/GPU "
+    out = ["| run | GPUs | dtype | TP/PP/VP/EP, zero, stage split | recompute | EP overlap, dispatch | predicted tok/s/GPU "
            "| measured | error | compute / exposed comm / bubble (s) | exposed bf16 All-to-All: tok/s/GPU, error |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cfg = f"{r['tp']}/{r['pp']}/{r.get('virtual_stages', '-')}/{r['ep']}, {r['zero']}"
+        if "stage_split" in r:
+            cfg += f", {r['stage_split']}" + ("" if r["stage_split_published"] else " (chosen)")
         if "infeasible" in r:
             rc = "-"
             if r["recompute_published"]:
@@ -364,8 +376,8 @@ def markdown(rows, fit, notes):
     slow = f"{exposed[0]:.0f}-{exposed[-1]:.0f}"
     lines += ["", "**Measured MoE pre-training runs (held out).** Published tokens/s per GPU with the published "
               "layout; toposweep picks, over what a run leaves open (recomputation, the schedule where VP is not "
-              "published, the EP All-to-All's overlap and dispatch datatype where they are not published: marked "
-              "chosen), the fastest feasible choice. Clusters: 8 GPUs a server, one 400 Gb/s InfiniBand NIC per "
+              "published, the EP All-to-All's overlap and dispatch datatype and the pipeline stage split where they "
+              "are not published: marked chosen), the fastest feasible choice. Clusters: 8 GPUs a server, one 400 Gb/s InfiniBand NIC per "
               "GPU, one non-blocking switch. The NeMo runs force-balance the routing, as the model assumes; "
               "DeepSeek-V3 balances it with its auxiliary-loss-free bias (close to, not exactly, even). The last "
               "column is the prediction with the All-to-All exposed and in bf16 (Megatron-Core's defaults: what "
@@ -396,36 +408,53 @@ def markdown(rows, fit, notes):
               f"MLPs only; the 1F1B All-to-All overlap; gradients reduced in bf16 after the backward): "
               f"{mb['predicted_tokens_per_gpu_s']:.0f} tokens/s/GPU, {mb['error_pct']:+.1f} %. With full "
               f"recomputation the same run would read {mb_rc.get('full', float('nan')):.0f} "
-              f"({pct(mb_rc.get('full', float('nan')), mb):+.1f} %), which is how this row read before the "
-              "recipe was found: an agreement for the wrong reason. Left out of the model: its expert GEMMs run at "
-              "the fp8 fraction fitted on large dense fp8 GEMMs scaled by the bf16 grouped / dense ratio (no fp8 "
-              "grouped GEMM was measured); the recipe's pipeline layout (`Et|(tt|)*30mL`: the embedding and one "
-              "layer in the first virtual stage, the multi-token-prediction module and loss alone in the last).",
+              f"({pct(mb_rc.get('full', float('nan')), mb):+.1f} %). Its pipeline layout `Et|(tt|)*30mL` (the "
+              "embedding and one layer in the first of 32 virtual stages, two layers in each of the next 30, the "
+              "multi-token-prediction module and the loss in the last) is the even split with the embedding and "
+              "the loss counted as layers: `strategy.stage_split = ends`, published. Left out of the model: its "
+              "expert GEMMs run at the fp8 fraction fitted on large dense fp8 GEMMs scaled by the bf16 grouped / "
+              "dense ratio (no fp8 grouped GEMM was measured).",
               "- **FP8 quantization and the bf16 output layer** (`model.fp8_recipe`, docs/models.md \"FP8 "
               "training\"): Transformer Engine quantizes each fp8 GEMM's input and output gradient (per-tensor "
               "current scaling: an amax pass, then a cast writing the row-wise and transposed copies: 6 bytes per "
               "element; blockwise 4 plus tile scales), and the output layer and the router are not Transformer "
-              "Engine modules, so their GEMMs stay bf16. Before both (and with the Megatron-Bridge dispatch open, "
-              "fp8 chosen) the Megatron-Bridge row read 1771 tokens/s/GPU (+36.5 %) and the DeepSeek-V3 row 1462 "
-              "(-5.2 %). The DeepSeek-V3 row's critical stage is its last: four MoE blocks (the multi-token-"
-              "prediction module counted as one) plus the main and the MTP output heads in bf16, where an even "
-              "split of the 62 blocks over 16 stages gives the others three or four blocks; DualPipe's own split "
-              "is not published.",
+              "Engine modules, so their GEMMs stay bf16. Before both, and before the stage split below (and with "
+              "the Megatron-Bridge dispatch open, fp8 chosen), the Megatron-Bridge row read 1771 tokens/s/GPU "
+              "(+36.5 %) and the DeepSeek-V3 row 1462 (-5.2 %).",
+              "- **Stage split** (`strategy.stage_split = ends`: Megatron-Core's account_for_embedding_in_pipeline_"
+              "split and account_for_loss_in_pipeline_split). With an even split of DeepSeek-V3's 62 blocks (the "
+              "multi-token-prediction module counted as one) the last stage holds four MoE blocks plus the main "
+              "and the MTP output heads in bf16 and is the critical one; counting the embedding and the loss as "
+              "blocks moves one block off it. With the even split the rows would read "
+              + ", ".join(f"{r['source'].split(',')[0]} ({r['gpus']} GPUs) "
+                          f"{pct(r['tokens_per_gpu_s_by_stage_split']['even'], r):+.1f} %"
+                          for r in ok if "even" in r["tokens_per_gpu_s_by_stage_split"])
+              + ". DualPipe's own split is not published (the DeepSeek-V3 row's split is chosen); DeepSeek-V3's "
+              "61 layers, its MTP module and the two ends make 64 = 16 x 4 slots, which suggests the ends split. "
+              "With the stages balanced so, every row is predicted fast ("
+              + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + "): the MoE layers' compute is short in the "
+              "model by roughly that much, which the single-GPU expert FFN fit above does not show; candidates, "
+              "none measured: MLA's 192-wide query-key heads in the fused attention fitted on 128-wide ones, "
+              "DeepEP's dispatch preprocessing and the permutation kernels, the fp8 grouped GEMMs (not measured), "
+              "routing that is balanced only on average (DeepSeek-V3).",
               "- NeMo AutoModel: selective with `mla_up_proj,mlp` does not fit even with the router probabilities "
-              "in the activation (107 GiB at 1,024 GPUs, 146 GiB at "
-              "256 on the worst stage: PP 4 with VP 8 holds many layers' activations in flight), so full "
-              "recomputation stays the only feasible choice and the rows do not move.",
-              "- The AutoModel rows are predicted fast (+6 %, +16 %): their FSDP (ZeRO-3) gathers are exposed in "
-              "the model, so the gap is elsewhere (DeepEP's kernels' achieved bandwidth, or the overlap being off "
-              "in those runs: with it off they read -38 % and -42 %).",
+              "in the activation (PP 4 with VP 8 holds many layers' activations in flight), so full recomputation "
+              "stays the only feasible choice.",
+              "- The AutoModel rows are predicted fast ("
+              + ", ".join(f"{r['error_pct']:+.0f} %" for r in ok if r["name"].startswith("automodel"))
+              + "): their FSDP (ZeRO-3) gathers are exposed in the model, so the gap is elsewhere (DeepEP's "
+              "kernels' achieved bandwidth, AutoModel's own pipeline split, which is chosen here as the faster "
+              "of even and ends, or the overlap being off in those runs: with it off they read "
+              + " and ".join(f"{pct(r['exposed_bf16_tokens_per_gpu_s'], r):+.0f} %"
+                             for r in ok if r["name"].startswith("automodel")) + ").",
               "- The grouped GEMM calibration above moves the three H100 rows by 0.5-0.7 % (measured once, at "
               "commit time, with a copy of inputs/devices/h100.json without grouped_gemm_efficiency).",
               "- No Mixtral row: Megatron-Core's MoE README gives 468 TFLOP/s per GPU for Mixtral 8x7B in bf16 "
               "(MCore v0.9) without the layout, GPU count or batch it ran; the Parallel Folding paper "
               "(arXiv:2504.14960) reports 49.3 % MFU for Mixtral 8x22B on H100 with its configurations in a table "
-              "not read here. Megatron-MoE-ModelZoo's Qwen3-235B rows on 256 H100 (19.7 s, 17.6 s with the 1F1B "
-              "EP overlap) would test the overlap directly; Qwen3's 128-wide heads over a 4,096 hidden size need a "
-              "`head_dim` the model JSON does not have yet.",
+              "not read here. Megatron-Bridge's performance summary has H100 FP8 rows for the built-in Qwen3-30B-A3B "
+              "and Qwen3-235B-A22B; their recipes changed between the containers that measured them and are not "
+              "matched to them yet, so they are not in this table.",
               "- Not modelled: DeepSeek-V3's node-limited routing (each token to at most 4 nodes, Sec. 2.1.2) and "
               "DeepEP's one copy per node over InfiniBand (forwarded over NVLink), which cut the inter-node bytes "
               "further; DualPipe's schedule (1F1B / interleaved here); the multi-token-prediction module's exact "

@@ -13,11 +13,12 @@
 namespace toposweep {
 namespace {
 
-// Each stage's aggregate (memory.hpp) for a fixed (activation split, pp) of the even stage split,
-// selective recomputation recomputing `modules`.
+// Each stage's aggregate (memory.hpp) for a fixed (activation split, pp) of the even stage split
+// (or, `stage_split` = ends, the even split with the ends counted), selective recomputation
+// recomputing `modules`.
 std::vector<StageAggregate> aggregate_stages(const Workload& w, ActivationSplit split, std::uint32_t pp,
-                                             RecomputeModules modules) {
-  const auto ranges = partition_stages(w.model, pp);
+                                             RecomputeModules modules, StageSplit stage_split) {
+  const auto ranges = partition_stages(w.model, pp, stage_split);
   std::vector<StageAggregate> out;
   out.reserve(pp);
   for (std::uint32_t p = 0; p < pp; ++p)
@@ -90,17 +91,37 @@ std::vector<std::uint32_t> knob_values(const StrategyKnob& k, const std::vector<
   return out;
 }
 
+// The stage splits a shape tries, of `codes` (knob_values): speed only on mixed servers (on equal
+// devices it is the even split), ends only for transformers (elsewhere it is the even split); the
+// default when none is left.
+std::vector<std::uint32_t> stage_split_values(std::vector<std::uint32_t> codes, const Workload& w,
+                                              const StrategyKnob& k) {
+  std::erase_if(codes, [&](std::uint32_t c) {
+    const auto split = static_cast<StageSplit>(c);
+    return (split == StageSplit::Speed && !w.mixed()) || (split == StageSplit::Ends && !w.model.transformer);
+  });
+  if (codes.empty()) codes.push_back(knob_code(k, StrategyKnobs{}));
+  return codes;
+}
+
+// The stage split whose stages the enumeration counts memory on: ends as it is, else the even
+// one (speed: a heuristic on mixed servers, see for_each_strategy).
+StageSplit counted_split(const Strategy& s) {
+  return s.stage_split == StageSplit::Ends ? StageSplit::Ends : StageSplit::Even;
+}
+
 // The memory of a fixed (tp, pp) shape's strategies: the stage aggregates of each activation split
-// the strategies use (computed when first needed; the recompute modules are the space's, the same
-// for every strategy visited), the mixed devices' roomiest capacity and the tables' bytes per GPU.
+// and counted stage split the strategies use (computed when first needed; the recompute modules are
+// the space's, the same for every strategy visited), the mixed devices' roomiest capacity and the
+// tables' bytes per GPU.
 struct ShapeMemory {
-  std::vector<std::pair<ActivationSplit, std::vector<StageAggregate>>> by_split;
+  std::vector<std::pair<std::pair<ActivationSplit, StageSplit>, std::vector<StageAggregate>>> by_split;
   double capacity = 0, tables = 0;
   const std::vector<StageAggregate>& stages(const Workload& w, const Strategy& s) {
-    const ActivationSplit split = activation_split(s);
-    for (const auto& [key, aggregates] : by_split)
-      if (key == split) return aggregates;
-    by_split.emplace_back(split, aggregate_stages(w, split, s.pp, s.recompute_modules));
+    const std::pair key{activation_split(s), counted_split(s)};
+    for (const auto& [k, aggregates] : by_split)
+      if (k == key) return aggregates;
+    by_split.emplace_back(key, aggregate_stages(w, key.first, s.pp, s.recompute_modules, key.second));
     return by_split.back().second;
   }
 };
@@ -130,7 +151,7 @@ Feasibility feasibility(const Workload& w, const Strategy& s, ShapeMemory& shape
     // Chunks interleave over the devices: the exact per-device accounting of memory_per_gpu (of
     // the even stage split, as for every candidate of this shape), from the shape's aggregates.
     Strategy even = s;
-    even.stage_split = StageSplit::Even;
+    even.stage_split = counted_split(s);
     const auto& stages = shape.stages(w, even);
     MemoryBreakdown mem;
     for (std::uint32_t p = 0; p < s.pp; ++p) {
@@ -233,14 +254,10 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   // split, stage split and compression, SFB only at ZeRO 0).
   constexpr std::size_t level_count = std::size(kEnumerationOrder);
   std::array<Level, level_count> levels;
-  std::size_t memory_level = 0;  // the level after which the memory is computed
-  for (std::size_t i = 0; i < level_count; ++i) {
-    levels[i].set = kLevelSetters[i];
-    if (kEnumerationOrder[i].memory) memory_level = i;
-  }
+  for (std::size_t i = 0; i < level_count; ++i) levels[i].set = kLevelSetters[i];
   // Per shape: the levels with a choice (a dynamic list or more than one value), in order; the
   // others are set once. `check_at`: the memory is computed after this many of them are set (the
-  // last one at or before memory_level).
+  // last one whose knob the memory depends on).
   std::vector<std::size_t> active;
   std::size_t check_at = 0;
   std::vector<std::uint32_t> chunks;  // the chunk counts of the current strategy
@@ -326,10 +343,9 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
             values[i] = knob_values(k, space.codes(k), replicas, tp, pp, has_sfb_layers);
             no_compression = knob_values(k, space.codes(k), replicas, tp, pp, false);
           } else {
-            const bool also = &k == &batch_split   ? w.mixed() && !m.has_tables()
-                              : &k == &stage_split ? w.mixed()
-                                                   : true;
+            const bool also = &k == &batch_split ? w.mixed() && !m.has_tables() : true;
             values[i] = knob_values(k, space.codes(k), replicas, tp, pp, also);
+            if (&k == &stage_split) values[i] = stage_split_values(values[i], w, k);
           }
         }
         s.dp = static_cast<std::uint32_t>(dp);
@@ -347,7 +363,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
             continue;
           }
           active.push_back(i);
-          if (i <= memory_level) check_at = active.size();
+          if (kEnumerationOrder[i].memory) check_at = active.size();
         }
         if (empty) continue;  // a level without values: no strategy of this shape
         shape.by_split.clear();

@@ -72,7 +72,7 @@ DeviceShares device_shares(const Workload& w, const Strategy& s) {
   const std::uint32_t chunks = s.pp * v;
   const auto weights = stage_weights(w, s);
   if (weights.empty()) {
-    out.chunks = partition_stages(w.model, chunks);
+    out.chunks = partition_stages(w.model, chunks, s.stage_split);
   } else {
     std::vector<double> chunk_weight(chunks);
     for (std::uint32_t c = 0; c < chunks; ++c) chunk_weight[c] = weights[c % s.pp];

@@ -173,7 +173,7 @@ static void balance_flops(const Model& m, const std::vector<double>& cum, std::v
   }
 }
 
-std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp) {
+std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, StageSplit split) {
   const auto n = static_cast<std::uint32_t>(m.layers.size());
   std::vector<StageRange> stages(pp);
   if (pp == 1) {
@@ -181,10 +181,15 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp) {
     return stages;
   }
   if (m.transformer) {
-    // Stage p holds blocks [p L / pp, (p+1) L / pp).
+    // Stage p holds blocks [p L / pp, (p+1) L / pp) (the multi-token-prediction layers after them
+    // on the last stage); with the ends counted, the blocks and MTP layers (B of them) of slots
+    // [p (B+2) / pp, (p+1) (B+2) / pp), slot 0 the embedding and slot B + 1 the head.
     const std::uint64_t L = m.transformer->layers;
     std::vector<std::uint64_t> before(pp + 1);
     for (std::uint32_t p = 0; p <= pp; ++p) before[p] = p * L / pp;
+    const std::uint64_t B = L + m.transformer->mtp_layers;
+    if (split == StageSplit::Ends && B + 2 >= pp)
+      for (std::uint32_t p = 1; p < pp; ++p) before[p] = std::min<std::uint64_t>(p * (B + 2) / pp - 1, B);
     stages_from_blocks(before, n, stages);
     return stages;
   }
@@ -196,9 +201,10 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp) {
   return stages;
 }
 
-std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::span<const double> weight) {
+std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::span<const double> weight,
+                                         StageSplit split) {
   if (weight.empty() || std::all_of(weight.begin(), weight.end(), [&](double x) { return x == weight[0]; }))
-    return partition_stages(m, pp);
+    return partition_stages(m, pp, split);
   const auto n = static_cast<std::uint32_t>(m.layers.size());
   std::vector<double> cum(pp + 1, 0);
   for (std::uint32_t p = 0; p < pp; ++p) cum[p + 1] = cum[p] + weight[p];
@@ -293,7 +299,7 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const StageAg
 }
 
 MemoryBreakdown memory_per_gpu(const Workload& w, const Strategy& s) {
-  const auto stages = partition_stages(w.model, s.pp, stage_weights(w, s));
+  const auto stages = partition_stages(w.model, s.pp, stage_weights(w, s), s.stage_split);
   MemoryBreakdown worst;
   for (std::uint32_t p = 0; p < s.pp; ++p) {
     const MemoryBreakdown b = stage_memory(w, s, stages, p);
@@ -308,7 +314,7 @@ namespace toposweep {
 
 RankMemory tightest_rank_memory(const Workload& w, const Strategy& s,
                                 std::span<const double> replica_samples) {
-  const auto stages = partition_stages(w.model, s.pp, stage_weights(w, s));
+  const auto stages = partition_stages(w.model, s.pp, stage_weights(w, s), s.stage_split);
   const double mb = microbatch_size(s, w);
   const AxisGrid grid = axis_grid(s);
   RankMemory out;

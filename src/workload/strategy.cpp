@@ -49,7 +49,7 @@ const char* batch_split_name(BatchSplit b) {
   return b == BatchSplit::Proportional ? "proportional" : "even";
 }
 const char* stage_split_name(StageSplit s) {
-  return s == StageSplit::Speed ? "speed" : "even";
+  return s == StageSplit::Speed ? "speed" : s == StageSplit::Ends ? "ends" : "even";
 }
 const char* compression_name(Compression c) {
   return c == Compression::Sfb ? "sfb" : "none";

@@ -6,14 +6,15 @@ applied in the experts' activation (model.moe_probs_in_activation: Megatron-Core
 recomputation as published (DeepSeek-V3: RMSNorm, MLA up-projections and the MoE SwiGLU, bf16 optimizer moments, fp8
 MoE activations; Megatron-Bridge 25.09's recipe: mla_up_proj, mlp) or chosen among none, selective (mla_up_proj,
 mlp) and full (AutoModel):
-  * DeepSeek-V3's own 2,048-H800 run fits in 56.6 GiB and runs 14.9 % too slow (blockwise quantization; its last
-    stage carries two bf16 output heads); with the expert outputs kept for the probabilities' gradient it would
-    need 82.9 GiB of 80;
+  * DeepSeek-V3's own 2,048-H800 run fits in 56.6 GiB and runs 17.6 % fast (blockwise quantization; the embedding,
+    the MTP module and the loss counted as pipeline layers: chosen; with an even split -14.9 %, its last stage
+    carrying four blocks, the MTP module and two bf16 output heads); with the expert outputs kept for the
+    probabilities' gradient it would need 82.9 GiB of 80;
   * the Megatron-Bridge run, with its 25.09 recipe's recomputation, All-to-All overlap, bf16 dispatch (Megatron-
-    Core's DeepEP path), tensorwise fp8 and bf16 gradient reduction, is predicted 7.3 % too fast (full recomputation
-    would read -21.8 %, an fp8 dispatch +18.7 %);
-  * the AutoModel runs fit only with full recomputation (+15.8 %, +6.0 %);
-  * with the All-to-All exposed and in bf16 (Megatron-Core's defaults) every run 30-60 % too slow.
+    Core's DeepEP path), tensorwise fp8, pipeline layout `Et|(tt|)*30mL` (stage_split = ends) and bf16 gradient
+    reduction, is predicted 28.6 % too fast (full recomputation would read -11.7 %, an even split +7.3 %);
+  * the AutoModel runs fit only with full recomputation (+29.9 %, +16.5 % with the ends split, chosen);
+  * with the All-to-All exposed and in bf16 (Megatron-Core's defaults) every run 20-45 % too slow.
 A change that moves them must say why."""
 import pytest
 
@@ -34,18 +35,21 @@ def test_runs_are_within_the_documented_errors(rows):
         assert abs(r["error_pct"]) <= 40.0, r
         # The exposed bf16 All-to-All: every run too slow, the gap the overlap and fp8 dispatch close.
         exposed = 100 * (r["exposed_bf16_tokens_per_gpu_s"] / r["measured_tokens_per_gpu_s"] - 1)
-        assert -60.0 <= exposed <= -30.0, r
+        assert -45.0 <= exposed <= -20.0, r
         assert r["predicted_tokens_per_gpu_s"] > r["exposed_bf16_tokens_per_gpu_s"], r
-    assert sum(abs(r["error_pct"]) <= 15.0 for r in predicted) == 3
+    assert sum(abs(r["error_pct"]) <= 15.0 for r in predicted) == 0
     # Megatron-Bridge's recipe publishes its recomputation and overlap (exp_moe.py's docstring); full recomputation
     # is timed beside it, never chosen.
     mb = by["megatron-bridge-25.09-dsv3-1024"]
     assert mb["recompute"] == "selective (mla_up_proj,mlp)" and mb["recompute_published"], mb
     assert mb["ep_overlap"] and mb["overlap_published"], mb
     assert mb["dispatch"] == "bf16" and mb["dispatch_published"], mb
-    assert 4.0 <= mb["error_pct"] <= 10.0, mb
+    assert mb["stage_split"] == "ends" and mb["stage_split_published"], mb
+    assert 24.0 <= mb["error_pct"] <= 33.0, mb
     full = 100 * (mb["tokens_per_gpu_s_by_recompute"]["full"] / mb["measured_tokens_per_gpu_s"] - 1)
-    assert -25.0 <= full <= -18.0, mb
+    assert -15.0 <= full <= -8.0, mb
+    even = 100 * (mb["tokens_per_gpu_s_by_stage_split"]["even"] / mb["measured_tokens_per_gpu_s"] - 1)
+    assert 4.0 <= even <= 10.0, mb
     # The AutoModel runs are BF16: their dispatch is not chosen; only full recomputation fits them.
     for name in ("automodel-dsv3-1024", "automodel-dsv3-256"):
         assert by[name]["dispatch"] == "bf16" and by[name]["dispatch_published"], by[name]
@@ -55,6 +59,9 @@ def test_runs_are_within_the_documented_errors(rows):
 def test_deepseek_v3_fits_only_without_the_expert_outputs_kept(rows):
     ds = next(r for r in rows if r["name"] == "deepseek-v3-report-2048")
     assert ds["recompute_published"] and ds["recompute"] == "selective (layernorm,mla_up_proj,moe_act)", ds
-    assert -17.0 <= ds["error_pct"] <= -12.0, ds
+    assert not ds["stage_split_published"], ds
+    assert 13.0 <= ds["error_pct"] <= 22.0, ds
+    even = 100 * (ds["tokens_per_gpu_s_by_stage_split"]["even"] / ds["measured_tokens_per_gpu_s"] - 1)
+    assert -18.0 <= even <= -12.0, ds
     assert 50.0 <= ds["memory_GiB"] <= 65.0, ds
     assert ds["memory_GiB_outputs_kept"] > 80.0 and not ds["feasible_outputs_kept"], ds

@@ -59,15 +59,22 @@ ModelStateBytes model_state_bytes_per_param(const Workload& w, std::uint8_t zero
 
 // Layers [first, last) of Model::layers on each pipeline stage. Transformers split their blocks
 // evenly (embedding on the first stage, head on the last); other models balance forward FLOPs.
+// `split` = StageSplit::Ends (transformers): the embedding and the head each take one of B + 2
+// even slots (B: the blocks and the multi-token-prediction layers), stage p holding slots
+// [p (B + 2) / pp, (p + 1) (B + 2) / pp) (Megatron-Core's account_for_embedding_in_pipeline_split
+// and account_for_loss_in_pipeline_split; Megatron-Bridge's DeepSeek-V3 layout `Et|(tt|)*30mL`):
+// the first and the last stage hold a block fewer when pp divides B + 2. Other models: as even.
 struct StageRange {
   std::uint32_t first = 0, last = 0;
 };
-std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp);
+std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp,
+                                         StageSplit split = StageSplit::Even);
 // The same with stage p's share in proportion to weight[p] (strategy.stage_split = speed):
 // transformer blocks by cumulative share (boundary after stage p at round(L x its cumulative
-// weight share), at least one block each), other models by weighted FLOP targets. Equal weights
-// give the unweighted split.
-std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::span<const double> weight);
+// weight share), at least one block each), other models by weighted FLOP targets. Equal or no
+// weights give the unweighted split of `split`.
+std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::span<const double> weight,
+                                         StageSplit split = StageSplit::Even);
 
 // What the memory of one pipeline stage depends on besides the schedule, ZeRO and the
 // microbatch: sums over the stage's layers (EmbeddingBag tables apart), on one GPU.

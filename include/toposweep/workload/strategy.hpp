@@ -45,10 +45,12 @@ const char* tp_overlap_name(TpOverlap o);  // "none", "backward", "full"
 // replica's microbatch differs; the gradient AllReduce still joins every replica).
 enum class BatchSplit : std::uint8_t { Even, Proportional };
 const char* batch_split_name(BatchSplit b);  // "even", "proportional"
-// How layers are split over pipeline stages: even (today's rule) or in proportion to the compute
-// rate of the devices each stage lands on.
-enum class StageSplit : std::uint8_t { Even, Speed };
-const char* stage_split_name(StageSplit s);  // "even", "speed"
+// How layers are split over pipeline stages: even (today's rule), in proportion to the compute
+// rate of the devices each stage lands on, or even with a transformer's embedding and output layer
+// each counted as one block (Megatron-Core's account_for_embedding_in_pipeline_split and
+// account_for_loss_in_pipeline_split).
+enum class StageSplit : std::uint8_t { Even, Speed, Ends };
+const char* stage_split_name(StageSplit s);  // "even", "speed", "ends"
 // Data-parallel gradient compression: none, or sufficient-factor broadcasting (SFB: dense and
 // conv layers whose factors are cheaper to AllGather than their gradient is to AllReduce send
 // the factors; lossless). The layers are chosen per design point by the network model

@@ -104,7 +104,8 @@ inline constexpr KnobValue kBatchSplitValues[] = {
     {"even", static_cast<std::uint8_t>(BatchSplit::Even)},
     {"proportional", static_cast<std::uint8_t>(BatchSplit::Proportional)}};
 inline constexpr KnobValue kStageSplitValues[] = {{"even", static_cast<std::uint8_t>(StageSplit::Even)},
-                                                  {"speed", static_cast<std::uint8_t>(StageSplit::Speed)}};
+                                                  {"speed", static_cast<std::uint8_t>(StageSplit::Speed)},
+                                                  {"ends", static_cast<std::uint8_t>(StageSplit::Ends)}};
 inline constexpr KnobValue kCompressionValues[] = {{"none", static_cast<std::uint8_t>(Compression::None)},
                                                    {"sfb", static_cast<std::uint8_t>(Compression::Sfb)}};
 
@@ -321,14 +322,18 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .member = &StrategyKnobs::stage_split,
      .default_text = "even",
      .doc =
-         "pipeline stages: even (equal blocks / FLOPs) or speed (layers in proportion to the compute rate of "
-         "the devices each stage runs on)",
+         "pipeline stages: even (equal blocks / FLOPs), speed (layers in proportion to the compute rate of "
+         "the devices each stage runs on) or ends (a transformer's blocks split evenly with the embedding "
+         "and "
+         "the output layer each counted as one block: Megatron-Core's "
+         "account_for_embedding_in_pipeline_split "
+         "and account_for_loss_in_pipeline_split)",
      .values = kStageSplitValues,
      .json_when = KnobJson::UnlessDefault,
      .scope = KnobScope::Pipeline,
      .search_key = "stage_splits",
      .search_default = "even,speed",
-     .search_doc = "strategy search: stage splits tried on mixed servers (even, speed; pp > 1)",
+     .search_doc = "strategy search: stage splits tried (even, speed on mixed servers, ends; pp > 1)",
      .move = KnobMove::Own},
     {.name = "compression",
      .json = "compression",
@@ -412,7 +417,7 @@ inline constexpr EnumerationLevel kEnumerationOrder[] = {
     {&StrategyKnobs::tp_overlap},
     {&StrategyKnobs::dp_overlap},
     {&StrategyKnobs::batch_split},
-    {&StrategyKnobs::stage_split},
+    {&StrategyKnobs::stage_split, true},
     {&StrategyKnobs::compression},
 };
 

@@ -79,6 +79,8 @@ Case random_case(std::uint64_t seed) {
     c.space.set(&StrategyKnobs::stage_split, {StageSplit::Even, StageSplit::Speed});
   } else {
     c.workload = make_workload(transformer_model("random", shape), builtin_device("a100"), "fp16", batch);
+    c.space.set(&StrategyKnobs::stage_split,
+                random_subset<StageSplit>({StageSplit::Even, StageSplit::Ends}, rng));
   }
   c.space.set(&StrategyKnobs::schedule,
               random_subset<PipelineSchedule>(

@@ -72,6 +72,8 @@ TEST(Enumerate, FastMemoryCheckAgreesWithTheFullModel) {
   StrategySpace space;
   space.set(&StrategyKnobs::sequence_parallel, {false, true});
   space.set(&StrategyKnobs::recompute, {Recompute::None, Recompute::Selective, Recompute::Full});
+  // Both splits of a transformer's blocks (elsewhere ends is the even split and not tried).
+  space.set(&StrategyKnobs::stage_split, {StageSplit::Even, StageSplit::Ends});
   for (const char* name : {"gpt3-13b", "bert-large", "resnet50", "dlrm", "llama-70b"}) {
     const Workload w = make_workload(builtin_model(name), builtin_device("a100"), "fp16", 256);
     const auto count = for_each_strategy(w, 64, space, [&](const Strategy& s, double mem, bool feasible) {

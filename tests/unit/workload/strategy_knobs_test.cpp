@@ -170,7 +170,7 @@ TEST(StrategyKnobs, EnumKeysKeepTheirErrorMessages) {
   EXPECT_EQ(read_error("strategy.tp_overlap=Fast"), "unknown TP overlap 'fast' (none, backward or full)");
   EXPECT_EQ(read_error("strategy.recompute=maybe"), "'maybe' is not none, selective or full (true/false)");
   EXPECT_EQ(read_error("strategy.batch_split=Odd"), "'odd' is not even or proportional");
-  EXPECT_EQ(read_error("strategy.stage_split=x"), "'x' is not even or speed");
+  EXPECT_EQ(read_error("strategy.stage_split=x"), "'x' is not even, speed or ends");
   EXPECT_EQ(read_error("strategy.compression=zip"), "'zip' is not none or sfb");
   // Folded and synonyms as before.
   EXPECT_EQ(read_error("strategy.tp_overlap=Backward"), "no error");
