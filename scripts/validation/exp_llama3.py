@@ -8,6 +8,10 @@ GPU and BF16 MFU. Cluster (Sec. 3.3.1): Grand Teton servers of 8 H100 SXM (700 W
 it). Modelled here as one non-blocking switch of 400 Gb/s ports (the oversubscription above the pods is not
 modelled: the runs placed DP groups across pods, which the paper says it arranged for; stated, not measured).
 
+Published in the text (Sec. 3.3.2, pipeline parallelism): "To balance the pipeline, we reduce one Transformer layer each
+from the first and the last stages, respectively": the embedding and the output/loss each take a layer's place in the
+split, `strategy.stage_split = ends`.
+
 Not published, so chosen and stated: bf16 with fp32 gradient buffers, flash attention (cuDNN, the device's
 default), sequence parallelism with TP communication overlapped (Megatron-Core-style `tp_overlap = full`),
 microbatch size 1 (the paper's "batch per DP" counts sequences; 16 or 32 microbatches per step), and over the
@@ -33,7 +37,8 @@ CLUSTER = {"topology.kind": "switch", "topology.degree": 8, "topology.link_bandw
            "topology.link_efficiency": 0.96, "topology.link_latency": "4.8us", "server.gpus": 8,
            "server.device": "h100", "model.datatype": "bf16", "model.grad_datatype": "fp32",
            "simulate.network_model": "analytical", "model.name": "llama3-405b", "model.fused_attention": "true",
-           "strategy.sequence_parallel": "true", "strategy.tp_overlap": "full", "strategy.microbatch_size": 1}
+           "strategy.sequence_parallel": "true", "strategy.tp_overlap": "full", "strategy.microbatch_size": 1,
+           "strategy.stage_split": "ends"}
 
 OPEN = {"virtual_stages": (1, 2, 4, 8), "recompute": ("none", "selective", "full"), "zero": (1, 2, 3)}
 

@@ -740,7 +740,10 @@ def section_llama3(df, notes):
              "",
              "Cluster as published: 8 H100 SXM per server on NVLink, one 400 Gb/s RoCE NIC per GPU; modelled as one "
              "non-blocking switch (the paper's Clos is 1:7 oversubscribed above 3,072-GPU pods: not modelled). "
-             "Published per row: TP, CP, PP, DP, sequence, batch. Not published, chosen and stated: bf16 with fp32 "
+             "Published per row: TP, CP, PP, DP, sequence, batch; in the text (Sec. 3.3.2), the pipeline balanced by "
+             "\"one Transformer layer [fewer] each [on] the first and the last stages\": the embedding and the output "
+             "layer each take a layer's place (`strategy.stage_split = ends`). Not published, chosen and stated: bf16 "
+             "with fp32 "
              "gradient buffers, fused (cuDNN) attention, sequence parallelism with overlapped TP communication, one "
              "sequence per microbatch, and, over the knobs the paper leaves open, the fastest feasible choice of "
              "interleaving depth, recomputation and ZeRO stage (listed per row). TFLOP/s count 6 N per token plus "
@@ -760,11 +763,13 @@ def section_llama3(df, notes):
               "5 %). With the full count the 131k-token row is "
               f"{df.error_pct.iloc[2]:+.0f} %: at 131k tokens attention is most of the work, so only the causal count "
               "is consistent with all three rows at once; the paper's convention is not stated.",
-              "- The 8k rows are slow in the model by 6–12 %, with 1.9–2.3 s of exposed data-parallel "
-              "communication: ZeRO-2 is the fastest feasible stage in the model (ZeRO-1's unsharded fp32 gradient "
-              "buffers do not fit beside the activations), and under ZeRO-2 the model reduce-scatters every "
-              "microbatch's gradients (DeepSpeed's rule) where Meta's FSDP keeps them until the step. A likely part "
-              "of the gap; not measured."]
+              "- The published stage balance matters: with the blocks split evenly (the head on a full last stage) "
+              "the rows read -11.6 %, -6.2 % and +1.6 % (causal; this section before `strategy.stage_split`).",
+              f"- The 8k rows are slow in the model ({pc(df.error_causal_pct.iloc[0])}, "
+              f"{pc(df.error_causal_pct.iloc[1])}), the 16,384-GPU one with {df.exposed_comm_s.iloc[1]:.2f} s of "
+              "exposed data-parallel communication: under ZeRO-2 the model reduce-scatters every microbatch's "
+              "gradients (DeepSpeed's rule) where Meta's FSDP keeps them until the step. A likely part of the gap; "
+              "not measured."]
     notes.append(f"Llama 3 405B on 8,192 / 16,384 H100 (held out, Table 4 of the Llama 3 paper, CP 16 at 131k "
                  f"tokens included): every row within {ec.max():.1f} %, mean {ec.mean():.1f} % (causal FLOP count).")
     return lines
