@@ -36,6 +36,13 @@ dispatches (`model.moe_dispatch_datatype`), per run as published, else open (cho
     Megatron-Core's DeepEP path (megatron/core/transformer/moe/fused_a2a.py, NVIDIA/Megatron-LM 8333bd5bb6 of
     2025-06-16, unchanged until 2025-11-18) hands DeepEP the bf16 hidden states and has no fp8 dispatch.
 
+Pipeline stage split (`strategy.stage_split`), per run:
+  * Megatron-Bridge 25.09: published. Its recipe's layout `Et|(tt|)*30mL` (configs/deepseek/
+    deepseek_v3_llm_pretrain.yaml at f37f883a8: the embedding and one layer, 30 x two layers, the MTP module and
+    the loss, over PP 8 x VP 4 = 32 virtual stages) is the even split with the embedding and the loss counted as
+    layers: `ends`.
+  * DeepSeek-V3 report (DualPipe) and NeMo AutoModel: not published; open over even and ends.
+
 FP8 scaling recipe (`model.fp8_recipe`, which sets the bytes of quantizing the fp8 GEMMs' operands), per run:
   * Megatron-Bridge 25.09: per-tensor current scaling (`tensorwise`): the recipe's H100 matrix runs bf16, fp8_cs
     and fp8_ss (configs/deepseek/deepseek_v3_llm_pretrain.yaml at f37f883a8); the table's parenthesised 330
