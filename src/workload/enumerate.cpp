@@ -363,7 +363,11 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
             continue;
           }
           active.push_back(i);
-          if (kEnumerationOrder[i].memory) check_at = active.size();
+          // The stage split moves the memory only through ends (speed is counted as even).
+          const bool memory = kEnumerationOrder[i].memory &&
+                              (&row(kEnumerationOrder[i].member) != &stage_split ||
+                               contains(*level.fixed, static_cast<std::uint32_t>(StageSplit::Ends)));
+          if (memory) check_at = active.size();
         }
         if (empty) continue;  // a level without values: no strategy of this shape
         shape.by_split.clear();
