@@ -32,10 +32,9 @@ import json
 import sys
 
 import tscli
+from exp_megatron import DGX_H100, mcore_bucket
 
-CLUSTER = {"topology.kind": "switch", "topology.degree": 8, "topology.link_bandwidth": "400Gbps",
-           "topology.link_efficiency": 0.96, "topology.link_latency": "4.8us", "server.gpus": 8,
-           "server.device": "h100", "simulate.network_model": "analytical", "model.fused_attention": "true",
+CLUSTER = {**DGX_H100, "model.fused_attention": "true",
            "model.datatype": "fp8", "model.fp8_recipe": "tensorwise", "model.grad_datatype": "bf16",
            "strategy.microbatch_size": 1, "strategy.grad_accum_fusion": "true", "strategy.dp_overlap": "true",
            "strategy.p2p_overlap": "true", "strategy.zero": 1, "strategy.sequence_parallel": "true",
@@ -46,11 +45,6 @@ RUNS = [("Llama 3 70B", "llama3-70b", 64, 256, 8192, 4, 8, 1, 5, "even", 1664),
         ("Llama 3.1 405B", "llama3-405b", 1024, 1536, 8192, 8, 8, 2, 8, "ends", 328)]
 
 
-def bucket_mb(dp):
-    """Megatron-Core's DDP bucket with overlap: max(40M, 1M x dp) bf16 gradient elements, in MB."""
-    return 2 * max(40, dp)
-
-
 def run():
     calls = []
     for name, model, gpus, gbs, seq, tp, pp, cp, vp, split, measured in RUNS:
@@ -58,8 +52,7 @@ def run():
         calls.append(("simulate", {**CLUSTER, "topology.servers": gpus // 8, "model.name": model,
                                    "model.seq_len": seq, "model.global_batch": gbs, "strategy.tp": tp,
                                    "strategy.pp": pp, "strategy.cp": cp, "strategy.virtual_stages": vp,
-                                   "strategy.stage_split": split,
-                                   "strategy.bucket_size": f"{bucket_mb(dp)}MB"}, [], []))
+                                   "strategy.stage_split": split, **mcore_bucket(dp, grad_bytes=2)}, [], []))
     rows = []
     for (name, model, gpus, gbs, seq, tp, pp, cp, vp, split, measured), res in zip(RUNS, tscli.run_many(calls)):
         row = {"run": name, "model": model, "gpus": gpus, "global_batch": gbs, "seq": seq, "tp": tp, "pp": pp,

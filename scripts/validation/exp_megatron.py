@@ -304,9 +304,10 @@ MCORE = {"strategy.tp_overlap": "full", "strategy.grad_accum_fusion": "true", "m
 MCORE_MICROBATCH = (1, 2, 4)
 
 
-def mcore_bucket(dp):
-    """Megatron-Core r0.8.0's DDP bucket with overlap: max(40M, 1M x dp) fp32 gradient elements."""
-    return {"strategy.bucket_size": f"{4 * max(40, dp)}MB"}
+def mcore_bucket(dp, grad_bytes=4):
+    """Megatron-Core's DDP bucket with overlap (r0.8.0 on): max(40M, 1M x dp) gradient elements of grad_bytes
+    (fp32 unless the gradients are reduced in bf16)."""
+    return {"strategy.bucket_size": f"{grad_bytes * max(40, dp)}MB"}
 
 
 def mcore_flops(batch, L, h):

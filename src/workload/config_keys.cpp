@@ -4,6 +4,7 @@
 #include "toposweep/util/config_checks.hpp"
 #include "toposweep/util/runs.hpp"
 #include "toposweep/workload/device.hpp"
+#include "toposweep/workload/fp8_quantize.hpp"
 #include "toposweep/workload/model_library.hpp"
 #include "toposweep/workload/strategy_knobs.hpp"
 
@@ -18,6 +19,12 @@ void check_device(const std::string& value, const std::string& where) {
 }
 void check_datatype(const std::string& value, const std::string& where) {
   datatype_bytes(value, where);
+}
+
+std::vector<std::string> fp8_recipe_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, recipe] : kFp8Recipes) out.emplace_back(name);
+  return out;
 }
 
 }  // namespace
@@ -65,7 +72,7 @@ std::vector<KeySpec> config_keys() {
        "bytes of quantizing them: delayed (per tensor, from earlier steps' amax: one pass; Megatron-Core's "
        "default), tensorwise (per tensor, current: an amax pass first; Megatron-Bridge's fp8_cs) or "
        "blockwise (1 x 128 / 128 x 128 tiles: one pass plus tile scales; DeepSeek-V3)",
-       checks::one_of({"delayed", "tensorwise", "blockwise"})},
+       checks::one_of(fp8_recipe_names())},
       {"model.moe_activation_datatype", "",
        "MoE models: datatype the routed experts keep their activations in for the backward pass (their "
        "GEMMs' inputs, the activation's input; fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); never "

@@ -149,7 +149,7 @@ Feasibility feasibility(const Workload& w, const Strategy& s, ShapeMemory& shape
   bool feasible = false;
   if (s.virtual_stages > 1) {
     // Chunks interleave over the devices: the exact per-device accounting of memory_per_gpu (of
-    // the even stage split, as for every candidate of this shape), from the shape's aggregates.
+    // the counted stage split, counted_split), from the shape's aggregates.
     Strategy even = s;
     even.stage_split = counted_split(s);
     const auto& stages = shape.stages(w, even);
@@ -363,7 +363,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
             continue;
           }
           active.push_back(i);
-          // The stage split moves the memory only through ends (speed is counted as even).
+          // The stage split moves the memory only through ends (counted_split counts speed as even).
           const bool memory = kEnumerationOrder[i].memory &&
                               (&row(kEnumerationOrder[i].member) != &stage_split ||
                                contains(*level.fixed, static_cast<std::uint32_t>(StageSplit::Ends)));

@@ -10,16 +10,10 @@ constexpr double kTileScale = 4.0 / 128;  // block scaling: an fp32 scale per 12
 constexpr double kTranspose = 2;          // a transpose of an fp8 tensor: 1 byte read, 1 written
 }  // namespace
 
-const char* fp8_recipe_name(Fp8Recipe r) {
-  switch (r) {
-    case Fp8Recipe::Delayed:
-      return "delayed";
-    case Fp8Recipe::Tensorwise:
-      return "tensorwise";
-    case Fp8Recipe::Blockwise:
-      return "blockwise";
-  }
-  return "delayed";
+std::optional<Fp8Recipe> fp8_recipe_from_name(std::string_view name) {
+  for (const auto& [n, recipe] : kFp8Recipes)
+    if (n == name) return recipe;
+  return std::nullopt;
 }
 
 double fp8_quantize_bytes(double elements, double gathered_over, Fp8Recipe recipe) {

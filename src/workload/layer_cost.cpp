@@ -195,19 +195,22 @@ bool te_gemm(const BlockOp& op) {
 bool fp8_operands(const LayerCostKey& k) {
   return k.gemm_elem < k.elem;
 }
-// A block GEMM's device and operand bytes: `d` itself for the router; else the weight GEMMs'
-// device, at the grouped GEMMs' efficiency for the experts.
-struct GemmRun {
-  KernelDevice device;
-  double elem;
+// The devices a pass's block GEMMs run on, built once: `d` itself for the router; else the weight
+// GEMMs' device, at the grouped GEMMs' efficiency for the experts. Operands: k.gemm_elem bytes for
+// Transformer Engine's GEMMs, else the activations'.
+struct GemmDevices {
+  explicit GemmDevices(const KernelDevice& d)
+      : base(d), weight(weight_gemm_device(d)), expert(expert_gemm_device(d)) {}
+  const KernelDevice& of(const BlockOp& op) const {
+    return !te_gemm(op) ? base : op.role == OpRole::ExpertGemm ? expert : weight;
+  }
+  static double elem(const BlockOp& op, const LayerCostKey& k) { return te_gemm(op) ? k.gemm_elem : k.elem; }
+  const KernelDevice& base;
+  KernelDevice weight, expert;
 };
-GemmRun gemm_run(const KernelDevice& d, const BlockOp& op, const LayerCostKey& k) {
-  if (!te_gemm(op)) return {d, k.elem};
-  return {op.role == OpRole::ExpertGemm ? expert_gemm_device(d) : weight_gemm_device(d), k.gemm_elem};
-}
-double projection_seconds(const GemmRun& run, const BlockOp& op, const Dims& x, const LayerCostKey& k) {
+double projection_seconds(const GemmDevices& devs, const BlockOp& op, const Dims& x, const LayerCostKey& k) {
   const RankGemm g = rank_gemm(op, x);
-  return gemm_seconds(run.device, g.M, g.N, g.K, g.batch, run.elem, k.elem);
+  return gemm_seconds(devs.of(op), g.M, g.N, g.K, g.batch, GemmDevices::elem(op, k), k.elem);
 }
 // How many ranks' operands an fp8 operand of `op` is gathered from (fp8_quantize_bytes): with
 // sequence parallelism, a column-parallel GEMM's input (forward) and a row-parallel GEMM's output
@@ -222,10 +225,9 @@ double gathered_over(const BlockOp& op, const Dims& x, const LayerCostKey& k, bo
 // Quantizing a TE GEMM's fp8 operands (fp8_quantize.hpp) on one rank for a microbatch: forward,
 // its input (M x K); backward, its output gradient (M x N) and the column-wise copy of a gathered
 // input (a transpose) for the weight gradient. 0 unless the operands are fp8.
-double quantize_seconds(const KernelDevice& d, const BlockOp& op, const Dims& x, const LayerCostKey& k,
-                        bool backward) {
+double quantize_seconds(const KernelDevice& d, const BlockOp& op, const RankGemm& g, const Dims& x,
+                        const LayerCostKey& k, bool backward) {
   if (!fp8_operands(k) || op.kind != OpKind::Gemm || !te_gemm(op)) return 0;
-  const RankGemm g = rank_gemm(op, x);
   const double input = g.M * g.K * g.batch, grad = g.M * g.N * g.batch;
   const double in = gathered_over(op, x, k, true), out = gathered_over(op, x, k, false);
   if (!backward) return memory_seconds(d, fp8_quantize_bytes(input, in, k.fp8_recipe));
@@ -290,10 +292,11 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   pass.kernel(alike_seconds(d, ops, OpRole::Norm, x, e, sp));
   std::vector<double> gemm_s(ops.size(), 0);
   double projections = 0, quantize = 0;
+  const GemmDevices devs(d);
   for (std::size_t i = 0; i < ops.size(); ++i)
     if (ops[i].kind == OpKind::Gemm) {
-      projections += gemm_s[i] = projection_seconds(gemm_run(d, ops[i], k), ops[i], x, k);
-      quantize += quantize_seconds(d, ops[i], x, k, false);
+      projections += gemm_s[i] = projection_seconds(devs, ops[i], x, k);
+      quantize += quantize_seconds(d, ops[i], rank_gemm(ops[i], x), x, k, false);
     }
   pass.kernel(projections);
   if (quantize > 0) pass.kernel(quantize);
@@ -349,16 +352,17 @@ void recomputed_modules_forward(const KernelDevice& d, const LayerCostKey& k, co
   const double e = k.elem;
   const bool sp = k.split.sequence_split();
   const bool full = k.tp_overlap == TpOverlap::Full;
+  const GemmDevices devs(d);
   auto gemm = [&](std::size_t i) {
     const BlockOp& op = ops[i];
-    return op.kind == OpKind::Gemm ? projection_seconds(gemm_run(d, op, k), op, x, k) : 0.0;
+    return op.kind == OpKind::Gemm ? projection_seconds(devs, op, x, k) : 0.0;
   };
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const BlockOp& op = ops[i];
     if (!recomputes(modules, op.module)) continue;
     if (op.kind == OpKind::Gemm) {
       pass.kernel(gemm(i));
-      const double quantize = quantize_seconds(d, op, x, k, false);  // its input, quantized again
+      const double quantize = quantize_seconds(d, op, rank_gemm(op, x), x, k, false);  // its input, again
       if (quantize > 0) pass.kernel(quantize);
     } else if (op.kind == OpKind::MemoryBound) {
       pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
@@ -412,14 +416,16 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   if (k.shape.biases) pass.kernel(memory_seconds(d, e * x.T * (qkv.N / x.t)));  // QKV bias gradient
   // Each projection's input-gradient (dgrad) and weight-gradient (wgrad) GEMMs (fp8 operands
   // with model.datatype = fp8, as Transformer Engine runs them).
+  const GemmDevices devs(d);
   for (const BlockOp& op : ops) {
     if (op.kind != OpKind::Gemm) continue;
     const RankGemm g = rank_gemm(op, x);
-    const GemmRun run = gemm_run(d, op, k);
-    const double dgrad = gemm_seconds(run.device, g.M, g.K, g.N, g.batch, run.elem, e);
-    const double wgrad = gemm_seconds(run.device, g.K, g.N, g.M, g.batch, run.elem, wgrad_out);
+    const KernelDevice& dg = devs.of(op);
+    const double ge = GemmDevices::elem(op, k);
+    const double dgrad = gemm_seconds(dg, g.M, g.K, g.N, g.batch, ge, e);
+    const double wgrad = gemm_seconds(dg, g.K, g.N, g.M, g.batch, ge, wgrad_out);
     pass.kernel(dgrad + wgrad);
-    const double quantize = quantize_seconds(d, op, x, k, true);
+    const double quantize = quantize_seconds(d, op, g, x, k, true);
     if (quantize > 0) pass.kernel(quantize);
     if (!tp_comms(k) || op.axis != ParallelAxis::Tensor) continue;
     if (op.column) {  // QKV and FFN1 split their outputs over TP ranks
@@ -551,8 +557,11 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
   k.tp_overlap = s.tp_overlap;
   k.fused_attention = w.fused_attention;
   if (s.ep > 1) k.moe_imbalance = w.moe_imbalance;
-  if (k.gemm_elem < k.elem) k.fp8_recipe = w.fp8_recipe;
-  k.fp8_dispatch = s.ep > 1 && k.gemm_elem < k.elem && w.dispatch_bytes() < k.elem;
+  // The recipe and the dispatch matter only to fp8 operands: other keys stay equal across them.
+  if (fp8_operands(k)) {
+    k.fp8_recipe = w.fp8_recipe;
+    k.fp8_dispatch = s.ep > 1 && w.dispatch_bytes() < k.elem;
+  }
   k.grad_accum_fusion = s.grad_accum_fusion;
   return k;
 }

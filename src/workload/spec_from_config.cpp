@@ -130,9 +130,9 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
       datatype_bytes(s.moe_dispatch_datatype, config.where("model.moe_dispatch_datatype"));
   }
   if (config.has("model.fp8_recipe")) {
-    const std::string recipe = to_lower(trim(config.get_string("model.fp8_recipe")));
-    for (Fp8Recipe r : {Fp8Recipe::Delayed, Fp8Recipe::Tensorwise, Fp8Recipe::Blockwise})
-      if (recipe == fp8_recipe_name(r)) s.fp8_recipe = r;
+    // The key's check (config_keys.cpp) admits the table's names only.
+    if (const auto r = fp8_recipe_from_name(to_lower(trim(config.get_string("model.fp8_recipe")))))
+      s.fp8_recipe = *r;
   }
   if (config.has("model.optimizer_moments")) {
     s.optimizer_moments = to_lower(trim(config.get_string("model.optimizer_moments")));

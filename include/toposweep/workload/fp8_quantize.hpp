@@ -2,11 +2,12 @@
 // Transformer Engine's FP8 GEMM operands (model.datatype = fp8; docs/models.md, "FP8"): before an
 // fp8 GEMM, Transformer Engine quantizes each operand it does not already hold in fp8 (the input in
 // the forward pass, the output gradient in the backward pass; the weights once per step, not
-// counted). With per-tensor current scaling (Megatron-Bridge's fp8_cs recipe,
-// Float8CurrentScalingQuantizer::quantize_impl in transformer_engine/pytorch/csrc/quantizer.cpp) a
-// quantization is an amax kernel (reads the bf16 tensor) and a cast that reads it again and
-// writes the row-wise fp8 copy and, for the GEMM that reads the operand transposed (Hopper's fp8
-// GEMMs take TN layouts only), the column-wise (transposed) copy.
+// counted). A quantization reads the bf16 tensor and writes the row-wise fp8 copy and, for the GEMM
+// that reads the operand transposed (Hopper's fp8 GEMMs take TN layouts only), the column-wise
+// (transposed) copy; the scaling recipe (model.fp8_recipe) decides what more it moves.
+#include <optional>
+#include <string_view>
+#include <utility>
 
 namespace toposweep {
 
@@ -23,8 +24,12 @@ enum class Fp8Recipe {
   // scale per 128 values of each copy.
   Blockwise
 };
-// "delayed", "tensorwise", "blockwise" (model.fp8_recipe).
-const char* fp8_recipe_name(Fp8Recipe r);
+// The recipes by their model.fp8_recipe names.
+inline constexpr std::pair<std::string_view, Fp8Recipe> kFp8Recipes[] = {
+    {"delayed", Fp8Recipe::Delayed},
+    {"tensorwise", Fp8Recipe::Tensorwise},
+    {"blockwise", Fp8Recipe::Blockwise}};
+std::optional<Fp8Recipe> fp8_recipe_from_name(std::string_view name);
 
 // HBM bytes one rank moves to quantize a GEMM operand of `elements` (the rank's whole operand,
 // bf16) with both copies. `gathered_over` > 1: the operand is all-gathered in fp8 over that many

@@ -321,13 +321,10 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .json = "stage_split",
      .member = &StrategyKnobs::stage_split,
      .default_text = "even",
-     .doc =
-         "pipeline stages: even (equal blocks / FLOPs), speed (layers in proportion to the compute rate of "
-         "the devices each stage runs on) or ends (a transformer's blocks split evenly with the embedding "
-         "and "
-         "the output layer each counted as one block: Megatron-Core's "
-         "account_for_embedding_in_pipeline_split "
-         "and account_for_loss_in_pipeline_split)",
+     .doc = "pipeline stages: even (equal blocks / FLOPs), speed (layers in proportion to the compute rate "
+            "of the devices each stage runs on) or ends (a transformer's blocks split evenly with the "
+            "embedding and the output layer each counted as one block: Megatron-Core's "
+            "account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split)",
      .values = kStageSplitValues,
      .json_when = KnobJson::UnlessDefault,
      .scope = KnobScope::Pipeline,
