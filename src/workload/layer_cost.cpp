@@ -77,12 +77,16 @@ class Pass {
   void kernel(double seconds) { cost_.compute_s += seconds; }
   void exposed(CollectiveOp op) { count(cost_.exposed, op); }
   // A collective under `gemm_s` of GEMM time: the GEMM loses the SMs the collective's kernels
-  // occupy while both run (at most until the GEMM would have finished at the reduced rate).
+  // occupy while both run (at most until the GEMM would have finished at the reduced rate), and
+  // the pass waits for what of the collective outlasts its GEMM: the next kernel needs its
+  // result (Transformer Engine's userbuffers and Megatron's asynchronous gradient collectives
+  // overlap each collective with its own GEMM, not with the whole pass).
   void hidden(CollectiveOp op, double gemm_s) {
     count(cost_.hidden, op);
     const double share = d_.collective_sm_share;
     const double comm = intra_collective_seconds(d_.intra_server, op, bytes_, k_.split.tp);
-    cost_.compute_s += share * std::min(comm, gemm_s / (1 - share));
+    const double slowed = gemm_s / (1 - share);  // the GEMM's time while the collective runs
+    cost_.compute_s += share * std::min(comm, slowed) + std::max(0.0, comm - slowed);
   }
   // A collective that is hidden when `overlap`, else exposed.
   void collective(CollectiveOp op, bool overlap, double gemm_s) {

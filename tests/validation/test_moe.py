@@ -12,7 +12,8 @@ mlp) and full (AutoModel):
     probabilities' gradient it would need 82.9 GiB of 80;
   * the Megatron-Bridge run, with its 25.09 recipe's recomputation, All-to-All overlap, bf16 dispatch (Megatron-
     Core's DeepEP path), tensorwise fp8, pipeline layout `Et|(tt|)*30mL` (stage_split = ends) and bf16 gradient
-    reduction, is predicted 28.6 % too fast (full recomputation would read -11.7 %, an even split +7.3 %);
+    reduction, is predicted 28.2 % too fast (28.6 % before each TP collective hid under its own GEMM; full
+    recomputation would read -11.7 %, an even split +7.3 %);
   * the AutoModel runs fit only with full recomputation (+29.9 %, +16.5 % with the ends split, chosen);
   * with the All-to-All exposed and in bf16 (Megatron-Core's defaults) every run 20-45 % too slow.
 A change that moves them must say why."""

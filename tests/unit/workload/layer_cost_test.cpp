@@ -175,6 +175,38 @@ TEST(LayerCost, TpOverlapMovesCollectivesUnderGemmsAndCostsTheirSms) {
   EXPECT_EQ(sp.backward.exposed, (TpCollectives{0, 0, 2}));
 }
 
+// Each overlapped collective hides under its own GEMM (Transformer Engine's userbuffers pair
+// QKV and FFN1 with their input's AllGather, proj and FFN2 with their output's ReduceScatter),
+// not under the whole pass: where the collective outlasts its GEMM the pair takes the
+// collective's time. A tiny block (h = 64, 256 tokens, tp = 8 with SP) has every projection at
+// the 4 us kernel floor and every collective far longer, so full overlap adds, per pass, each
+// collective's time less its GEMM's to the kernels' sum.
+TEST(LayerCost, ACollectiveLongerThanItsGemmExtendsThePass) {
+  TransformerShape shape;
+  shape.layers = 2;
+  shape.hidden = 64;
+  shape.heads = 8;
+  shape.seq_len = 256;
+  shape.vocab = 1024;
+  shape.max_positions = 256;
+  const Workload w = make_workload(transformer_model("tiny", shape), builtin_device("h100"), "bf16", 1);
+  const KernelDevice d = kernel_device(w);
+  ASSERT_DOUBLE_EQ(d.kernel_floor_s, 4e-6);
+  Strategy s;
+  s.tp = 8;
+  s.microbatches = 1;
+  s.sequence_parallel = true;
+  const LayerCost none = transformer_costs(layer_cost_key(w, s)).block;
+  s.tp_overlap = TpOverlap::Full;
+  const LayerCost full = transformer_costs(layer_cost_key(w, s)).block;
+  ASSERT_EQ(full.forward.hidden, (TpCollectives{0, 2, 2}));
+  const LinkClass& nv = w.device.intra_server;
+  const double ag = intra_collective_seconds(nv, CollectiveOp::AllGather, full.tp_bytes, 8);
+  const double rs = intra_collective_seconds(nv, CollectiveOp::ReduceScatter, full.tp_bytes, 8);
+  ASSERT_GT(std::min(ag, rs), 2 * 4e-6);  // longer than a GEMM slowed by the collective's SMs
+  EXPECT_NEAR(full.forward.compute_s - none.forward.compute_s, 2 * (ag - 4e-6) + 2 * (rs - 4e-6), 1e-12);
+}
+
 // Without gradient-accumulation fusion every microbatch adds its gradients with a separate
 // kernel: read both, write the sum, 3 x 2 bytes per local parameter at the memory bandwidth (and
 // the weight-gradient GEMMs write fp16 instead of accumulating fp32; they stay compute bound).
