@@ -35,6 +35,10 @@ dispatches (`model.moe_dispatch_datatype`), per run as published, else open (cho
     (`overlap_moe_expert_parallel_comm = True`, `delay_wgrad_compute = True`). The dispatch is bf16 by code:
     Megatron-Core's DeepEP path (megatron/core/transformer/moe/fused_a2a.py, NVIDIA/Megatron-LM 8333bd5bb6 of
     2025-06-16, unchanged until 2025-11-18) hands DeepEP the bf16 hidden states and has no fp8 dispatch.
+  * The SMs the overlapped dispatch/combine kernels occupy (`strategy.ep_sms`): every row runs DeepEP (AutoModel
+    "TE + DeepEP", Megatron-Bridge's flex dispatcher) or DeepSeek-V3's own kernels, on 20 SMs: DeepEP's default
+    (Megatron-Core's moe_deepep_num_sms, "historical default 20") and the report's "only 20 SMs" (Sec. 3.2.2),
+    toposweep's default.
 
 Pipeline stage split (`strategy.stage_split`), per run:
   * Megatron-Bridge 25.09: published. Its recipe's layout `Et|(tt|)*30mL` (configs/deepseek/
@@ -439,11 +443,18 @@ def markdown(rows, fit, notes):
               + ". DualPipe's own split is not published (the DeepSeek-V3 row's split is chosen); DeepSeek-V3's "
               "61 layers, its MTP module and the two ends make 64 = 16 x 4 slots, which suggests the ends split. "
               "With the stages balanced so, every row is predicted fast ("
-              + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + "): the MoE layers' compute is short in the "
-              "model by roughly that much, which the single-GPU expert FFN fit above does not show; candidates, "
-              "none measured: MLA's 192-wide query-key heads in the fused attention fitted on 128-wide ones, "
-              "DeepEP's dispatch preprocessing and the permutation kernels, the fp8 grouped GEMMs (not measured), "
-              "routing that is balanced only on average (DeepSeek-V3).",
+              + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + "; +28.2, +29.9, +16.5 and +17.6 % before "
+              "the All-to-All kernels' SMs, below); candidates for the rest, none measured: MLA's 192-wide "
+              "query-key heads in the fused attention fitted on 128-wide ones, DeepEP's dispatch preprocessing and "
+              "the permutation kernels, the fp8 grouped GEMMs (not measured), routing that is balanced only on "
+              "average (DeepSeek-V3).",
+              "- **The All-to-All kernels' SMs** (`strategy.ep_sms`, default 20: DeepEP's default number of SMs, "
+              "and the 20 of 132 SMs DeepSeek-V3 gives its communication, report Sec. 3.2.2): the overlapped "
+              "dispatch and combine run on SMs the pass's compute loses while they run (docs/models.md, \"The "
+              "All-to-Alls' SMs\"). Every row runs DeepEP (AutoModel: \"TE + DeepEP\"; Megatron-Bridge 25.09's "
+              "flex dispatcher; DeepSeek-V3's own kernels), so every row takes the 20. Before it the rows read "
+              "+28.2 %, +29.9 %, +16.5 % and +17.6 % (0 of 4 within 15 %): a pass whose compute outlasts its "
+              "All-to-Alls now takes C + (20/132) A instead of C.",
               "- NeMo AutoModel: selective with `mla_up_proj,mlp` does not fit even with the router probabilities "
               "in the activation (PP 4 with VP 8 holds many layers' activations in flight), so full recomputation "
               "stays the only feasible choice.",

@@ -156,6 +156,7 @@ ChakraExport write_chakra(const IterationPlan& plan, const fs::path& dir, const 
         attr(n, kNumOps).set_int64_val(whole(t.flops * t.repeat));
         attr(n, kDuration).set_double_val(t.duration_s);
         attr(n, kFlops).set_double_val(t.flops);
+        if (t.sm_share > 0) attr(n, kSmShare).set_double_val(t.sm_share);
       } else {
         const SetRoles& sr = roles[t.group_set];
         const auto& groups = g.group_sets[t.group_set].groups;

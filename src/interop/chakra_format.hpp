@@ -40,6 +40,7 @@ inline constexpr std::string_view kLabel = "toposweep.label";             // uin
 inline constexpr std::string_view kMutable = "toposweep.mutable";         // bool_val
 inline constexpr std::string_view kAxis = "toposweep.axis";               // uint32_val, Axis
 inline constexpr std::string_view kRemoteDeps = "toposweep.remote_deps";  // uint64_list
+inline constexpr std::string_view kSmShare = "toposweep.sm_share";        // double_val (absent: 0)
 // On GlobalMetadata:
 inline constexpr std::string_view kRank = "toposweep.rank";                    // uint32_val
 inline constexpr std::string_view kGpus = "toposweep.gpus";                    // uint32_val

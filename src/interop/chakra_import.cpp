@@ -37,10 +37,10 @@ constexpr std::uint32_t kUnsetStream = std::numeric_limits<std::uint32_t>::max()
 
 // Every attribute name the importer looks up, interned first so that its id is its place here.
 constexpr std::array kKnownNames{
-    kIsCpuOp, kNumOps,  kCommType, kCommSize,   kCommSrc, kCommDst, kCommTag,     kPgName, kDuration,
-    kFlops,   kBytes,   kRepeat,   kStream,     kPhase,   kPurpose, kStage,       kLayer,  kMicrobatch,
-    kLabel,   kMutable, kAxis,     kRemoteDeps, kRank,    kGpus,    kStreams,     kLabels, kGlobalBatch,
-    kMemory,  kDp,      kTp,       kPp,         kCp,      kEp,      kMicrobatches};
+    kIsCpuOp, kNumOps,  kCommType, kCommSize,   kCommSrc, kCommDst, kCommTag,      kPgName, kDuration,
+    kFlops,   kBytes,   kRepeat,   kStream,     kPhase,   kPurpose, kStage,        kLayer,  kMicrobatch,
+    kLabel,   kMutable, kAxis,     kRemoteDeps, kRank,    kGpus,    kStreams,      kLabels, kGlobalBatch,
+    kMemory,  kDp,      kTp,       kPp,         kCp,      kEp,      kMicrobatches, kSmShare};
 
 // An attribute name as looked up: its interned id (fixed at compile time) and its text.
 struct Key {
@@ -627,6 +627,9 @@ IterationPlan read_chakra(const fs::path& dir, std::uint32_t replicas) {
         if (!(d >= 0)) v.fail("negative duration", kDuration);
         t.duration_s = std::max(t.duration_s, d);
         t.flops = std::max(t.flops, f);
+        const double share = v.f64(kSmShare).value_or(0);
+        if (!(share >= 0 && share < 1)) v.fail("SM share outside [0, 1)", kSmShare);
+        t.sm_share = std::max(t.sm_share, share);
       }
     } else {
       t.purpose = static_cast<CommPurpose>(

@@ -5,6 +5,7 @@
 #include <limits>
 #include <queue>
 
+#include "toposweep/sim/contention.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep::sim {
@@ -151,7 +152,9 @@ EngineResult run_engine(std::span<const Job> jobs, NetworkModel& model) {
     const Task& t = jobs[j].graph->tasks[id];
     span_of(gi).start_s = now;
     if (!is_comm(t)) {
-      fixed.push({now + t.duration_s * t.repeat, gi});
+      const double d =
+          t.sm_share > 0 ? contention_seconds(*jobs[j].graph, id, result.spans[j]) : t.duration_s * t.repeat;
+      fixed.push({now + d, gi});
       return;
     }
     const CommTask comm{j, jobs[j].graph, id, &jobs[j].placement};

@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "toposweep/sim/contention.hpp"
+
 namespace toposweep::sim {
 namespace {
 
@@ -173,7 +175,8 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
     double start = 0;
     for (const std::uint32_t* last = inputs_.data() + input_offsets_[i + 1]; input != last; ++input)
       start = std::max(start, spans[*input].end_s);
-    const TaskSpan s{start, start + durations[i]};
+    const double duration = graph.tasks[i].sm_share > 0 ? contention_seconds(graph, i, spans) : durations[i];
+    const TaskSpan s{start, start + duration};
     spans[i] = s;
     end = std::max(end, s.end_s);
     const bool comm = comm_purpose_[i] != kComputeTask;

@@ -104,6 +104,10 @@ class IterationBuilder {
   // weight gradient from them once the stage's last backward is done.
   void emit_sfb_allgather(std::uint32_t stage, std::uint32_t layer, std::uint32_t micro);
   void emit_sfb_rebuilds(std::uint32_t stage);
+  // Closes a pass whose overlapped communication `on_sms` takes SMs with a compute task timing
+  // what that took from the pass's compute (its tasks from `pass_first` on; Task::sm_share).
+  void add_contention(std::uint32_t stage, std::uint32_t micro, TaskPhase phase, TaskId pass_first,
+                      const std::vector<TaskId>& on_sms);
   struct SfbPending {
     std::uint32_t layer;
     TaskId gathered;
@@ -144,6 +148,7 @@ class IterationBuilder {
     kExpertDpAllReduce,
     kExpertDpReduceScatter,
     kExpertDpAllGather,
+    kSmContention,
     kLabelCount
   };
   std::uint32_t label(Label l);
@@ -245,7 +250,8 @@ std::uint32_t IterationBuilder::label(Label l) {
                                                       "cp_reducescatter",
                                                       "expert_dp_allreduce",
                                                       "expert_dp_reducescatter",
-                                                      "expert_dp_allgather"};
+                                                      "expert_dp_allgather",
+                                                      "sm_contention"};
   if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
   return label_ids_[l];
 }
@@ -838,7 +844,7 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   stage_waits_[stage].clear();
   // TP collectives under the pass's GEMMs start with it, on the stage's overlap stream; the
   // stage's next pass (and the pass's send) waits for them.
-  std::vector<TaskId> overlapped;
+  std::vector<TaskId> overlapped, on_sms;  // on_sms: the overlapped tasks whose kernels take SMs
   for (const Op& c : forward ? prog.overlapped_forward : prog.overlapped_backward) {
     // TP, CP and EP collectives each on their own stream (NCCL communicators of their own).
     const bool cp = c.purpose == CommPurpose::ContextParallel;
@@ -874,7 +880,9 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
     std::sort(scratch_.begin(), scratch_.end());
     scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
     overlapped.push_back(g_.add(t, scratch_));
+    if (ep) on_sms.push_back(overlapped.back());
   }
+  const auto pass_first = static_cast<TaskId>(g_.tasks.size());  // the pass's own tasks from here
   for (const Op& op : forward ? prog.forward : prog.backward) {
     emit_op(op, stage, micro, phase);
     if (final_backward && op.sfb) {
@@ -909,6 +917,8 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
     }
   }
   flush(stage, micro, phase);
+  // Before the last buckets close: their gradients are done when the slowed compute is.
+  add_contention(stage, micro, phase, pass_first, on_sms);
   if (reduce) {
     close_bucket(bucket_, false, stage, micro);
     close_bucket(expert_bucket_, true, stage, micro);
@@ -938,6 +948,28 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   (forward ? sent_fwd_ : sent_bwd_)[chunk][micro] = sent;
   // Megatron-LM's blocking exchanges: the stage goes on once its send is done.
   if (!s_.p2p_overlap) stage_waits_[stage].push_back(sent);
+}
+
+void IterationBuilder::add_contention(std::uint32_t stage, std::uint32_t micro, TaskPhase phase,
+                                      TaskId pass_first, const std::vector<TaskId>& on_sms) {
+  // strategy.ep_sms: the overlapped dispatch/combine kernels take that many of the device's SMs
+  // while they run; the pass's compute loses them (sim/contention.hpp times the task).
+  const std::uint32_t sms = w_.device.sms;
+  if (on_sms.empty() || s_.ep_sms == 0 || sms == 0) return;
+  scratch_.assign(on_sms.begin(), on_sms.end());
+  for (TaskId i = pass_first; i < g_.tasks.size(); ++i)
+    if (g_.tasks[i].kind == TaskKind::Compute && g_.tasks[i].stream == compute_stream_[stage])
+      scratch_.push_back(i);
+  if (scratch_.size() == on_sms.size()) return;  // no compute in the pass
+  Task t;
+  t.kind = TaskKind::Compute;
+  t.phase = phase;
+  t.stream = compute_stream_[stage];
+  t.sm_share = std::min(0.9, static_cast<double>(s_.ep_sms) / sms);
+  t.stage = stage;
+  t.microbatch = micro;
+  t.label = label(kSmContention);
+  last_compute_[stage] = g_.add(t, scratch_);
 }
 
 void IterationBuilder::emit_sfb_allgather(std::uint32_t stage, std::uint32_t layer, std::uint32_t micro) {

@@ -76,6 +76,10 @@ struct StrategyKnobs {
   // (Megatron-Core's --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe: another
   // microbatch's compute hides them); false: on the compute stream, exposed (Megatron-Core's default).
   bool ep_overlap = false;
+  // With ep_overlap: the SMs the overlapped dispatch/combine kernels occupy while they run, which
+  // the pass's compute loses (DeepEP's default and DeepSeek-V3's 20 of 132, arXiv:2412.19437
+  // Sec. 3.2.2; NCCL's All-to-All takes its channel count instead).
+  std::uint32_t ep_sms = 20;
   std::uint32_t microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   // Model chunks per device with the interleaved schedule (>= 2 there; 1 otherwise): the layers

@@ -190,6 +190,17 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
             "compute (another microbatch's, as Megatron-Core's EP overlap and DualPipe pair them); false: "
             "exposed on the compute stream",
      .json_when = KnobJson::UnlessDefault},
+    {.name = "ep_sms",
+     .json = "ep_sms",
+     .member = &StrategyKnobs::ep_sms,
+     .default_text = "20",
+     .doc =
+         "expert parallelism with ep_overlap: SMs the overlapped dispatch/combine kernels occupy while they "
+         "run, taken from the pass's compute (DeepEP's default and DeepSeek-V3's 20, arXiv:2412.19437 Sec. "
+         "3.2.2; NCCL's All-to-All takes its channel count); 0: none",
+     .min = 0,
+     .max = 1 << 12,
+     .json_when = KnobJson::UnlessDefault},
     {.name = "microbatches",
      .json = "microbatches",
      .member = &StrategyKnobs::microbatches,

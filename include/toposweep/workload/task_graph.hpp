@@ -66,6 +66,11 @@ struct Task {
   // of each of a stage's layers folded into one task): duration_s/flops/bytes are per
   // operation, and a network model charges per-operation latency `repeat` times.
   std::uint32_t repeat = 1;
+  // Compute, > 0: the SM contention of a pass (sim/contention.hpp). Its dependencies are the
+  // pass's compute and the overlapped communication whose kernels took this share of the stage's
+  // SMs; its duration is what that took from the compute, worked out from their spans when it
+  // starts (duration_s is unused).
+  double sm_share = 0;
 };
 
 // Concurrent instances of one communication task. For collectives, each group is the member

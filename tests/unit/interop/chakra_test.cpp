@@ -56,6 +56,7 @@ void expect_same_graph(const TaskGraph& a, const TaskGraph& b) {
     // Bit for bit: the durations, FLOPs and bytes travel as doubles.
     EXPECT_EQ(x.duration_s, y.duration_s);
     EXPECT_EQ(x.flops, y.flops);
+    EXPECT_EQ(x.sm_share, y.sm_share);
     const auto dx = a.deps_of(i), dy = b.deps_of(i);
     EXPECT_EQ(std::set<TaskId>(dx.begin(), dx.end()), std::set<TaskId>(dy.begin(), dy.end()));
     if (x.kind == TaskKind::Compute) continue;
@@ -116,6 +117,11 @@ INSTANTIATE_TEST_SUITE_P(
                            {"model.name=mixtral-8x7b", "model.seq_len=1024", "model.global_batch=32",
                             "server.device=h100", "strategy.tp=2", "strategy.pp=4", "strategy.ep=2",
                             "strategy.microbatches=4", "strategy.zero=1"},
+                           32},
+                      Case{"moe_overlap",
+                           {"model.name=mixtral-8x7b", "model.seq_len=1024", "model.global_batch=32",
+                            "server.device=h100", "strategy.tp=2", "strategy.pp=4", "strategy.ep=2",
+                            "strategy.microbatches=4", "strategy.zero=1", "strategy.ep_overlap=true"},
                            32}),
     [](const auto& info) { return std::string(info.param.name); });
 

@@ -1,7 +1,10 @@
 // strategy.ep_overlap (the dispatch/combine All-to-Alls on a stream of their own under the pass's
 // compute) against the schedule it stands for, derived from the run without it: each pass
 // takes max(C, A) instead of C + A, where C is the pass's compute and A its All-to-Alls, both
-// read from the non-overlapped run's spans. Also: the fast path equals the engine with it, and
+// read from the non-overlapped run's spans (strategy.ep_sms = 0: no SMs taken). With the
+// dispatch/combine kernels on 20 of the H100's 132 SMs (strategy.ep_sms, the default) a pass
+// whose compute outlasts its All-to-Alls takes C + (20/132) A, and one whose All-to-Alls outlast
+// C (1 + 20/132) takes A. Also: the fast path equals the engine with it, and
 // model.moe_dispatch_datatype moves only the dispatches' time.
 #include <gtest/gtest.h>
 
@@ -21,7 +24,8 @@ namespace {
 // Mixtral 8x7B on 16 H100 (four servers of 4 on one switch), pure data parallelism with the
 // experts over ep ranks, one microbatch, one gradient reduction after the backward (so the tail
 // after the last backward compute does not depend on where the All-to-Alls ran).
-Config mixtral(std::uint32_t ep, const std::string& link, bool overlap, const std::string& dispatch = "") {
+Config mixtral(std::uint32_t ep, const std::string& link, bool overlap, const std::string& dispatch = "",
+               std::uint32_t ep_sms = 0) {
   std::vector<std::pair<std::string, std::string>> s = {{"topology.kind", "switch"},
                                                         {"topology.servers", "4"},
                                                         {"server.gpus", "4"},
@@ -34,6 +38,7 @@ Config mixtral(std::uint32_t ep, const std::string& link, bool overlap, const st
                                                         {"strategy.ep", std::to_string(ep)},
                                                         {"strategy.dp_overlap", "false"},
                                                         {"strategy.ep_overlap", overlap ? "true" : "false"},
+                                                        {"strategy.ep_sms", std::to_string(ep_sms)},
                                                         {"simulate.network_model", "analytical"}};
   if (!dispatch.empty()) s.emplace_back("model.moe_dispatch_datatype", dispatch);
   return test::sim_config(s);
@@ -112,16 +117,63 @@ TEST(ExpertOverlap, AllToAllsLongerThanThePassHideTheCompute) {
   EXPECT_LT(got, T);
 }
 
-// The fast path (prepared playback) equals the general engine on the overlapped graph.
+// With the All-to-All kernels on 20 of the 132 SMs, the compute-bound passes of the first case
+// take C + (20/132) A: T = T_exposed - (1 - 20/132) (A_forward + A_backward).
+TEST(ExpertOverlap, AllToAllKernelsTakeTheirSmsFromALongerCompute) {
+  const SimRun exposed = simulate(mixtral(4, "400Gbps", false));
+  const SimRun hidden = simulate(mixtral(4, "400Gbps", true, "", 20));
+  const PassTimes p = pass_times(exposed);
+  const double share = 20.0 / 132;
+  const double expected = exposed.result.job().iteration_time_s - (1 - share) * (p.a2a[0] + p.a2a[1]);
+  EXPECT_NEAR(hidden.result.job().iteration_time_s, expected, 1e-9 * expected);
+}
+
+// All-to-Alls longer than C (1 + 20/132): the compute finishes under them though slowed, and
+// the passes' contention tasks take no time.
+TEST(ExpertOverlap, AllToAllsLongerThanTheSlowedComputeHideTheSlowdown) {
+  const SimRun exposed = simulate(mixtral(8, "10Gbps", false));
+  const SimRun hidden = simulate(mixtral(8, "10Gbps", true, "", 20));
+  const PassTimes p = pass_times(exposed);
+  for (int k = 0; k < 2; ++k) ASSERT_GT(p.a2a[k], p.compute[k] * (1 + 20.0 / 132));
+  const auto& tasks = hidden.plan.graph.tasks;
+  const auto& spans = hidden.result.engine.spans.at(0);
+  int contention = 0;
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].sm_share > 0) {
+      ++contention;
+      EXPECT_DOUBLE_EQ(tasks[i].sm_share, 20.0 / 132);
+      EXPECT_EQ(spans[i].end_s, spans[i].start_s);
+    }
+  EXPECT_EQ(contention, 2);  // one forward and one backward pass
+}
+
+// The fast path (prepared playback) equals the general engine on the overlapped graph, with and
+// without the All-to-Alls' SMs.
 TEST(ExpertOverlap, FastPathEqualsEngine) {
-  const Config c = mixtral(8, "100Gbps", true);
-  const Network net = network_from_config(c);
-  const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
-  const SimOptions o = sim_options_from_config(c);
-  const SimResult general = test::engine_result(net, plan.graph, o);
-  const SimResult fast = simulate_iteration(net, plan.graph, o);
-  EXPECT_EQ(fast.engine.makespan_s, general.engine.makespan_s);
-  EXPECT_EQ(fast.job().exposed_comm_time_s, general.job().exposed_comm_time_s);
+  for (std::uint32_t sms : {0u, 20u}) {
+    const Config c = mixtral(8, "100Gbps", true, "", sms);
+    const Network net = network_from_config(c);
+    const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
+    const SimOptions o = sim_options_from_config(c);
+    const SimResult general = test::engine_result(net, plan.graph, o);
+    const SimResult fast = simulate_iteration(net, plan.graph, o);
+    EXPECT_EQ(fast.engine.makespan_s, general.engine.makespan_s) << sms;
+    EXPECT_EQ(fast.job().exposed_comm_time_s, general.job().exposed_comm_time_s) << sms;
+  }
+}
+
+// The flow model runs the same contention on its own All-to-All times: with A < C each pass
+// takes C + (20/132) A, A read from the flow model's spans of the run without the SMs.
+TEST(ExpertOverlap, FlowModelChargesTheSmsToo) {
+  Config c = mixtral(4, "400Gbps", true, "", 20);
+  c.set("simulate.network_model", "flow", "test");
+  Config z = mixtral(4, "400Gbps", true, "", 0);
+  z.set("simulate.network_model", "flow", "test");
+  const SimRun with = simulate(c), without = simulate(z);
+  const PassTimes p = pass_times(without);
+  for (int k = 0; k < 2; ++k) ASSERT_LT(p.a2a[k], p.compute[k]);
+  const double expected = without.result.job().iteration_time_s + 20.0 / 132 * (p.a2a[0] + p.a2a[1]);
+  EXPECT_NEAR(with.result.job().iteration_time_s, expected, 1e-9 * expected);
 }
 
 // fp8 dispatch: half of a block's All-to-Alls (the dispatches: tokens forward, output gradients
