@@ -43,6 +43,8 @@ PreparedGraph::PreparedGraph(const TaskGraph& graph) : comm_purpose_(graph.tasks
       comm_.push_back({i, t.bytes * t.repeat});
       // The bytes per purpose when every communication task takes time: run()'s sums, in its order.
       all_comm_bytes_[comm_purpose_[i]] += comm_.back().bytes;
+    } else if (t.sm_share > 0) {
+      comm_purpose_[i] = kContentionTask;
     }
     stream_prev[i] = last_on_stream[t.stream];
     last_on_stream[t.stream] = i;
@@ -175,11 +177,12 @@ JobTimes PreparedGraph::run(const TaskGraph& graph, std::span<const double> dura
     double start = 0;
     for (const std::uint32_t* last = inputs_.data() + input_offsets_[i + 1]; input != last; ++input)
       start = std::max(start, spans[*input].end_s);
-    const double duration = graph.tasks[i].sm_share > 0 ? contention_seconds(graph, i, spans) : durations[i];
+    const std::uint8_t purpose = comm_purpose_[i];
+    const double duration = purpose == kContentionTask ? contention_seconds(graph, i, spans) : durations[i];
     const TaskSpan s{start, start + duration};
     spans[i] = s;
     end = std::max(end, s.end_s);
-    const bool comm = comm_purpose_[i] != kComputeTask;
+    const bool comm = purpose < kContentionTask;
     if (s.end_s <= s.start_s) {  // zero-length spans add nothing to any union
       comm_all_timed = comm_all_timed && !comm;
       continue;

@@ -53,9 +53,11 @@ class PreparedGraph {
 
   static constexpr std::uint32_t kNone = 0xffffffffu;
   // Per task, so the playback need not read the tasks: the purpose of a communication task
-  // (kComputeTask for compute); and the communication tasks in order with the bytes per rank
-  // each moves (bytes x repeat), and their sums per purpose in that order.
+  // (kComputeTask for compute, kContentionTask for a pass's SM contention, timed from its
+  // dependencies' spans: sim/contention.hpp); and the communication tasks in order with the
+  // bytes per rank each moves (bytes x repeat), and their sums per purpose in that order.
   static constexpr std::uint8_t kComputeTask = 0xff;
+  static constexpr std::uint8_t kContentionTask = 0xfe;
   std::vector<std::uint8_t> comm_purpose_;
   struct CommTask {
     TaskId task;
