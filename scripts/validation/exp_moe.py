@@ -402,12 +402,21 @@ def markdown(rows, fit, notes):
               f"- The expert-parallel All-to-All decides these runs: exposed and in bf16 every row is {slow} % too "
               "slow. The runs hide it under other microbatches' compute (DeepSeek-V3's DualPipe, report Sec. "
               "3.2.1; Megatron-Core's `--overlap-moe-expert-parallel-comm`), which `strategy.ep_overlap` models "
-              "(a pass takes max(compute, All-to-All)), and DeepSeek-V3 dispatches in fp8 (Sec. 3.3.2, "
+              "(a pass takes max(compute, All-to-All)) in the passes the schedule pairs, and DeepSeek-V3 "
+              "dispatches in fp8 (Sec. 3.3.2, "
               "`model.moe_dispatch_datatype = fp8`). Both are published for the DeepSeek-V3 row and the "
               "Megatron-Bridge row (its 25.09 recipe overlaps; Megatron-Core's DeepEP path dispatches bf16); the "
               "AutoModel rows' overlap is chosen, which biases them fast. The Megatron-Bridge row with an fp8 "
               f"dispatch would read {mb_a2a['overlapped fp8']:.0f} tokens/s/GPU "
               f"({pct(mb_a2a['overlapped fp8'], mb):+.1f} %; not in the table).",
+              "- **Only the paired passes overlap** (docs/models.md, \"Overlap\"): Megatron-Core merges a forward "
+              "with a backward in the steady state of its pipeline schedules only (`combined_1f1b.py`: \"Only "
+              "exists in 1f1b steady state\"), so the warm-up forwards and cool-down backwards keep their "
+              "All-to-Alls exposed. Before this every pass overlapped and the rows read +19.5 %, +18.9 %, +9.7 % "
+              "and +7.8 %. The AutoModel rows run their own pipeline schedule, not published, and the DeepSeek-V3 "
+              "row DualPipe, whose warm-up overlaps more (report Fig. 5); both stand in with Megatron-Core's "
+              "pairing here. The 256-GPU AutoModel run has 8 microbatches per pipeline over PP 4 x VP 8, so 34 "
+              "of each device's 64 forward chunks are warm-up: most of its All-to-Alls are exposed in the model.",
               "- Recomputation by module (`strategy.recompute_modules`, Megatron-Core's `--recompute-modules`), "
               "bf16 optimizer moments (`model.optimizer_moments`) and fp8 MoE activations "
               "(`model.moe_activation_datatype`). Before them only full recomputation fitted 80 GiB in the model, "
@@ -442,12 +451,12 @@ def markdown(rows, fit, notes):
                           for r in ok if "even" in r["tokens_per_gpu_s_by_stage_split"])
               + ". DualPipe's own split is not published (the DeepSeek-V3 row's split is chosen); DeepSeek-V3's "
               "61 layers, its MTP module and the two ends make 64 = 16 x 4 slots, which suggests the ends split. "
-              "With the stages balanced so, every row is predicted fast ("
-              + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + "; +28.2, +29.9, +16.5 and +17.6 % before "
-              "the All-to-All kernels' SMs, below); candidates for the rest, none measured: MLA's 192-wide "
-              "query-key heads in the fused attention fitted on 128-wide ones, DeepEP's dispatch preprocessing and "
-              "the permutation kernels, the fp8 grouped GEMMs (not measured), routing that is balanced only on "
-              "average (DeepSeek-V3).",
+              "With the stages balanced so the rows read "
+              + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + " (+28.2, +29.9, +16.5 and +17.6 % before "
+              "the All-to-All kernels' SMs and the pairing, below); candidates for what the Megatron-Bridge row "
+              "still lacks, none measured: MLA's 192-wide query-key heads in the fused attention fitted on "
+              "128-wide ones, DeepEP's dispatch preprocessing and the permutation kernels, the fp8 grouped GEMMs "
+              "(not measured).",
               "- **The All-to-All kernels' SMs** (`strategy.ep_sms`, default 20: DeepEP's default number of SMs, "
               "and the 20 of 132 SMs DeepSeek-V3 gives its communication, report Sec. 3.2.2): the overlapped "
               "dispatch and combine run on SMs the pass's compute loses while they run (docs/models.md, \"The "
@@ -458,11 +467,11 @@ def markdown(rows, fit, notes):
               "- NeMo AutoModel: selective with `mla_up_proj,mlp` does not fit even with the router probabilities "
               "in the activation (PP 4 with VP 8 holds many layers' activations in flight), so full recomputation "
               "stays the only feasible choice.",
-              "- The AutoModel rows are predicted fast ("
+              "- The AutoModel rows read "
               + ", ".join(f"{r['error_pct']:+.0f} %" for r in ok if r["name"].startswith("automodel"))
-              + "): their FSDP (ZeRO-3) gathers are exposed in the model, so the gap is elsewhere (DeepEP's "
-              "kernels' achieved bandwidth, AutoModel's own pipeline split, which is chosen here as the faster "
-              "of even and ends, or the overlap being off in those runs: with it off they read "
+              + ": their FSDP (ZeRO-3) gathers are exposed in the model; what AutoModel's own pipeline schedule "
+              "overlaps, its pipeline split (chosen here as the faster of even and ends) and DeepEP's achieved "
+              "bandwidth are not published (with the overlap off they read "
               + " and ".join(f"{pct(r['exposed_bf16_tokens_per_gpu_s'], r):+.0f} %"
                              for r in ok if r["name"].startswith("automodel")) + ").",
               "- The grouped GEMM calibration above moves the three H100 rows by 0.5-0.7 % (measured once, at "

@@ -593,8 +593,9 @@ def section_megatron(res, notes):
               "pipeline cost that toposweep's interleaved schedule underestimates for short chunks (column `clock "
               "−13 %`: 119B and 177B stay furthest out). Megatron's own "
               "interleaved schedule says \"asynchronous communication tends to slow down compute\" "
-              "(`megatron/core/pipeline_parallel/schedules.py`); toposweep charges SM contention only to overlapped "
-              "TP collectives, not to overlapped DP and PP transfers.",
+              "(`megatron/core/pipeline_parallel/schedules.py`); toposweep charges SM contention to overlapped TP "
+              "collectives (each under its own GEMM) and to overlapped expert-parallel All-to-Alls "
+              "(`strategy.ep_sms`), not to overlapped DP and PP transfers.",
               "- No modelling change was made: none of these is measured for this cluster, and a device-wide "
               "derate would break the measured single-GPU layers (section 7b, where the H100 is already 3–9 % slow "
               "on fused-attention layers). What would settle it: the runs' launch scripts (microbatch, virtual "

@@ -48,6 +48,9 @@ struct Op {
   // Compute: the layer sends sufficient factors (SFB) instead of its weight gradient; its
   // AllGather starts after this op in the final backward.
   bool sfb = false;
+  // strategy.ep_overlap: the in-order copy of an overlapped dispatch/combine, emitted on the
+  // compute stream in the passes the schedule does not pair (their overlapped copy then is not).
+  bool unpaired_only = false;
 };
 
 struct StageProgram {
@@ -85,11 +88,17 @@ class IterationBuilder {
   struct Pass {
     bool forward;
     std::uint32_t micro, chunk;
+    // Run merged with a pass of the other direction (Megatron-Core's EP overlap pairs the steady
+    // state's forward and backward); warm-up forwards and cool-down backwards run alone, their
+    // expert-parallel All-to-Alls exposed.
+    bool paired = true;
   };
   std::vector<Pass> stage_order(std::uint32_t stage) const;
   std::uint32_t chunks() const { return s_.pp * virtual_stages_; }
   double device_params(std::uint32_t stage) const;
-  void emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward, bool last_pass);
+  void emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward, bool last_pass,
+                 bool paired);
+  bool pass_paired_ = true;  // of the pass being emitted
   void emit_op(const Op& op, std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   void emit_exchange(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   // A gradient bucket being filled in a final backward: its bytes and the group set reducing them.
@@ -344,7 +353,8 @@ void IterationBuilder::make_3d_programs() {
     // experts wait for them); backward sends their gradients the same way. With
     // strategy.ep_overlap they run on the stage's EP stream under the pass's compute, exposed
     // only where they outlast it: the compute that hides them is another microbatch's (paired
-    // forward and backward chunks), which one pass's compute stands for.
+    // forward and backward chunks), which one pass's compute stands for; in the passes the
+    // schedule does not pair (warm-up and cool-down) they stay on the compute stream.
     const auto ep_op = [&](std::uint32_t layer, bool dispatch) {
       Op c;
       c.kind = Op::Kind::Comm;
@@ -445,16 +455,24 @@ void IterationBuilder::make_3d_programs() {
         tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward);
       }
       if (s_.ep > 1 && l.moe) {  // dispatch and combine; the recomputed forward's again
-        std::vector<Op>& fwd = s_.ep_overlap ? prog.overlapped_forward : prog.forward;
-        std::vector<Op>& bwd = s_.ep_overlap ? prog.overlapped_backward : layer_bwd;
         // Forward: dispatch, combine. Backward: the recomputed forward's dispatch and combine,
         // then the output gradients to the experts (a dispatch) and their input gradients back
-        // (a combine).
-        fwd.push_back(ep_op(i, true));
-        fwd.push_back(ep_op(i, false));
+        // (a combine). With the overlap each goes on the EP stream of the passes the schedule
+        // pairs, and in order on the compute stream of those it runs alone (Pass::paired).
+        const auto add = [&](std::vector<Op>& in_order, std::vector<Op>& overlapped, bool dispatch) {
+          Op c = ep_op(i, dispatch);
+          if (s_.ep_overlap) {
+            overlapped.push_back(c);
+            c.overlapped = false;
+            c.unpaired_only = true;
+          }
+          in_order.push_back(c);
+        };
+        add(prog.forward, prog.overlapped_forward, true);
+        add(prog.forward, prog.overlapped_forward, false);
         for (int n = s_.recompute == Recompute::Full ? 2 : 1; n > 0; --n) {
-          bwd.push_back(ep_op(i, true));
-          bwd.push_back(ep_op(i, false));
+          add(layer_bwd, prog.overlapped_backward, true);
+          add(layer_bwd, prog.overlapped_backward, false);
         }
       }
       if (s_.cp > 1 && l.kind == LayerKind::TransformerBlock) {
@@ -471,7 +489,9 @@ void IterationBuilder::make_3d_programs() {
         layer_bwd.front().sfb = true;
         params -= l.params_sharded / shard;
       }
+      // The layer's gradients are done with its last op that every pass runs.
       Op* last = &layer_bwd.back();
+      while (last->unpaired_only) --last;
       last->grad_bytes = params * G;
       last->grad_group_set = dp_set_[p];
       last->expert_grad_bytes = experts * G;
@@ -612,6 +632,10 @@ void IterationBuilder::make_per_layer_program() {
 std::vector<IterationBuilder::Pass> IterationBuilder::stage_order(std::uint32_t stage) const {
   const std::uint32_t mu = s_.microbatches;
   std::vector<Pass> order;
+  const auto unpaired = [](Pass p) {
+    p.paired = false;
+    return p;
+  };
   if (s_.schedule == PipelineSchedule::Interleaved && s_.pp > 1) {
     // Megatron-LM (forward_backward_pipelining_with_interleaving): mu * v units per direction;
     // the k-th forward unit is microbatch (k / (pp v)) pp + k % pp through the device's chunk
@@ -624,26 +648,32 @@ std::vector<IterationBuilder::Pass> IterationBuilder::stage_order(std::uint32_t 
       return Pass{forward, (k / group) * pp + k % pp, (forward ? round : v - 1 - round) * pp + stage};
     };
     const std::uint32_t warmup = std::min(2 * (pp - stage - 1) + (v - 1) * pp, total);
-    for (std::uint32_t k = 0; k < warmup; ++k) order.push_back(unit(k, true));
+    for (std::uint32_t k = 0; k < warmup; ++k) order.push_back(unpaired(unit(k, true)));
     for (std::uint32_t i = 0; i + warmup < total; ++i) {
       order.push_back(unit(warmup + i, true));
       order.push_back(unit(i, false));
     }
-    for (std::uint32_t k = total - warmup; k < total; ++k) order.push_back(unit(k, false));
+    for (std::uint32_t k = total - warmup; k < total; ++k) order.push_back(unpaired(unit(k, false)));
     return order;
   }
   if (s_.schedule == PipelineSchedule::GPipe || s_.pp == 1) {
-    for (std::uint32_t m = 0; m < mu; ++m) order.push_back({true, m, stage});
-    for (std::uint32_t m = 0; m < mu; ++m) order.push_back({false, m, stage});
+    // Without pipelining Megatron-Core pairs microbatch m's backward with m + 1's forward: the
+    // first forward and the last backward run alone (combined_1f1b_schedule_for_no_pipelining).
+    // GPipe pairs nothing in Megatron-Core; its passes keep the overlap as the option says.
+    const bool alone = s_.pp == 1;
+    for (std::uint32_t m = 0; m < mu; ++m)
+      order.push_back(alone && m == 0 ? unpaired({true, m, stage}) : Pass{true, m, stage});
+    for (std::uint32_t m = 0; m < mu; ++m)
+      order.push_back(alone && m + 1 == mu ? unpaired({false, m, stage}) : Pass{false, m, stage});
     return order;
   }
   const std::uint32_t warmup = std::min(s_.pp - stage - 1, mu);
-  for (std::uint32_t m = 0; m < warmup; ++m) order.push_back({true, m, stage});
+  for (std::uint32_t m = 0; m < warmup; ++m) order.push_back(unpaired({true, m, stage}));
   for (std::uint32_t i = 0; i + warmup < mu; ++i) {
     order.push_back({true, warmup + i, stage});
     order.push_back({false, i, stage});
   }
-  for (std::uint32_t m = mu - warmup; m < mu; ++m) order.push_back({false, m, stage});
+  for (std::uint32_t m = mu - warmup; m < mu; ++m) order.push_back(unpaired({false, m, stage}));
   return order;
 }
 
@@ -714,6 +744,7 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
 }
 
 void IterationBuilder::emit_op(const Op& op, std::uint32_t stage, std::uint32_t micro, TaskPhase phase) {
+  if (op.unpaired_only && pass_paired_) return;
   switch (op.kind) {
     case Op::Kind::Compute:
       if (!pend_compute_) pend_layer_ = op.layer;
@@ -814,7 +845,8 @@ void IterationBuilder::close_bucket(GradBucket& bucket, bool experts, std::uint3
 }
 
 void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward,
-                                 bool last_pass) {
+                                 bool last_pass, bool paired) {
+  pass_paired_ = paired;
   const StageProgram& prog = programs_[chunk];
   const std::uint32_t stage = chunk % s_.pp;  // the device
   const TaskPhase phase = forward ? TaskPhase::Forward : TaskPhase::Backward;
@@ -849,6 +881,7 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
     // TP, CP and EP collectives each on their own stream (NCCL communicators of their own).
     const bool cp = c.purpose == CommPurpose::ContextParallel;
     const bool ep = c.purpose == CommPurpose::ExpertParallel;
+    if (ep && !paired) continue;  // its in-order copy runs on the compute stream (Op::unpaired_only)
     std::vector<std::uint32_t>& streams = cp ? cp_stream_ : ep ? ep_stream_ : overlap_stream_;
     if (streams[stage] == kNoSet)
       streams[stage] = g_.add_stream("stage" + std::to_string(stage) +
@@ -1146,7 +1179,7 @@ TaskGraph IterationBuilder::build() {
     bool progress = false;
     for (std::uint32_t p = 0; p < pp; ++p) {
       while (cursor[p] < orders[p].size()) {
-        const auto [forward, micro, chunk] = orders[p][cursor[p]];
+        const auto [forward, micro, chunk, paired] = orders[p][cursor[p]];
         const bool ready = forward ? (chunk == 0 || sent_fwd_[chunk - 1][micro] != kNone)
                                    : (chunk + 1 == chunks() || sent_bwd_[chunk + 1][micro] != kNone);
         if (!ready) break;
@@ -1155,7 +1188,7 @@ TaskGraph IterationBuilder::build() {
         // one chunk per device that is the device's last pass).
         const bool final_backward =
             !forward && (virtual_stages_ == 1 ? last_pass : micro + 1 == s_.microbatches);
-        emit_pass(chunk, micro, forward, final_backward, last_pass);
+        emit_pass(chunk, micro, forward, final_backward, last_pass, paired);
         if (last_pass && !sfb_pending_.empty()) emit_sfb_rebuilds(p);
         if (last_pass) emit_optimizer(p);
         ++cursor[p];

@@ -8,15 +8,17 @@ MoE activations; Megatron-Bridge 25.09's recipe: mla_up_proj, mlp) or chosen amo
 mlp) and full (AutoModel):
   * every overlapped All-to-All runs on 20 of the GPU's SMs (strategy.ep_sms: DeepEP's default, DeepSeek-V3
     Sec. 3.2.2), which the pass's compute loses while it runs; before that the rows read +28.2, +29.9, +16.5 and
-    +17.6 % (0 of 4 within 15 %), now +19.5, +18.9, +9.7 and +7.8 % (2 of 4);
-  * DeepSeek-V3's own 2,048-H800 run fits in 56.6 GiB and runs 7.8 % fast (blockwise quantization; the embedding,
-    the MTP module and the loss counted as pipeline layers: chosen; with an even split -21.2 %, its last stage
+    +17.6 % (0 of 4 within 15 %), then +19.5, +18.9, +9.7 and +7.8 % (2 of 4);
+  * only the passes the schedule pairs overlap (Megatron-Core: the pipeline's steady state), the warm-up forwards
+    and cool-down backwards keep their All-to-Alls exposed: +15.5, +9.6, -17.1 and +2.0 % (2 of 4);
+  * DeepSeek-V3's own 2,048-H800 run fits in 56.6 GiB and runs 2.0 % fast (blockwise quantization; the embedding,
+    the MTP module and the loss counted as pipeline layers: chosen; with an even split -24.2 %, its last stage
     carrying four blocks, the MTP module and two bf16 output heads); with the expert outputs kept for the
     probabilities' gradient it would need 82.9 GiB of 80;
   * the Megatron-Bridge run, with its 25.09 recipe's recomputation, All-to-All overlap, bf16 dispatch (Megatron-
     Core's DeepEP path), tensorwise fp8, pipeline layout `Et|(tt|)*30mL` (stage_split = ends) and bf16 gradient
-    reduction, is predicted 19.5 % too fast (full recomputation would read -11.7 %, an even split -0.7 %);
-  * the AutoModel runs fit only with full recomputation (+18.9 %, +9.7 % with the ends split, chosen);
+    reduction, is predicted 15.5 % too fast (full recomputation would read -15.0 %, an even split -3.5 %);
+  * the AutoModel runs fit only with full recomputation (+9.6 %, -17.1 % with the ends split, chosen);
   * with the All-to-All exposed and in bf16 (Megatron-Core's defaults) every run 20-45 % too slow.
 A change that moves them must say why."""
 import pytest
@@ -48,11 +50,11 @@ def test_runs_are_within_the_documented_errors(rows):
     assert mb["ep_overlap"] and mb["overlap_published"], mb
     assert mb["dispatch"] == "bf16" and mb["dispatch_published"], mb
     assert mb["stage_split"] == "ends" and mb["stage_split_published"], mb
-    assert 16.0 <= mb["error_pct"] <= 23.0, mb
+    assert 12.0 <= mb["error_pct"] <= 19.0, mb
     full = 100 * (mb["tokens_per_gpu_s_by_recompute"]["full"] / mb["measured_tokens_per_gpu_s"] - 1)
-    assert -15.0 <= full <= -8.0, mb
+    assert -18.0 <= full <= -12.0, mb
     even = 100 * (mb["tokens_per_gpu_s_by_stage_split"]["even"] / mb["measured_tokens_per_gpu_s"] - 1)
-    assert -4.0 <= even <= 3.0, mb
+    assert -7.0 <= even <= 0.0, mb
     # The AutoModel runs are BF16: their dispatch is not chosen; only full recomputation fits them.
     for name in ("automodel-dsv3-1024", "automodel-dsv3-256"):
         assert by[name]["dispatch"] == "bf16" and by[name]["dispatch_published"], by[name]
@@ -63,8 +65,8 @@ def test_deepseek_v3_fits_only_without_the_expert_outputs_kept(rows):
     ds = next(r for r in rows if r["name"] == "deepseek-v3-report-2048")
     assert ds["recompute_published"] and ds["recompute"] == "selective (layernorm,mla_up_proj,moe_act)", ds
     assert not ds["stage_split_published"], ds
-    assert 4.0 <= ds["error_pct"] <= 12.0, ds
+    assert -3.0 <= ds["error_pct"] <= 6.0, ds
     even = 100 * (ds["tokens_per_gpu_s_by_stage_split"]["even"] / ds["measured_tokens_per_gpu_s"] - 1)
-    assert -25.0 <= even <= -17.0, ds
+    assert -28.0 <= even <= -20.0, ds
     assert 50.0 <= ds["memory_GiB"] <= 65.0, ds
     assert ds["memory_GiB_outputs_kept"] > 80.0 and not ds["feasible_outputs_kept"], ds

@@ -74,7 +74,9 @@ struct StrategyKnobs {
   std::uint32_t ep = 1;
   // The dispatch/combine All-to-Alls run on a stream of their own under the pass's compute
   // (Megatron-Core's --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe: another
-  // microbatch's compute hides them); false: on the compute stream, exposed (Megatron-Core's default).
+  // microbatch's compute hides them) in the passes the schedule pairs: not the pipeline's warm-up
+  // forwards and cool-down backwards, nor the first forward and last backward without pipelining
+  // (Megatron-Core's combined 1F1B); false: on the compute stream, exposed (Megatron-Core's default).
   bool ep_overlap = false;
   // With ep_overlap: the SMs the overlapped dispatch/combine kernels occupy while they run, which
   // the pass's compute loses (DeepEP's default and DeepSeek-V3's 20 of 132, arXiv:2412.19437

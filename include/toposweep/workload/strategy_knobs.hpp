@@ -186,9 +186,11 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .json = "ep_overlap",
      .member = &StrategyKnobs::ep_overlap,
      .default_text = "false",
-     .doc = "expert parallelism: the dispatch/combine All-to-Alls run on their own stream under the pass's "
-            "compute (another microbatch's, as Megatron-Core's EP overlap and DualPipe pair them); false: "
-            "exposed on the compute stream",
+     .doc =
+         "expert parallelism: the dispatch/combine All-to-Alls run on their own stream under the pass's "
+         "compute (another microbatch's, as Megatron-Core's EP overlap and DualPipe pair them) in the passes "
+         "the schedule pairs (not the pipeline's warm-up and cool-down); false: exposed on the compute "
+         "stream",
      .json_when = KnobJson::UnlessDefault},
     {.name = "ep_sms",
      .json = "ep_sms",
