@@ -58,18 +58,26 @@ def run():
         row = {"run": name, "model": model, "gpus": gpus, "global_batch": gbs, "seq": seq, "tp": tp, "pp": pp,
                "cp": cp, "vp": vp, "stage_split": split, "dp": gpus // (tp * pp * cp),
                "measured_tokens_per_gpu_s": measured}
-        if isinstance(res, Exception) or not res["feasible"]:
-            row["infeasible"] = str(res) if isinstance(res, Exception) else res.get("infeasible_reason", "")
-        else:
-            t = res["iteration_time_s"]
-            pred = gbs * seq / t / gpus
-            row.update({"iteration_time_s": t, "predicted_tokens_per_gpu_s": pred,
-                        "error_pct": 100 * (pred - measured) / measured, "compute_s": res["compute_time_s"],
-                        "exposed_comm_s": res["exposed_comm_time_s"], "bubble_s": res["bubble_time_s"],
-                        "tp_busy_s": res["breakdown"]["comm_busy_s"]["tensor_parallel"],
-                        "memory_GiB": res["memory_per_gpu_bytes"] / 2**30})
-        rows.append(row)
+        rows.append(measured_row(row, res, {"tp_busy_s": "tensor_parallel"}))
     return rows
+
+
+def measured_row(row, res, busy):
+    """`row` (with global_batch, seq, gpus, measured_tokens_per_gpu_s) completed from one `simulate --json` result:
+    the predicted tokens/s per GPU, its error, the breakdown, the memory and, per key of `busy`, that purpose's
+    busy seconds; or why it is infeasible."""
+    if isinstance(res, Exception) or not res["feasible"]:
+        row["infeasible"] = str(res) if isinstance(res, Exception) else res.get("infeasible_reason", "")
+        return row
+    t = res["iteration_time_s"]
+    pred = row["global_batch"] * row["seq"] / t / row["gpus"]
+    measured = row["measured_tokens_per_gpu_s"]
+    row.update({"iteration_time_s": t, "predicted_tokens_per_gpu_s": pred,
+                "error_pct": 100 * (pred - measured) / measured, "compute_s": res["compute_time_s"],
+                "exposed_comm_s": res["exposed_comm_time_s"], "bubble_s": res["bubble_time_s"],
+                "memory_GiB": res["memory_per_gpu_bytes"] / 2**30})
+    row.update({k: res["breakdown"]["comm_busy_s"][purpose] for k, purpose in busy.items()})
+    return row
 
 
 def markdown(rows, notes):

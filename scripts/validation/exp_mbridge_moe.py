@@ -29,7 +29,7 @@ import json
 import sys
 
 import tscli
-from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER
+from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER, measured_row
 from exp_megatron import mcore_bucket
 
 CLUSTER = {**FP8_CLUSTER, "strategy.schedule": "1f1b", "strategy.sequence_parallel": "false",
@@ -50,18 +50,7 @@ def run():
     for (name, model, gpus, gbs, seq, tp, pp, ep, measured), res in zip(RUNS, tscli.run_many(calls)):
         row = {"run": name, "model": model, "gpus": gpus, "global_batch": gbs, "seq": seq, "tp": tp, "pp": pp,
                "ep": ep, "dp": gpus // (tp * pp), "measured_tokens_per_gpu_s": measured}
-        if isinstance(res, Exception) or not res["feasible"]:
-            row["infeasible"] = str(res) if isinstance(res, Exception) else res.get("infeasible_reason", "")
-        else:
-            t = res["iteration_time_s"]
-            pred = gbs * seq / t / gpus
-            busy = res["breakdown"]["comm_busy_s"]
-            row.update({"iteration_time_s": t, "predicted_tokens_per_gpu_s": pred,
-                        "error_pct": 100 * (pred - measured) / measured, "compute_s": res["compute_time_s"],
-                        "exposed_comm_s": res["exposed_comm_time_s"], "bubble_s": res["bubble_time_s"],
-                        "ep_busy_s": busy["expert_parallel"], "dp_busy_s": busy["data_parallel"],
-                        "memory_GiB": res["memory_per_gpu_bytes"] / 2**30})
-        rows.append(row)
+        rows.append(measured_row(row, res, {"ep_busy_s": "expert_parallel", "dp_busy_s": "data_parallel"}))
     return rows
 
 
