@@ -98,7 +98,6 @@ class IterationBuilder {
   double device_params(std::uint32_t stage) const;
   void emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward, bool last_pass,
                  bool paired);
-  bool pass_paired_ = true;  // of the pass being emitted
   void emit_op(const Op& op, std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   void emit_exchange(std::uint32_t stage, std::uint32_t micro, TaskPhase phase);
   // A gradient bucket being filled in a final backward: its bytes and the group set reducing them.
@@ -744,7 +743,6 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
 }
 
 void IterationBuilder::emit_op(const Op& op, std::uint32_t stage, std::uint32_t micro, TaskPhase phase) {
-  if (op.unpaired_only && pass_paired_) return;
   switch (op.kind) {
     case Op::Kind::Compute:
       if (!pend_compute_) pend_layer_ = op.layer;
@@ -846,7 +844,6 @@ void IterationBuilder::close_bucket(GradBucket& bucket, bool experts, std::uint3
 
 void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool forward, bool final_backward,
                                  bool last_pass, bool paired) {
-  pass_paired_ = paired;
   const StageProgram& prog = programs_[chunk];
   const std::uint32_t stage = chunk % s_.pp;  // the device
   const TaskPhase phase = forward ? TaskPhase::Forward : TaskPhase::Backward;
@@ -917,6 +914,7 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   }
   const auto pass_first = static_cast<TaskId>(g_.tasks.size());  // the pass's own tasks from here
   for (const Op& op : forward ? prog.forward : prog.backward) {
+    if (op.unpaired_only && paired) continue;  // its overlapped copy runs on the EP stream
     emit_op(op, stage, micro, phase);
     if (final_backward && op.sfb) {
       flush(stage, micro, phase);
