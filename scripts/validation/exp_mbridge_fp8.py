@@ -80,6 +80,16 @@ def measured_row(row, res, busy):
     return row
 
 
+def table_row(r, layout, busy):
+    """One markdown row of a measured_row: run, GPUs, the `layout` cells, measured and predicted tokens/s/GPU, the
+    error, compute / exposed comm / bubble, the `busy(r)` cell and the memory (or why it is infeasible)."""
+    lead = " | ".join([r["run"], str(r["gpus"]), *layout, str(r["measured_tokens_per_gpu_s"])])
+    if "error_pct" not in r:
+        return f"| {lead} | infeasible: {r['infeasible']} | - | - | - | - |"
+    return (f"| {lead} | {r['predicted_tokens_per_gpu_s']:.0f} | {r['error_pct']:+.1f} % | {r['compute_s']:.2f} / "
+            f"{r['exposed_comm_s']:.2f} / {r['bubble_s']:.2f} | {busy(r)} | {r['memory_GiB']:.1f} |")
+
+
 def markdown(rows, notes):
     """docs/validation.md section 7c2 (scripts/validation/report.py)."""
     ok = [r for r in rows if "error_pct" in r]
@@ -96,14 +106,7 @@ def markdown(rows, notes):
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cfg = f"{r['tp']} / {r['pp']} / {r['cp']} / {r['vp']}, {r['dp']}"
-        if "error_pct" not in r:
-            lines.append(f"| {r['run']} | {r['gpus']} | {cfg} | {r['stage_split']} | "
-                         f"{r['measured_tokens_per_gpu_s']} | infeasible: {r['infeasible']} | - | - | - | - |")
-            continue
-        lines.append(f"| {r['run']} | {r['gpus']} | {cfg} | {r['stage_split']} | {r['measured_tokens_per_gpu_s']} | "
-                     f"{r['predicted_tokens_per_gpu_s']:.0f} | {r['error_pct']:+.1f} % | {r['compute_s']:.2f} / "
-                     f"{r['exposed_comm_s']:.2f} / {r['bubble_s']:.2f} | {r['tp_busy_s']:.2f} | "
-                     f"{r['memory_GiB']:.1f} |")
+        lines.append(table_row(r, [cfg, r["stage_split"]], lambda r: f"{r['tp_busy_s']:.2f}"))
     err = [abs(r["error_pct"]) for r in ok]
     lines += ["", f"Every row within {max(err):.1f} %, mean |error| {sum(err) / len(err):.1f} % (goal: 10 % / "
               "5 %; errors " + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + ").",

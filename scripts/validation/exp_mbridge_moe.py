@@ -29,7 +29,7 @@ import json
 import sys
 
 import tscli
-from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER, measured_row
+from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER, measured_row, table_row
 from exp_megatron import mcore_bucket
 
 CLUSTER = {**FP8_CLUSTER, "strategy.schedule": "1f1b", "strategy.sequence_parallel": "false",
@@ -69,14 +69,7 @@ def markdown(rows, notes):
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cfg = f"{r['tp']} / {r['pp']} / {r['ep']}, {r['dp']}"
-        if "error_pct" not in r:
-            lines.append(f"| {r['run']} | {r['gpus']} | {cfg} | {r['measured_tokens_per_gpu_s']} | infeasible: "
-                         f"{r['infeasible']} | - | - | - | - |")
-            continue
-        lines.append(f"| {r['run']} | {r['gpus']} | {cfg} | {r['measured_tokens_per_gpu_s']} | "
-                     f"{r['predicted_tokens_per_gpu_s']:.0f} | {r['error_pct']:+.1f} % | {r['compute_s']:.2f} / "
-                     f"{r['exposed_comm_s']:.2f} / {r['bubble_s']:.2f} | {r['ep_busy_s']:.2f} / "
-                     f"{r['dp_busy_s']:.2f} | {r['memory_GiB']:.1f} |")
+        lines.append(table_row(r, [cfg], lambda r: f"{r['ep_busy_s']:.2f} / {r['dp_busy_s']:.2f}"))
     within = [r for r in ok if abs(r["error_pct"]) <= 15]
     lines += ["", f"{len(within)} of {len(ok)} within 15 % (issue 33's goal for measured MoE runs; errors "
               + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + ").",
