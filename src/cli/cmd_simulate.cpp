@@ -315,6 +315,7 @@ int run(CommandContext& ctx) {
     out << "  strategy      dp=" << p.plan.dp << " tp=" << p.plan.tp << " pp=" << p.plan.pp;
     if (p.plan.cp > 1) out << " cp=" << p.plan.cp;
     if (p.plan.ep > 1) out << " ep=" << p.plan.ep;
+    if (p.plan.strategy.expert_tp() != p.plan.tp) out << " etp=" << p.plan.strategy.expert_tp();
     out << " microbatches=" << p.plan.microbatches << "\n";
     if (mixed_devices(point.workload.device)) out << "  devices       " << point.workload.device << "\n";
     if (p.plan.strategy.batch_split != BatchSplit::Even || p.plan.strategy.stage_split != StageSplit::Even)

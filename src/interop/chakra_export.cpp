@@ -130,6 +130,7 @@ ChakraExport write_chakra(const IterationPlan& plan, const fs::path& dir, const 
     attr(meta, kPp).set_uint32_val(plan.pp);
     attr(meta, kCp).set_uint32_val(plan.cp);
     attr(meta, kEp).set_uint32_val(plan.ep);
+    if (plan.strategy.etp != 0) attr(meta, kEtp).set_uint32_val(plan.strategy.etp);
     attr(meta, kMicrobatches).set_uint32_val(plan.microbatches);
     attr(meta, kGlobalBatch).set_double_val(plan.global_batch);
     attr(meta, kMemory).set_double_val(plan.memory_per_gpu_bytes);

@@ -37,10 +37,10 @@ constexpr std::uint32_t kUnsetStream = std::numeric_limits<std::uint32_t>::max()
 
 // Every attribute name the importer looks up, interned first so that its id is its place here.
 constexpr std::array kKnownNames{
-    kIsCpuOp, kNumOps,  kCommType, kCommSize,   kCommSrc, kCommDst, kCommTag,      kPgName, kDuration,
-    kFlops,   kBytes,   kRepeat,   kStream,     kPhase,   kPurpose, kStage,        kLayer,  kMicrobatch,
-    kLabel,   kMutable, kAxis,     kRemoteDeps, kRank,    kGpus,    kStreams,      kLabels, kGlobalBatch,
-    kMemory,  kDp,      kTp,       kPp,         kCp,      kEp,      kMicrobatches, kSmShare};
+    kIsCpuOp, kNumOps,  kCommType, kCommSize,   kCommSrc, kCommDst, kCommTag,      kPgName,  kDuration,
+    kFlops,   kBytes,   kRepeat,   kStream,     kPhase,   kPurpose, kStage,        kLayer,   kMicrobatch,
+    kLabel,   kMutable, kAxis,     kRemoteDeps, kRank,    kGpus,    kStreams,      kLabels,  kGlobalBatch,
+    kMemory,  kDp,      kTp,       kPp,         kCp,      kEp,      kMicrobatches, kSmShare, kEtp};
 
 // An attribute name as looked up: its interned id (fixed at compile time) and its text.
 struct Key {
@@ -777,6 +777,7 @@ IterationPlan read_chakra(const fs::path& dir, std::uint32_t replicas) {
   plan.strategy.pp = plan.pp;
   plan.strategy.cp = plan.cp;
   plan.strategy.ep = plan.ep;
+  plan.strategy.etp = layout ? meta_u32(head, kEtp).value_or(0) : 0;
   plan.strategy.microbatches = plan.microbatches;
   return plan;
 }

@@ -150,15 +150,15 @@ double StrategyBound::operator()(const Strategy& s) {
   t.blocking_sends = !s.p2p_overlap;
   const bool split = boundary.split;
   // Parameters of each chunk on one GPU that reduce over the dp x cp group, as the plan counts
-  // them (local_params): with ep > 1 the routed experts' reduce over their smaller replica groups
+  // them (local_params): with ep > 1 (or etp < tp) the routed experts' reduce over their replica groups
   // instead, left out here (admissible: the bound only drops time).
   const double shard = s.tp;
   std::vector<double> chunk_params(chunks, 0);
   for (std::uint32_t c = 0; c < chunks; ++c)
     for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
       const Layer& l = m.layers[i];
-      chunk_params[c] +=
-          l.params_sharded / shard + l.params_replicated + (s.ep == 1 ? l.params_expert / shard : 0.0);
+      chunk_params[c] += l.params_sharded / shard + l.params_replicated +
+                         (s.experts_apart() ? 0.0 : l.params_expert / shard);
       if (l.kind == LayerKind::Head) chunk_params[c] += tied_embedding_copy(m, shard, s.pp);
     }
   // Each device's DP stream runs its gradient reductions one after another: the whole

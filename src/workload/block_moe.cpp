@@ -4,7 +4,8 @@
 // width f and n shared experts:
 //   router      s x h x E GEMM, its weight (h x E) replicated over TP ranks;
 //   permute     each token copied k times, grouped by expert (memory-bound, k s h elements);
-//   expert_in   E grouped GEMMs of (k s / E) x h x (2 f with SwiGLU), column-parallel;
+//   expert_in   E grouped GEMMs of (k s / E) x h x (2 f with SwiGLU), column-parallel over the
+//               expert tensor-parallel ranks (ParallelAxis::Expert: etp, tp unless folded);
 //   activation  on k s x f (reads both halves with SwiGLU, as the dense MLP's);
 //   expert_out  E grouped GEMMs of (k s / E) x f x h, row-parallel;
 //   shared      one MLP of width n f every token goes through (TP-split like the dense MLP);
@@ -44,6 +45,11 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
   ops.push_back(permute);
 
   describe_sublayer_enter("moe_enter", t, ops);
+  // The TP collectives at the layer's ends gather the tokens into the tensor-parallel region and
+  // reduce them out of it: the shared experts' TP ranks where there are shared experts (Megatron-Core's
+  // SharedExpertMLP gathers its input over TP), else the routed experts' etp ranks.
+  const ParallelAxis ends = m.shared_experts > 0 ? ParallelAxis::Tensor : ParallelAxis::Expert;
+  ops.back().axis = ends;
 
   if (m.shared_experts > 0) {
     const double fs = m.shared_experts * f;
@@ -80,7 +86,7 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
   in.N = halves * f;
   in.K = h;
   in.batch = E;
-  in.axis = ParallelAxis::Tensor;
+  in.axis = ParallelAxis::Expert;
   in.column = true;
   in.kept_replicated = k * s * h;  // the permuted tokens
   in.params_expert = E * h * in.N;
@@ -89,7 +95,7 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
   BlockOp act{.name = "expert_activation", .kind = OpKind::MemoryBound, .role = OpRole::ExpertActivation};
   act.M = k * s;
   act.N = f;
-  act.axis = ParallelAxis::Tensor;
+  act.axis = ParallelAxis::Expert;
   act.forward = act_fwd;
   act.backward = act_bwd;
   act.kept_sharded = halves * k * s * f;
@@ -104,13 +110,14 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
   out.N = h;
   out.K = f;
   out.batch = E;
-  out.axis = ParallelAxis::Tensor;
+  out.axis = ParallelAxis::Expert;
   out.kept_sharded = k * s * f;
   out.kept_module = RecomputeModules::MoeAct;
   out.params_expert = E * f * h;
   ops.push_back(out);
 
   describe_sublayer_exit("moe_exit", "mlp_residual", t, ops);
+  ops[ops.size() - 2].axis = ends;  // the exit, before the residual
 
   // Before the residual: the combine.
   BlockOp unpermute{.name = "unpermute", .kind = OpKind::MemoryBound, .role = OpRole::Unpermute};

@@ -142,7 +142,7 @@ Feasibility feasibility(const Workload& w, const Strategy& s, ShapeMemory& shape
   const double mb = static_cast<double>(static_cast<std::uint64_t>(w.global_batch) / dp / s.microbatches);
   const double param_bytes = model_state_bytes_per_param(w, zero, static_cast<double>(replicas)).total();
   const double expert_bytes =  // the routed experts' states, over the dp x cp / ep ranks sharing them
-      model_state_bytes_per_param(w, zero, static_cast<double>(replicas) / s.ep).total();
+      model_state_bytes_per_param(w, zero, static_cast<double>(s.expert_replicas())).total();
   const bool gathers = zero >= 3 && replicas > 1;
   const double capacity = shape.capacity, tables = shape.tables;
   double worst = 0;

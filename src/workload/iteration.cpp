@@ -436,12 +436,14 @@ void IterationBuilder::make_3d_programs() {
         b.timed = true;
         b.duration_s = cost->backward.compute_s;
       }
-      double params = l.params_sharded / shard + l.params_replicated + l.params_expert / (shard * s_.ep);
+      const double expert_shard = m_.transformer ? s_.expert_tp() : 1;
+      double params =
+          l.params_sharded / shard + l.params_replicated + l.params_expert / (expert_shard * s_.ep);
       if (l.kind == LayerKind::Head) params += tied_embedding_copy(m_, shard, s_.pp);
       prog.local_params += params;
-      // ep > 1: the routed experts' gradients go apart, over their replicas (Megatron-Core's
-      // expert data-parallel group); ep = 1: with the dense ones, the same group.
-      const double experts = s_.ep > 1 ? l.params_expert / (shard * s_.ep) : 0.0;
+      // ep > 1 (or etp < tp): the routed experts' gradients go apart, over their replicas
+      // (Megatron-Core's expert data-parallel group); else with the dense ones, the same group.
+      const double experts = s_.experts_apart() ? l.params_expert / (expert_shard * s_.ep) : 0.0;
       prog.local_experts += experts;
       params -= experts;
       std::vector<Op> layer_bwd{b};
@@ -1077,8 +1079,8 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   // (1 / their dp x cp / ep replicas).
   const double experts = device_experts(stage);
   const double params =
-      s_.zero >= 1 && s_.ep > 1
-          ? (device_params(stage) - experts) / s_.grad_replicas() + experts / (s_.grad_replicas() / s_.ep)
+      s_.zero >= 1 && s_.experts_apart()
+          ? (device_params(stage) - experts) / s_.grad_replicas() + experts / s_.expert_replicas()
           : device_params(stage) / (s_.zero >= 1 ? s_.grad_replicas() : 1);
   Task t;
   t.kind = TaskKind::Compute;
@@ -1137,7 +1139,7 @@ TaskGraph IterationBuilder::build() {
       dp_set_[p] = g_.add_group_set(ranks_.joint_groups({Axis::Cp, Axis::Dp}, {{Axis::Pp, p}}));
     // ep > 1: expert gradients reduce over the ranks holding the same experts (none when every
     // rank of the dp x cp group holds different ones).
-    if (s_.ep > 1 && s_.grad_replicas() > s_.ep && !s_.per_layer())
+    if (s_.experts_apart() && s_.expert_replicas() > 1 && !s_.per_layer())
       expert_dp_set_[p] = g_.add_group_set(expert_grid(s_).groups(Axis::Dp, {{Axis::Pp, p}}));
     pp_fwd_set_.push_back(p + 1 < pp ? g_.add_group_set(ranks_.pairs(Axis::Pp, p, p + 1)) : kNoSet);
     pp_bwd_set_.push_back(p > 0 ? g_.add_group_set(ranks_.pairs(Axis::Pp, p, p - 1)) : kNoSet);

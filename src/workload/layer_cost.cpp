@@ -126,6 +126,16 @@ struct Dims {
   bool sp;               // sequence parallelism: the sequence region split over the t ranks
   double ep;             // expert parallelism: the rank's experts / ep experts take ep x the tokens
   double imbalance;      // the busiest EP rank's share of them over the mean (model.moe_imbalance)
+  double et;             // expert tensor parallelism: the ranks each routed expert is split over
+  // The tokens the expert tensor-parallel ranks gather over the rank's own: with sequence
+  // parallelism each rank holds 1 / t of them and the etp ranks gather etp / t; without, all.
+  double expert_tokens;
+  // How many ranks an operator on `axis` splits its columns over: t, or et for the experts.
+  double ranks(ParallelAxis axis) const { return axis == ParallelAxis::Expert ? et : t; }
+  // Whether an operator on `axis` is tensor-split over more than one rank (its TP collectives run).
+  bool split(ParallelAxis axis) const {
+    return (axis == ParallelAxis::Tensor || axis == ParallelAxis::Expert) && ranks(axis) > 1;
+  }
 };
 
 Dims dims_of(const LayerCostKey& k) {
@@ -142,6 +152,8 @@ Dims dims_of(const LayerCostKey& k) {
   x.ep = k.split.ep;
   x.imbalance = k.moe_imbalance;
   x.hr = x.sp ? x.h / x.t : x.h;
+  x.et = k.split.expert_tp();
+  x.expert_tokens = x.sp ? x.et / x.t : 1;
   return x;
 }
 
@@ -160,9 +172,10 @@ RankGemm rank_gemm(const BlockOp& op, const Dims& x) {
   if (op.kind == OpKind::AttentionCore) return {op.M, op.N, op.K, x.b * op.batch / x.t};
   const double T = x.b * op.M;
   if (op.role == OpRole::ExpertGemm) {
-    // Expert parallelism: experts / ep local experts, each with the tokens ep ranks send it.
-    const double M = T * x.ep * x.imbalance, batch = op.batch / x.ep;
-    return op.column ? RankGemm{M, op.N / x.t, op.K, batch} : RankGemm{M, op.N, op.K / x.t, batch};
+    // Expert parallelism: experts / ep local experts, each with the tokens ep ranks send it (the
+    // etp ranks' gathered tokens), split over the etp ranks.
+    const double M = T * x.ep * x.imbalance * x.expert_tokens, batch = op.batch / x.ep;
+    return op.column ? RankGemm{M, op.N / x.et, op.K, batch} : RankGemm{M, op.N, op.K / x.et, batch};
   }
   if (op.axis == ParallelAxis::Sequence && x.sp) return {T / x.t, op.N, op.K, op.batch};
   if (op.axis != ParallelAxis::Tensor) return {T, op.N, op.K, op.batch};
@@ -249,6 +262,7 @@ double kernel_bytes(const Traffic& tr, const BlockOp& op, const Dims& x, double 
   if (op.batch > 1) return c * (x.b * (op.batch / x.t) * op.M * op.N);
   const double T = x.b * op.M;
   if (op.axis == ParallelAxis::Tensor) return c * T * op.N / x.t;
+  if (op.axis == ParallelAxis::Expert) return c * T * x.expert_tokens * op.N / x.et;
   return c * T * (sp ? op.N / x.t : op.N);
 }
 
@@ -306,8 +320,10 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   if (quantize > 0) pass.kernel(quantize);
   if (tp_comms(k)) {
     // Megatron's f before a column-parallel GEMM (an AllGather with SP) and g after a
-    // row-parallel one (a ReduceScatter with SP, else an AllReduce), each under its GEMM.
+    // row-parallel one (a ReduceScatter with SP, else an AllReduce), each under its GEMM; none
+    // around experts that are not tensor-split (strategy.etp = 1).
     for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (!x.split(ops[i].axis)) continue;
       if (ops[i].role == OpRole::TpEnter && sp && i + 1 < ops.size())
         pass.collective(CollectiveOp::AllGather, full, gemm_s[i + 1]);
       if (ops[i].role == OpRole::TpExit && i > 0)
@@ -372,7 +388,7 @@ void recomputed_modules_forward(const KernelDevice& d, const LayerCostKey& k, co
       pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
     } else if (op.kind == OpKind::AttentionCore) {
       pass.kernel(forward_gemm_seconds(d, op, x, e));
-    } else if (tp_comms(k)) {
+    } else if (tp_comms(k) && x.split(op.axis)) {
       if (op.role == OpRole::TpEnter && sp && i + 1 < ops.size())
         pass.collective(CollectiveOp::AllGather, full, gemm(i + 1));
       if (op.role == OpRole::TpExit && i > 0)
@@ -383,7 +399,7 @@ void recomputed_modules_forward(const KernelDevice& d, const LayerCostKey& k, co
 
 double block_params_local(const Dims& x, const std::vector<BlockOp>& ops) {
   const BlockTotals sum = block_totals(ops);
-  return sum.params_sharded / x.t + sum.params_replicated + sum.params_expert / (x.t * x.ep);
+  return sum.params_sharded / x.t + sum.params_replicated + sum.params_expert / (x.et * x.ep);
 }
 
 void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
@@ -431,7 +447,7 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     pass.kernel(dgrad + wgrad);
     const double quantize = quantize_seconds(d, op, g, x, k, true);
     if (quantize > 0) pass.kernel(quantize);
-    if (!tp_comms(k) || op.axis != ParallelAxis::Tensor) continue;
+    if (!tp_comms(k) || !x.split(op.axis)) continue;
     if (op.column) {  // QKV and FFN1 split their outputs over TP ranks
       if (sp) {
         // Re-gather the saved (sequence-split) input for the weight gradient; reduce-scatter the

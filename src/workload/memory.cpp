@@ -238,7 +238,7 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSp
     const Layer& l = m.layers[i];
     if (l.kind == LayerKind::EmbeddingBag) continue;
     last_layer = per_layer ? l.parameters() / layer_degree[i] : l.params_sharded / tp + l.params_replicated;
-    const double experts = per_layer ? 0.0 : l.params_expert / (double(tp) * split.ep);
+    const double experts = per_layer ? 0.0 : l.params_expert / (double(split.expert_tp()) * split.ep);
     a.params += last_layer;
     a.expert_params += experts;
     a.largest_layer = std::max(a.largest_layer, last_layer + experts);
@@ -277,8 +277,9 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const StageAg
   // ZeRO shards over every rank holding the same weights: dp x cp (Megatron-Core's
   // data-parallel group with context parallelism).
   const ModelStateBytes per_param = model_state_bytes_per_param(w, s.zero, s.grad_replicas());
-  // The routed experts' states shard over the dp x cp / ep ranks holding the same experts.
-  const ModelStateBytes expert = model_state_bytes_per_param(w, s.zero, s.grad_replicas() / double(s.ep));
+  // The routed experts' states shard over the tp x dp x cp / (etp x ep) ranks holding the same
+  // experts (dp x cp / ep unless strategy.etp folds them).
+  const ModelStateBytes expert = model_state_bytes_per_param(w, s.zero, s.expert_replicas());
   b.weights = a.params * per_param.weights + a.expert_params * expert.weights;
   b.gradients = a.params * per_param.gradients + a.expert_params * expert.gradients;
   b.optimizer = a.params * per_param.optimizer + a.expert_params * expert.optimizer;

@@ -139,7 +139,8 @@ AxisGrid axis_grid(const Strategy& s) {
 }
 
 AxisGrid expert_grid(const Strategy& s) {
-  return AxisGrid{{Axis::Tp, s.tp}, {Axis::Ep, s.ep}, {Axis::Dp, s.dp * s.cp / s.ep}, {Axis::Pp, s.pp}};
+  return AxisGrid{
+      {Axis::Tp, s.expert_tp()}, {Axis::Ep, s.ep}, {Axis::Dp, s.expert_replicas()}, {Axis::Pp, s.pp}};
 }
 
 GroupSet model_parallel_groups(std::uint32_t k, std::uint32_t gpus) {

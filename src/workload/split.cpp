@@ -8,6 +8,7 @@ ActivationSplit activation_split(const Strategy& s) {
   split.sequence = s.sequence_parallel && s.tp > 1 ? s.tp : 1;
   split.cp = s.cp;
   split.ep = s.ep;
+  split.etp = s.expert_tp() == s.tp ? 0 : s.expert_tp();  // one key for etp = 0 and etp = tp
   return split;
 }
 

@@ -71,16 +71,33 @@ std::string context_parallel_problem(const Workload& w, std::uint32_t cp) {
   return "";
 }
 
-std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint64_t replicas) {
+std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint64_t replicas,
+                                    std::uint32_t folded) {
   if (ep <= 1) return "";
   const std::string what = "ep = " + std::to_string(ep);
   if (!m.transformer || !m.transformer->moe) return what + " needs a model with routed experts (moe)";
   if (m.transformer->moe->experts % ep != 0)
     return what + " does not divide the " + std::to_string(m.transformer->moe->experts) + " experts of " +
            m.name;
-  if (replicas % ep != 0)
+  if (folded > 1 && (replicas * folded) % ep != 0)
+    return what + " does not divide tp/etp*dp*cp = " + std::to_string(replicas * folded) +
+           " (the ranks of a stage the experts fold over)";
+  if (folded <= 1 && replicas % ep != 0)
     return what + " does not divide dp*cp = " + std::to_string(replicas) +
            " (the ranks sharing the dense weights)";
+  return "";
+}
+
+std::string expert_tensor_problem(const Model& m, const StrategyKnobs& s) {
+  if (s.etp == 0 || s.etp == s.tp) return "";
+  const std::string what = "etp = " + std::to_string(s.etp);
+  if (s.etp != 1)
+    return what + " is neither 1 nor tp = " + std::to_string(s.tp) +
+           " (expert tensor parallelism between them is not modelled)";
+  if (!m.transformer || !m.transformer->moe) return what + " needs a model with routed experts (moe)";
+  if (!s.sequence_parallel)
+    return what + " below tp = " + std::to_string(s.tp) +
+           " needs strategy.sequence_parallel = true (Megatron-Core runs MoE with tp > 1 only with it)";
   return "";
 }
 
@@ -159,7 +176,10 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
                             std::to_string(gpus) + " GPUs",
                         "key strategy.dp");
   if (s.cp > 1) check_context_parallel(w, s.cp);
-  if (const std::string problem = expert_parallel_problem(m, s.ep, s.grad_replicas()); !problem.empty())
+  if (const std::string problem = expert_tensor_problem(m, s); !problem.empty())
+    throw InvalidDesign(problem, "key strategy.etp");
+  if (const std::string problem = expert_parallel_problem(m, s.ep, s.grad_replicas(), s.tp / s.expert_tp());
+      !problem.empty())
     throw InvalidDesign(problem, "key strategy.ep");
   if (m.transformer) {
     if (s.tp > m.transformer->heads)

@@ -21,8 +21,10 @@ enum class OpKind : std::uint8_t {
 };
 // The axis an operator's work is split over. Tensor: the TP ranks each take a slice of the
 // heads / FFN columns; Sequence: with sequence parallelism the TP ranks each take s / tp tokens,
-// else every rank does all of it.
-enum class ParallelAxis : std::uint8_t { None, Tensor, Sequence };
+// else every rank does all of it. Expert: the routed experts' GEMMs, activation and the TP
+// collectives around them, split like Tensor over the expert tensor-parallel ranks (etp, which is
+// tp unless strategy.etp folds the experts).
+enum class ParallelAxis : std::uint8_t { None, Tensor, Sequence, Expert };
 // When the bytes an operator keeps for the backward pass are dropped (and rebuilt).
 enum class RecomputeClass : std::uint8_t {
   KeptAlways,             // kept unless the whole block is recomputed (full recomputation)
@@ -153,7 +155,10 @@ struct ActivationSplit {
   std::uint32_t sequence = 1;
   std::uint32_t cp = 1;
   std::uint32_t ep = 1;  // expert parallelism: each rank holds experts / ep of a MoE layer's experts
+  // Expert tensor parallelism (strategy.etp): the routed experts split over etp ranks; 0: tp.
+  std::uint32_t etp = 0;
   bool sequence_split() const { return sequence > 1; }
+  std::uint32_t expert_tp() const { return etp != 0 ? etp : tp; }
   bool operator==(const ActivationSplit&) const = default;
 };
 

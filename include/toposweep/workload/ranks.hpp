@@ -68,7 +68,9 @@ AxisGrid axis_grid(const Strategy& s);
 // The grid the routed experts see (Megatron-Core's expert grid): the same ranks with the dp x cp
 // ranks of each (tp index, stage) taken in axis_grid's order (cp fastest) as ep consecutive
 // expert-parallel ranks times dp x cp / ep expert replicas: its Ep groups exchange tokens (the
-// All-to-All), its Dp groups hold the same experts.
+// All-to-All), its Dp groups hold the same experts. Folded (strategy.etp = 1 < tp): a stage's
+// tp x dp x cp ranks in order, etp innermost, then ep, then the tp x dp x cp / (etp x ep)
+// expert replicas (Megatron-Core's expert rank order).
 AxisGrid expert_grid(const Strategy& s);
 
 // Per-layer model parallelism over k consecutive ranks of `gpus`: the k-rank groups, and the

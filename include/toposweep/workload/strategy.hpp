@@ -72,6 +72,13 @@ struct StrategyKnobs {
   // tokens reach their experts by an All-to-All over the ep group (dispatch) and come back by
   // another (combine); expert gradients reduce over the dp x cp / ep ranks holding the same experts.
   std::uint32_t ep = 1;
+  // Expert tensor parallelism (Megatron-Core's parallel folding, arXiv:2504.14960): the routed
+  // experts' GEMMs split over etp ranks instead of tp, the EP group folded over the tp / etp x dp x
+  // cp ranks of a stage (Megatron-Core's expert rank order: etp innermost, then ep, then the expert
+  // data-parallel ranks). 0: tp (Megatron-Core's default); else 1 or tp. With etp = 1 and
+  // sequence parallelism each rank dispatches its own s / tp tokens and runs whole experts: no TP
+  // collective enters or leaves the MoE layer.
+  std::uint32_t etp = 0;
   // The dispatch/combine All-to-Alls run on a stream of their own under the pass's compute
   // (Megatron-Core's --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe: another
   // microbatch's compute hides them) in the passes the schedule pairs: not the pipeline's warm-up
@@ -130,6 +137,14 @@ struct Strategy : StrategyKnobs {
   std::uint32_t gpus() const { return dp * tp * pp * cp; }
   // The ranks that hold the same weights and reduce their gradients together: dp x cp.
   std::uint32_t grad_replicas() const { return dp * cp; }
+  // The expert tensor-parallel degree (etp, 0 meaning tp).
+  std::uint32_t expert_tp() const { return etp != 0 ? etp : tp; }
+  // The ranks that hold the same routed experts and reduce their gradients together (Megatron-Core's
+  // expert data-parallel group): tp x dp x cp / (etp x ep); dp x cp / ep without folding.
+  std::uint32_t expert_replicas() const { return tp / expert_tp() * dp * cp / ep; }
+  // Whether the routed experts' gradients reduce apart from the dense ones: over another group
+  // (ep > 1 or etp < tp).
+  bool experts_apart() const { return ep > 1 || expert_tp() != tp; }
   bool per_layer() const { return !layer_degree.empty(); }
   bool operator==(const Strategy&) const = default;
 };
@@ -156,8 +171,13 @@ std::string context_parallel_problem(const Workload& w, std::uint32_t cp);
 void check_context_parallel(const Workload& w, std::uint32_t cp);
 // Why expert parallelism over `ep` ranks cannot run with `replicas` = dp x cp ranks sharing the
 // dense weights, or "" when it can: a model with routed experts, ep dividing their count and
-// dp x cp (Megatron-Core's rule).
-std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint64_t replicas);
+// dp x cp (Megatron-Core's rule). `folded` > 1: the EP group folds over that many tensor-parallel
+// ranks too (tp / etp, strategy.etp), so ep divides folded x dp x cp.
+std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint64_t replicas,
+                                    std::uint32_t folded = 1);
+// Why strategy.etp cannot run with the rest of `s`, or "" when it can: 0 or tp, or 1 for a model
+// with routed experts with sequence parallelism (Megatron-Core needs it for MoE with tp > 1).
+std::string expert_tensor_problem(const Model& m, const StrategyKnobs& s);
 
 // Samples per microbatch on one pipeline (one DP replica).
 double microbatch_size(const Strategy& s, const Workload& w);

@@ -182,6 +182,16 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
                    "expert count)",
      .sweep = true,
      .move = KnobMove::Own},
+    {.name = "etp",
+     .json = "etp",
+     .member = &StrategyKnobs::etp,
+     .default_text = "0",
+     .doc = "expert tensor-parallel degree (Megatron-Core's parallel folding): the routed experts' GEMMs "
+            "split over etp ranks, the ep group folded over tp/etp*dp*cp ranks; 0: tp; else 1 (with "
+            "sequence parallelism) or tp",
+     .min = 0,
+     .max = 1 << 24,
+     .json_when = KnobJson::UnlessDefault},
     {.name = "ep_overlap",
      .json = "ep_overlap",
      .member = &StrategyKnobs::ep_overlap,

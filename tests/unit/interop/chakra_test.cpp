@@ -95,34 +95,40 @@ TEST_P(ChakraRoundTrip, SameTaskGraph) {
   EXPECT_EQ(back.tp, plan.tp);
   EXPECT_EQ(back.pp, plan.pp);
   EXPECT_EQ(back.ep, plan.ep);
+  EXPECT_EQ(back.strategy.etp, plan.strategy.etp);
   EXPECT_EQ(back.global_batch, plan.global_batch);
   fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Plans, ChakraRoundTrip,
-    ::testing::Values(Case{"dense",
-                           {"model.name=gpt3-125m", "strategy.tp=2", "strategy.pp=2",
-                            "strategy.microbatches=4", "model.global_batch=16"},
-                           8},
-                      Case{"interleaved",
-                           {"model.name=gpt3-125m", "strategy.pp=4", "strategy.schedule=interleaved",
-                            "strategy.virtual_stages=3", "strategy.microbatches=8", "model.global_batch=16"},
-                           8},
-                      Case{"zero3",
-                           {"model.name=gpt3-350m", "strategy.tp=2", "strategy.zero=3",
-                            "model.global_batch=32"},
-                           8},
-                      Case{"moe",
-                           {"model.name=mixtral-8x7b", "model.seq_len=1024", "model.global_batch=32",
-                            "server.device=h100", "strategy.tp=2", "strategy.pp=4", "strategy.ep=2",
-                            "strategy.microbatches=4", "strategy.zero=1"},
-                           32},
-                      Case{"moe_overlap",
-                           {"model.name=mixtral-8x7b", "model.seq_len=1024", "model.global_batch=32",
-                            "server.device=h100", "strategy.tp=2", "strategy.pp=4", "strategy.ep=2",
-                            "strategy.microbatches=4", "strategy.zero=1", "strategy.ep_overlap=true"},
-                           32}),
+    ::testing::Values(
+        Case{"dense",
+             {"model.name=gpt3-125m", "strategy.tp=2", "strategy.pp=2", "strategy.microbatches=4",
+              "model.global_batch=16"},
+             8},
+        Case{"interleaved",
+             {"model.name=gpt3-125m", "strategy.pp=4", "strategy.schedule=interleaved",
+              "strategy.virtual_stages=3", "strategy.microbatches=8", "model.global_batch=16"},
+             8},
+        Case{"zero3",
+             {"model.name=gpt3-350m", "strategy.tp=2", "strategy.zero=3", "model.global_batch=32"},
+             8},
+        Case{
+            "moe",
+            {"model.name=mixtral-8x7b", "model.seq_len=1024", "model.global_batch=32", "server.device=h100",
+             "strategy.tp=2", "strategy.pp=4", "strategy.ep=2", "strategy.microbatches=4", "strategy.zero=1"},
+            32},
+        Case{"moe_overlap",
+             {"model.name=mixtral-8x7b", "model.seq_len=1024", "model.global_batch=32", "server.device=h100",
+              "strategy.tp=2", "strategy.pp=4", "strategy.ep=2", "strategy.microbatches=4", "strategy.zero=1",
+              "strategy.ep_overlap=true"},
+             32},
+        Case{"moe_folded",
+             {"model.name=mixtral-8x7b", "model.seq_len=1024", "model.global_batch=32", "server.device=h100",
+              "strategy.tp=2", "strategy.pp=4", "strategy.ep=8", "strategy.etp=1",
+              "strategy.sequence_parallel=true", "strategy.microbatches=4", "strategy.zero=1"},
+             32}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // Each rank's file holds the nodes that rank runs: with pp = 2 over 8 ranks, ranks 0-3 hold

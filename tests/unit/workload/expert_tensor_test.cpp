@@ -1,0 +1,190 @@
+// Expert tensor parallelism (strategy.etp, Megatron-Core's parallel folding) against
+// hand-derived values: the folded EP and expert data-parallel groups against Megatron-Core's
+// expert rank order (etp innermost, then ep, then the expert data-parallel ranks), the
+// dispatch's bytes, the TP collectives that leave with the split, the expert GEMMs' FLOPs, the
+// expert states' memory and bad input.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "toposweep/util/error.hpp"
+#include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/layer_cost.hpp"
+#include "toposweep/workload/memory.hpp"
+#include "toposweep/workload/model_library.hpp"
+#include "toposweep/workload/ranks.hpp"
+#include "workload_test_helpers.hpp"
+
+namespace toposweep {
+namespace {
+
+Workload mixtral(double global_batch) {
+  Workload w = make_workload(builtin_model("mixtral-8x7b"), builtin_device("h100"), "bf16", global_batch);
+  w.fused_attention = true;
+  w.device.hbm_bytes = 1e15;  // the traffic and the states, not whether they fit
+  return w;
+}
+
+Strategy folded(std::uint32_t dp, std::uint32_t tp, std::uint32_t ep, std::uint32_t etp) {
+  Strategy s;
+  s.dp = dp;
+  s.tp = tp;
+  s.ep = ep;
+  s.etp = etp;
+  s.microbatches = 4;
+  s.sequence_parallel = true;
+  return s;
+}
+
+using Groups = std::set<std::vector<std::uint32_t>>;
+Groups groups_of(const IterationPlan& plan, const Task& t) {
+  const auto& g = plan.graph.group_sets[t.group_set].groups;
+  return Groups(g.begin(), g.end());
+}
+
+// Mixtral 8x7B on 16 GPUs, tp 2 (sequence parallel), dp 8, ep 8, etp 1: the EP group folds over
+// tp x dp = 16 ranks. Megatron-Core numbers a stage's ranks for the experts as
+// etp_rank + etp (ep_rank + ep edp_rank): EP groups {0..7} and {8..15}, expert data-parallel
+// groups {i, i + 8}. Each rank dispatches its own s / tp = 2048 tokens top-2: 2 x 2048 x 4096 x 2
+// bytes = 33,554,432 per All-to-All, as without folding. Each rank holds 1 whole expert of each
+// block: 32 x 3 x 4096 x 14336 = 5,637,144,576 parameters, whose gradients reduce over the pairs.
+TEST(ExpertTensor, FoldedGroupsFollowMegatronCoresExpertRankOrder) {
+  const Workload w = mixtral(32);
+  const IterationPlan plan = plan_iteration(w, folded(8, 2, 8, 1));
+  ASSERT_TRUE(plan.feasible);
+  Groups ep_groups, replicas;
+  for (std::uint32_t j = 0; j < 2; ++j) {
+    std::vector<std::uint32_t> g;
+    for (std::uint32_t e = 0; e < 8; ++e) g.push_back(e + 8 * j);
+    ep_groups.insert(g);
+  }
+  for (std::uint32_t i = 0; i < 8; ++i) replicas.insert({i, i + 8});
+  const double experts = 32 * 3 * 4096.0 * 14336;
+  EXPECT_DOUBLE_EQ(experts, 5637144576.0);
+  std::size_t all_to_alls = 0;
+  std::map<std::string, double> bytes;
+  for (const Task& t : plan.graph.tasks) {
+    if (t.purpose == CommPurpose::ExpertParallel) {
+      ++all_to_alls;
+      EXPECT_DOUBLE_EQ(t.bytes, 33554432.0);
+      EXPECT_EQ(groups_of(plan, t), ep_groups);
+    }
+    if (t.purpose != CommPurpose::DataParallel) continue;
+    const std::string& name = plan.graph.labels[t.label];
+    bytes[name] += t.bytes * t.repeat;
+    if (name.rfind("expert_", 0) == 0) {
+      EXPECT_EQ(groups_of(plan, t), replicas) << name;
+    }
+  }
+  EXPECT_GT(all_to_alls, 0u);
+  const double G = w.grad_bytes_per_element;
+  EXPECT_NEAR(bytes["expert_dp_allreduce"], experts * G, 1e-12 * experts * G);
+  // Unfolded (etp = tp = 2) the 8 EP ranks are the 8 dp ranks of a tp index: every one holds
+  // different experts and nothing reduces them.
+  const IterationPlan unfolded = plan_iteration(w, folded(8, 2, 8, 0));
+  for (const Task& t : unfolded.graph.tasks)
+    EXPECT_EQ(unfolded.graph.labels[t.label].rfind("expert_", 0), std::string::npos);
+}
+
+// The TP collectives a Mixtral block issues per microbatch with sequence parallelism. Attention:
+// forward an AllGather in and a ReduceScatter out; backward the QKV's re-gather and its input
+// gradient's ReduceScatter, and the projection's output-gradient AllGather. The MoE layer with
+// experts split over tp (etp 0) adds the same again; with whole experts (etp 1) nothing: the
+// tokens reach them by the dispatch alone. A model with shared experts (DeepSeek-V3) keeps the
+// ends' AllGather and ReduceScatter for its TP-split shared expert.
+TEST(ExpertTensor, UnsplitExpertsHaveNoTensorParallelCollectives) {
+  const Workload w = mixtral(32);
+  const auto total = [](const PassCost& p) {
+    return TpCollectives{p.exposed.allreduce + p.hidden.allreduce,
+                         p.exposed.reducescatter + p.hidden.reducescatter,
+                         p.exposed.allgather + p.hidden.allgather};
+  };
+  const LayerCost split = transformer_costs(layer_cost_key(w, folded(8, 2, 8, 0))).moe_block;
+  const LayerCost whole = transformer_costs(layer_cost_key(w, folded(8, 2, 8, 1))).moe_block;
+  EXPECT_EQ(total(split.forward), (TpCollectives{0, 2, 2}));
+  EXPECT_EQ(total(split.backward), (TpCollectives{0, 2, 4}));
+  EXPECT_EQ(total(whole.forward), (TpCollectives{0, 1, 1}));
+  EXPECT_EQ(total(whole.backward), (TpCollectives{0, 1, 2}));
+  // etp = tp is the unfolded key itself.
+  EXPECT_EQ(layer_cost_key(w, folded(8, 2, 8, 2)), layer_cost_key(w, folded(8, 2, 8, 0)));
+
+  Workload ds = make_workload(builtin_model("deepseek-v3"), builtin_device("h100"), "bf16", 64);
+  ds.fused_attention = true;
+  const LayerCost ds_split = transformer_costs(layer_cost_key(ds, folded(8, 2, 8, 0))).moe_block;
+  const LayerCost ds_whole = transformer_costs(layer_cost_key(ds, folded(8, 2, 8, 1))).moe_block;
+  EXPECT_EQ(total(ds_whole.forward), total(ds_split.forward));
+  // Backward: the routed experts' column GEMM (re-gather + ReduceScatter) and row GEMM (AllGather) go.
+  const TpCollectives b = total(ds_split.backward);
+  EXPECT_EQ(total(ds_whole.backward), (TpCollectives{0, b.reducescatter - 1, b.allgather - 2}));
+}
+
+// On an idealised device (GEMMs at their FLOPs, memory free) whole experts with the rank's own
+// tokens (etp 1: 8 / 8 experts x 8 ranks' 2048 tokens) do the FLOPs of half-experts with the
+// tp group's gathered tokens (etp 2: 8 ranks' 4096 tokens): a block's compute is the same.
+TEST(ExpertTensor, ExpertGemmsKeepTheirFlopsUnderFolding) {
+  const Workload w = mixtral(32);
+  const auto ideal = [](LayerCostKey k) {
+    k.device.memory_Bps = 1e30;
+    k.device.kernel_floor_s = 0;
+    k.device.sms = 1;
+    k.device.tiles = {{1, 1}};
+    k.device.collective_sm_share = 0;
+    return k;
+  };
+  const LayerCostKey k0 = ideal(layer_cost_key(w, folded(8, 2, 4, 0)));
+  const LayerCostKey k1 = ideal(layer_cost_key(w, folded(8, 2, 8, 1)));
+  EXPECT_EQ(k1.split.expert_tp(), 1u);
+  const double c0 = transformer_costs(k0).moe_block.forward.compute_s;
+  EXPECT_NEAR(transformer_costs(k1).moe_block.forward.compute_s, c0, 1e-12 * c0);
+  const double b0 = transformer_costs(k0).moe_block.backward.compute_s;
+  EXPECT_NEAR(transformer_costs(k1).moe_block.backward.compute_s, b0, 1e-12 * b0);
+}
+
+// Mixtral on 16 GPUs, tp 2, dp 8, ep 4: unfolded each rank holds half of 2 experts a block
+// (32 x 1,409,286,144 / 8 = 5,637,144,576 parameters), folded with etp 1 2 whole experts (twice
+// that). Weights and gradients double; ZeRO-1's optimizer state shards over the expert replicas:
+// tp x dp / (etp x ep) = 4 folded against dp / ep = 2, so it stays. Activations do not move
+// (with sequence parallelism each rank keeps its own tokens' rows either way).
+TEST(ExpertTensor, WholeExpertsDoubleTheExpertStatesAtTp2) {
+  const Workload w = mixtral(32);
+  const double per_rank = 32 * 1409286144.0 / 8;
+  Strategy a = folded(8, 2, 4, 0), b = folded(8, 2, 4, 1);
+  a.zero = b.zero = 1;
+  EXPECT_EQ(a.expert_replicas(), 2u);
+  EXPECT_EQ(b.expert_replicas(), 4u);
+  const auto stages = partition_stages(w.model, 1);
+  const MemoryBreakdown ma = stage_memory(w, a, stages, 0), mb = stage_memory(w, b, stages, 0);
+  EXPECT_DOUBLE_EQ(mb.weights - ma.weights, per_rank * w.bytes_per_element);
+  EXPECT_DOUBLE_EQ(mb.gradients - ma.gradients, per_rank * w.grad_bytes_per_element);
+  EXPECT_NEAR(mb.optimizer, ma.optimizer, 1e-9 * ma.optimizer);
+  EXPECT_DOUBLE_EQ(mb.activations, ma.activations);
+}
+
+TEST(ExpertTensor, BadFoldingNamesItsKey) {
+  const Workload w = mixtral(32);
+  auto where = [&](const Workload& wl, const Strategy& s) {
+    try {
+      validate_strategy(s, wl, s.gpus());
+    } catch (const BadInput& e) {
+      return e.where();
+    }
+    return std::string("no error");
+  };
+  Strategy s = folded(8, 4, 8, 2);
+  EXPECT_EQ(where(w, s), "key strategy.etp");  // neither 1 nor tp
+  s = folded(8, 2, 8, 1);
+  EXPECT_EQ(where(w, s), "no error");
+  s.sequence_parallel = false;
+  EXPECT_EQ(where(w, s), "key strategy.etp");
+  EXPECT_EQ(where(w, folded(2, 2, 8, 1)), "key strategy.ep");  // 8 does not divide tp x dp = 4
+  EXPECT_EQ(where(w, folded(8, 2, 8, 2)), "no error");         // etp = tp: unfolded
+  EXPECT_EQ(where(w, folded(8, 1, 8, 1)), "no error");
+  const Workload dense = make_workload(builtin_model("llama3-8b"), builtin_device("h100"), "bf16", 32);
+  EXPECT_EQ(where(dense, folded(8, 2, 1, 1)), "key strategy.etp");
+}
+
+}  // namespace
+}  // namespace toposweep
