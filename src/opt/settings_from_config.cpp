@@ -86,18 +86,24 @@ SearchMethod search_method(const Config& config) {
 std::vector<std::uint32_t> search_list(const Config& config, const StrategyKnob& k) {
   const std::string key = "optimize." + std::string(k.search_key);
   const bool flag = std::holds_alternative<bool StrategyKnobs::*>(k.member);
-  std::string names;
-  const auto add_name = [&](std::string_view name) {
-    names += (names.empty() ? "" : ", ") + std::string(name);
+  // The accepted names, for an error only (a count's range as min..max: a degree's reaches 2^24).
+  const auto names = [&] {
+    std::string out;
+    const auto add_name = [&](std::string_view name) {
+      out += (out.empty() ? "" : ", ") + std::string(name);
+    };
+    if (flag) {
+      add_name("true");
+      add_name("false");
+    } else if (!k.values.empty()) {
+      for (const KnobValue& v : k.values) add_name(v.name);
+    } else if (k.max - k.min < 16) {
+      for (std::int64_t x = k.min; x <= k.max; ++x) add_name(std::to_string(x));
+    } else {
+      out = std::to_string(k.min) + ".." + std::to_string(k.max);
+    }
+    return out;
   };
-  if (flag) {
-    add_name("true");
-    add_name("false");
-  } else if (!k.values.empty()) {
-    for (const KnobValue& v : k.values) add_name(v.name);
-  } else {
-    for (std::int64_t x = k.min; x <= k.max; ++x) add_name(std::to_string(x));
-  }
   const auto parse = [&](const std::string& t) -> std::optional<std::uint32_t> {
     if (flag) {
       if (t == "true" || t == "on" || t == "yes" || t == "1") return 1;
@@ -106,18 +112,23 @@ std::vector<std::uint32_t> search_list(const Config& config, const StrategyKnob&
       for (const KnobValue& v : k.values)
         if (t == v.name) return v.value;
     } else {
-      for (std::int64_t x = k.min; x <= k.max; ++x)
-        if (t == std::to_string(x)) return static_cast<std::uint32_t>(x);
+      // A count: its decimal digits alone, in range (as the names above spell them).
+      if (t.empty() || t.size() > 10 ||
+          !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+          (t.size() > 1 && t[0] == '0'))
+        return std::nullopt;
+      const std::int64_t x = std::stoll(t);
+      if (x >= k.min && x <= k.max) return static_cast<std::uint32_t>(x);
     }
     return std::nullopt;
   };
   std::vector<std::uint32_t> out;
   for (const std::string& name : config.get_list(key)) {
     const std::optional<std::uint32_t> v = parse(name);
-    if (!v) throw BadInput("'" + name + "' is not one of " + names, config.where(key));
+    if (!v) throw BadInput("'" + name + "' is not one of " + names(), config.where(key));
     if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
   }
-  if (out.empty()) throw BadInput("name at least one of " + names, config.where(key));
+  if (out.empty()) throw BadInput("name at least one of " + names(), config.where(key));
   return out;
 }
 
