@@ -30,6 +30,12 @@ case "strategy_search" in *"$filter"*)
   bash bench/strategy_search.sh
   ;;
 esac
+# A sweep whose every point runs the strategy search (a few seconds).
+case "optimize_sweep" in *"$filter"*)
+  echo "== optimize_sweep (inputs/sweeps/perf-optimize.ini: 8 points, point.optimize = strategy)"
+  bash bench/optimize_sweep.sh
+  ;;
+esac
 # The Chakra trace import at issue 30's scale (1,024 ranks, 1,003,456 nodes; about 10 s with the export).
 case "chakra_import" in *"$filter"*)
   echo "== chakra_import (GPT-3 175B on 1,024 A100, exported and read back)"
