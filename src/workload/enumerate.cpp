@@ -201,9 +201,10 @@ constexpr auto kLevelSetters = level_setters(std::make_index_sequence<std::size(
 
 // One factor of the product: a knob and its values, outermost first. Most levels have a fixed list
 // per shape; the chunk count depends on the schedule and microbatches, compression on the ZeRO
-// stage (knobs of earlier levels, already set in the strategy).
+// stage, the expert tensor parallelism on the sequence parallelism and the ep degree (knobs of
+// earlier levels, already set in the strategy).
 struct Level {
-  enum class Values : std::uint8_t { Fixed, Chunks, Compression } kind = Values::Fixed;
+  enum class Values : std::uint8_t { Fixed, Chunks, Compression, ExpertTensor } kind = Values::Fixed;
   LevelSetter set = nullptr;
   const std::vector<std::uint32_t>* fixed = nullptr;
 };
@@ -264,11 +265,20 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   const std::vector<std::uint32_t> one_chunk{1};
   std::uint64_t dp = 0, pp = 0;
   std::array<std::vector<std::uint32_t>, level_count> values;
-  std::vector<std::uint32_t> no_compression;
+  std::vector<std::uint32_t> no_compression, etp_values;
   const auto level_values = [&](std::size_t i) -> const std::vector<std::uint32_t>& {
     const Level& level = levels[i];
     if (level.kind == Level::Values::Fixed) return *level.fixed;
     if (level.kind == Level::Values::Compression) return s.zero == 0 ? values[i] : no_compression;
+    if (level.kind == Level::Values::ExpertTensor) {
+      // Unfolded (0) where ep divides dp x cp; whole experts (1) with sequence parallelism, ep
+      // dividing tp x dp x cp (the ep level's folded list).
+      etp_values.clear();
+      for (std::uint32_t code : values[i])
+        if ((code == 0 && (s.dp * s.cp) % s.ep == 0) || (code == 1 && s.sequence_parallel))
+          etp_values.push_back(code);
+      return etp_values;
+    }
     // Model chunks per device: interleaving only when pp divides the microbatch count.
     if (s.schedule != PipelineSchedule::Interleaved) return one_chunk;
     chunks.clear();
@@ -295,6 +305,12 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
 
   const StrategyKnob& cp_row = row(&StrategyKnobs::cp);
   const StrategyKnob& ep_row = row(&StrategyKnobs::ep);
+  const StrategyKnob& etp_row = row(&StrategyKnobs::etp);
+  const bool moe = m.transformer && m.transformer->moe.has_value();
+  // Whether a shape of this tp tries whole experts (strategy.etp = 1): a MoE model, tp > 1, listed.
+  const auto folds = [&](std::uint64_t tp) {
+    return moe && tp > 1 && contains(space.codes(etp_row), std::uint32_t{1});
+  };
   for (std::uint64_t tp : divisors(gpus)) {
     if (tp > max_tp) break;
     if (m.transformer && m.transformer->heads % tp != 0) continue;
@@ -333,9 +349,20 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
           } else if (&k == &chunks_row) {
             level.kind = Level::Values::Chunks;
           } else if (&k == &ep_row) {  // the listed degrees that divide dp x cp and the experts
+            // (folded: tp x dp x cp, with whole experts listed; the etp level keeps the valid pairs)
+            const std::uint32_t fold = folds(tp) ? static_cast<std::uint32_t>(tp) : 1;
             values[i].clear();
             for (std::uint32_t ep : knob_values(k, space.codes(k), replicas, tp, pp))
-              if (expert_parallel_problem(m, ep, replicas).empty()) values[i].push_back(ep);
+              if (expert_parallel_problem(m, ep, replicas, fold).empty()) values[i].push_back(ep);
+          } else if (&k == &etp_row) {  // 0 and 1 as listed, where whole experts can fold
+            values[i].clear();
+            if (folds(tp)) {
+              level.kind = Level::Values::ExpertTensor;
+              for (std::uint32_t code : space.codes(k))
+                if (code <= 1) values[i].push_back(code);
+            } else {
+              values[i].push_back(0);
+            }
           } else if (&k == &recompute_row) {
             values[i] = knob_values(k, recomputes, replicas, tp, pp);
           } else if (&k == &compression) {

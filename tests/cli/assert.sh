@@ -50,7 +50,7 @@ assert_top_replays() {
 import json, sys
 s = json.load(open(sys.argv[1]))["top"][int(sys.argv[2])]["strategy"]
 keys = {"dp": s["dp"], "tp": s["tp"], "pp": s["pp"], "cp": s.get("cp", 1), "ep": s.get("ep", 1),
-        "microbatches": s["microbatches"],
+        "etp": s.get("etp", 0), "microbatches": s["microbatches"],
         "schedule": s["schedule"], "virtual_stages": s.get("virtual_stages", 1), "recompute": s["recompute"],
         "sequence_parallel": str(s["sequence_parallel"]).lower(), "tp_overlap": s["tp_overlap"],
         "dp_overlap": str(s["dp_overlap"]).lower(), "zero": s["zero_stage"],

@@ -70,6 +70,24 @@ assert all(t["strategy"]["ep"] == 2 for t in j["top"]), j["top"]
 PY
 assert_top_replays "$WORK/optimize_ep.json" 3 "${ep_base[@]}"
 
+# Expert tensor parallelism searched (optimize.etp = 1, whole experts folded over tp x dp): with tp 2
+# and ep 8 on 16 GPUs every answer runs whole experts with sequence parallelism (ep 8 at dp 4 exists
+# only folded), and replays.
+run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.search=exhaustive --set optimize.top=3 \
+  --set optimize.ep=8 --set optimize.etp=1 --set optimize.tp=2 --set optimize.max_microbatches=4 --json
+assert_status 0 "optimize --target strategy with optimize.etp = 1"
+cp "$WORK/out" "$WORK/optimize_etp.json"
+/usr/bin/python3 - "$WORK/optimize_etp.json" <<'PY' && pass "every answer folds ep 8 over tp 2" || fail "etp answers"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert all(t["strategy"]["etp"] == 1 and t["strategy"]["ep"] == 8 and t["strategy"]["tp"] == 2
+           and t["strategy"]["sequence_parallel"] for t in j["top"]), j["top"]
+PY
+assert_top_replays "$WORK/optimize_etp.json" 3 "${ep_base[@]}"
+run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.etp=2
+assert_status 2 "optimize.etp = 2"
+assert_one_error_line "optimize.etp = 2"
+
 # The configured strategy is only the baseline: with the default pure data parallelism not
 # dividing the batch (24 samples on 16 GPUs), the search still runs and says there is no baseline.
 run_cmd optimize --target strategy "${base[@]}" --set model.global_batch=24 --set optimize.max_microbatches=4 --json

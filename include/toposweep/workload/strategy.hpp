@@ -75,7 +75,8 @@ struct StrategyKnobs {
   // Expert tensor parallelism (Megatron-Core's parallel folding, arXiv:2504.14960): the routed
   // experts' GEMMs split over etp ranks instead of tp, the EP group folded over the tp / etp x dp x
   // cp ranks of a stage (Megatron-Core's expert rank order: etp innermost, then ep, then the expert
-  // data-parallel ranks). 0: tp (Megatron-Core's default); else 1 or tp. With etp = 1 and
+  // data-parallel ranks). 0: tp (Megatron-Core's default); 1 (a strategy built in code may also
+  // say tp, the same as 0). With etp = 1 and
   // sequence parallelism each rank dispatches its own s / tp tokens and runs whole experts: no TP
   // collective enters or leaves the MoE layer.
   std::uint32_t etp = 0;

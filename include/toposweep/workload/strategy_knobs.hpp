@@ -186,12 +186,18 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .json = "etp",
      .member = &StrategyKnobs::etp,
      .default_text = "0",
-     .doc = "expert tensor-parallel degree (Megatron-Core's parallel folding): the routed experts' GEMMs "
-            "split over etp ranks, the ep group folded over tp/etp*dp*cp ranks; 0: tp; else 1 (with "
-            "sequence parallelism) or tp",
+     .doc =
+         "expert tensor parallelism (Megatron-Core's parallel folding): 0: the routed experts split over "
+         "the tp ranks; 1: whole experts, the ep group folded over tp*dp*cp ranks (MoE models with sequence "
+         "parallelism)",
      .min = 0,
-     .max = 1 << 24,
-     .json_when = KnobJson::UnlessDefault},
+     .max = 1,
+     .json_when = KnobJson::UnlessDefault,
+     .search_key = "etp",
+     .search_default = "0",
+     .search_doc =
+         "strategy search: expert tensor parallelism tried (0: experts split over tp; 1: whole experts, "
+         "ep folded over tp*dp*cp; MoE models with tp > 1 and sequence parallelism)"},
     {.name = "ep_overlap",
      .json = "ep_overlap",
      .member = &StrategyKnobs::ep_overlap,
@@ -434,6 +440,7 @@ inline constexpr EnumerationLevel kEnumerationOrder[] = {
     {&StrategyKnobs::zero, true},
     {&StrategyKnobs::sequence_parallel, true},
     {&StrategyKnobs::ep, true},
+    {&StrategyKnobs::etp, true},
     {&StrategyKnobs::tp_overlap},
     {&StrategyKnobs::dp_overlap},
     {&StrategyKnobs::batch_split},

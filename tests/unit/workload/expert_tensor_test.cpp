@@ -2,15 +2,17 @@
 // hand-derived values: the folded EP and expert data-parallel groups against Megatron-Core's
 // expert rank order (etp innermost, then ep, then the expert data-parallel ranks), the
 // dispatch's bytes, the TP collectives that leave with the split, the expert GEMMs' FLOPs, the
-// expert states' memory and bad input.
+// expert states' memory, the enumerator over optimize.etp and bad input.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "toposweep/util/error.hpp"
+#include "toposweep/workload/enumerate.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/layer_cost.hpp"
 #include "toposweep/workload/memory.hpp"
@@ -161,6 +163,54 @@ TEST(ExpertTensor, WholeExpertsDoubleTheExpertStatesAtTp2) {
   EXPECT_DOUBLE_EQ(mb.gradients - ma.gradients, per_rank * w.grad_bytes_per_element);
   EXPECT_NEAR(mb.optimizer, ma.optimizer, 1e-9 * ma.optimizer);
   EXPECT_DOUBLE_EQ(mb.activations, ma.activations);
+}
+
+// The exact search's enumerator over optimize.etp = 0, 1 on Mixtral (8 experts), 16 GPUs: every
+// valid (tp, dp, ep, etp, sequence parallelism) once. Unfolded, ep divides dp and 8; whole experts
+// need tp > 1 and sequence parallelism, ep dividing tp x dp and 8: at tp 2, pp 2 (dp 4) ep 8
+// exists only folded. With the default list (0) the enumeration is the one before optimize.etp.
+TEST(ExpertTensor, TheEnumeratorVisitsEveryValidFoldingOnce) {
+  const Workload w = mixtral(32);
+  StrategySpace space;
+  space.set(&StrategyKnobs::ep, {1, 2, 4, 8});
+  space.set(&StrategyKnobs::etp, {0, 1});
+  space.max_microbatches = 1;
+  space.pp = {1, 2};
+  space.tp = {1, 2};
+  using Key =
+      std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, bool>;  // tp dp ep etp sp
+  std::map<Key, int> seen;
+  for_each_strategy(w, 16, space, [&](const Strategy& s, double, bool) {
+    if (s.recompute != Recompute::None || s.zero != 0 || s.tp_overlap != TpOverlap::None || !s.dp_overlap ||
+        s.schedule != PipelineSchedule::OneFOneB)
+      return;
+    ++seen[{s.tp, s.dp, s.ep, s.etp, s.sequence_parallel}];
+    EXPECT_NO_THROW(validate_strategy(s, w, 16));
+  });
+  std::map<Key, int> expected;
+  for (const std::uint32_t tp : {1u, 2u})
+    for (const std::uint32_t pp : {1u, 2u}) {
+      const std::uint32_t dp = 16 / tp / pp;
+      for (const bool sp : tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})
+        for (const std::uint32_t ep : {1u, 2u, 4u, 8u}) {
+          if (dp % ep == 0) expected[{tp, dp, ep, 0, sp}] = 1;
+          if (tp > 1 && sp && (tp * dp) % ep == 0) expected[{tp, dp, ep, 1, sp}] = 1;
+        }
+    }
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(seen.count({2, 4, 8, 1, true}), 1u);  // ep 8 at dp 4: folded only
+  EXPECT_EQ(seen.count({2, 4, 8, 0, true}), 0u);
+
+  // Listing 1 only adds strategies: the default list (0) visits exactly the etp = 0 ones.
+  std::size_t unfolded = 0, plain = 0;
+  for_each_strategy(w, 16, space, [&](const Strategy& s, double, bool) { unfolded += s.etp == 0; });
+  space.set(&StrategyKnobs::etp, {0});
+  for_each_strategy(w, 16, space, [&](const Strategy& s, double, bool) {
+    ++plain;
+    EXPECT_EQ(s.etp, 0u);
+  });
+  EXPECT_EQ(plain, unfolded);
+  EXPECT_GT(plain, 0u);
 }
 
 TEST(ExpertTensor, BadFoldingNamesItsKey) {

@@ -49,8 +49,10 @@ Strategy with_other_value(const StrategyKnob& k) {
           s.*m = static_cast<T>(k.values.back().value == static_cast<std::uint8_t>(s.*m)
                                     ? k.values.front().value
                                     : k.values.back().value);
-        else
-          s.*m = static_cast<T>(s.*m == 2 ? 3 : 2);
+        else {  // 2 or 3, within the key's range (strategy.etp: 0 or 1)
+          const std::int64_t v = s.*m == 2 ? 3 : 2;
+          s.*m = static_cast<T>(v <= k.max ? v : (s.*m == k.max ? k.min : k.max));
+        }
       },
       k.member);
   // The chunk count is written (and meant) only with the interleaved schedule.
