@@ -125,11 +125,16 @@ def markdown(rows, notes):
             f"under the other microbatch's {r['compute_s']:.1f} s of compute. The measured step is "
             f"{r['global_batch'] * r['seq'] / (r['measured_tokens_per_gpu_s'] * r['gpus']):.1f} s; with the "
             f"All-to-All exposed the model reads {r.get('exposed_error_pct', float('nan')):+.1f} %: the run hides "
-            "less of it than the model does. Candidates, none measured here: NCCL's All-to-All slowed by the GEMMs "
-            "it shares the SMs and memory with (the model slows the compute, not the communication), the "
-            "combined-1F1B schedule's per-layer phases (each pairs one of a layer's four All-to-Alls with one part "
-            "of the other microbatch's compute, so each phase takes the longer of the two, where the model takes the "
-            "longer of their sums), and the bandwidth NCCL reaches across 4 servers with 32 peers of 4 MB each.")
+            "less of it than the model does. Not the schedule's structure: Megatron-Core's combined 1F1B "
+            "(megatron/core/models/common/model_chunk_schedule_plan.py, `run`) puts one layer pair's combine_bwd | "
+            "dispatch_fwd -> dispatch_bwd | combine_fwd on the communication stream against pre_dispatch_fwd | "
+            "mlp_bwd -> mlp_fwd | pre_dispatch_bwd on the compute stream, so a pair takes at least its four "
+            "All-to-Alls in sequence (8.4 ms), as the model's passes do when the All-to-Alls outlast the compute "
+            f"({1000 * r['iteration_time_s'] / (12 * 512):.1f} ms a layer pair here). Candidates, none measured "
+            "here: the bandwidth NCCL's All-to-All reaches with 32 peers of 4 MB each across 4 servers (the model "
+            "is checked against nccl-tests at 8 GB per rank, `validation.alltoall_nccl`), and the All-to-All "
+            "slowed by the GEMMs it shares the SMs and memory with (the model slows the compute, not the "
+            "communication).")
     notes.append("Qwen3 MoE in FP8 on H100 (Megatron-Bridge 26.04.01, held out; published recipes): "
                  + ", ".join(f"{r['run']} {r['error_pct']:+.1f} %" for r in ok) + ".")
     return lines
