@@ -50,8 +50,8 @@ inline constexpr std::string_view kGlobalBatch = "toposweep.global_batch";     /
 inline constexpr std::string_view kMemory = "toposweep.memory_per_gpu_bytes";  // double_val
 inline constexpr std::string_view kDp = "toposweep.dp", kTp = "toposweep.tp", kPp = "toposweep.pp",
                                   kCp = "toposweep.cp", kEp = "toposweep.ep",
-                                  kEtp = "toposweep.etp",  // strategy.etp (0: tp)
-    kMicrobatches = "toposweep.microbatches";              // uint32_val
+                                  kMicrobatches = "toposweep.microbatches";  // uint32_val
+inline constexpr std::string_view kEtp = "toposweep.etp";  // uint32_val: strategy.etp, absent when 0
 
 // Chakra's CollectiveCommType values.
 enum CommType : std::int64_t {

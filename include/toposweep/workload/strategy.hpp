@@ -76,9 +76,8 @@ struct StrategyKnobs {
   // experts' GEMMs split over etp ranks instead of tp, the EP group folded over the tp / etp x dp x
   // cp ranks of a stage (Megatron-Core's expert rank order: etp innermost, then ep, then the expert
   // data-parallel ranks). 0: tp (Megatron-Core's default); 1 (a strategy built in code may also
-  // say tp, the same as 0). With etp = 1 and
-  // sequence parallelism each rank dispatches its own s / tp tokens and runs whole experts: no TP
-  // collective enters or leaves the MoE layer.
+  // say tp, the same as 0). With etp = 1 and sequence parallelism each rank dispatches its own
+  // s / tp tokens and runs whole experts: no TP collective enters or leaves the routed experts.
   std::uint32_t etp = 0;
   // The dispatch/combine All-to-Alls run on a stream of their own under the pass's compute
   // (Megatron-Core's --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe: another
