@@ -59,6 +59,13 @@ struct StageProgram {
   double local_params = 0;     // dense parameters on one GPU of this stage (optimizer step)
   double local_experts = 0;    // of which routed experts' when ep > 1 (reduced over their replicas)
   double output_elements = 0;  // per sample, sent to the next stage
+  // Each layer's parameters on one GPU, in forward order: dense (over the dp x cp group) and
+  // routed experts apart (over their replicas). What strategy.param_gather_overlap gathers.
+  struct LayerParams {
+    std::uint32_t layer;
+    double dense, experts;
+  };
+  std::vector<LayerParams> layer_params;
 };
 
 class IterationBuilder {
@@ -108,6 +115,7 @@ class IterationBuilder {
   void close_bucket(GradBucket& bucket, bool experts, std::uint32_t stage, std::uint32_t micro);
   double device_experts(std::uint32_t stage) const;
   void emit_optimizer(std::uint32_t stage);
+  void add_param_gathers();
   // SFB: the AllGather of a layer's factors after its final backward, and the rebuild of its
   // weight gradient from them once the stage's last backward is done.
   void emit_sfb_allgather(std::uint32_t stage, std::uint32_t layer, std::uint32_t micro);
@@ -216,6 +224,11 @@ class IterationBuilder {
   std::vector<std::vector<TaskId>> sent_fwd_, sent_bwd_;  // [chunk][micro] transfer ids
   std::vector<TaskId> last_compute_;                      // per stage
   std::vector<TaskId> last_dp_;                           // per stage
+  // strategy.param_gather_overlap: per chunk, (first layer of a bucket, its gather) in forward
+  // order, which the chunk's first forward waits for; whether the gathers replaced the ones after
+  // the optimizer step.
+  std::vector<std::vector<std::pair<std::uint32_t, TaskId>>> param_waits_;
+  bool params_gathered_early_ = false;
   std::vector<TaskId> next_deps_;  // extra dependencies of the next compute-stream task
   std::vector<TaskId> exchanges_;  // embedding exchanges not yet waited for
   std::uint32_t exchange_stream_ = kNoSet;
@@ -446,6 +459,7 @@ void IterationBuilder::make_3d_programs() {
       const double experts = s_.experts_apart() ? l.params_expert / (expert_shard * s_.ep) : 0.0;
       prog.local_experts += experts;
       params -= experts;
+      prog.layer_params.push_back({i, params, experts});
       std::vector<Op> layer_bwd{b};
       // Only a transformer's layers have TP collectives: validate_strategy keeps tp = 1 without one.
       if (cost) {
@@ -915,8 +929,17 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
     if (ep) on_sms.push_back(overlapped.back());
   }
   const auto pass_first = static_cast<TaskId>(g_.tasks.size());  // the pass's own tasks from here
+  // strategy.param_gather_overlap: the chunk's first forward waits for each bucket's gather before
+  // the first layer it holds.
+  const auto& waits = param_waits_[chunk];
+  std::size_t wait = forward && micro == 0 ? 0 : waits.size();
   for (const Op& op : forward ? prog.forward : prog.backward) {
     if (op.unpaired_only && paired) continue;  // its overlapped copy runs on the EP stream
+    if (wait < waits.size() && op.layer >= waits[wait].first) {
+      flush(stage, micro, phase);
+      for (; wait < waits.size() && op.layer >= waits[wait].first; ++wait)
+        next_deps_.push_back(waits[wait].second);
+    }
     emit_op(op, stage, micro, phase);
     if (final_backward && op.sfb) {
       flush(stage, micro, phase);
@@ -1099,7 +1122,9 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   stage_waits_[stage].clear();
   next_deps_.push_back(last_dp_[stage]);
   last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
-  // ZeRO-1/2 gather the updated weights now; ZeRO-3 keeps them sharded until the next forward.
+  // ZeRO-1/2 gather the updated weights now (with strategy.param_gather_overlap under the next
+  // forward instead: add_param_gathers); ZeRO-3 keeps them sharded until the next forward.
+  if (params_gathered_early_) return;
   if (s_.zero >= 1 && s_.zero <= 2 && dp_set_[stage] != kNoSet) {
     const Task ag =
         dp_collective(stage, TaskPhase::WeightUpdate, CollectiveOp::AllGather,
@@ -1111,6 +1136,51 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
     const Task ag = dp_collective(stage, TaskPhase::WeightUpdate, CollectiveOp::AllGather,
                                   experts * w_.bytes_per_element, expert_dp_set_[stage], kExpertDpAllGather);
     last_dp_[stage] = add_task(ag, {last_compute_[stage], last_dp_[stage]});
+  }
+}
+
+void IterationBuilder::add_param_gathers() {
+  // Megatron-Core's --overlap-param-gather: the weights the last optimizer step updated are
+  // all-gathered bucket by bucket when the next iteration starts (the iteration here stands for
+  // the next), on the stage's DP stream in the order its first forward needs them; the first
+  // forward of each chunk waits, layer by layer, for the bucket holding the layer. Buckets close
+  // at strategy.bucket_bytes of gradients, as the reductions' do; the routed experts' parameters
+  // (ep > 1 or etp < tp) go over their own replicas.
+  param_waits_.assign(chunks(), {});
+  if (!s_.param_gather_overlap || s_.zero < 1 || s_.zero > 2) return;
+  for (const StageProgram& prog : programs_)
+    if (prog.layer_params.empty()) return;  // per-layer and table models: after the step
+  params_gathered_early_ = true;
+  const double B = w_.bytes_per_element, G = w_.grad_bytes_per_element;
+  for (std::uint32_t c = 0; c < chunks(); ++c) {
+    const std::uint32_t p = c % s_.pp;
+    double dense = 0, experts = 0;
+    std::uint32_t first = 0;
+    bool open = false;
+    const auto close = [&] {
+      TaskId gathered = kNone;
+      if (dense > 0 && dp_set_[p] != kNoSet) {
+        const Task t = dp_collective(p, TaskPhase::Forward, CollectiveOp::AllGather, dense * B, dp_set_[p],
+                                     kDpAllGather);
+        gathered = last_dp_[p] = add_task(t, {last_dp_[p]});
+      }
+      if (experts > 0 && expert_dp_set_[p] != kNoSet) {
+        const Task t = dp_collective(p, TaskPhase::Forward, CollectiveOp::AllGather, experts * B,
+                                     expert_dp_set_[p], kExpertDpAllGather);
+        gathered = last_dp_[p] = add_task(t, {last_dp_[p]});
+      }
+      if (gathered != kNone) param_waits_[c].emplace_back(first, gathered);
+      dense = experts = 0;
+      open = false;
+    };
+    for (const StageProgram::LayerParams& l : programs_[c].layer_params) {
+      if (!open) first = l.layer;
+      open = true;
+      dense += l.dense;
+      experts += l.experts;
+      if ((dense + experts) * G >= s_.bucket_bytes) close();
+    }
+    if (open) close();
   }
 }
 
@@ -1166,6 +1236,7 @@ TaskGraph IterationBuilder::build() {
   sent_bwd_.assign(chunks(), std::vector<TaskId>(s_.microbatches, kNone));
   last_compute_.assign(pp, kNone);
   last_dp_.assign(pp, kNone);
+  add_param_gathers();
   std::vector<std::vector<Pass>> orders(pp);
   std::vector<std::size_t> cursor(pp, 0);
   std::size_t remaining = 0;

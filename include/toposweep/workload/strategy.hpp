@@ -106,6 +106,11 @@ struct StrategyKnobs {
   // Gradient buckets reduce while the last backward still runs (DDP); false: one reduction after
   // the backward (Megatron-LM's local DDP until 2022).
   bool dp_overlap = true;
+  // ZeRO-1/2: the updated weights are all-gathered at the start of the next iteration, bucket by
+  // bucket on the DP stream, each layer's first forward waiting for its bucket (Megatron-Core's
+  // --overlap-param-gather); false: one AllGather after the optimizer step, before the iteration
+  // ends.
+  bool param_gather_overlap = false;
   // Pipeline sends on their own streams; false: every send blocks its stage's compute until it
   // is done (Megatron-LM's p2p exchanges before Megatron-Core).
   bool p2p_overlap = true;
