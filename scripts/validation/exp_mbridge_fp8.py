@@ -13,7 +13,10 @@ at 067f987df repeat them) give what the table does not:
   * FP8 with per-tensor current scaling (`fp8_cs`: bf16_with_fp8_current_scaling_mixed, first and last layers not
     kept in bf16, fp8 parameter gather): `model.datatype = fp8`, `model.fp8_recipe = tensorwise`;
   * gradients reduced in bf16 (`_benchmark_common`: grad_reduce_in_fp32 = False): `model.grad_datatype = bf16`;
-  * the distributed optimizer with its parameter gather overlapped with the optimizer step: `strategy.zero = 1`;
+  * the distributed optimizer (`strategy.zero = 1`) with its parameter gather overlapped (_pretrain_common:
+    overlap_param_gather = True; with dp, pp and vp > 1 overrides.py also sets overlap_param_gather_with_optimizer_
+    step, which hides even the first chunk's gather under the step): `strategy.param_gather_overlap = true` (the
+    gathers under the next forward, bucket by bucket; the first bucket's exposed);
   * sequence parallelism with Transformer Engine's userbuffers TP overlap (userbuffers_fp8_h100_*):
     `strategy.sequence_parallel = true`, `strategy.tp_overlap = full`;
   * the pipeline split: the 405B recipe counts the embedding and the loss as layers
@@ -37,7 +40,8 @@ from exp_megatron import DGX_H100, mcore_bucket
 CLUSTER = {**DGX_H100, "model.fused_attention": "true",
            "model.datatype": "fp8", "model.fp8_recipe": "tensorwise", "model.grad_datatype": "bf16",
            "strategy.microbatch_size": 1, "strategy.grad_accum_fusion": "true", "strategy.dp_overlap": "true",
-           "strategy.p2p_overlap": "true", "strategy.zero": 1, "strategy.sequence_parallel": "true",
+           "strategy.p2p_overlap": "true", "strategy.zero": 1, "strategy.param_gather_overlap": "true",
+           "strategy.sequence_parallel": "true",
            "strategy.tp_overlap": "full", "strategy.recompute": "none", "strategy.schedule": "interleaved"}
 
 # name, model, GPUs, GBS, sequence, TP, PP, CP, VP, stage split, measured tokens/s/GPU

@@ -281,7 +281,8 @@ MCORE_H100 = [("1.7B", 16, 2048, 24, 1, 1, 48, 48, 192, 408.8), ("7.1B", 32, 409
               ("462B", 144, 18432, 112, 8, 16, 48, 6144, 3072, 459.9)]
 # What each run used, and where it comes from (docs/validation.md, section 6, lists the same):
 #  * published in the table: tp, pp, dp, GPUs, global batch; README (f2e5db402c / 937571cfd4): seq 4096, vocab
-#    131072, "--overlap-grad-reduce --overlap-param-gather" (DP), "--tp-comm-overlap" (TP), PP overlap "enabled by
+#    131072, "--overlap-grad-reduce --overlap-param-gather" (DP: strategy.param_gather_overlap = true),
+#    "--tp-comm-overlap" (TP), PP overlap "enabled by
 #    default"; bf16: the table's MFU column is TFLOP/s / 989 (the H100's dense bf16 peak).
 #  * implied by Megatron-Core r0.8.0's code (tag core_r0.8.0, baf94af3c6): --overlap-param-gather asserts
 #    --use-distributed-optimizer (ZeRO-1, megatron/training/arguments.py); --tp-comm-overlap asserts
@@ -300,7 +301,7 @@ MCORE_H100 = [("1.7B", 16, 2048, 24, 1, 1, 48, 48, 192, 408.8), ("7.1B", 32, 409
 DGX_H100 = {**SELENE, "server.device": "h100", "topology.link_bandwidth": "400Gbps", "model.datatype": "bf16"}
 MCORE = {"strategy.tp_overlap": "full", "strategy.grad_accum_fusion": "true", "model.grad_datatype": "fp32",
          "strategy.dp_overlap": "true", "strategy.p2p_overlap": "true", "strategy.zero": 1,
-         "model.fused_attention": "true"}
+         "strategy.param_gather_overlap": "true", "model.fused_attention": "true"}
 MCORE_MICROBATCH = (1, 2, 4)
 
 

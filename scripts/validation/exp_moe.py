@@ -49,7 +49,8 @@ Expert tensor parallelism and TP overlap (`strategy.etp`, `strategy.tp_overlap`)
     Transformer Engine's own backward overlap runs (the input re-gather under the input-gradient GEMM, the
     input-gradient ReduceScatter under the weight-gradient GEMM: async_op in transformer_engine/pytorch/module/
     linear.py): `strategy.tp_overlap = backward`. Before both, with the experts split over TP and the TP
-    collectives overlapped in full (chosen), the row read 1498 tokens/s/GPU (+15.5 %).
+    collectives overlapped in full (chosen), the row read 1498 tokens/s/GPU (+15.5 %). The same recipe's DDP
+    config sets overlap_param_gather=True (deepseek_v3.py at f37f883a8): `strategy.param_gather_overlap = true`.
 
 Pipeline stage split (`strategy.stage_split`), per run:
   * Megatron-Bridge 25.09: published. Its recipe's layout `Et|(tt|)*30mL` (configs/deepseek/
@@ -149,7 +150,8 @@ RUN_KEYS = {
     # Megatron-Bridge 25.09's recipe (configs/deepseek/deepseek_v3_llm_pretrain.yaml at f37f883a8)
     "megatron-bridge-25.09-dsv3-1024": {"model.grad_datatype": "bf16", "strategy.dp_overlap": "false",
                                         "model.fp8_recipe": "tensorwise", "strategy.stage_split": "ends",
-                                        "strategy.etp": 1, "strategy.tp_overlap": "backward"},
+                                        "strategy.etp": 1, "strategy.tp_overlap": "backward",
+                                        "strategy.param_gather_overlap": "true"},
     "deepseek-v3-report-2048": {"model.optimizer_moments": "bf16", "model.moe_activation_datatype": "fp8",
                                 "model.fp8_recipe": "blockwise"},
 }
