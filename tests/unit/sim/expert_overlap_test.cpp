@@ -48,16 +48,9 @@ Config mixtral(std::uint32_t ep, const std::string& link, bool overlap, const st
   return test::sim_config(s);
 }
 
-struct SimRun {
-  IterationPlan plan;
-  SimResult result;
-};
-
+using test::SimRun;
 SimRun simulate(const Config& c) {
-  const Network net = network_from_config(c);
-  IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
-  SimResult r = simulate_iteration(net, plan.graph, sim_options_from_config(c));
-  return {std::move(plan), std::move(r)};
+  return test::simulate_config(c);
 }
 
 // Per phase (forward, backward) of GPU 0's stage: the compute tasks' and the EP All-to-Alls'

@@ -38,16 +38,9 @@ Config gpt(bool overlap, const std::string& bucket) {
                            {"simulate.network_model", "analytical"}});
 }
 
-struct SimRun {
-  IterationPlan plan;
-  SimResult result;
-};
-
+using test::SimRun;
 SimRun simulate(const Config& c) {
-  const Network net = network_from_config(c);
-  IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
-  SimResult r = simulate_iteration(net, plan.graph, sim_options_from_config(c));
-  return {std::move(plan), std::move(r)};
+  return test::simulate_config(c);
 }
 
 // The weight AllGathers of GPU 0's stage: their bytes, their spans' summed length and the first

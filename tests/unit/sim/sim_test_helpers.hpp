@@ -7,9 +7,11 @@
 #include "toposweep/collective/config_keys.hpp"
 #include "toposweep/sim/config_keys.hpp"
 #include "toposweep/sim/simulate.hpp"
+#include "toposweep/topology/build.hpp"
 #include "toposweep/topology/config_keys.hpp"
 #include "toposweep/util/config.hpp"
 #include "toposweep/workload/config_keys.hpp"
+#include "toposweep/workload/iteration.hpp"
 
 namespace toposweep::test {
 
@@ -23,6 +25,19 @@ inline Config sim_config(const std::vector<std::pair<std::string, std::string>>&
       if (!k.default_value.empty() && !k.name.ends_with(".*") && !c.has(k.name))
         c.set(k.name, k.default_value, "default");
   return c;
+}
+
+// A configuration's plan and its simulation (the fast path), kept together so that a test can read
+// the tasks beside their spans.
+struct SimRun {
+  IterationPlan plan;
+  sim::SimResult result;
+};
+inline SimRun simulate_config(const Config& c) {
+  const Network net = network_from_config(c);
+  IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
+  sim::SimResult r = sim::simulate_iteration(net, plan.graph, sim::sim_options_from_config(c));
+  return {std::move(plan), std::move(r)};
 }
 
 // One job on rank order through the event-driven engine (simulate_jobs always runs it, while

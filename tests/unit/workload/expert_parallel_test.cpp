@@ -312,14 +312,7 @@ TEST(ExpertParallel, ImbalanceScalesTheBusiestRanksExpertWork) {
 
 TEST(ExpertParallel, BadDegreesNameStrategyEp) {
   const Workload w = mixtral(64);
-  auto where = [&](const Workload& wl, const Strategy& s) {
-    try {
-      validate_strategy(s, wl, s.gpus());
-    } catch (const BadInput& e) {
-      return e.where();
-    }
-    return std::string("no error");
-  };
+  const auto where = test::strategy_error_key;
   EXPECT_EQ(where(w, strategy(8, 2, 2, 16, 8)), "key strategy.ep");  // 16 experts? 8 only
   EXPECT_EQ(where(w, strategy(6, 2, 2, 4, 2)), "key strategy.ep");   // 4 does not divide dp 6
   const Workload dense = make_workload(builtin_model("llama3-8b"), builtin_device("h100"), "bf16", 64);

@@ -215,14 +215,7 @@ TEST(ExpertTensor, TheEnumeratorVisitsEveryValidFoldingOnce) {
 
 TEST(ExpertTensor, BadFoldingNamesItsKey) {
   const Workload w = mixtral(32);
-  auto where = [&](const Workload& wl, const Strategy& s) {
-    try {
-      validate_strategy(s, wl, s.gpus());
-    } catch (const BadInput& e) {
-      return e.where();
-    }
-    return std::string("no error");
-  };
+  const auto where = test::strategy_error_key;
   Strategy s = folded(8, 4, 8, 2);
   EXPECT_EQ(where(w, s), "key strategy.etp");  // neither 1 nor tp
   s = folded(8, 2, 8, 1);

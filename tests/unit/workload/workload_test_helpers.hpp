@@ -21,6 +21,16 @@ inline Config workload_config(const std::vector<std::string>& sets) {
   return c;
 }
 
+// The key validate_strategy names for `s` on `w` ("no error" when it accepts it).
+inline std::string strategy_error_key(const Workload& w, const Strategy& s) {
+  try {
+    validate_strategy(s, w, s.gpus());
+  } catch (const BadInput& e) {
+    return e.where();
+  }
+  return "no error";
+}
+
 // A model of `layers` identical layers: 1 TFLOP forward, 2 TFLOP backward, 1,000 elements in and
 // out each (compute-bound pipelines whose stage times are easy to work by hand).
 inline Model uniform_chain(int layers) {
