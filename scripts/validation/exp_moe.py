@@ -435,7 +435,8 @@ def markdown(rows, fit, notes):
               "of each device's 64 forward chunks are warm-up: most of its All-to-Alls are exposed in the model.",
               "- **Expert tensor parallelism** (`strategy.etp`, docs/models.md \"Expert tensor parallelism\"): the "
               "Megatron-Bridge recipe runs whole experts (`etp: 1`) with EP 64 folded over TP 2 x DP 64, and no "
-              "userbuffers TP overlap (`tp_comm_overlap = False`: Transformer Engine's backward-only overlap). "
+              "userbuffers TP overlap (`tp_comm_overlap = False`: Transformer Engine's backward-only overlap); its "
+              "weights are gathered under the next forward (`overlap_param_gather`: `strategy.param_gather_overlap`). "
               "With the experts split over TP and the TP overlap chosen full, as before `strategy.etp`, the row "
               "read 1498 tokens/s/GPU (+15.5 %): the folded experts drop the TP collectives around the routed "
               "experts and run larger GEMMs, which makes the model faster still.",
@@ -447,8 +448,9 @@ def markdown(rows, fit, notes):
               ds_text(ds, ds_modules, ds_need),
               f"- Megatron-Bridge 25.09, run as its recipe publishes it (NVIDIA-NeMo/Megatron-Bridge f37f883a8: "
               f"selective recomputation of `mla_up_proj,mlp`, which Megatron-Core applies to the 3 dense layers' "
-              f"MLPs only; the 1F1B All-to-All overlap; gradients reduced in bf16 after the backward; expert tensor "
-              f"parallelism 1 and Transformer Engine's backward-only TP overlap): "
+              f"MLPs only; the 1F1B All-to-All overlap; gradients reduced in bf16 after the backward and the weights "
+              f"gathered under the next forward; expert tensor parallelism 1 and Transformer Engine's backward-only TP "
+              f"overlap): "
               f"{mb['predicted_tokens_per_gpu_s']:.0f} tokens/s/GPU, {mb['error_pct']:+.1f} %. With full "
               f"recomputation the same run would read {mb_rc.get('full', float('nan')):.0f} "
               f"({pct(mb_rc.get('full', float('nan')), mb):+.1f} %). Its pipeline layout `Et|(tt|)*30mL` (the "
