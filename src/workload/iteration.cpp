@@ -56,16 +56,24 @@ struct Op {
 struct StageProgram {
   std::vector<Op> forward, backward;
   std::vector<Op> overlapped_forward, overlapped_backward;  // TP collectives under the pass's GEMMs
-  double local_params = 0;     // dense parameters on one GPU of this stage (optimizer step)
-  double local_experts = 0;    // of which routed experts' when ep > 1 (reduced over their replicas)
-  double output_elements = 0;  // per sample, sent to the next stage
-  // Each layer's parameters on one GPU, in forward order: dense (over the dp x cp group) and
-  // routed experts apart (over their replicas). What strategy.param_gather_overlap gathers.
+  double output_elements = 0;                               // per sample, sent to the next stage
+  // Each layer's parameters on one GPU, in forward order: all of them (the optimizer step's) and
+  // of those the routed experts' that reduce apart, over their replicas (ep > 1 or etp < tp).
   struct LayerParams {
     std::uint32_t layer;
-    double dense, experts;
+    double params, experts;
   };
   std::vector<LayerParams> layer_params;
+  double local_params() const {
+    double sum = 0;
+    for (const LayerParams& l : layer_params) sum += l.params;
+    return sum;
+  }
+  double local_experts() const {
+    double sum = 0;
+    for (const LayerParams& l : layer_params) sum += l.experts;
+    return sum;
+  }
 };
 
 class IterationBuilder {
@@ -116,6 +124,11 @@ class IterationBuilder {
   double device_experts(std::uint32_t stage) const;
   void emit_optimizer(std::uint32_t stage);
   void add_param_gathers();
+  // strategy.param_gather_overlap applies: ZeRO-1/2 on the 3-D programs (the per-layer and table
+  // programs gather after the step).
+  bool gathers_before_forward() const {
+    return s_.param_gather_overlap && s_.zero >= 1 && s_.zero <= 2 && !s_.per_layer() && !m_.has_tables();
+  }
   // SFB: the AllGather of a layer's factors after its final backward, and the rebuild of its
   // weight gradient from them once the stage's last backward is done.
   void emit_sfb_allgather(std::uint32_t stage, std::uint32_t layer, std::uint32_t micro);
@@ -225,10 +238,8 @@ class IterationBuilder {
   std::vector<TaskId> last_compute_;                      // per stage
   std::vector<TaskId> last_dp_;                           // per stage
   // strategy.param_gather_overlap: per chunk, (first layer of a bucket, its gather) in forward
-  // order, which the chunk's first forward waits for; whether the gathers replaced the ones after
-  // the optimizer step.
+  // order, which the chunk's first forward waits for.
   std::vector<std::vector<std::pair<std::uint32_t, TaskId>>> param_waits_;
-  bool params_gathered_early_ = false;
   std::vector<TaskId> next_deps_;  // extra dependencies of the next compute-stream task
   std::vector<TaskId> exchanges_;  // embedding exchanges not yet waited for
   std::uint32_t exchange_stream_ = kNoSet;
@@ -453,13 +464,11 @@ void IterationBuilder::make_3d_programs() {
       double params =
           l.params_sharded / shard + l.params_replicated + l.params_expert / (expert_shard * s_.ep);
       if (l.kind == LayerKind::Head) params += tied_embedding_copy(m_, shard, s_.pp);
-      prog.local_params += params;
       // ep > 1 (or etp < tp): the routed experts' gradients go apart, over their replicas
       // (Megatron-Core's expert data-parallel group); else with the dense ones, the same group.
       const double experts = s_.experts_apart() ? l.params_expert / (expert_shard * s_.ep) : 0.0;
-      prog.local_experts += experts;
-      params -= experts;
       prog.layer_params.push_back({i, params, experts});
+      params -= experts;
       std::vector<Op> layer_bwd{b};
       // Only a transformer's layers have TP collectives: validate_strategy keeps tp = 1 without one.
       if (cost) {
@@ -626,7 +635,7 @@ void IterationBuilder::make_per_layer_program() {
       b.flops = (l.backward_flops + (s_.recompute == Recompute::Full ? l.forward_flops : 0)) * mb_;
       b.layer = x;
       const double params = l.parameters() / seg->k;
-      prog.local_params += params;
+      prog.layer_params.push_back({x, params, 0.0});
       if (grad_set != kNoSet && params > 0) {
         b.grad_bytes = params * B;
         b.grad_group_set = grad_set;
@@ -694,13 +703,13 @@ std::vector<IterationBuilder::Pass> IterationBuilder::stage_order(std::uint32_t 
 
 double IterationBuilder::device_params(std::uint32_t stage) const {
   double params = 0;
-  for (std::uint32_t c = stage; c < programs_.size(); c += s_.pp) params += programs_[c].local_params;
+  for (std::uint32_t c = stage; c < programs_.size(); c += s_.pp) params += programs_[c].local_params();
   return params;
 }
 
 double IterationBuilder::device_experts(std::uint32_t stage) const {
   double params = 0;
-  for (std::uint32_t c = stage; c < programs_.size(); c += s_.pp) params += programs_[c].local_experts;
+  for (std::uint32_t c = stage; c < programs_.size(); c += s_.pp) params += programs_[c].local_experts();
   return params;
 }
 
@@ -1066,18 +1075,19 @@ void IterationBuilder::add_zero3_gathers() {
   for (std::uint32_t c = 0; c < programs_.size(); ++c) {
     StageProgram& prog = programs_[c];
     const std::uint32_t p = c % s_.pp;
-    if (dp_set_[p] == kNoSet || prog.local_params <= 0) continue;
+    const double local = prog.local_params(), experts = prog.local_experts();
+    if (dp_set_[p] == kNoSet || local <= 0) continue;
     Op gather;
     gather.kind = Op::Kind::Comm;
     gather.op = CollectiveOp::AllGather;
     gather.purpose = CommPurpose::DataParallel;
     gather.is_mutable = true;
     // AllGather output: the full weights; ep > 1: the experts' over their own replicas.
-    gather.bytes = (prog.local_params - prog.local_experts) * w_.bytes_per_element;
+    gather.bytes = (local - experts) * w_.bytes_per_element;
     gather.group_set = dp_set_[p];
     std::vector<Op> gathers{gather};
-    if (expert_dp_set_[p] != kNoSet && prog.local_experts > 0) {
-      gather.bytes = prog.local_experts * w_.bytes_per_element;
+    if (expert_dp_set_[p] != kNoSet && experts > 0) {
+      gather.bytes = experts * w_.bytes_per_element;
       gather.group_set = expert_dp_set_[p];
       gathers.push_back(gather);
     }
@@ -1124,7 +1134,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   last_compute_[stage] = add_task_with_pending(t, last_compute_[stage]);
   // ZeRO-1/2 gather the updated weights now (with strategy.param_gather_overlap under the next
   // forward instead: add_param_gathers); ZeRO-3 keeps them sharded until the next forward.
-  if (params_gathered_early_) return;
+  if (gathers_before_forward()) return;
   if (s_.zero >= 1 && s_.zero <= 2 && dp_set_[stage] != kNoSet) {
     const Task ag =
         dp_collective(stage, TaskPhase::WeightUpdate, CollectiveOp::AllGather,
@@ -1147,10 +1157,7 @@ void IterationBuilder::add_param_gathers() {
   // at strategy.bucket_bytes of gradients, as the reductions' do; the routed experts' parameters
   // (ep > 1 or etp < tp) go over their own replicas.
   param_waits_.assign(chunks(), {});
-  if (!s_.param_gather_overlap || s_.zero < 1 || s_.zero > 2) return;
-  for (const StageProgram& prog : programs_)
-    if (prog.layer_params.empty()) return;  // per-layer and table models: after the step
-  params_gathered_early_ = true;
+  if (!gathers_before_forward()) return;
   const double B = w_.bytes_per_element, G = w_.grad_bytes_per_element;
   for (std::uint32_t c = 0; c < chunks(); ++c) {
     const std::uint32_t p = c % s_.pp;
@@ -1176,7 +1183,7 @@ void IterationBuilder::add_param_gathers() {
     for (const StageProgram::LayerParams& l : programs_[c].layer_params) {
       if (!open) first = l.layer;
       open = true;
-      dense += l.dense;
+      dense += l.params - l.experts;
       experts += l.experts;
       if ((dense + experts) * G >= s_.bucket_bytes) close();
     }
