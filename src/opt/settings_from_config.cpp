@@ -1,5 +1,6 @@
 // optimize.* keys -> OptimizeSettings: the one place the optimizers read a Config.
 #include <algorithm>
+#include <charconv>
 #include <optional>
 #include <string_view>
 #include <variant>
@@ -112,13 +113,12 @@ std::vector<std::uint32_t> search_list(const Config& config, const StrategyKnob&
       for (const KnobValue& v : k.values)
         if (t == v.name) return v.value;
     } else {
-      // A count: its decimal digits alone, in range (as the names above spell them).
-      if (t.empty() || t.size() > 10 ||
-          !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-          (t.size() > 1 && t[0] == '0'))
-        return std::nullopt;
-      const std::int64_t x = std::stoll(t);
-      if (x >= k.min && x <= k.max) return static_cast<std::uint32_t>(x);
+      // A count: decimal digits alone, no leading zero, in range (as the names above spell them).
+      std::int64_t x = 0;
+      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+      const bool plain =
+          ec == std::errc() && end == t.data() + t.size() && t[0] != '-' && (t.size() == 1 || t[0] != '0');
+      if (plain && x >= k.min && x <= k.max) return static_cast<std::uint32_t>(x);
     }
     return std::nullopt;
   };

@@ -1,5 +1,6 @@
 #include "toposweep/workload/strategy.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -79,12 +80,12 @@ std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint6
   if (m.transformer->moe->experts % ep != 0)
     return what + " does not divide the " + std::to_string(m.transformer->moe->experts) + " experts of " +
            m.name;
-  if (folded > 1 && (replicas * folded) % ep != 0)
-    return what + " does not divide tp/etp*dp*cp = " + std::to_string(replicas * folded) +
-           " (the ranks of a stage the experts fold over)";
-  if (folded <= 1 && replicas % ep != 0)
-    return what + " does not divide dp*cp = " + std::to_string(replicas) +
-           " (the ranks sharing the dense weights)";
+  const std::uint64_t ranks = replicas * std::max<std::uint32_t>(folded, 1);
+  if (ranks % ep != 0)
+    return what + " does not divide " + (folded > 1 ? "tp/etp*dp*cp = " : "dp*cp = ") +
+           std::to_string(ranks) +
+           (folded > 1 ? " (the ranks of a stage the experts fold over)"
+                       : " (the ranks sharing the dense weights)");
   return "";
 }
 
