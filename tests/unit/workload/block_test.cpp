@@ -11,6 +11,7 @@
 #include "toposweep/workload/layer_cost.hpp"
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/model_library.hpp"
+#include "workload_test_helpers.hpp"
 
 namespace toposweep {
 namespace {
@@ -197,12 +198,7 @@ TEST(Block, IdealDeviceTimesASwigluGqaBlockAtItsFlops) {
   s.tp = 8;
   s.dp = 1;
   s.microbatches = 4;  // 2 sequences per microbatch
-  LayerCostKey key = layer_cost_key(w, s);
-  key.device.memory_Bps = 1e30;
-  key.device.kernel_floor_s = 0;
-  key.device.sms = 1;
-  key.device.tiles = {{1, 1}};
-  key.device.collective_sm_share = 0;
+  const LayerCostKey key = test::idealised(layer_cost_key(w, s));
   const double rate = key.device.peak_flops * key.device.gemm_efficiency;
   const TransformerCosts c = transformer_costs(key);
   EXPECT_NEAR(c.block.forward.compute_s, 2 * m.layers[1].forward_flops / 8 / rate, 1e-12);

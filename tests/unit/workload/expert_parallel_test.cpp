@@ -156,15 +156,8 @@ TEST(ExpertParallel, ExpertGridGroupsMatchABruteForce) {
 // tokens) take the time of ep 1's (8 experts): the same FLOPs.
 TEST(ExpertParallel, GroupedExpertGemmsKeepTheirFlopsOverEp) {
   const Workload w = mixtral(64);
-  LayerCostKey k1 = layer_cost_key(w, strategy(8, 2, 2, 1, 8)),
-               k2 = layer_cost_key(w, strategy(8, 2, 2, 2, 8));
-  for (LayerCostKey* k : {&k1, &k2}) {
-    k->device.memory_Bps = 1e30;
-    k->device.kernel_floor_s = 0;
-    k->device.sms = 1;
-    k->device.tiles = {{1, 1}};
-    k->device.collective_sm_share = 0;
-  }
+  const LayerCostKey k1 = test::idealised(layer_cost_key(w, strategy(8, 2, 2, 1, 8))),
+                     k2 = test::idealised(layer_cost_key(w, strategy(8, 2, 2, 2, 8)));
   EXPECT_EQ(k2.split.ep, 2u);
   EXPECT_DOUBLE_EQ(transformer_costs(k1).moe_block.forward.compute_s,
                    transformer_costs(k2).moe_block.forward.compute_s);
@@ -261,14 +254,7 @@ TEST(ExpertParallel, ImbalanceScalesTheBusiestRanksExpertWork) {
   Workload wi = w;
   wi.moe_imbalance = 1.5;
   const Strategy s = strategy(8, 2, 1, 2, 8);
-  const auto ideal = [](LayerCostKey k) {
-    k.device.memory_Bps = 1e30;
-    k.device.kernel_floor_s = 0;
-    k.device.sms = 1;
-    k.device.tiles = {{1, 1}};
-    k.device.collective_sm_share = 0;
-    return k;
-  };
+  const auto ideal = test::idealised;
   const LayerCostKey k1 = ideal(layer_cost_key(w, s)), k15 = ideal(layer_cost_key(wi, s));
   EXPECT_EQ(k15.moe_imbalance, 1.5);
   const double c1 = transformer_costs(k1).moe_block.forward.compute_s;

@@ -128,14 +128,7 @@ TEST(ExpertTensor, UnsplitExpertsHaveNoTensorParallelCollectives) {
 // tp group's gathered tokens (etp 2: 8 ranks' 4096 tokens): a block's compute is the same.
 TEST(ExpertTensor, ExpertGemmsKeepTheirFlopsUnderFolding) {
   const Workload w = mixtral(32);
-  const auto ideal = [](LayerCostKey k) {
-    k.device.memory_Bps = 1e30;
-    k.device.kernel_floor_s = 0;
-    k.device.sms = 1;
-    k.device.tiles = {{1, 1}};
-    k.device.collective_sm_share = 0;
-    return k;
-  };
+  const auto ideal = test::idealised;
   const LayerCostKey k0 = ideal(layer_cost_key(w, folded(8, 2, 4, 0)));
   const LayerCostKey k1 = ideal(layer_cost_key(w, folded(8, 2, 8, 1)));
   EXPECT_EQ(k1.split.expert_tp(), 1u);

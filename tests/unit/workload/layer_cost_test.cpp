@@ -68,12 +68,7 @@ TEST(LayerCost, IdealDeviceRecoversTheLayerFlops) {
   s.tp = 4;
   s.dp = 2;
   s.microbatches = 1;  // 4 sequences per microbatch
-  LayerCostKey key = layer_cost_key(w, s);
-  key.device.memory_Bps = 1e30;
-  key.device.kernel_floor_s = 0;
-  key.device.sms = 1;
-  key.device.tiles = {{1, 1}};
-  key.device.collective_sm_share = 0;
+  LayerCostKey key = test::idealised(layer_cost_key(w, s));
   const double rate = 312e12 * 0.767, b = 4;
   const Layer& block = m.layers[1];
   const TransformerCosts c = transformer_costs(key);

@@ -12,6 +12,7 @@
 #include "toposweep/workload/device.hpp"
 #include "toposweep/workload/layer_cost.hpp"
 #include "toposweep/workload/model_library.hpp"
+#include "workload_test_helpers.hpp"
 
 namespace toposweep {
 namespace {
@@ -160,12 +161,7 @@ TEST(Moe, IdealDeviceTimesAMixtralBlockAtItsFlops) {
   s.tp = 8;
   s.dp = 1;
   s.microbatches = 4;  // 2 sequences per microbatch
-  LayerCostKey key = layer_cost_key(w, s);
-  key.device.memory_Bps = 1e30;
-  key.device.kernel_floor_s = 0;
-  key.device.sms = 1;
-  key.device.tiles = {{1, 1}};
-  key.device.collective_sm_share = 0;
+  const LayerCostKey key = test::idealised(layer_cost_key(w, s));
   const double rate = key.device.peak_flops * key.device.gemm_efficiency;
   const TransformerCosts c = transformer_costs(key);
   const double router = 2.0 * 4096 * 4096 * 8;  // per sequence
@@ -181,11 +177,7 @@ TEST(Moe, DeepSeekBlockOnOneRankAtItsFlops) {
   const Model m = builtin_model("deepseek-v3");
   Workload w = make_workload(m, builtin_device("a100"), "fp16", 1);
   Strategy s;
-  LayerCostKey key = layer_cost_key(w, s);
-  key.device.memory_Bps = 1e30;
-  key.device.kernel_floor_s = 0;
-  key.device.sms = 1;
-  key.device.tiles = {{1, 1}};
+  const LayerCostKey key = test::idealised(layer_cost_key(w, s));  // tp 1: no collectives to take SMs
   const double rate = key.device.peak_flops * key.device.gemm_efficiency;
   const TransformerCosts c = transformer_costs(key);
   const double b = key.microbatch;

@@ -9,6 +9,7 @@
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/config_keys.hpp"
 #include "toposweep/workload/iteration.hpp"
+#include "toposweep/workload/layer_cost.hpp"
 #include "toposweep/workload/model_library.hpp"
 
 namespace toposweep::test {
@@ -19,6 +20,18 @@ inline Config workload_config(const std::vector<std::string>& sets) {
   for (const auto& s : sets) apply_set(c, s);
   validate_and_default(c, KeyRegistry(workload::config_keys()));
   return c;
+}
+
+// `key` on an idealised device: memory-bound kernels free, no kernel floor, one SM and one tile
+// (no wave quantisation), no SMs lost to overlapped collectives; GEMMs run at exactly their FLOPs
+// over peak x efficiency.
+inline LayerCostKey idealised(LayerCostKey key) {
+  key.device.memory_Bps = 1e30;
+  key.device.kernel_floor_s = 0;
+  key.device.sms = 1;
+  key.device.tiles = {{1, 1}};
+  key.device.collective_sm_share = 0;
+  return key;
 }
 
 // The key validate_strategy names for `s` on `w` ("no error" when it accepts it).
