@@ -279,6 +279,7 @@ PointResult make_point_result(const IterationPlan& plan, const sim::SimResult* s
   r.pp = plan.pp;
   r.cp = plan.cp;
   r.ep = plan.ep;
+  r.etp = plan.strategy.expert_tp();
   r.microbatches = plan.microbatches;
   if (!plan.feasible || sim == nullptr) {
     r.status = PointStatus::Infeasible;

@@ -141,11 +141,12 @@ StrategyTriple parse_strategy(const std::string& text, const std::string& where)
 
 namespace {
 
-std::int64_t int_of(const std::string& text, const std::string& what, const std::string& where) {
+std::int64_t int_of(const std::string& text, const std::string& what, const std::string& where,
+                    std::int64_t lo = 1, std::int64_t hi = 1 << 30) {
   Config one;
   one.set(what, text, where);
   try {
-    return one.get_int(what, 1, 1 << 30);
+    return one.get_int(what, lo, hi);
   } catch (const BadInput& e) {
     throw BadInput(std::string(e.what()) + " for " + what, where);
   }
@@ -196,7 +197,8 @@ const std::vector<const StrategyKnob*>& axis_knobs() {
     std::vector<const StrategyKnob*> out;
     for (const StrategyKnob& k : toposweep::kStrategyKnobs)
       if (k.sweep && k.member != KnobMember{&StrategyKnobs::virtual_stages} &&
-          k.member != KnobMember{&StrategyKnobs::cp} && k.member != KnobMember{&StrategyKnobs::ep})
+          k.member != KnobMember{&StrategyKnobs::cp} && k.member != KnobMember{&StrategyKnobs::ep} &&
+          k.member != KnobMember{&StrategyKnobs::etp})
         out.push_back(&k);
     const auto at = [&](KnobMember m) {
       return std::find_if(out.begin(), out.end(), [&](const StrategyKnob* k) { return k->member == m; });
@@ -271,16 +273,30 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
     eps.clear();
     for (const auto& v : lists["ep"]) eps.emplace_back(int_of(v, "ep", c.where), v);
   }
+  // Expert tensor parallelism (written after ep, when listed, only with tp > 1: with one TP rank
+  // every etp is the same): etp = 1 folds the EP group over the tp ranks too, so an ep there needs
+  // to divide tp x dp x cp instead (Megatron-Core's parallel folding, docs/models.md).
+  const std::vector<std::pair<std::int64_t, std::string>> unlisted{{0, ""}};
+  std::vector<std::pair<std::int64_t, std::string>> etps;
+  if (lists.count("etp"))
+    for (const auto& v : lists["etp"]) {
+      const StrategyKnob& k = *find_strategy_knob(KnobMember{&StrategyKnobs::etp});
+      etps.emplace_back(int_of(v, "etp", c.where, k.min, k.max), v);
+    }
   std::vector<StrategyTriple> shapes;
   for (const auto& [cp, cp_text] : cps) {
     if (total % cp != 0) continue;
     for (auto t : all_strategies(total / cp, max_tp, max_pp)) {
       if (!cp_text.empty()) t.knobs.emplace_back("cp", cp_text);
       for (const auto& [ep, ep_text] : eps) {
-        if ((t.dp * cp) % ep != 0) continue;
-        StrategyTriple e = t;
-        if (!ep_text.empty()) e.knobs.emplace_back("ep", ep_text);
-        shapes.push_back(std::move(e));
+        for (const auto& [etp, etp_text] : t.tp > 1 && !etps.empty() ? etps : unlisted) {
+          const std::int64_t folded = etp == 0 || etp == t.tp ? 1 : t.tp / etp;
+          if ((folded * t.dp * cp) % ep != 0) continue;
+          StrategyTriple e = t;
+          if (!ep_text.empty()) e.knobs.emplace_back("ep", ep_text);
+          if (!etp_text.empty()) e.knobs.emplace_back("etp", etp_text);
+          shapes.push_back(std::move(e));
+        }
       }
     }
   }

@@ -133,8 +133,9 @@ def named_strategy(config):
     gpus = server_gpus(config)
     tp, pp = int(config.get("strategy.tp", 1)), int(config.get("strategy.pp", 1))
     cp, ep = int(config.get("strategy.cp", 1)), int(config.get("strategy.ep", 1))
+    etp = int(config.get("strategy.etp", 0)) or tp  # 0: the experts split over the tp ranks
     dp = int(config.get("strategy.dp", 0)) or gpus // (tp * pp * cp)
-    return dp, tp, pp, cp, ep, int(config.get("strategy.microbatches", 1))
+    return dp, tp, pp, cp, ep, etp, int(config.get("strategy.microbatches", 1))
 
 
 def test_rows_report_the_strategy_their_axes_name(swept):
@@ -146,7 +147,7 @@ def test_rows_report_the_strategy_their_axes_name(swept):
         config = replay.point_config(path, int(row["index"]))
         if config.get("point.optimize", "none") != "none" or config.get("topology.kind") == "multidim":
             continue  # an optimizer chooses the strategy; multidim NPUs are not servers x gpus
-        assert (int(row["dp"]), int(row["tp"]), int(row["pp"]), int(row["cp"]), int(row["ep"]),
+        assert (int(row["dp"]), int(row["tp"]), int(row["pp"]), int(row["cp"]), int(row["ep"]), int(row["etp"]),
                 int(row["microbatches"])) == named_strategy(config), f"row {row['index']}"
         checked += 1
     assert checked > 0

@@ -31,7 +31,9 @@ struct PointResult {
   double samples_per_s = nan;  // global batch / iteration time
   double network_bisection_Bps = nan;
   // The strategy actually simulated (after optimization when the point asks for it).
-  std::uint32_t dp = 0, tp = 0, pp = 0, cp = 0, ep = 0, microbatches = 0;
+  // etp: the routed experts' tensor-parallel degree (strategy.etp resolved: tp unless the experts
+  // fold over the TP ranks; tp for dense models).
+  std::uint32_t dp = 0, tp = 0, pp = 0, cp = 0, ep = 0, etp = 0, microbatches = 0;
   std::uint32_t optimizer_rounds = 0;  // 0 when no optimizer ran
 };
 
@@ -80,6 +82,7 @@ inline constexpr ResultField kResultFields[] = {
     {"pp", "1", nullptr, &PointResult::pp, false, RowJson::Strategy},
     {"cp", "1", nullptr, &PointResult::cp, false, RowJson::Strategy},
     {"ep", "1", nullptr, &PointResult::ep, false, RowJson::Strategy},
+    {"etp", "1", nullptr, &PointResult::etp, false, RowJson::Strategy},
     {"microbatches", "1", nullptr, &PointResult::microbatches, false, RowJson::Strategy},
     {"optimizer_rounds", "1", nullptr, &PointResult::optimizer_rounds},
 };

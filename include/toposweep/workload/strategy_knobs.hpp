@@ -197,7 +197,8 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .search_default = "0",
      .search_doc =
          "strategy search: expert tensor parallelism tried (0: experts split over tp; 1: whole experts, "
-         "ep folded over tp*dp*cp; MoE models with tp > 1 and sequence parallelism)"},
+         "ep folded over tp*dp*cp; MoE models with tp > 1 and sequence parallelism)",
+     .sweep = true},
     {.name = "ep_overlap",
      .json = "ep_overlap",
      .member = &StrategyKnobs::ep_overlap,

@@ -138,7 +138,7 @@ TEST(ResultFields, UnitsAttributeIsTheTablesAndTheOneFilesAlreadyCarry) {
   EXPECT_EQ(units,
             "index=1;subspace=1;status=1;iteration_time_s=s;compute_time_s=s;exposed_comm_time_s=s;"
             "bubble_time_s=s;cost_usd=USD;memory_per_gpu_bytes=B;samples_per_s=1/s;network_bisection_Bps=B/s;"
-            "dp=1;tp=1;pp=1;cp=1;ep=1;microbatches=1;optimizer_rounds=1;"
+            "dp=1;tp=1;pp=1;cp=1;ep=1;etp=1;microbatches=1;optimizer_rounds=1;"
             "axis fields=position in /space/axes/<key>/values");
 }
 
@@ -158,7 +158,7 @@ TEST(ResultFields, ReaderAndFieldColumnReturnEveryFieldsValue) {
 }
 
 // Offsets in the payload of a point record (after magic and length) as journals on disk have
-// them: index u64, status u8, eight doubles, seven uint32, then the message.
+// them: index u64, status u8, eight doubles, eight uint32, then the message.
 const std::map<std::string, std::size_t> kJournalOffsets = {{"iteration_time_s", 9},
                                                             {"compute_time_s", 17},
                                                             {"exposed_comm_time_s", 25},
@@ -172,9 +172,10 @@ const std::map<std::string, std::size_t> kJournalOffsets = {{"iteration_time_s",
                                                             {"pp", 81},
                                                             {"cp", 85},
                                                             {"ep", 89},
-                                                            {"microbatches", 93},
-                                                            {"optimizer_rounds", 97}};
-constexpr std::size_t kJournalFixedPayload = 101;
+                                                            {"etp", 93},
+                                                            {"microbatches", 97},
+                                                            {"optimizer_rounds", 101}};
+constexpr std::size_t kJournalFixedPayload = 105;
 
 TEST(ResultFields, JournalRoundTripsEveryFieldAtTheOffsetJournalsOnDiskUse) {
   ASSERT_EQ(kJournalOffsets.size(), std::size(kResultFields));
@@ -242,7 +243,7 @@ TEST(ResultFields, RowJsonOfAnEvaluatedRow) {
                                             "strategy", "subspace"}));
   EXPECT_EQ(j["iteration_time_s"].get<double>(), rows[0].result.iteration_time_s);
   EXPECT_EQ(j["strategy"].dump(),
-            "{\"cp\":111,\"dp\":108,\"ep\":112,\"microbatches\":113,\"pp\":110,\"tp\":109}");
+            "{\"cp\":111,\"dp\":108,\"ep\":112,\"etp\":113,\"microbatches\":114,\"pp\":110,\"tp\":109}");
 }
 
 }  // namespace

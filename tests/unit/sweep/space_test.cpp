@@ -227,6 +227,32 @@ TEST(Space, StrategyGeneratorSplitsTheDpCpRanksForEachListedEp) {
   EXPECT_EQ(s.point_config(5).get_string("strategy.ep"), "4");
 }
 
+TEST(Space, StrategyGeneratorFoldsEachListedEpOverTheTpRanksWithEtp1) {
+  // 4 GPUs, pp = 1: shapes (dp, tp) = (1, 4), (2, 2), (4, 1). etp is written only with tp > 1,
+  // after ep; etp = 1 folds the EP group over tp x dp (ep divides tp x dp), etp = 0 does not (ep
+  // divides dp): (1, 4) ep 1 with etp 0 and 1, ep 2 and 4 with etp 1 only; (2, 2) ep 1 and 2 with
+  // both, ep 4 with etp 1 only; (4, 1) ep 1, 2, 4 and no etp.
+  const Space s = space_from(
+      "[space.s]\ntopology.servers = 1\nserver.gpus = 4\nstrategy = all(max_pp=1, ep=1|2|4, etp=0|1)\n");
+  const std::vector<std::string> expected = {
+      "dp1tp4pp1/ep=1/etp=0", "dp1tp4pp1/ep=1/etp=1", "dp1tp4pp1/ep=2/etp=1", "dp1tp4pp1/ep=4/etp=1",
+      "dp2tp2pp1/ep=1/etp=0", "dp2tp2pp1/ep=1/etp=1", "dp2tp2pp1/ep=2/etp=0", "dp2tp2pp1/ep=2/etp=1",
+      "dp2tp2pp1/ep=4/etp=1", "dp4tp1pp1/ep=1",       "dp4tp1pp1/ep=2",       "dp4tp1pp1/ep=4"};
+  std::size_t axis = 0;
+  while (s.axes()[axis].key != "strategy") ++axis;
+  EXPECT_EQ(s.axes()[axis].values, expected);
+  EXPECT_EQ(s.point_config(3).get_string("strategy.etp"), "1");
+  EXPECT_EQ(s.point_config(3).get_string("strategy.ep"), "4");
+  // etp beyond the key's range (0 or 1) is refused where the generator is written.
+  try {
+    space_from("[space.s]\ntopology.servers = 1\nserver.gpus = 4\nstrategy = all(ep=1|2, etp=0|2)\n");
+    ADD_FAILURE() << "no error";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("out of range (must be between 0 and 1) for etp"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Space, StrategyKnobNamesInErrorsAndHelp) {
   const auto message = [](const std::string& text) -> std::string {
     try {
@@ -236,26 +262,27 @@ TEST(Space, StrategyKnobNamesInErrorsAndHelp) {
     }
     return "no error";
   };
-  EXPECT_EQ(
-      message("dp1tp1pp1/colour=red"),
-      "strategy 'dp1tp1pp1/colour=red': 'colour=red' is not knob=value with a knob of cp, ep, microbatches, "
-      "microbatch_size, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
-      "dp_overlap, zero");
+  EXPECT_EQ(message("dp1tp1pp1/colour=red"),
+            "strategy 'dp1tp1pp1/colour=red': 'colour=red' is not knob=value with a knob of cp, ep, etp, "
+            "microbatches, "
+            "microbatch_size, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
+            "dp_overlap, zero");
   EXPECT_EQ(message("dp1tp1pp1/microbatch_size=2/zero=1"), "no error");
   try {
     space_from("[space.a]\nstrategy = all(microbatch_size=2)\n");
     ADD_FAILURE() << "no error";
   } catch (const BadInput& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "strategy generator takes max_tp=N, max_pp=N and knob lists (e.g. recompute=none|selective) of "
-              "cp, ep, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
-              "dp_overlap, zero");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "strategy generator takes max_tp=N, max_pp=N and knob lists (e.g. recompute=none|selective) of "
+        "cp, ep, etp, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
+        "dp_overlap, zero");
   }
   const Generator* all = find_generator("strategy", "all");
   ASSERT_NE(all, nullptr);
   EXPECT_EQ(std::string(all->help),
             "all[(max_tp=T, max_pp=P, KNOB=v1|v2...)]: every dp x tp x pp of the GPUs times the knob lists "
-            "(cp, ep, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
+            "(cp, ep, etp, microbatches, schedule, virtual_stages, recompute, sequence_parallel, tp_overlap, "
             "dp_overlap, zero)");
 }
 
