@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/block.hpp"
@@ -129,6 +130,29 @@ class IterationBuilder {
   bool gathers_before_forward() const {
     return s_.param_gather_overlap && s_.zero >= 1 && s_.zero <= 2 && !s_.per_layer() && !m_.has_tables();
   }
+  // strategy.param_gather_overlap with ZeRO-3 on the 3-D programs: every pass gathers its weights
+  // bucket by bucket on the DP stream ahead of the layers (FSDP's prefetch), not on the compute
+  // stream before the pass.
+  bool zero3_prefetch() const {
+    return s_.param_gather_overlap && s_.zero == 3 && !s_.per_layer() && !m_.has_tables();
+  }
+  // A chunk's weights in gather buckets, in forward order: the layers first..last, their dense
+  // and routed-expert parameters. A bucket closes at strategy.bucket_bytes of gradients, as the
+  // reductions' do.
+  struct ParamBucket {
+    std::uint32_t first = 0, last = 0;
+    double dense = 0, experts = 0;
+  };
+  std::vector<ParamBucket> param_buckets(std::uint32_t chunk) const;
+  // The AllGathers of one bucket on the stage's DP stream after `after` (the dense weights over
+  // dp x cp, the routed experts over their replicas; ZeRO-3's both labelled dp_param_allgather,
+  // as before the pass): the last of them, or kNone.
+  TaskId gather_bucket(std::uint32_t stage, TaskPhase phase, std::uint32_t micro, const ParamBucket& b,
+                       TaskId after);
+  // ZeRO-3 with prefetch: the pass's gathers, each as (the layer from which the pass waits for
+  // it, the gather), in the pass's layer order.
+  std::vector<std::pair<std::uint32_t, TaskId>> zero3_pass_gathers(std::uint32_t chunk, std::uint32_t micro,
+                                                                   bool forward);
   // SFB: the AllGather of a layer's factors after its final backward, and the rebuild of its
   // weight gradient from them once the stage's last backward is done.
   void emit_sfb_allgather(std::uint32_t stage, std::uint32_t layer, std::uint32_t micro);
@@ -892,6 +916,9 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   // Without DP overlap the gradients go in one reduction after the pass.
   const double bucket_limit =
       final_backward && s_.dp_overlap ? s_.bucket_bytes : std::numeric_limits<double>::infinity();
+  const std::vector<std::pair<std::uint32_t, TaskId>> zero3_gathers =
+      zero3_prefetch() ? zero3_pass_gathers(chunk, micro, forward)
+                       : std::vector<std::pair<std::uint32_t, TaskId>>{};
   if (forward && chunk > 0) next_deps_.push_back(sent_fwd_[chunk - 1][micro]);
   if (!forward && chunk + 1 < chunks()) next_deps_.push_back(sent_bwd_[chunk + 1][micro]);
   next_deps_.insert(next_deps_.end(), stage_waits_[stage].begin(), stage_waits_[stage].end());
@@ -938,16 +965,18 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
     if (ep) on_sms.push_back(overlapped.back());
   }
   const auto pass_first = static_cast<TaskId>(g_.tasks.size());  // the pass's own tasks from here
-  // strategy.param_gather_overlap: the chunk's first forward waits for each bucket's gather before
-  // the first layer it holds.
-  const auto& waits = param_waits_[chunk];
-  std::size_t wait = forward && micro == 0 ? 0 : waits.size();
+  // strategy.param_gather_overlap: the chunk's first forward (ZeRO-1/2), or every pass (ZeRO-3),
+  // waits for each bucket's gather before the first layer of it the pass reaches.
+  const auto& waits = zero3_gathers.empty() ? param_waits_[chunk] : zero3_gathers;
+  std::size_t wait = !zero3_gathers.empty() || (forward && micro == 0) ? 0 : waits.size();
+  const auto reached = [&](std::uint32_t layer) {
+    return wait < waits.size() && (forward ? layer >= waits[wait].first : layer <= waits[wait].first);
+  };
   for (const Op& op : forward ? prog.forward : prog.backward) {
     if (op.unpaired_only && paired) continue;  // its overlapped copy runs on the EP stream
-    if (wait < waits.size() && op.layer >= waits[wait].first) {
+    if (reached(op.layer)) {
       flush(stage, micro, phase);
-      for (; wait < waits.size() && op.layer >= waits[wait].first; ++wait)
-        next_deps_.push_back(waits[wait].second);
+      for (; reached(op.layer); ++wait) next_deps_.push_back(waits[wait].second);
     }
     emit_op(op, stage, micro, phase);
     if (final_backward && op.sfb) {
@@ -1070,8 +1099,9 @@ void IterationBuilder::add_zero3_gathers() {
   // ZeRO-3: each GPU holds 1/dp of the stage's weights; every forward and every backward pass
   // (per microbatch, as DeepSpeed gathers per pass) first AllGathers them over the DP group.
   // One task per pass stands for the per-layer gathers run back to back before each layer's
-  // compute, on the compute stream: on the critical path, no prefetch overlap.
-  if (s_.zero < 3) return;
+  // compute, on the compute stream: on the critical path, no prefetch overlap. With
+  // strategy.param_gather_overlap each pass gathers on the DP stream instead (zero3_pass_gathers).
+  if (s_.zero < 3 || zero3_prefetch()) return;
   for (std::uint32_t c = 0; c < programs_.size(); ++c) {
     StageProgram& prog = programs_[c];
     const std::uint32_t p = c % s_.pp;
@@ -1149,46 +1179,69 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
   }
 }
 
+std::vector<IterationBuilder::ParamBucket> IterationBuilder::param_buckets(std::uint32_t chunk) const {
+  std::vector<ParamBucket> out;
+  const double G = w_.grad_bytes_per_element;
+  bool open = false;
+  for (const StageProgram::LayerParams& l : programs_[chunk].layer_params) {
+    if (!open) out.push_back({l.layer, l.layer, 0, 0});
+    open = true;
+    ParamBucket& b = out.back();
+    b.last = l.layer;
+    b.dense += l.params - l.experts;
+    b.experts += l.experts;
+    if ((b.dense + b.experts) * G >= s_.bucket_bytes) open = false;
+  }
+  return out;
+}
+
+TaskId IterationBuilder::gather_bucket(std::uint32_t stage, TaskPhase phase, std::uint32_t micro,
+                                       const ParamBucket& b, TaskId after) {
+  const double B = w_.bytes_per_element;
+  TaskId gathered = kNone;
+  const bool zero3 = s_.zero == 3;
+  for (const auto& [params, set, l] :
+       {std::tuple{b.dense, dp_set_[stage], zero3 ? kDpParamAllGather : kDpAllGather},
+        std::tuple{b.experts, expert_dp_set_[stage], zero3 ? kDpParamAllGather : kExpertDpAllGather}}) {
+    if (params <= 0 || set == kNoSet) continue;
+    Task t = dp_collective(stage, phase, CollectiveOp::AllGather, params * B, set, l);
+    t.microbatch = micro;
+    gathered = last_dp_[stage] = add_task(t, {after, last_dp_[stage]});
+  }
+  return gathered;
+}
+
 void IterationBuilder::add_param_gathers() {
   // Megatron-Core's --overlap-param-gather: the weights the last optimizer step updated are
   // all-gathered bucket by bucket when the next iteration starts (the iteration here stands for
   // the next), on the stage's DP stream in the order its first forward needs them; the first
-  // forward of each chunk waits, layer by layer, for the bucket holding the layer. Buckets close
-  // at strategy.bucket_bytes of gradients, as the reductions' do; the routed experts' parameters
-  // (ep > 1 or etp < tp) go over their own replicas.
+  // forward of each chunk waits, layer by layer, for the bucket holding the layer. The routed
+  // experts' parameters (ep > 1 or etp < tp) go over their own replicas.
   param_waits_.assign(chunks(), {});
   if (!gathers_before_forward()) return;
-  const double B = w_.bytes_per_element, G = w_.grad_bytes_per_element;
-  for (std::uint32_t c = 0; c < chunks(); ++c) {
-    const std::uint32_t p = c % s_.pp;
-    double dense = 0, experts = 0;
-    std::uint32_t first = 0;
-    bool open = false;
-    const auto close = [&] {
-      TaskId gathered = kNone;
-      if (dense > 0 && dp_set_[p] != kNoSet) {
-        const Task t = dp_collective(p, TaskPhase::Forward, CollectiveOp::AllGather, dense * B, dp_set_[p],
-                                     kDpAllGather);
-        gathered = last_dp_[p] = add_task(t, {last_dp_[p]});
-      }
-      if (experts > 0 && expert_dp_set_[p] != kNoSet) {
-        const Task t = dp_collective(p, TaskPhase::Forward, CollectiveOp::AllGather, experts * B,
-                                     expert_dp_set_[p], kExpertDpAllGather);
-        gathered = last_dp_[p] = add_task(t, {last_dp_[p]});
-      }
-      if (gathered != kNone) param_waits_[c].emplace_back(first, gathered);
-      dense = experts = 0;
-      open = false;
-    };
-    for (const StageProgram::LayerParams& l : programs_[c].layer_params) {
-      if (!open) first = l.layer;
-      open = true;
-      dense += l.params - l.experts;
-      experts += l.experts;
-      if ((dense + experts) * G >= s_.bucket_bytes) close();
+  for (std::uint32_t c = 0; c < chunks(); ++c)
+    for (const ParamBucket& b : param_buckets(c)) {
+      const TaskId gathered = gather_bucket(c % s_.pp, TaskPhase::Forward, 0, b, kNone);
+      if (gathered != kNone) param_waits_[c].emplace_back(b.first, gathered);
     }
-    if (open) close();
+}
+
+std::vector<std::pair<std::uint32_t, TaskId>> IterationBuilder::zero3_pass_gathers(std::uint32_t chunk,
+                                                                                   std::uint32_t micro,
+                                                                                   bool forward) {
+  // FSDP: the pass's first bucket is gathered when the pass begins (after the stage's previous
+  // compute), each later one on the DP stream as soon as the one before it is done, under the
+  // layers before it (the prefetch); the backward gathers in reverse layer order.
+  std::vector<ParamBucket> buckets = param_buckets(chunk);
+  if (!forward) std::reverse(buckets.begin(), buckets.end());
+  const std::uint32_t stage = chunk % s_.pp;
+  std::vector<std::pair<std::uint32_t, TaskId>> out;
+  for (const ParamBucket& b : buckets) {
+    const TaskId gathered = gather_bucket(stage, forward ? TaskPhase::Forward : TaskPhase::Backward, micro, b,
+                                          last_compute_[stage]);
+    if (gathered != kNone) out.emplace_back(forward ? b.first : b.last, gathered);
   }
+  return out;
 }
 
 TaskGraph IterationBuilder::build() {

@@ -109,7 +109,10 @@ struct StrategyKnobs {
   // ZeRO-1/2: the updated weights are all-gathered at the start of the next iteration, bucket by
   // bucket on the DP stream, each layer's first forward waiting for its bucket (Megatron-Core's
   // --overlap-param-gather); false: one AllGather after the optimizer step, before the iteration
-  // ends.
+  // ends. ZeRO-3: every pass gathers its weights bucket by bucket on the DP stream, each bucket
+  // as soon as the one before it is done, each layer waiting for its bucket (FSDP's prefetch: the
+  // pass's first bucket exposed, the rest under the layers before them); false: on the compute
+  // stream before the pass.
   bool param_gather_overlap = false;
   // Pipeline sends on their own streams; false: every send blocks its stage's compute until it
   // is done (Megatron-LM's p2p exchanges before Megatron-Core).

@@ -333,8 +333,11 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .json = "param_gather_overlap",
      .member = &StrategyKnobs::param_gather_overlap,
      .default_text = "false",
-     .doc = "ZeRO 1/2: the updated weights gathered bucket by bucket under the next iteration's first "
-            "forward (Megatron-Core's --overlap-param-gather); false: one AllGather after the optimizer step",
+     .doc =
+         "ZeRO 1/2: the updated weights gathered bucket by bucket under the next iteration's first "
+         "forward (Megatron-Core's --overlap-param-gather); false: one AllGather after the optimizer step. "
+         "ZeRO 3: each pass's gathers bucket by bucket on the DP stream ahead of its layers (FSDP's "
+         "prefetch); false: before the pass, on the compute stream",
      .json_when = KnobJson::UnlessDefault,
      .scope = KnobScope::DataParallel},
     {.name = "p2p_overlap",

@@ -5,7 +5,7 @@
 // against forward, backward, step, gather), so the iteration takes the same time; with buckets of
 // strategy.bucket_size the gathers after the first hide under the forward, so the iteration is
 // shorter by at most the gathers' time and exposes at least the first bucket's. The bytes
-// gathered are the same, and the fast path equals the engine.
+// gathered are the same, and the fast path equals the engine. ZeRO-3 the same for every pass.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -97,15 +97,116 @@ TEST(ParamGatherOverlap, FastPathEqualsEngine) {
   EXPECT_EQ(fast.job().exposed_comm_time_s, general.job().exposed_comm_time_s);
 }
 
-// ZeRO-0 and ZeRO-3 gather nothing after the step: the knob changes nothing there.
-TEST(ParamGatherOverlap, OnlyZeroOneAndTwoMove) {
-  for (const std::string zero : {"0", "3"}) {
-    Config on = gpt(true, "25MB"), off = gpt(false, "25MB");
-    on.set("strategy.zero", zero, "test");
-    off.set("strategy.zero", zero, "test");
-    EXPECT_EQ(simulate(on).result.job().iteration_time_s, simulate(off).result.job().iteration_time_s)
-        << zero;
+// ZeRO-0 gathers nothing: the knob changes nothing there.
+TEST(ParamGatherOverlap, ZeroZeroDoesNotMove) {
+  Config on = gpt(true, "25MB"), off = gpt(false, "25MB");
+  on.set("strategy.zero", "0", "test");
+  off.set("strategy.zero", "0", "test");
+  EXPECT_EQ(simulate(on).result.job().iteration_time_s, simulate(off).result.job().iteration_time_s);
+}
+
+// ZeRO-3 (FSDP's prefetch): every pass's gathers move from the compute stream before the pass to
+// the DP stream, bucket by bucket ahead of the layers. `micro` microbatches, so 2 x micro passes.
+Config zero3(bool overlap, const std::string& bucket, int micro) {
+  Config c = gpt(overlap, bucket);
+  c.set("strategy.zero", "3", "test");
+  c.set("strategy.microbatches", std::to_string(micro), "test");
+  c.set("model.global_batch", std::to_string(16 * micro), "test");  // one sample a microbatch
+  return c;
+}
+
+// The ZeRO-3 weight AllGathers of GPU 0: the first of each pass (its phase and microbatch) and
+// all of them.
+struct PassGathers {
+  Gathers all;
+  double firsts = 0;  // the first gather of every pass, summed
+  std::size_t passes = 0;
+};
+PassGathers zero3_gathers(const SimRun& r) {
+  PassGathers g;
+  const auto& tasks = r.plan.graph.tasks;
+  const auto& spans = r.result.engine.spans.at(0);
+  std::vector<std::pair<TaskPhase, std::uint32_t>> seen;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    if (r.plan.graph.labels[t.label] != "dp_param_allgather") continue;
+    const double d = spans[i].end_s - spans[i].start_s;
+    g.all.bytes += t.bytes;
+    g.all.seconds += d;
+    ++g.all.count;
+    if (std::find(seen.begin(), seen.end(), std::pair{t.phase, t.microbatch}) == seen.end()) {
+      seen.emplace_back(t.phase, t.microbatch);
+      g.firsts += d;
+    }
   }
+  g.passes = seen.size();
+  return g;
+}
+
+// The seconds GPU 0 spends in reduce-scatters of microbatch `micro`'s gradients.
+double reduce_scatter_seconds(const SimRun& r, std::uint32_t micro) {
+  double s = 0;
+  const auto& tasks = r.plan.graph.tasks;
+  const auto& spans = r.result.engine.spans.at(0);
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    if (r.plan.graph.labels[tasks[i].label] == "dp_reducescatter" && tasks[i].microbatch == micro)
+      s += spans[i].end_s - spans[i].start_s;
+  return s;
+}
+
+// One bucket a pass: the gather still precedes the pass's first layer, so with one microbatch the
+// same chain runs. With two, ZeRO-3's first backward reduce-scatters its gradients on the DP
+// stream (one NCCL communicator: its collectives run in order), and the next forward's gather
+// now queues behind it instead of running beside it on the compute stream: slower by at most that
+// reduce-scatter.
+TEST(ParamGatherOverlap, ZeroThreeOneBucketAPassIsTheSameChain) {
+  for (int micro : {1, 2}) {
+    const SimRun off = simulate(zero3(false, "1TB", micro)), on = simulate(zero3(true, "1TB", micro));
+    const PassGathers a = zero3_gathers(off), b = zero3_gathers(on);
+    EXPECT_EQ(a.all.count, 2u * micro);
+    EXPECT_EQ(b.all.count, 2u * micro);
+    EXPECT_EQ(b.passes, 2u * micro);
+    EXPECT_NEAR(b.all.bytes, a.all.bytes, 1e-9 * a.all.bytes);
+    const double t = off.result.job().iteration_time_s, t_on = on.result.job().iteration_time_s;
+    if (micro == 1) {
+      EXPECT_NEAR(t_on, t, 1e-12 * t);
+      continue;
+    }
+    const double rs = reduce_scatter_seconds(off, 0);
+    EXPECT_GT(rs, 0);
+    EXPECT_GE(t_on, t * (1 - 1e-12));
+    EXPECT_LE(t_on - t, rs * (1 + 1e-9));
+  }
+}
+
+// Buckets of 25 MB: all but each pass's first gather hide under the layers before them, so the
+// iteration is shorter by at most the gathers' time less every pass's first one, and the bytes
+// are the same.
+TEST(ParamGatherOverlap, ZeroThreeBucketsHideAllButEachPasssFirst) {
+  for (int micro : {1, 2}) {
+    const SimRun off = simulate(zero3(false, "25MB", micro)), on = simulate(zero3(true, "25MB", micro));
+    const PassGathers a = zero3_gathers(off), b = zero3_gathers(on);
+    EXPECT_EQ(a.all.count, 2u * micro);
+    EXPECT_GT(b.all.count, 20u * micro);
+    EXPECT_EQ(b.passes, 2u * micro);
+    EXPECT_NEAR(b.all.bytes, a.all.bytes, 1e-9 * a.all.bytes);
+    const double t_off = off.result.job().iteration_time_s, t_on = on.result.job().iteration_time_s;
+    EXPECT_LT(t_on, t_off);
+    EXPECT_LE(t_off - t_on, (a.all.seconds - b.firsts) * (1 + 1e-9)) << micro;
+    // 100 Gb/s, a 1.3B model, one sample a pass: most of every pass's gather hides.
+    EXPECT_GT(t_off - t_on, 0.5 * (a.all.seconds - b.firsts)) << micro;
+  }
+}
+
+TEST(ParamGatherOverlap, ZeroThreeFastPathEqualsEngine) {
+  const Config c = zero3(true, "25MB", 2);
+  const Network net = network_from_config(c);
+  const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
+  const SimOptions o = sim_options_from_config(c);
+  const SimResult general = test::engine_result(net, plan.graph, o);
+  const SimResult fast = simulate_iteration(net, plan.graph, o);
+  EXPECT_EQ(fast.engine.makespan_s, general.engine.makespan_s);
+  EXPECT_EQ(fast.job().exposed_comm_time_s, general.job().exposed_comm_time_s);
 }
 
 }  // namespace
