@@ -294,11 +294,12 @@ TEST(Engine, AJournalOfTodaysFieldsNamesThemInAVersion2HeaderAndOneOfOtherFields
   {
     std::ifstream in(out + ".journal/header");
     const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(header, "toposweep-journal-v2\nfingerprint " + std::to_string(space.fingerprint()) +
-                          "\nspace_size 67\nbegin 0\nend 67\nfields "
-                          "iteration_time_s:f64,compute_time_s:f64,exposed_comm_time_s:f64,bubble_time_s:f64,"
-                          "cost_usd:f64,memory_per_gpu_bytes:f64,samples_per_s:f64,network_bisection_Bps:f64,"
-                          "dp:u32,tp:u32,pp:u32,cp:u32,ep:u32,etp:u32,microbatches:u32,optimizer_rounds:u32\n");
+    EXPECT_EQ(header,
+              "toposweep-journal-v2\nfingerprint " + std::to_string(space.fingerprint()) +
+                  "\nspace_size 67\nbegin 0\nend 67\nfields "
+                  "iteration_time_s:f64,compute_time_s:f64,exposed_comm_time_s:f64,bubble_time_s:f64,"
+                  "cost_usd:f64,memory_per_gpu_bytes:f64,samples_per_s:f64,network_bisection_Bps:f64,"
+                  "dp:u32,tp:u32,pp:u32,cp:u32,ep:u32,etp:u32,microbatches:u32,optimizer_rounds:u32\n");
   }
   run_sweep(space, o, evaluator_for(space), MPI_COMM_SELF, kQuiet, kNever);
   expect_same_records(ResultsReader(clean).records(), ResultsReader(out).records());
