@@ -166,6 +166,7 @@ double StrategyBound::operator()(const Strategy& s) {
   // (ZeRO-2/3: a ReduceScatter per pass); ZeRO-1/2 then gather the updated weights. SFB
   // compression sends other bytes: no DP term.
   double dp_busy = 0;
+  const bool zero3_prefetch = s.param_gather_overlap && !s.per_layer() && !m.has_tables();
   if (s.grad_replicas() > 1 && s.compression == Compression::None)
     for (std::uint32_t p = 0; p < s.pp; ++p) {
       double grads = 0, params = 0;
@@ -177,6 +178,10 @@ double StrategyBound::operator()(const Strategy& s) {
                     : s.zero == 1 ? dp_cut(where, p, CollectiveOp::ReduceScatter, grads)
                                   : s.microbatches * dp_cut(where, p, CollectiveOp::ReduceScatter, grads);
       if (s.zero == 1 || s.zero == 2) busy += dp_cut(where, p, CollectiveOp::AllGather, params * B);
+      // ZeRO-3 with strategy.param_gather_overlap: every pass's gathers on the DP stream too.
+      if (s.zero >= 3 && zero3_prefetch)
+        for (std::uint32_t c = p; c < chunks; c += s.pp)
+          busy += 2.0 * s.microbatches * dp_cut(where, p, CollectiveOp::AllGather, chunk_params[c] * B);
       dp_busy = std::max(dp_busy, busy);
     }
   for (std::uint32_t c = 0; c < chunks; ++c) {
@@ -188,6 +193,8 @@ double StrategyBound::operator()(const Strategy& s) {
       if (!cost) continue;
       exposed_f += tp_time(link, cost->forward.exposed, cost->tp_bytes);
       exposed_b += tp_time(link, cost->backward.exposed, cost->tp_bytes);
+      exposed_f += tp_time(link, cost->forward.expert, cost->expert_tp_bytes);
+      exposed_b += tp_time(link, cost->backward.expert, cost->expert_tp_bytes);
       hidden_f += tp_time(link, cost->forward.hidden, cost->tp_bytes);
       hidden_b += tp_time(link, cost->backward.hidden, cost->tp_bytes);
     }
@@ -201,8 +208,9 @@ double StrategyBound::operator()(const Strategy& s) {
           CollectiveOp::AllGather, s.tp, mb * m.layers[ranges[c].last - 1].output_elements * B * cp_share,
           *link);
     // ZeRO-3: every pass first gathers the chunk's weights over the DP group, on the compute
-    // stream (iteration.cpp, add_zero3_gathers).
-    if (s.zero >= 3) {
+    // stream (iteration.cpp, add_zero3_gathers); with strategy.param_gather_overlap on the DP
+    // stream (dp_busy above), of which the bound keeps nothing on the compute path.
+    if (s.zero >= 3 && !zero3_prefetch) {
       const double gather = dp_cut(where, p, CollectiveOp::AllGather, chunk_params[c] * B);
       exposed_f += gather;
       exposed_b += gather;

@@ -4,10 +4,14 @@
 // width f and n shared experts:
 //   router      s x h x E GEMM, its weight (h x E) replicated over TP ranks;
 //   permute     each token copied k times, grouped by expert (memory-bound, k s h elements);
+//   expert_gather  the dispatched tokens all-gathered over the expert tensor-parallel ranks
+//               (k s h elements, Megatron-Core's token dispatcher after its All-to-All; with
+//               etp = 1 nothing: whole experts need only the rank's own tokens);
 //   expert_in   E grouped GEMMs of (k s / E) x h x (2 f with SwiGLU), column-parallel over the
 //               expert tensor-parallel ranks (ParallelAxis::Expert: etp, tp unless folded);
 //   activation  on k s x f (reads both halves with SwiGLU, as the dense MLP's);
 //   expert_out  E grouped GEMMs of (k s / E) x f x h, row-parallel;
+//   expert_scatter  their outputs reduce-scattered back over the etp ranks before the combine;
 //   shared      one MLP of width n f every token goes through (TP-split like the dense MLP);
 //   unpermute   the k expert outputs of each token weighted by its router probabilities and summed.
 // With the experts evenly loaded every expert gets k s / E tokens (the FLOPs are then those of the
@@ -46,9 +50,11 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
 
   describe_sublayer_enter("moe_enter", t, ops);
   // The TP collectives at the layer's ends gather the tokens into the tensor-parallel region and
-  // reduce them out of it: the shared experts' TP ranks where there are shared experts (Megatron-Core's
-  // SharedExpertMLP gathers its input over TP), else the routed experts' etp ranks.
-  const ParallelAxis ends = m.shared_experts > 0 ? ParallelAxis::Tensor : ParallelAxis::Expert;
+  // reduce them out of it for the shared experts (Megatron-Core's SharedExpertMLP gathers its
+  // input over TP); without them the layer's ends gather nothing: the router and the dispatch run
+  // on the rank's own (sequence-split) tokens, and the routed experts gather theirs after the
+  // dispatch (expert_gather).
+  const ParallelAxis ends = m.shared_experts > 0 ? ParallelAxis::Tensor : ParallelAxis::None;
   ops.back().axis = ends;
 
   if (m.shared_experts > 0) {
@@ -80,6 +86,12 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
     out.params_sharded = fs * h;
     ops.push_back(out);
   }
+
+  BlockOp gather{.name = "expert_gather", .kind = OpKind::Collective, .role = OpRole::TpEnter};
+  gather.M = k * s;
+  gather.N = h;
+  gather.axis = ParallelAxis::Expert;
+  ops.push_back(gather);
 
   BlockOp in{.name = "expert_in", .kind = OpKind::Gemm, .role = OpRole::ExpertGemm};
   in.M = k * s / E;  // tokens per expert, evenly loaded
@@ -115,6 +127,12 @@ void describe_moe(const TransformerShape& t, std::vector<BlockOp>& ops) {
   out.kept_module = RecomputeModules::MoeAct;
   out.params_expert = E * f * h;
   ops.push_back(out);
+
+  BlockOp scatter{.name = "expert_scatter", .kind = OpKind::Collective, .role = OpRole::TpExit};
+  scatter.M = k * s;
+  scatter.N = h;
+  scatter.axis = ParallelAxis::Expert;
+  ops.push_back(scatter);
 
   describe_sublayer_exit("moe_exit", "mlp_residual", t, ops);
   ops[ops.size() - 2].axis = ends;  // the exit, before the residual

@@ -501,6 +501,9 @@ void IterationBuilder::make_3d_programs() {
         tp_comms(cost->forward.hidden, tp_bytes, i, true, prog.overlapped_forward);
         tp_comms(cost->backward.exposed, tp_bytes, i, false, layer_bwd);
         tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward);
+        const double expert_bytes = cost->expert_tp_bytes * byte_scale_;
+        tp_comms(cost->forward.expert, expert_bytes, i, false, prog.forward);
+        tp_comms(cost->backward.expert, expert_bytes, i, false, layer_bwd);
       }
       if (s_.ep > 1 && l.moe) {  // dispatch and combine; the recomputed forward's again
         // Forward: dispatch, combine. Backward: the recomputed forward's dispatch and combine,

@@ -76,6 +76,8 @@ class Pass {
   Pass(const KernelDevice& d, const LayerCostKey& k, double tp_bytes) : d_(d), k_(k), bytes_(tp_bytes) {}
   void kernel(double seconds) { cost_.compute_s += seconds; }
   void exposed(CollectiveOp op) { count(cost_.exposed, op); }
+  // One of the routed experts' token collectives (PassCost::expert), exposed.
+  void expert(CollectiveOp op) { count(cost_.expert, op); }
   // A collective under `gemm_s` of GEMM time: the GEMM loses the SMs the collective's kernels
   // occupy while both run (at most until the GEMM would have finished at the reduced rate), and
   // the pass waits for what of the collective outlasts its GEMM: the next kernel needs its
@@ -99,7 +101,8 @@ class Pass {
   void add(const PassCost& other) {
     cost_.compute_s += other.compute_s;
     for (auto [mine, theirs] :
-         {std::pair{&cost_.exposed, &other.exposed}, std::pair{&cost_.hidden, &other.hidden}}) {
+         {std::pair{&cost_.exposed, &other.exposed}, std::pair{&cost_.hidden, &other.hidden},
+          std::pair{&cost_.expert, &other.expert}}) {
       mine->allreduce += theirs->allreduce;
       mine->reducescatter += theirs->reducescatter;
       mine->allgather += theirs->allgather;
@@ -321,9 +324,17 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   if (tp_comms(k)) {
     // Megatron's f before a column-parallel GEMM (an AllGather with SP) and g after a
     // row-parallel one (a ReduceScatter with SP, else an AllReduce), each under its GEMM; none
-    // around experts that are not tensor-split (strategy.etp = 1).
+    // around experts that are not tensor-split (strategy.etp = 1). The routed experts' own
+    // (Expert axis: the token dispatcher's gather after the dispatch and reduce-scatter before the
+    // combine) run on the compute stream, outside Transformer Engine's GEMM overlap.
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (!x.split(ops[i].axis)) continue;
+      if (ops[i].axis == ParallelAxis::Expert) {
+        if (ops[i].role == OpRole::TpEnter && sp) pass.expert(CollectiveOp::AllGather);
+        if (ops[i].role == OpRole::TpExit)
+          pass.expert(sp ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce);
+        continue;
+      }
       if (ops[i].role == OpRole::TpEnter && sp && i + 1 < ops.size())
         pass.collective(CollectiveOp::AllGather, full, gemm_s[i + 1]);
       if (ops[i].role == OpRole::TpExit && i > 0)
@@ -447,7 +458,9 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     pass.kernel(dgrad + wgrad);
     const double quantize = quantize_seconds(d, op, g, x, k, true);
     if (quantize > 0) pass.kernel(quantize);
-    if (!tp_comms(k) || !x.split(op.axis)) continue;
+    // The routed experts keep their gathered tokens and take their gradients through the token
+    // collectives' backward (below), not per GEMM.
+    if (!tp_comms(k) || !x.split(op.axis) || op.axis == ParallelAxis::Expert) continue;
     if (op.column) {  // QKV and FFN1 split their outputs over TP ranks
       if (sp) {
         // Re-gather the saved (sequence-split) input for the weight gradient; reduce-scatter the
@@ -462,6 +475,15 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
       pass.collective(CollectiveOp::AllGather, ov == TpOverlap::Full, dgrad);
     }
   }
+  // The routed experts' token collectives backward: the gather's is a ReduceScatter of the
+  // tokens' gradients (an AllReduce without sequence parallelism), the reduce-scatter's an
+  // AllGather of the output gradients.
+  if (tp_comms(k))
+    for (const BlockOp& op : ops) {
+      if (op.kind != OpKind::Collective || op.axis != ParallelAxis::Expert || !x.split(op.axis)) continue;
+      if (op.role == OpRole::TpEnter) pass.expert(sp ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce);
+      if (op.role == OpRole::TpExit && sp) pass.expert(CollectiveOp::AllGather);
+    }
   if (!k.grad_accum_fusion)  // add this microbatch's gradients: read both, write the sum
     pass.kernel(memory_seconds(d, 3 * k.grad_elem * block_params_local(x, ops)));
   if (k.fused_attention) {
@@ -494,6 +516,9 @@ LayerCost block_cost(const KernelDevice& d, const LayerCostKey& k, bool moe = fa
   const std::vector<BlockOp> ops = describe_block(rank_shape(k), moe);
   LayerCost c;
   c.tp_bytes = x.T * x.h * k.elem;
+  for (const BlockOp& op : ops)  // the routed experts' tokens on one rank of the etp group
+    if (op.kind == OpKind::Collective && op.axis == ParallelAxis::Expert && x.split(op.axis))
+      c.expert_tp_bytes = x.b * op.M * op.N * x.expert_tokens * x.imbalance * k.elem;
   Pass fwd(d, k, c.tp_bytes), bwd(d, k, c.tp_bytes);
   block_forward(d, k, x, ops, fwd);
   block_backward(d, k, x, ops, bwd);

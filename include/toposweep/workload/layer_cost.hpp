@@ -69,6 +69,10 @@ struct PassCost {
   double compute_s = 0;   // compute stream: kernels, plus the SM share overlapped collectives take
   TpCollectives exposed;  // on the compute stream, between kernels
   TpCollectives hidden;   // under a GEMM (strategy.tp_overlap)
+  // The routed experts' token collectives over the expert tensor-parallel ranks (Megatron-Core's
+  // token dispatcher gathers the dispatched tokens and reduce-scatters the experts' outputs), each
+  // of LayerCost::expert_tp_bytes, on the compute stream.
+  TpCollectives expert;
   bool operator==(const PassCost&) const = default;
 };
 
@@ -76,6 +80,9 @@ struct LayerCost {
   PassCost forward;
   PassCost backward;    // recomputation included
   double tp_bytes = 0;  // per-rank buffer of each TP collective: microbatch x s x h x bytes
+  // Per-rank buffer of each expert collective (PassCost::expert): the tokens the etp ranks' experts
+  // take, k x microbatch x s x etp / tp (x model.moe_imbalance, the busiest rank's) x h x bytes.
+  double expert_tp_bytes = 0;
   bool operator==(const LayerCost&) const = default;
 };
 

@@ -90,28 +90,36 @@ double simulated(const Space& c, const Strategy& s) {
 }
 
 TEST(StrategyBound, NeverAboveTheSimulatedTime) {
-  std::size_t checked = 0, tighter = 0, with_cp = 0, cp_tighter = 0, with_ep = 0;
+  std::size_t checked = 0, tighter = 0, with_cp = 0, cp_tighter = 0, with_ep = 0, with_prefetch = 0;
   for (const Space& c : spaces()) {
     StrategyScorer scorer(c.workload, c.net, c.options);
     StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder,
                         scorer.placement_for(c.net.gpu_count()));
     ASSERT_TRUE(bound.with_communication()) << c.label;
     for (Strategy s : feasible_strategies(c.workload, c.net.gpu_count(), c.space)) {
-      // The knobs the enumeration keeps at their defaults, both ways.
-      for (int variant = 0; variant < 3; ++variant) {
-        s.p2p_overlap = variant != 1;
-        s.scatter_gather = variant != 2;
-        const double t = simulated(c, s);
+      // The knobs the enumeration keeps at their defaults, both ways; and ZeRO-3 with and without
+      // FSDP's prefetch (strategy.param_gather_overlap), where several ranks share the weights.
+      for (int variant = 0; variant < 5; ++variant) {
+        if (variant >= 3 && s.grad_replicas() == 1) continue;
+        Strategy v = s;
+        v.p2p_overlap = variant != 1;
+        v.scatter_gather = variant != 2;
+        if (variant >= 3) {
+          v.zero = 3;
+          v.param_gather_overlap = variant == 4;
+        }
+        const double t = simulated(c, v);
         if (t < 0) continue;
-        const double b = bound(s);
-        const double compute = compute_lower_bound(c.workload, s, nullptr);
-        ASSERT_LE(b, t) << c.label << ": " << strategy_to_json(s).dump();
-        ASSERT_GE(b, compute * (1 - 1e-9)) << c.label << ": " << strategy_to_json(s).dump();
+        const double b = bound(v);
+        const double compute = compute_lower_bound(c.workload, v, nullptr);
+        ASSERT_LE(b, t) << c.label << ": " << strategy_to_json(v).dump();
+        ASSERT_GE(b, compute * (1 - 1e-9)) << c.label << ": " << strategy_to_json(v).dump();
         ++checked;
         tighter += b > compute * (1 + 1e-6);
-        with_cp += s.cp > 1;
-        cp_tighter += s.cp > 1 && b > compute * (1 + 1e-6);
-        with_ep += s.ep > 1;
+        with_cp += v.cp > 1;
+        cp_tighter += v.cp > 1 && b > compute * (1 + 1e-6);
+        with_ep += v.ep > 1;
+        with_prefetch += v.param_gather_overlap;
       }
     }
   }
@@ -122,6 +130,7 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
   EXPECT_GT(with_cp, 100u);
   EXPECT_GT(cp_tighter, with_cp / 4);
   EXPECT_GT(with_ep, 20u);
+  EXPECT_GT(with_prefetch, 100u);
 }
 
 TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {

@@ -245,9 +245,11 @@ TEST(ExpertParallel, ExpertGradientsReduceOverTheirReplicasOnly) {
 // busiest EP rank's experts take 1.5x the mean rows. On an idealised device (GEMMs at their
 // FLOPs, memory free) a block's compute is C(I) = C_rest + I x T_e, T_e the rank's grouped expert
 // GEMMs: 2 x (k s = 8192 routed rows) x (3 f h / tp) FLOPs forward; so C(1.5) - C(1) = T_e / 2.
-// Every dispatch/combine All-to-All carries 1.5 x 33,554,432 bytes; the expert activations kept
-// (expert_in's k s h, the SwiGLU's 2 k s f, expert_out's k s f, over tp) grow by half; nothing
-// else moves, and at ep = 1 the imbalance changes nothing.
+// Every dispatch/combine All-to-All carries 1.5 x 33,554,432 bytes, and so does every TP
+// collective of the routed experts' tokens (the gather after the dispatch and the reduce-scatter
+// before the combine: k s h x 2 bytes = 67,108,864 over the tp 2 ranks, then 1.5 x that); the
+// expert activations kept (expert_in's k s h, the SwiGLU's 2 k s f, expert_out's k s f, over tp)
+// grow by half; nothing else moves, and at ep = 1 the imbalance changes nothing.
 TEST(ExpertParallel, ImbalanceScalesTheBusiestRanksExpertWork) {
   Workload w = mixtral(64);
   w.device.hbm_bytes = 1e15;
@@ -270,18 +272,22 @@ TEST(ExpertParallel, ImbalanceScalesTheBusiestRanksExpertWork) {
   const IterationPlan p1 = plan_iteration(w, s), p15 = plan_iteration(wi, s);
   ASSERT_TRUE(p1.feasible && p15.feasible);
   ASSERT_EQ(p1.graph.tasks.size(), p15.graph.tasks.size());
-  std::size_t all_to_alls = 0;
+  std::size_t all_to_alls = 0, expert_tp = 0;
   for (std::size_t i = 0; i < p1.graph.tasks.size(); ++i) {
     const Task &a = p1.graph.tasks[i], &b = p15.graph.tasks[i];
     if (a.purpose == CommPurpose::ExpertParallel) {
       EXPECT_DOUBLE_EQ(a.bytes, 33554432.0);
       EXPECT_DOUBLE_EQ(b.bytes, 1.5 * 33554432.0);
       ++all_to_alls;
+    } else if (a.purpose == CommPurpose::TensorParallel && a.bytes == 67108864.0) {
+      EXPECT_DOUBLE_EQ(b.bytes, 1.5 * 67108864.0);
+      ++expert_tp;
     } else {
       EXPECT_EQ(a.bytes, b.bytes) << i;
     }
   }
   EXPECT_GT(all_to_alls, 0u);
+  EXPECT_GT(expert_tp, 0u);
   const double kept = (2.0 * 4096 * 4096 + 3.0 * 2 * 4096 * 14336) / 2 * w.bytes_per_element;  // per block
   EXPECT_DOUBLE_EQ(kept, 385875968.0);
   EXPECT_NEAR(p15.memory.activations - p1.memory.activations, 0.5 * kept * 32 * microbatches_in_flight(s, 0),

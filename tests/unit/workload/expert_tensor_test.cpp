@@ -93,10 +93,14 @@ TEST(ExpertTensor, FoldedGroupsFollowMegatronCoresExpertRankOrder) {
 
 // The TP collectives a Mixtral block issues per microbatch with sequence parallelism. Attention:
 // forward an AllGather in and a ReduceScatter out; backward the QKV's re-gather and its input
-// gradient's ReduceScatter, and the projection's output-gradient AllGather. The MoE layer with
-// experts split over tp (etp 0) adds the same again; with whole experts (etp 1) nothing: the
-// tokens reach them by the dispatch alone. A model with shared experts (DeepSeek-V3) keeps the
-// ends' AllGather and ReduceScatter for its TP-split shared expert.
+// gradient's ReduceScatter, and the projection's output-gradient AllGather, each of s h x 2 bytes
+// = 4096 x 4096 x 2 = 33,554,432. The MoE layer gathers nothing at its ends (the router and the
+// dispatch run on the rank's own s / tp tokens); with the experts split over tp (etp 0)
+// Megatron-Core's token dispatcher all-gathers the dispatched tokens over the etp = 2 ranks and
+// reduce-scatters the experts' outputs (forward), and the reverse pair backward, each of the k s h
+// routed token copies: 2 x 4096 x 4096 x 2 = 67,108,864 bytes (x model.moe_imbalance). With whole
+// experts (etp 1) none. A model with shared experts (DeepSeek-V3) keeps the ends' AllGather and
+// ReduceScatter for its TP-split shared expert, with or without folding.
 TEST(ExpertTensor, UnsplitExpertsHaveNoTensorParallelCollectives) {
   const Workload w = mixtral(32);
   const auto total = [](const PassCost& p) {
@@ -106,21 +110,39 @@ TEST(ExpertTensor, UnsplitExpertsHaveNoTensorParallelCollectives) {
   };
   const LayerCost split = transformer_costs(layer_cost_key(w, folded(8, 2, 8, 0))).moe_block;
   const LayerCost whole = transformer_costs(layer_cost_key(w, folded(8, 2, 8, 1))).moe_block;
-  EXPECT_EQ(total(split.forward), (TpCollectives{0, 2, 2}));
-  EXPECT_EQ(total(split.backward), (TpCollectives{0, 2, 4}));
+  EXPECT_EQ(total(split.forward), (TpCollectives{0, 1, 1}));
+  EXPECT_EQ(total(split.backward), (TpCollectives{0, 1, 2}));
+  EXPECT_EQ(split.forward.expert, (TpCollectives{0, 1, 1}));
+  EXPECT_EQ(split.backward.expert, (TpCollectives{0, 1, 1}));
+  EXPECT_DOUBLE_EQ(split.tp_bytes, 33554432.0);
+  EXPECT_DOUBLE_EQ(split.expert_tp_bytes, 67108864.0 * w.moe_imbalance);
   EXPECT_EQ(total(whole.forward), (TpCollectives{0, 1, 1}));
   EXPECT_EQ(total(whole.backward), (TpCollectives{0, 1, 2}));
+  EXPECT_EQ(whole.forward.expert, (TpCollectives{}));
+  EXPECT_EQ(whole.backward.expert, (TpCollectives{}));
+  EXPECT_EQ(whole.expert_tp_bytes, 0.0);
   // etp = tp is the unfolded key itself.
   EXPECT_EQ(layer_cost_key(w, folded(8, 2, 8, 2)), layer_cost_key(w, folded(8, 2, 8, 0)));
+  // In the iteration: per microbatch and MoE block 4 expert collectives of those bytes over the TP
+  // pairs, on GPU 0's compute stream (32 blocks, 4 microbatches).
+  const IterationPlan plan = plan_iteration(w, folded(8, 2, 8, 0));
+  double expert_collectives = 0;
+  for (const Task& t : plan.graph.tasks)
+    if (t.purpose == CommPurpose::TensorParallel && t.bytes == split.expert_tp_bytes &&
+        plan.graph.group_sets[t.group_set].groups[0] == std::vector<std::uint32_t>{0, 1})
+      expert_collectives += t.repeat;
+  EXPECT_EQ(expert_collectives, 4.0 * 32 * 4);
 
   Workload ds = make_workload(builtin_model("deepseek-v3"), builtin_device("h100"), "bf16", 64);
   ds.fused_attention = true;
   const LayerCost ds_split = transformer_costs(layer_cost_key(ds, folded(8, 2, 8, 0))).moe_block;
   const LayerCost ds_whole = transformer_costs(layer_cost_key(ds, folded(8, 2, 8, 1))).moe_block;
   EXPECT_EQ(total(ds_whole.forward), total(ds_split.forward));
-  // Backward: the routed experts' column GEMM (re-gather + ReduceScatter) and row GEMM (AllGather) go.
-  const TpCollectives b = total(ds_split.backward);
-  EXPECT_EQ(total(ds_whole.backward), (TpCollectives{0, b.reducescatter - 1, b.allgather - 2}));
+  EXPECT_EQ(total(ds_whole.backward), total(ds_split.backward));
+  EXPECT_EQ(total(ds_split.forward).allgather, 2u);  // attention's and the shared expert's
+  EXPECT_EQ(ds_split.forward.expert, (TpCollectives{0, 1, 1}));
+  EXPECT_EQ(ds_split.backward.expert, (TpCollectives{0, 1, 1}));
+  EXPECT_EQ(ds_whole.forward.expert, (TpCollectives{}));
 }
 
 // On an idealised device (GEMMs at their FLOPs, memory free) whole experts with the rank's own
