@@ -265,7 +265,7 @@ def write_report(path, out, baseline=None, heatmap=None, optimize=None, objectiv
         _, agreement = frontier_agreement(results, objective_list, per_model)
         notes.append(agreement)
     columns = ([group] if group else []) + ["index", "family", "subspace"] + [a.key for a in results.axes] + \
-        [c for c in ["iteration_time_s", "cost_usd", "dp", "tp", "pp", "microbatches"] if c in frame]
+        [c for c in ["iteration_time_s", "cost_usd", "dp", "tp", "pp", "cp", "ep", "etp", "microbatches"] if c in frame]
     columns = list(dict.fromkeys(c for c in columns + [n for n, _ in fr.parse_objectives(objective_list)]
                                  if c in front))
     front[columns].to_csv(os.path.join(out, "frontier.csv"), index=False)

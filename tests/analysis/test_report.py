@@ -128,7 +128,14 @@ def test_python_frontier_equals_the_files_frontier_and_the_definition(written_re
         stored = sorted(int(i) for i in f["frontier"][()])
         assert text(f["frontier"].attrs["objectives"]) == "cost_usd,iteration_time_s"
     with open(out / "frontier.csv", newline="") as f:
-        in_csv = sorted(int(r["index"]) for r in csv.DictReader(f))
+        reader = csv.DictReader(f)
+        in_csv = sorted(int(r["index"]) for r in reader)
+        # The strategy each frontier row simulated, as far as the file records it (context and
+        # expert degrees since toposweep wrote them).
+        with h5py.File(path, "r") as h5:
+            recorded = [c for c in ("dp", "tp", "pp", "cp", "ep", "etp", "microbatches")
+                        if c in h5["points"].dtype.names]
+        assert set(recorded) <= set(reader.fieldnames), (recorded, reader.fieldnames)
     assert in_csv == definition
     by_family = {}
     for p in rows:

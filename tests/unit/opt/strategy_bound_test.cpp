@@ -96,11 +96,14 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
     StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder,
                         scorer.placement_for(c.net.gpu_count()));
     ASSERT_TRUE(bound.with_communication()) << c.label;
+    std::size_t replicated = 0;
     for (Strategy s : feasible_strategies(c.workload, c.net.gpu_count(), c.space)) {
       // The knobs the enumeration keeps at their defaults, both ways; and ZeRO-3 with and without
-      // FSDP's prefetch (strategy.param_gather_overlap), where several ranks share the weights.
+      // FSDP's prefetch (strategy.param_gather_overlap) on every fourth strategy where several
+      // ranks share the weights (all of them would double the test's time under the sanitizers).
+      const bool zero3 = s.grad_replicas() > 1 && replicated++ % 4 == 0;
       for (int variant = 0; variant < 5; ++variant) {
-        if (variant >= 3 && s.grad_replicas() == 1) continue;
+        if (variant >= 3 && !zero3) continue;
         Strategy v = s;
         v.p2p_overlap = variant != 1;
         v.scatter_gather = variant != 2;
@@ -130,7 +133,7 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
   EXPECT_GT(with_cp, 100u);
   EXPECT_GT(cp_tighter, with_cp / 4);
   EXPECT_GT(with_ep, 20u);
-  EXPECT_GT(with_prefetch, 100u);
+  EXPECT_GT(with_prefetch, 1000u);
 }
 
 TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {
