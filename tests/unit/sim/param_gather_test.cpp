@@ -86,8 +86,8 @@ TEST(ParamGatherOverlap, BucketsHideAllButTheFirstUnderTheForward) {
   EXPECT_GT(t_after - t_before, 0.5 * a.seconds);
 }
 
-TEST(ParamGatherOverlap, FastPathEqualsEngine) {
-  const Config c = gpt(true, "25MB");
+// The fast path (simulate_iteration) and the general engine agree on the case's graph.
+void expect_fast_path_equals_engine(const Config& c) {
   const Network net = network_from_config(c);
   const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
   const SimOptions o = sim_options_from_config(c);
@@ -95,6 +95,10 @@ TEST(ParamGatherOverlap, FastPathEqualsEngine) {
   const SimResult fast = simulate_iteration(net, plan.graph, o);
   EXPECT_EQ(fast.engine.makespan_s, general.engine.makespan_s);
   EXPECT_EQ(fast.job().exposed_comm_time_s, general.job().exposed_comm_time_s);
+}
+
+TEST(ParamGatherOverlap, FastPathEqualsEngine) {
+  expect_fast_path_equals_engine(gpt(true, "25MB"));
 }
 
 // ZeRO-0 gathers nothing: the knob changes nothing there.
@@ -209,14 +213,7 @@ TEST(ParamGatherOverlap, ZeroThreeBucketsHideAllButEachPasssFirst) {
 }
 
 TEST(ParamGatherOverlap, ZeroThreeFastPathEqualsEngine) {
-  const Config c = zero3(true, "25MB", 2);
-  const Network net = network_from_config(c);
-  const IterationPlan plan = plan_iteration_from_config(c, net.gpu_count());
-  const SimOptions o = sim_options_from_config(c);
-  const SimResult general = test::engine_result(net, plan.graph, o);
-  const SimResult fast = simulate_iteration(net, plan.graph, o);
-  EXPECT_EQ(fast.engine.makespan_s, general.engine.makespan_s);
-  EXPECT_EQ(fast.job().exposed_comm_time_s, general.job().exposed_comm_time_s);
+  expect_fast_path_equals_engine(zero3(true, "25MB", 2));
 }
 
 }  // namespace
