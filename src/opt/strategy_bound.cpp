@@ -166,7 +166,7 @@ double StrategyBound::operator()(const Strategy& s) {
   // (ZeRO-2/3: a ReduceScatter per pass); ZeRO-1/2 then gather the updated weights. SFB
   // compression sends other bytes: no DP term.
   double dp_busy = 0;
-  const bool zero3_prefetch = s.param_gather_overlap && !s.per_layer() && !m.has_tables();
+  const bool zero3_prefetch = param_gather_overlap(s, m) == ParamGatherOverlap::Prefetch;
   if (s.grad_replicas() > 1 && s.compression == Compression::None)
     for (std::uint32_t p = 0; p < s.pp; ++p) {
       double grads = 0, params = 0;
@@ -179,7 +179,7 @@ double StrategyBound::operator()(const Strategy& s) {
                                   : s.microbatches * dp_cut(where, p, CollectiveOp::ReduceScatter, grads);
       if (s.zero == 1 || s.zero == 2) busy += dp_cut(where, p, CollectiveOp::AllGather, params * B);
       // ZeRO-3 with strategy.param_gather_overlap: every pass's gathers on the DP stream too.
-      if (s.zero >= 3 && zero3_prefetch)
+      if (zero3_prefetch)
         for (std::uint32_t c = p; c < chunks; c += s.pp)
           busy += 2.0 * s.microbatches * dp_cut(where, p, CollectiveOp::AllGather, chunk_params[c] * B);
       dp_busy = std::max(dp_busy, busy);

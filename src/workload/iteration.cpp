@@ -92,7 +92,8 @@ class IterationBuilder {
         shares_(shares),
         bytes_mb_(shares_.max_samples),
         byte_scale_(shares_.max_samples / mb_),
-        boundary_(stage_boundary(s, w.model.transformer.has_value())) {}
+        boundary_(stage_boundary(s, w.model.transformer.has_value())),
+        gather_overlap_(param_gather_overlap(s, w.model)) {}
 
   TaskGraph build();
   double total_flops() const { return total_flops_; }
@@ -125,17 +126,11 @@ class IterationBuilder {
   double device_experts(std::uint32_t stage) const;
   void emit_optimizer(std::uint32_t stage);
   void add_param_gathers();
-  // strategy.param_gather_overlap applies: ZeRO-1/2 on the 3-D programs (the per-layer and table
-  // programs gather after the step).
-  bool gathers_before_forward() const {
-    return s_.param_gather_overlap && s_.zero >= 1 && s_.zero <= 2 && !s_.per_layer() && !m_.has_tables();
-  }
-  // strategy.param_gather_overlap with ZeRO-3 on the 3-D programs: every pass gathers its weights
-  // bucket by bucket on the DP stream ahead of the layers (FSDP's prefetch), not on the compute
-  // stream before the pass.
-  bool zero3_prefetch() const {
-    return s_.param_gather_overlap && s_.zero == 3 && !s_.per_layer() && !m_.has_tables();
-  }
+  // strategy.param_gather_overlap (param_gather_overlap, strategy.hpp): ZeRO-1/2's gather under
+  // the first forward, or ZeRO-3's every pass on the DP stream ahead of the layers (FSDP's
+  // prefetch) instead of on the compute stream before the pass.
+  bool gathers_before_forward() const { return gather_overlap_ == ParamGatherOverlap::BeforeForward; }
+  bool zero3_prefetch() const { return gather_overlap_ == ParamGatherOverlap::Prefetch; }
   // A chunk's weights in gather buckets, in forward order: the layers first..last, their dense
   // and routed-expert parameters. A bucket closes at strategy.bucket_bytes of gradients, as the
   // reductions' do.
@@ -261,8 +256,10 @@ class IterationBuilder {
   std::vector<std::vector<TaskId>> sent_fwd_, sent_bwd_;  // [chunk][micro] transfer ids
   std::vector<TaskId> last_compute_;                      // per stage
   std::vector<TaskId> last_dp_;                           // per stage
-  // strategy.param_gather_overlap: per chunk, (first layer of a bucket, its gather) in forward
-  // order, which the chunk's first forward waits for.
+  const ParamGatherOverlap gather_overlap_;
+  // With it: per chunk, its gather buckets (param_buckets, built once), and for ZeRO-1/2 (first
+  // layer of a bucket, its gather) in forward order, which the chunk's first forward waits for.
+  std::vector<std::vector<ParamBucket>> buckets_;
   std::vector<std::vector<std::pair<std::uint32_t, TaskId>>> param_waits_;
   std::vector<TaskId> next_deps_;  // extra dependencies of the next compute-stream task
   std::vector<TaskId> exchanges_;  // embedding exchanges not yet waited for
@@ -970,8 +967,8 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
   const auto pass_first = static_cast<TaskId>(g_.tasks.size());  // the pass's own tasks from here
   // strategy.param_gather_overlap: the chunk's first forward (ZeRO-1/2), or every pass (ZeRO-3),
   // waits for each bucket's gather before the first layer of it the pass reaches.
-  const auto& waits = zero3_gathers.empty() ? param_waits_[chunk] : zero3_gathers;
-  std::size_t wait = !zero3_gathers.empty() || (forward && micro == 0) ? 0 : waits.size();
+  const auto& waits = zero3_prefetch() ? zero3_gathers : param_waits_[chunk];
+  std::size_t wait = zero3_prefetch() || (forward && micro == 0) ? 0 : waits.size();
   const auto reached = [&](std::uint32_t layer) {
     return wait < waits.size() && (forward ? layer >= waits[wait].first : layer <= waits[wait].first);
   };
@@ -1221,9 +1218,12 @@ void IterationBuilder::add_param_gathers() {
   // forward of each chunk waits, layer by layer, for the bucket holding the layer. The routed
   // experts' parameters (ep > 1 or etp < tp) go over their own replicas.
   param_waits_.assign(chunks(), {});
+  buckets_.assign(chunks(), {});
+  if (gather_overlap_ == ParamGatherOverlap::None) return;
+  for (std::uint32_t c = 0; c < chunks(); ++c) buckets_[c] = param_buckets(c);
   if (!gathers_before_forward()) return;
   for (std::uint32_t c = 0; c < chunks(); ++c)
-    for (const ParamBucket& b : param_buckets(c)) {
+    for (const ParamBucket& b : buckets_[c]) {
       const TaskId gathered = gather_bucket(c % s_.pp, TaskPhase::Forward, 0, b, kNone);
       if (gathered != kNone) param_waits_[c].emplace_back(b.first, gathered);
     }
@@ -1235,11 +1235,11 @@ std::vector<std::pair<std::uint32_t, TaskId>> IterationBuilder::zero3_pass_gathe
   // FSDP: the pass's first bucket is gathered when the pass begins (after the stage's previous
   // compute), each later one on the DP stream as soon as the one before it is done, under the
   // layers before it (the prefetch); the backward gathers in reverse layer order.
-  std::vector<ParamBucket> buckets = param_buckets(chunk);
-  if (!forward) std::reverse(buckets.begin(), buckets.end());
+  const std::vector<ParamBucket>& buckets = buckets_[chunk];
   const std::uint32_t stage = chunk % s_.pp;
   std::vector<std::pair<std::uint32_t, TaskId>> out;
-  for (const ParamBucket& b : buckets) {
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    const ParamBucket& b = buckets[forward ? i : buckets.size() - 1 - i];
     const TaskId gathered = gather_bucket(stage, forward ? TaskPhase::Forward : TaskPhase::Backward, micro, b,
                                           last_compute_[stage]);
     if (gathered != kNone) out.emplace_back(forward ? b.first : b.last, gathered);

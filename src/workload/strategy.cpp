@@ -102,6 +102,12 @@ std::string expert_tensor_problem(const Model& m, const StrategyKnobs& s) {
   return "";
 }
 
+ParamGatherOverlap param_gather_overlap(const Strategy& s, const Model& m) {
+  if (!s.param_gather_overlap || s.per_layer() || m.has_tables() || s.zero == 0)
+    return ParamGatherOverlap::None;
+  return s.zero >= 3 ? ParamGatherOverlap::Prefetch : ParamGatherOverlap::BeforeForward;
+}
+
 void check_context_parallel(const Workload& w, std::uint32_t cp) {
   const std::string problem = context_parallel_problem(w, cp);
   if (!problem.empty()) throw InvalidDesign(problem, "key strategy.cp");

@@ -187,6 +187,14 @@ std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint6
 // with routed experts with sequence parallelism (Megatron-Core needs it for MoE with tp > 1).
 std::string expert_tensor_problem(const Model& m, const StrategyKnobs& s);
 
+// Where strategy.param_gather_overlap puts the weight gathers (iteration.cpp), the one rule the
+// iteration and the strategy search's bound share: on the 3-D programs (no per-layer degrees, no
+// embedding tables), ZeRO-1/2's gather after the optimizer step moves under the next first
+// forward (BeforeForward) and ZeRO-3's gathers before every pass go onto the DP stream ahead of
+// the layers (Prefetch); None elsewhere, or with the knob off.
+enum class ParamGatherOverlap : std::uint8_t { None, BeforeForward, Prefetch };
+ParamGatherOverlap param_gather_overlap(const Strategy& s, const Model& m);
+
 // Samples per microbatch on one pipeline (one DP replica).
 double microbatch_size(const Strategy& s, const Workload& w);
 // Rank that owns each table (the strategy's table_owner, or the round-robin default).
