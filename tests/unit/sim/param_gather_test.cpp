@@ -51,16 +51,12 @@ struct Gathers {
 };
 Gathers gathers(const SimRun& r) {
   Gathers g;
-  const auto& tasks = r.plan.graph.tasks;
-  const auto& spans = r.result.engine.spans.at(0);
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const Task& t = tasks[i];
-    if (r.plan.graph.labels[t.label] != "dp_allgather") continue;
-    const double d = spans[i].end_s - spans[i].start_s;
+  test::for_each_span(r, 0, [&](const Task& t, double d, const std::string& label) {
+    if (label != "dp_allgather") return;
     if (g.count++ == 0) g.first = d;
     g.bytes += t.bytes;
     g.seconds += d;
-  }
+  });
   return g;
 }
 
@@ -128,13 +124,9 @@ struct PassGathers {
 };
 PassGathers zero3_gathers(const SimRun& r) {
   PassGathers g;
-  const auto& tasks = r.plan.graph.tasks;
-  const auto& spans = r.result.engine.spans.at(0);
   std::vector<std::pair<TaskPhase, std::uint32_t>> seen;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const Task& t = tasks[i];
-    if (r.plan.graph.labels[t.label] != "dp_param_allgather") continue;
-    const double d = spans[i].end_s - spans[i].start_s;
+  test::for_each_span(r, 0, [&](const Task& t, double d, const std::string& label) {
+    if (label != "dp_param_allgather") return;
     g.all.bytes += t.bytes;
     g.all.seconds += d;
     ++g.all.count;
@@ -142,7 +134,7 @@ PassGathers zero3_gathers(const SimRun& r) {
       seen.emplace_back(t.phase, t.microbatch);
       g.firsts += d;
     }
-  }
+  });
   g.passes = seen.size();
   return g;
 }
@@ -150,11 +142,9 @@ PassGathers zero3_gathers(const SimRun& r) {
 // The seconds GPU 0 spends in reduce-scatters of microbatch `micro`'s gradients.
 double reduce_scatter_seconds(const SimRun& r, std::uint32_t micro) {
   double s = 0;
-  const auto& tasks = r.plan.graph.tasks;
-  const auto& spans = r.result.engine.spans.at(0);
-  for (std::size_t i = 0; i < tasks.size(); ++i)
-    if (r.plan.graph.labels[tasks[i].label] == "dp_reducescatter" && tasks[i].microbatch == micro)
-      s += spans[i].end_s - spans[i].start_s;
+  test::for_each_span(r, 0, [&](const Task& t, double d, const std::string& label) {
+    if (label == "dp_reducescatter" && t.microbatch == micro) s += d;
+  });
   return s;
 }
 

@@ -40,6 +40,15 @@ inline SimRun simulate_config(const Config& c) {
   return {std::move(plan), std::move(r)};
 }
 
+// f(task, seconds, label) for every task of a run, with the length of its span on `gpu`.
+template <class F>
+void for_each_span(const SimRun& r, std::uint32_t gpu, F&& f) {
+  const auto& tasks = r.plan.graph.tasks;
+  const auto& spans = r.result.engine.spans.at(gpu);
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    f(tasks[i], spans[i].end_s - spans[i].start_s, r.plan.graph.labels[tasks[i].label]);
+}
+
 // One job on rank order through the event-driven engine (simulate_jobs always runs it, while
 // simulate_iteration takes the analytical fast path): the reference the fast path must equal.
 inline sim::SimResult engine_result(const Network& net, const TaskGraph& graph,
