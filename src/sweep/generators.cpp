@@ -278,11 +278,10 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
   // to divide tp x dp x cp instead (Megatron-Core's parallel folding, docs/models.md).
   const std::vector<std::pair<std::int64_t, std::string>> unlisted{{0, ""}};
   std::vector<std::pair<std::int64_t, std::string>> etps;
+  const StrategyKnob& etp_row = *find_strategy_knob(KnobMember{&StrategyKnobs::etp});
   if (lists.count("etp"))
-    for (const auto& v : lists["etp"]) {
-      const StrategyKnob& k = *find_strategy_knob(KnobMember{&StrategyKnobs::etp});
-      etps.emplace_back(int_of(v, "etp", c.where, k.min, k.max), v);
-    }
+    for (const auto& v : lists["etp"])
+      etps.emplace_back(int_of(v, "etp", c.where, etp_row.min, etp_row.max), v);
   std::vector<StrategyTriple> shapes;
   for (const auto& [cp, cp_text] : cps) {
     if (total % cp != 0) continue;
