@@ -10,13 +10,14 @@
 
 namespace toposweep {
 
-std::vector<BlockOp> describe_block(const TransformerShape& shape, bool moe) {
+std::vector<BlockOp> describe_block(const TransformerShape& shape, bool moe, bool windowed) {
   std::vector<BlockOp> ops;
   describe_norm(shape, ops);
   if (shape.mla)
     describe_mla(shape, ops);
   else
     describe_attention(shape, ops);
+  if (windowed) apply_window(shape, ops);
   describe_norm(shape, ops);
   if (moe && shape.moe)
     describe_moe(shape, ops);

@@ -121,6 +121,30 @@ Model qwen3_moe(const std::string& name, const std::string& size, std::uint32_t 
   return m;
 }
 
+// GPT-OSS (OpenAI 2025, "gpt-oss-120b & gpt-oss-20b Model Card", arXiv:2508.10925, Sec. 2.1 and
+// Table 1; widths from the released config.json files): residual width 2880, 64 query heads of 64
+// (8 KV heads), attention alternating between a 128-token banded window (blocks 0, 2, ...) and the
+// whole sequence, `experts` SwiGLU experts of 2880, 4 per token, no shared expert; RMSNorm, RoPE,
+// untied embeddings, vocabulary 201,088 (o200k_harmony); biases in the attention projections.
+// Not costed: the experts' and the router's biases (0.03 % of the weights) and the per-head
+// attention sinks (64 scalars a block). Sequence 4096, as Megatron-Bridge pre-trains it.
+Model gpt_oss(const std::string& name, const std::string& size, std::uint32_t layers, std::uint32_t experts) {
+  TransformerShape t = llama_shape(layers, 2880, 64, 8, 2880, 4096, 201088);
+  t.head_dim = 64;
+  t.biases = true;
+  t.sliding_window = 128;
+  t.full_attention_every = 2;
+  t.moe = MoeShape{.experts = experts, .top_k = 4, .expert_ffn_hidden = 2880};
+  Model m = transformer_model(name, t,
+                              "GPT-OSS " + size + " (arXiv:2508.10925): " + std::to_string(layers) +
+                                  " layers, hidden 2880, 64 heads of 64 (8 KV), attention alternating "
+                                  "128-token window / full, " +
+                                  std::to_string(experts) +
+                                  " SwiGLU experts of 2880 top-4, RMSNorm, RoPE, vocab 201088, seq 4096");
+  m.default_batch_per_gpu = 1;
+  return m;
+}
+
 // DeepSeek-V3 (DeepSeek-AI 2024, arXiv:2412.19437, Sec. 4.2 "Hyper-Parameters"): 61 layers, hidden
 // 7168, 128 heads of multi-head latent attention (query latent 1536, key/value latent 512, 128
 // no-rope + 64 rope query/key dimensions, 128 value dimensions); the first 3 layers dense (FFN
@@ -317,6 +341,8 @@ const std::map<std::string, std::function<Model()>>& registry() {
       {"deepseek-v3", deepseek_v3},
       {"qwen3-30b-a3b", [] { return qwen3_moe("qwen3-30b-a3b", "30B-A3B", 48, 2048, 32, 768); }},
       {"qwen3-235b-a22b", [] { return qwen3_moe("qwen3-235b-a22b", "235B-A22B", 94, 4096, 64, 1536); }},
+      {"gpt-oss-20b", [] { return gpt_oss("gpt-oss-20b", "20B", 24, 32); }},
+      {"gpt-oss-120b", [] { return gpt_oss("gpt-oss-120b", "120B", 36, 128); }},
       {"bert-base",
        [] { return bert("bert-base", 12, 768, 12, 512, "BERT-base (Devlin et al. 2019), seq 512"); }},
       {"bert-large",

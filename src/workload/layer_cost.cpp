@@ -342,9 +342,11 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     }
   }
   if (k.fused_attention) {
-    // Causal flash attention: QK^T and x V over half the score matrix.
+    // Causal flash attention: QK^T and x V over half the score matrix (a sliding window's share
+    // of it, block_window.cpp).
     const BlockOp& sc = *first_of(ops, OpKind::AttentionCore);
-    pass.kernel(2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * x.cp * sc.K / (d.peak_flops * d.flash_forward));
+    pass.kernel(2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * x.cp * sc.K *
+                attended_share(k.shape.seq_len, sc.window) / (d.peak_flops * d.flash_forward));
   } else {
     for (const BlockOp& op : ops)
       if (op.kind == OpKind::AttentionCore) pass.kernel(forward_gemm_seconds(d, op, x, e));
@@ -488,8 +490,8 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     pass.kernel(memory_seconds(d, 3 * k.grad_elem * block_params_local(x, ops)));
   if (k.fused_attention) {
     const BlockOp& sc = *first_of(ops, OpKind::AttentionCore);
-    pass.kernel(2.5 * 2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * x.cp * sc.K /
-                (d.peak_flops * d.flash_backward));
+    pass.kernel(2.5 * 2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * x.cp * sc.K *
+                attended_share(k.shape.seq_len, sc.window) / (d.peak_flops * d.flash_backward));
   } else {
     for (const BlockOp& op : ops)
       if (op.kind == OpKind::AttentionCore)
@@ -511,9 +513,9 @@ TransformerShape rank_shape(const LayerCostKey& k) {
   return sh;
 }
 
-LayerCost block_cost(const KernelDevice& d, const LayerCostKey& k, bool moe = false) {
+LayerCost block_cost(const KernelDevice& d, const LayerCostKey& k, bool moe = false, bool windowed = false) {
   const Dims x = dims_of(k);
-  const std::vector<BlockOp> ops = describe_block(rank_shape(k), moe);
+  const std::vector<BlockOp> ops = describe_block(rank_shape(k), moe, windowed);
   LayerCost c;
   c.tp_bytes = x.T * x.h * k.elem;
   for (const BlockOp& op : ops)  // the routed experts' tokens on one rank of the etp group
@@ -613,12 +615,18 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
 
 TransformerCosts transformer_costs(const LayerCostKey& key) {
   TransformerCosts c{
-      block_cost(key.device, key), embedding_cost(key.device, key), head_cost(key.device, key), {}};
+      block_cost(key.device, key), embedding_cost(key.device, key), head_cost(key.device, key), {}, {}, {}};
   if (key.shape.moe) c.moe_block = block_cost(key.device, key, true);
+  if (key.shape.sliding_window > 0) {
+    c.windowed_block = block_cost(key.device, key, false, true);
+    if (key.shape.moe) c.windowed_moe_block = block_cost(key.device, key, true, true);
+  }
   return c;
 }
 
 const LayerCost* cost_of_layer(const TransformerCosts& costs, const Layer& l) {
+  if (l.kind == LayerKind::TransformerBlock && l.windowed)
+    return l.moe ? &costs.windowed_moe_block : &costs.windowed_block;
   if (l.kind == LayerKind::TransformerBlock) return l.moe ? &costs.moe_block : &costs.block;
   if (l.kind == LayerKind::Embedding) return &costs.embedding;
   if (l.kind == LayerKind::Head) return &costs.head;
@@ -635,7 +643,7 @@ double recomputed_forward_flops(const Workload& w, const Strategy& s, const Laye
     flops = 4.0 * m.transformer->seq_len * double(m.transformer->seq_len) * m.transformer->hidden;
   const RecomputeModules modules = without_core_attn(s.recompute_modules);
   if (modules != RecomputeModules::None)  // the GEMMs the other modules run again
-    for (const BlockOp& op : describe_block(*m.transformer, l.moe))
+    for (const BlockOp& op : describe_block(*m.transformer, l.moe, l.windowed))
       if (op.kind == OpKind::Gemm && recomputes(modules, op.module)) flops += op.flops();
   return flops;
 }

@@ -14,12 +14,13 @@ namespace {
 
 // A block's Layer: the sums of its operator table (block.hpp).
 // `moe`: its MLP is the shape's routed experts (of which a token uses top_k).
-Layer transformer_block(const TransformerShape& t, bool moe = false) {
+Layer transformer_block(const TransformerShape& t, bool moe = false, bool windowed = false) {
   const double s = t.seq_len, h = t.hidden;
-  const BlockTotals sum = block_totals(describe_block(t, moe));
+  const BlockTotals sum = block_totals(describe_block(t, moe, windowed));
   Layer l;
   l.kind = LayerKind::TransformerBlock;
   l.moe = moe;
+  l.windowed = windowed;
   l.params_sharded = sum.params_sharded;
   l.params_replicated = sum.params_replicated;
   l.params_expert = sum.params_expert;
@@ -75,8 +76,14 @@ Model transformer_model(std::string name, const TransformerShape& shape, std::st
   // Mixture of Experts: the blocks after the first moe->dense_layers.
   const std::uint32_t dense = t.moe ? std::min(t.moe->dense_layers, t.layers) : t.layers;
   const Layer moe_block = t.moe ? transformer_block(t, true) : block;
+  // Sliding-window attention (block_window.cpp): the windowed blocks' variants.
+  const Layer windowed = t.sliding_window > 0 ? transformer_block(t, false, true) : block;
+  const Layer windowed_moe = t.sliding_window > 0 && t.moe ? transformer_block(t, true, true) : windowed;
   for (std::uint32_t i = 0; i < t.layers; ++i) {
-    m.layers.push_back(i < dense ? block : moe_block);
+    if (windowed_block(t, i))
+      m.layers.push_back(i < dense ? windowed : windowed_moe);
+    else
+      m.layers.push_back(i < dense ? block : moe_block);
     m.layers.back().name = "block" + std::to_string(i);
   }
   for (std::uint32_t i = 0; i < t.mtp_layers; ++i)

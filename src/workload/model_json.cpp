@@ -165,6 +165,10 @@ TransformerShape read_transformer(Fields f) {
   if (f.has("moe")) t.moe = read_moe(Fields(f.raw("moe"), f.at("moe")), t.layers);
   if (f.has("mla")) t.mla = read_mla(Fields(f.raw("mla"), f.at("mla")));
   t.mtp_layers = f.count_or("mtp_layers", 0);
+  t.sliding_window = f.count_or("sliding_window", 0, 1);
+  t.full_attention_every = f.count_or("full_attention_every", 0, 2);
+  if (t.full_attention_every > 0 && t.sliding_window == 0)
+    throw BadInput("full_attention_every needs a sliding_window", f.at("full_attention_every"));
   f.done();
   if (t.head_dim == 0 && t.hidden % t.heads != 0)
     throw BadInput("hidden must be a multiple of heads (or give head_dim)", f.at("hidden"));
@@ -385,6 +389,8 @@ json model_to_json(const Model& m) {
                                  {"qk_rope_head_dim", t.mla->qk_rope_head_dim},
                                  {"v_head_dim", t.mla->v_head_dim}};
     if (t.mtp_layers > 0) j["transformer"]["mtp_layers"] = t.mtp_layers;
+    if (t.sliding_window > 0) j["transformer"]["sliding_window"] = t.sliding_window;
+    if (t.full_attention_every > 0) j["transformer"]["full_attention_every"] = t.full_attention_every;
     if (t.moe) j["active_parameters"] = m.active_parameters();
   }
   json layers = json::array();

@@ -37,9 +37,10 @@ SPACES = {
     "eager_softmax": os.path.join(HERE, "softmax_space.ini"),
     "rail_tiers": os.path.join(HERE, "rail_space.ini"),
     "recompute_modules": os.path.join(HERE, "recompute_space.ini"),
+    "sliding_window": os.path.join(HERE, "window_space.ini"),
 }
 REPLAYS_PER_SUBSPACE = {"quickstart": 6, "mixed": 4, "minimal": 10, "context_parallel": 8, "expert_parallel": 8,
-                         "eager_softmax": 8, "rail_tiers": 8, "recompute_modules": 8}
+                         "eager_softmax": 8, "rail_tiers": 8, "recompute_modules": 8, "sliding_window": 8}
 
 
 def result_fields(path):

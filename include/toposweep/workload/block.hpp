@@ -73,6 +73,10 @@ struct BlockOp {
   Traffic forward{}, backward{}, backward2{};
   // Attention core: how many GEMMs of this shape its backward runs.
   double backward_gemms = 0;
+  // Attention core under a sliding window (apply_window): the keys each query attends to, itself
+  // included; 0: causal over the whole sequence. Its FLOPs are the window's share of the causal
+  // work (attended_share).
+  double window = 0;
   // Elements per sample kept for the backward pass: on every TP rank, or split over them
   // (with sequence parallelism the replicated ones are split too).
   double kept_replicated = 0, kept_sharded = 0;
@@ -87,16 +91,20 @@ struct BlockOp {
   double params_sharded = 0, params_replicated = 0;  // as in Layer
   double params_expert = 0;                          // the routed experts' weights (Layer::params_expert)
 
-  double flops() const {
-    return kind == OpKind::Gemm || kind == OpKind::AttentionCore ? 2 * M * N * K * batch : 0;
-  }
+  double flops() const;
 };
+
+// The share of a causal attention's query-key pairs over `seq` tokens that a sliding window of
+// `window` keys (itself included) computes: sum over queries i = 1..seq of min(i, window), over
+// seq (seq + 1) / 2. Exactly 1 when window is 0 or at least seq (block_window.cpp).
+double attended_share(double seq, double window);
 
 // The block's operators in forward (execution) order. Zero kv_heads / ffn_hidden mean heads and
 // 4 x hidden, as in transformer_model. `moe`: the MLP is the shape's routed experts
 // (describe_moe; shape.moe must be set), else the dense MLP. Attention is multi-head latent
 // attention when shape.mla is set (describe_mla).
-std::vector<BlockOp> describe_block(const TransformerShape& shape, bool moe = false);
+// `windowed`: the attention core is the shape's sliding window (apply_window).
+std::vector<BlockOp> describe_block(const TransformerShape& shape, bool moe = false, bool windowed = false);
 
 // The parts describe_block joins, one file each (block_norm.cpp, block_attention.cpp,
 // block_mlp.cpp): each appends its operators.
@@ -114,6 +122,9 @@ void describe_score_softmax(const TransformerShape& t, double heads, std::vector
 // Rotary position embeddings on Q and K (block_rope.cpp), appended by describe_attention right
 // after the QKV projection; nothing for learned positions.
 void describe_rope(const TransformerShape& t, std::vector<BlockOp>& ops);
+// Sliding-window attention (block_window.cpp): marks the attention core's operators with the
+// shape's window; nothing when the shape has none.
+void apply_window(const TransformerShape& t, std::vector<BlockOp>& ops);
 // Parameters of one of the model's norms (block_norm.cpp): RMSNorm a scale (h), LayerNorm a scale
 // and, with biases, a shift (2 h).
 double norm_parameters(const TransformerShape& t);

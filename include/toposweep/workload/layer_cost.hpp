@@ -89,6 +89,8 @@ struct LayerCost {
 struct TransformerCosts {
   LayerCost block, embedding, head;
   LayerCost moe_block;  // a Mixture-of-Experts block (Layer::moe), when the shape has experts
+  // The same with sliding-window attention (Layer::windowed), when the shape has a window.
+  LayerCost windowed_block, windowed_moe_block;
 };
 
 // The per-operator costs of layer `l` (block, embedding or head), or null for other layers.

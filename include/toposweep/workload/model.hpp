@@ -60,6 +60,9 @@ struct Layer {
   // scales on the busiest expert-parallel rank).
   double act_expert_replicated = 0, act_expert_sharded = 0;
   bool moe = false;  // a block whose MLP is the routed experts (its per-operator cost differs)
+  // A block whose attention is a sliding window (TransformerShape::sliding_window): its fused
+  // attention core does the window's share of the causal work (block_window.cpp).
+  bool windowed = false;
 
   double parameters() const { return params_sharded + params_replicated + params_expert; }
   // What one token's forward pass uses: every weight but the routed experts it is not sent to.
@@ -129,8 +132,18 @@ struct TransformerShape {
   // Multi-token prediction modules (DeepSeek-V3): each one more block (MoE when the model is),
   // after the last, with a 2h x h projection and two norms; on the last pipeline stage.
   std::uint32_t mtp_layers = 0;
+  // Sliding-window attention (Mistral, Gemma, GPT-OSS): in a windowed block each query attends to
+  // itself and the sliding_window - 1 tokens before it (0: no window, every block causal over the
+  // whole sequence). full_attention_every = n > 0: blocks n - 1, 2n - 1, ... attend to the whole
+  // sequence and the others are windowed (GPT-OSS: 2, alternating; Gemma 3: 6); 0: every block is
+  // windowed (block_window.cpp).
+  std::uint32_t sliding_window = 0;
+  std::uint32_t full_attention_every = 0;
   bool operator==(const TransformerShape&) const = default;
 };
+
+// Whether block `index` (0-based) of `t` has sliding-window attention.
+bool windowed_block(const TransformerShape& t, std::uint32_t index);
 
 // One attention head's width: head_dim, or hidden / heads when it is 0.
 double head_width(const TransformerShape& t);
