@@ -519,10 +519,8 @@ def markdown(rows, fit, notes):
               "(MCore v0.9) without the layout, GPU count or batch it ran; the Parallel Folding paper "
               "(arXiv:2504.14960) reports 49.3 % MFU for Mixtral 8x22B on H100 with its configurations in a table "
               "not read here. Megatron-Bridge's H100 FP8 rows for the built-in Qwen3-30B-A3B and Qwen3-235B-A22B, "
-              "matched to the recipes of the container that measured them, are section 7d2's. Its 26.04 to 26.06 "
-              "containers also have an H100 GPT-OSS 120B row (BF16, 64 GPUs, PP 4, EP 8; docs/performance-summary.md "
-              "of NVIDIA-NeMo/Megatron-Bridge), which needs sliding-window attention and attention sinks the block "
-              "table does not have yet.",
+              "matched to the recipes of the container that measured them, are section 7d2's, with the same "
+              "container's GPT-OSS 120B row (BF16, 64 GPUs, PP 4, EP 8).",
               "- Not modelled: DeepSeek-V3's node-limited routing (each token to at most 4 nodes, Sec. 2.1.2) and "
               "DeepEP's one copy per node over InfiniBand (forwarded over NVLink), which cut the inter-node bytes "
               "further; DualPipe's schedule (1F1B / interleaved here); the multi-token-prediction module's exact "

@@ -7,6 +7,9 @@ parallelism 1:
   * Qwen3-235B-A22B on 256 H100: TP 2, PP 8, VP 4, EP 32 folded over TP x DP (strategy.etp = 1), the All-to-All
     overlapped. The model reads +33.4 %: the All-to-All (about 52 s a GPU) fully hidden under 42 s of compute, where
     the measured 76.6 s step hides less of it; exposed it reads -14.6 %.
+  * GPT-OSS 120B on 64 H100 in bf16: TP 1, PP 4, EP 8 inside a server, a 128-token window on every other block.
+    The model reads +36.9 %: its compute alone is two thirds of the measured step (host synchronisation and
+    per-expert GEMM launches are candidates, not modelled); without the windows it reads +32.7 %.
 A change that moves them must say why."""
 import pytest
 
@@ -19,8 +22,8 @@ def rows():
 
 
 def test_published_moe_runs_are_within_bounds(rows):
-    assert [r["model"] for r in rows] == ["qwen3-30b-a3b", "qwen3-235b-a22b"]
-    small, large = rows
+    assert [r["model"] for r in rows] == ["qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b"]
+    small, large, oss = rows
     assert -12.0 <= small["error_pct"] <= -6.0, small
     assert small["memory_GiB"] < 80, small
     # Not overlapped: the All-to-All is exposed, and it is most of the exposed communication.
@@ -32,3 +35,8 @@ def test_published_moe_runs_are_within_bounds(rows):
     assert large["memory_GiB"] < 80, large
     assert 28.0 <= large["error_pct"] <= 38.0, large
     assert -19.0 <= large["exposed_error_pct"] <= -10.0, large
+    # GPT-OSS: the All-to-All on NVLink, not overlapped; compute-bound and too fast by the same margin as above.
+    assert oss["memory_GiB"] < 80, oss
+    assert 32.0 <= oss["error_pct"] <= 42.0, oss
+    assert oss["exposed_error_pct"] == oss["error_pct"], oss
+    assert oss["compute_s"] > 5 * oss["exposed_comm_s"], oss
