@@ -62,6 +62,16 @@ std::vector<KeySpec> config_keys() {
        "MoE models with strategy.ep > 1: the busiest expert-parallel rank's routed tokens over the mean "
        "(>= 1); scales that rank's expert GEMMs, dispatch/combine All-to-Alls and expert activations",
        checks::number_in(1, 1e6)},
+      {"model.moe_capacity_factor", "",
+       "MoE models: each expert takes at most this many times its mean share of the routed tokens, the rest "
+       "dropped (Megatron-Core's --moe-expert-capacity-factor; > 0); 0: dropless (default: the model's "
+       "capacity_factor, else dropless)",
+       checks::optional(checks::number_in(0, 1e6))},
+      {"model.moe_pad_to_capacity", "false",
+       "MoE models with a capacity factor: every expert's input is padded to its capacity, so each expert "
+       "computes and each All-to-All carries capacity_factor x the mean share (Megatron-Core's "
+       "--moe-pad-expert-input-to-capacity)",
+       checks::boolean()},
       {"model.moe_dispatch_datatype", "",
        "MoE models with strategy.ep > 1: datatype of the tokens dispatched to the experts and of the output "
        "gradients sent to them (fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); the combine stays in the "

@@ -375,11 +375,12 @@ void IterationBuilder::make_3d_programs() {
   const bool timed = costs_ != nullptr && w_.per_operator;
   std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet), cp_sets(s_.pp, kNoSet), ep_sets(s_.pp, kNoSet);
   // A dispatch or combine All-to-All's bytes, the same for every MoE layer: the busiest EP rank
-  // sends and receives model.moe_imbalance x the mean. Dispatches (tokens to the experts, and
-  // the output gradients sent to them) at model.moe_dispatch_datatype, combines at B.
+  // sends and receives Workload::expert_load x the mean (model.moe_imbalance; the capacity factor).
+  // Dispatches (tokens to the experts, and the output gradients sent to them) at model.moe_dispatch_datatype,
+  // combines at B.
   const double ep_elements =
       s_.ep > 1 && m_.transformer
-          ? bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * w_.moe_imbalance
+          ? bytes_mb_ * dispatch_elements(*m_.transformer, activation_split(s_)) * w_.expert_load(s_.ep)
           : 0.0;
   const double combine_bytes = ep_elements * B, dispatch_bytes = ep_elements * w_.dispatch_bytes();
   for (std::uint32_t c = 0; c < chunks(); ++c) {

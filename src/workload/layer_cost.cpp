@@ -128,7 +128,7 @@ struct Dims {
   double hr;             // elements per token the norm / dropout region holds (h / t with SP)
   bool sp;               // sequence parallelism: the sequence region split over the t ranks
   double ep;             // expert parallelism: the rank's experts / ep experts take ep x the tokens
-  double imbalance;      // the busiest EP rank's share of them over the mean (model.moe_imbalance)
+  double imbalance;      // the busiest EP rank's share of them over the mean (Workload::expert_load)
   double et;             // expert tensor parallelism: the ranks each routed expert is split over
   // The tokens the expert tensor-parallel ranks gather over the rank's own: with sequence
   // parallelism each rank holds 1 / t of them and the etp ranks gather etp / t; without, all.
@@ -153,7 +153,7 @@ Dims dims_of(const LayerCostKey& k) {
   x.t = k.split.tp;
   x.sp = k.split.sequence_split();
   x.ep = k.split.ep;
-  x.imbalance = k.moe_imbalance;
+  x.imbalance = k.expert_load;
   x.hr = x.sp ? x.h / x.t : x.h;
   x.et = k.split.expert_tp();
   x.expert_tokens = x.sp ? x.et / x.t : 1;
@@ -603,7 +603,7 @@ LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
   k.recompute_modules = s.recompute_modules;
   k.tp_overlap = s.tp_overlap;
   k.fused_attention = w.fused_attention;
-  if (s.ep > 1) k.moe_imbalance = w.moe_imbalance;
+  if (w.model.transformer && w.model.transformer->moe) k.expert_load = w.expert_load(s.ep);
   // The recipe and the dispatch matter only to fp8 operands: other keys stay equal across them.
   if (fp8_operands(k)) {
     k.fp8_recipe = w.fp8_recipe;

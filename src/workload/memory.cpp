@@ -27,13 +27,13 @@ double kept_bytes_per_element(const Workload& w, const BlockOp& op) {
 }
 
 // Bytes per sample an operator keeps on one rank at `bytes` per element (as layer_activations
-// splits them), the busiest EP rank's experts model.moe_imbalance x the mean.
+// splits them), the busiest EP rank's experts Workload::expert_load x the mean.
 double op_kept_bytes(const Workload& w, const BlockOp& op, ActivationSplit split, double bytes) {
   const double t = split.tp;
   const bool sp = split.sequence_split();
   const double r = op.kept_replicated, sh = op.kept_sharded;
   const bool expert = op.role == OpRole::ExpertGemm || op.role == OpRole::ExpertActivation;
-  const double imbalance = expert && split.ep > 1 ? w.moe_imbalance : 1;
+  const double imbalance = expert ? w.expert_load(split.ep) : 1;
   return imbalance * bytes * (sp ? (r + sh) / t : r + sh / t) / split.cp;
 }
 
@@ -74,10 +74,10 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, Activation
       no_scores -= fp8_saving;
       a.none -= fp8_saving;
     }
-    if (split.ep > 1 && w.moe_imbalance != 1) {
-      // The busiest EP rank's experts keep model.moe_imbalance x the mean rows.
+    if (const double load = w.expert_load(split.ep); load != 1) {
+      // The busiest EP rank's experts keep Workload::expert_load x the mean rows.
       const double r = l.act_expert_replicated, sh = l.act_expert_sharded;
-      const double extra = (w.moe_imbalance - 1) * B * (sp ? (r + sh) / t : r + sh / t) / c;
+      const double extra = (load - 1) * B * (sp ? (r + sh) / t : r + sh / t) / c;
       no_scores += extra;
       a.none += extra;
     }

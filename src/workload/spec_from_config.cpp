@@ -124,6 +124,11 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
   if (config.has("model.softmax") && config.get_string("model.softmax") == "eager")
     s.softmax = SoftmaxKind::Eager;
   if (config.has("model.moe_imbalance")) s.moe_imbalance = config.get_double("model.moe_imbalance");
+  if (config.has("model.moe_capacity_factor") &&
+      !trim(config.get_string("model.moe_capacity_factor")).empty())
+    s.moe_capacity_factor = config.get_double("model.moe_capacity_factor");
+  if (config.has("model.moe_pad_to_capacity"))
+    s.moe_pad_to_capacity = config.get_bool("model.moe_pad_to_capacity");
   if (config.has("model.moe_dispatch_datatype")) {
     s.moe_dispatch_datatype = to_lower(trim(config.get_string("model.moe_dispatch_datatype")));
     if (!s.moe_dispatch_datatype.empty() && s.moe_dispatch_datatype != "fp8")

@@ -1,5 +1,6 @@
 #include "toposweep/workload/workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "toposweep/util/error.hpp"
@@ -40,6 +41,12 @@ Workload make_workload(Model model, Device device, const std::string& datatype, 
   return w;
 }
 
+double Workload::expert_load(std::uint32_t ep) const {
+  const double dropless = ep > 1 ? moe_imbalance : 1.0;
+  if (!(moe_capacity_factor > 0)) return dropless;
+  return moe_pad_to_capacity ? moe_capacity_factor : std::min(dropless, moe_capacity_factor);
+}
+
 namespace {
 
 // Bytes per element of a MoE tensor kept or sent in `datatype` (model.moe_activation_datatype,
@@ -66,6 +73,15 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
     w.grad_bytes_per_element = datatype_bytes(spec.grad_datatype, "key model.grad_datatype");
   w.fused_attention = spec.fused_attention.value_or(w.device.fused_attention_default);
   w.moe_imbalance = spec.moe_imbalance;
+  const bool moe = w.model.transformer && w.model.transformer->moe;
+  w.moe_capacity_factor =
+      spec.moe_capacity_factor.value_or(moe ? w.model.transformer->moe->capacity_factor : 0.0);
+  w.moe_pad_to_capacity = spec.moe_pad_to_capacity;
+  if (w.moe_pad_to_capacity && !(w.moe_capacity_factor > 0))
+    throw BadInput(
+        "padding to capacity needs a capacity factor (model.moe_capacity_factor, or the model's "
+        "capacity_factor)",
+        "key model.moe_pad_to_capacity");
   if (spec.optimizer_moments == "bf16") w.moment_bytes = 2;
   w.moe_probs_in_activation = spec.moe_probs_in_activation;
   w.expert_kept_bytes_per_element =

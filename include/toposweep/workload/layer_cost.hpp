@@ -81,7 +81,7 @@ struct LayerCost {
   PassCost backward;    // recomputation included
   double tp_bytes = 0;  // per-rank buffer of each TP collective: microbatch x s x h x bytes
   // Per-rank buffer of each expert collective (PassCost::expert): the tokens the etp ranks' experts
-  // take, k x microbatch x s x etp / tp (x model.moe_imbalance, the busiest rank's) x h x bytes.
+  // take, k x microbatch x s x etp / tp (x Workload::expert_load, the busiest rank's) x h x bytes.
   double expert_tp_bytes = 0;
   bool operator==(const LayerCost&) const = default;
 };
@@ -114,7 +114,9 @@ struct LayerCostKey {
   TpOverlap tp_overlap = TpOverlap::None;
   bool fused_attention = false;
   bool grad_accum_fusion = true;
-  double moe_imbalance = 1;  // the busiest EP rank's expert rows over the mean (1 unless ep > 1)
+  // The busiest EP rank's expert rows over the mean (Workload::expert_load: model.moe_imbalance with
+  // ep > 1, capped or padded by the capacity factor; 1 otherwise).
+  double expert_load = 1;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // model.fp8_recipe (fp8 GEMM operands only)
   // model.moe_dispatch_datatype = fp8 with ep > 1: the experts' first GEMM receives its input in
   // fp8, quantized before the dispatch.

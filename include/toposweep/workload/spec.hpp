@@ -35,6 +35,8 @@ struct WorkloadSpec {
   std::uint32_t seq_len = 0;                  // model.seq_len; > 0: overrides a transformer's sequence length
   SoftmaxKind softmax = SoftmaxKind::Fused;   // model.softmax: a transformer's unfused score kernels
   double moe_imbalance = 1;                   // model.moe_imbalance (Workload::moe_imbalance)
+  std::optional<double> moe_capacity_factor;  // model.moe_capacity_factor; unset: the model's
+  bool moe_pad_to_capacity = false;           // model.moe_pad_to_capacity
   std::string moe_dispatch_datatype;          // model.moe_dispatch_datatype; empty: the activations'
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // model.fp8_recipe (Workload::fp8_recipe)
   // model.chakra (read by the point module): a directory of Chakra traces played instead of

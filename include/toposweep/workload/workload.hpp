@@ -40,6 +40,15 @@ struct Workload {
   // with ep > 1 its expert GEMMs, All-to-Alls and expert activations carry that many times the
   // mean (the simulator runs the slowest rank).
   double moe_imbalance = 1;
+  // model.moe_capacity_factor (the model's capacity_factor unless set): each expert takes at most
+  // that many times its mean share of the routed tokens, the rest dropped; 0: dropless. With
+  // model.moe_pad_to_capacity every expert's input is padded to exactly its capacity.
+  double moe_capacity_factor = 0;
+  bool moe_pad_to_capacity = false;
+  // The routed tokens the busiest expert-parallel rank's experts compute, send and keep, over the
+  // mean share (1): dropless, model.moe_imbalance with ep > 1 (1 with every expert on each rank);
+  // with a capacity factor c, at most c (the excess dropped); padded to capacity, exactly c.
+  double expert_load(std::uint32_t ep) const;
   // model.moe_dispatch_datatype: bytes per element of the tokens a MoE layer sends to its experts
   // (the forward dispatch, and the output gradients sent to them in the backward); the combine
   // and the input gradients coming back stay at bytes_per_element. fp8: 1 byte plus one fp32

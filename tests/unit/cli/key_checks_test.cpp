@@ -95,6 +95,11 @@ TEST(KeyChecks, HandPickedValues) {
   bad("model.moe_imbalance", "0.9");
   bad("model.moe_imbalance", "uneven");
   ok("model.moe_imbalance", "1.25");
+  bad("model.moe_capacity_factor", "-1");
+  bad("model.moe_capacity_factor", "lots");
+  ok("model.moe_capacity_factor", "1.25");
+  ok("model.moe_capacity_factor", "");
+  bad("model.moe_pad_to_capacity", "maybe");
   bad("server.intra_efficiency", "1.5");
   ok("server.intra_latency", "8.4us");
   bad("topology.link_efficiency", "0");

@@ -16,6 +16,7 @@
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/model_library.hpp"
 #include "toposweep/workload/ranks.hpp"
+#include "toposweep/workload/spec.hpp"
 #include "toposweep/workload/traffic.hpp"
 #include "workload_test_helpers.hpp"
 
@@ -258,7 +259,7 @@ TEST(ExpertParallel, ImbalanceScalesTheBusiestRanksExpertWork) {
   const Strategy s = strategy(8, 2, 1, 2, 8);
   const auto ideal = test::idealised;
   const LayerCostKey k1 = ideal(layer_cost_key(w, s)), k15 = ideal(layer_cost_key(wi, s));
-  EXPECT_EQ(k15.moe_imbalance, 1.5);
+  EXPECT_EQ(k15.expert_load, 1.5);
   const double c1 = transformer_costs(k1).moe_block.forward.compute_s;
   const double c15 = transformer_costs(k15).moe_block.forward.compute_s;
   const double expert_flops = 2.0 * (2 * 4096) * (3.0 * 14336 * 4096 / 2);
@@ -300,6 +301,70 @@ TEST(ExpertParallel, ImbalanceScalesTheBusiestRanksExpertWork) {
   const IterationPlan q1 = plan_iteration(w, one), q15 = plan_iteration(wi, one);
   EXPECT_EQ(q1.memory.activations, q15.memory.activations);
   EXPECT_EQ(layer_cost_key(wi, one), layer_cost_key(w, one));
+}
+
+// The capacity factor (model.moe_capacity_factor, model.moe_pad_to_capacity; Megatron-Core's
+// --moe-expert-capacity-factor and --moe-pad-expert-input-to-capacity) against the load the
+// busiest EP rank's experts then take, worked by hand: dropless, the imbalance I with ep > 1 and 1
+// with every expert on each rank; capped at c, min(that, c); padded, exactly c. The load scales
+// exactly what the imbalance scales (the test above): the expert GEMMs' compute on an idealised
+// device, the dispatch/combine All-to-Alls' bytes and the expert activations kept.
+TEST(ExpertParallel, CapacityFactorCapsOrPadsTheExpertsLoad) {
+  struct Case {
+    double imbalance, capacity;
+    bool pad;
+    std::uint32_t ep;
+    double load;
+  };
+  const Case cases[] = {{1.5, 0, false, 2, 1.5},    {1.5, 1.25, false, 2, 1.25}, {1.5, 2, false, 2, 1.5},
+                        {1.0, 1.25, true, 2, 1.25}, {1.5, 1.25, true, 2, 1.25},  {1.5, 1.25, true, 1, 1.25},
+                        {1.5, 1.25, false, 1, 1.0}, {1.0, 0.75, false, 1, 0.75}};  // 0.75: whole rows
+  Workload base = mixtral(64);
+  base.device.hbm_bytes = 1e15;
+  for (const Case& c : cases) {
+    Workload w = base;
+    w.moe_imbalance = c.imbalance;
+    w.moe_capacity_factor = c.capacity;
+    w.moe_pad_to_capacity = c.pad;
+    EXPECT_DOUBLE_EQ(w.expert_load(c.ep), c.load) << c.capacity << " " << c.ep;
+    const Strategy s = strategy(8, 2, 1, c.ep, 8);
+    const LayerCostKey k1 = test::idealised(layer_cost_key(base, s)),
+                       kc = test::idealised(layer_cost_key(w, s));
+    EXPECT_EQ(kc.expert_load, c.load);
+    // The rank's experts take k x its tokens' rows whatever ep is (balanced).
+    const double T_e = 2.0 * (2 * 4096) * (3.0 * 14336 * 4096 / 2) /
+                       (k1.device.weight_gemm_peak_flops * k1.device.expert_gemm_efficiency);
+    EXPECT_NEAR(
+        transformer_costs(kc).moe_block.forward.compute_s - transformer_costs(k1).moe_block.forward.compute_s,
+        (c.load - 1) * T_e, 1e-9 * T_e)
+        << c.capacity << " " << c.ep;
+    const IterationPlan p1 = plan_iteration(base, s), pc = plan_iteration(w, s);
+    for (std::size_t i = 0; i < p1.graph.tasks.size(); ++i) {
+      if (p1.graph.tasks[i].purpose == CommPurpose::ExpertParallel) {
+        EXPECT_DOUBLE_EQ(pc.graph.tasks[i].bytes, c.load * p1.graph.tasks[i].bytes);
+      }
+    }
+    const double kept = 385875968.0;  // expert activations per block (the test above)
+    EXPECT_NEAR(pc.memory.activations - p1.memory.activations,
+                (c.load - 1) * kept * 32 * microbatches_in_flight(s, 0), 1e-9 * p1.memory.activations);
+  }
+  // Padding needs a capacity; a capacity below 0 is bad input.
+  WorkloadSpec spec;
+  spec.model = "mixtral-8x7b";
+  spec.device = "h100";
+  spec.moe_pad_to_capacity = true;
+  EXPECT_THROW(make_workload(spec, 8), BadInput);
+  spec.moe_capacity_factor = 1.0;
+  EXPECT_EQ(make_workload(spec, 8).expert_load(2), 1.0);
+  // The model file's capacity_factor is the default; the key overrides it (0: dropless).
+  Model capped = builtin_model("mixtral-8x7b");
+  capped.transformer->moe->capacity_factor = 1.25;
+  spec.moe_capacity_factor.reset();
+  EXPECT_EQ(make_workload(spec, 8, capped, builtin_device("h100")).expert_load(2), 1.25);
+  spec.moe_pad_to_capacity = false;
+  spec.moe_capacity_factor = 0;
+  spec.moe_imbalance = 1.5;
+  EXPECT_EQ(make_workload(spec, 8, capped, builtin_device("h100")).expert_load(2), 1.5);
 }
 
 TEST(ExpertParallel, BadDegreesNameStrategyEp) {
