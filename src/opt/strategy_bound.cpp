@@ -135,12 +135,14 @@ double StrategyBound::operator()(const Strategy& s) {
   if (s.tp > 1)
     for (std::uint32_t p = 0; p < s.pp; ++p)
       if (where.tp_inside[p]) tp_link[p] = &net_->intra_link();
-  const auto tp_time = [&](const LinkClass* link, const TpCollectives& n, double bytes) {
+  // `ranks`: the TP group's, or the expert tensor-parallel sub-group's (its consecutive ranks, so
+  // inside the same server as the TP group).
+  const auto tp_time = [&](const LinkClass* link, const TpCollectives& n, double bytes, std::uint32_t ranks) {
     if (!link) return 0.0;
-    return n.allreduce * sim::intra_node_collective_time(CollectiveOp::AllReduce, s.tp, bytes, *link) +
+    return n.allreduce * sim::intra_node_collective_time(CollectiveOp::AllReduce, ranks, bytes, *link) +
            n.reducescatter *
-               sim::intra_node_collective_time(CollectiveOp::ReduceScatter, s.tp, bytes, *link) +
-           n.allgather * sim::intra_node_collective_time(CollectiveOp::AllGather, s.tp, bytes, *link);
+               sim::intra_node_collective_time(CollectiveOp::ReduceScatter, ranks, bytes, *link) +
+           n.allgather * sim::intra_node_collective_time(CollectiveOp::AllGather, ranks, bytes, *link);
   };
   // comm_: a transformer.
   const StageBoundary boundary = stage_boundary(s, true);
@@ -191,12 +193,12 @@ double StrategyBound::operator()(const Strategy& s) {
     for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
       const LayerCost* cost = cost_of_layer(costs, m.layers[i]);
       if (!cost) continue;
-      exposed_f += tp_time(link, cost->forward.exposed, cost->tp_bytes);
-      exposed_b += tp_time(link, cost->backward.exposed, cost->tp_bytes);
-      exposed_f += tp_time(link, cost->forward.expert, cost->expert_tp_bytes);
-      exposed_b += tp_time(link, cost->backward.expert, cost->expert_tp_bytes);
-      hidden_f += tp_time(link, cost->forward.hidden, cost->tp_bytes);
-      hidden_b += tp_time(link, cost->backward.hidden, cost->tp_bytes);
+      exposed_f += tp_time(link, cost->forward.exposed, cost->tp_bytes, s.tp);
+      exposed_b += tp_time(link, cost->backward.exposed, cost->tp_bytes, s.tp);
+      exposed_f += tp_time(link, cost->forward.expert, cost->expert_tp_bytes, s.expert_tp());
+      exposed_b += tp_time(link, cost->backward.expert, cost->expert_tp_bytes, s.expert_tp());
+      hidden_f += tp_time(link, cost->forward.hidden, cost->tp_bytes, s.tp);
+      hidden_b += tp_time(link, cost->backward.hidden, cost->tp_bytes, s.tp);
     }
     // Scatter/gather: the received boundary tensor is gathered before the pass uses it.
     if (gathers && link && c > 0)

@@ -274,8 +274,9 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
     for (const auto& v : lists["ep"]) eps.emplace_back(int_of(v, "ep", c.where), v);
   }
   // Expert tensor parallelism (written after ep, when listed, only with tp > 1: with one TP rank
-  // every etp is the same): etp = 1 folds the EP group over the tp ranks too, so an ep there needs
-  // to divide tp x dp x cp instead (Megatron-Core's parallel folding, docs/models.md).
+  // every etp is the same): etp = e < tp folds the EP group over tp / e of the tp ranks too, so an
+  // ep there needs to divide tp / e x dp x cp instead (Megatron-Core's parallel folding,
+  // docs/models.md); an e that does not divide a shape's tp is left out there.
   const std::vector<std::pair<std::int64_t, std::string>> unlisted{{0, ""}};
   std::vector<std::pair<std::int64_t, std::string>> etps;
   const StrategyKnob& etp_row = *find_strategy_knob(KnobMember{&StrategyKnobs::etp});
@@ -289,6 +290,7 @@ std::vector<std::string> strategy_values(const GeneratorCall& c) {
       if (!cp_text.empty()) t.knobs.emplace_back("cp", cp_text);
       for (const auto& [ep, ep_text] : eps) {
         for (const auto& [etp, etp_text] : t.tp > 1 && !etps.empty() ? etps : unlisted) {
+          if (etp > t.tp || (etp > 0 && t.tp % etp != 0)) continue;  // not a divisor of this shape's tp
           const std::int64_t folded = etp == 0 || etp == t.tp ? 1 : t.tp / etp;
           if ((folded * t.dp * cp) % ep != 0) continue;
           StrategyTriple e = t;

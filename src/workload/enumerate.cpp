@@ -271,11 +271,12 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
     if (level.kind == Level::Values::Fixed) return *level.fixed;
     if (level.kind == Level::Values::Compression) return s.zero == 0 ? values[i] : no_compression;
     if (level.kind == Level::Values::ExpertTensor) {
-      // Unfolded (0) where ep divides dp x cp; whole experts (1) with sequence parallelism, ep
-      // dividing tp x dp x cp (the ep level's folded list).
+      // Unfolded (0) where ep divides dp x cp; folded (e < tp, a divisor of tp: 1 runs whole
+      // experts) with sequence parallelism, ep dividing tp / e x dp x cp.
       etp_values.clear();
       for (std::uint32_t code : values[i])
-        if ((code == 0 && (s.dp * s.cp) % s.ep == 0) || (code == 1 && s.sequence_parallel))
+        if (code == 0 ? (s.dp * s.cp) % s.ep == 0
+                      : s.sequence_parallel && (s.tp / code * s.dp * s.cp) % s.ep == 0)
           etp_values.push_back(code);
       return etp_values;
     }
@@ -307,9 +308,16 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   const StrategyKnob& ep_row = row(&StrategyKnobs::ep);
   const StrategyKnob& etp_row = row(&StrategyKnobs::etp);
   const bool moe = m.transformer && m.transformer->moe.has_value();
-  // Whether a shape of this tp tries whole experts (strategy.etp = 1): a MoE model, tp > 1, listed.
+  // Whether a shape of this tp folds the experts (strategy.etp = e < tp, a divisor of tp): a MoE
+  // model, tp > 1, such an e listed.
+  const auto folding = [](std::uint64_t tp, std::uint32_t code) {
+    return code > 0 && code < tp && tp % code == 0;
+  };
   const auto folds = [&](std::uint64_t tp) {
-    return moe && tp > 1 && contains(space.codes(etp_row), std::uint32_t{1});
+    if (!moe || tp <= 1) return false;
+    for (std::uint32_t code : space.codes(etp_row))
+      if (folding(tp, code)) return true;
+    return false;
   };
   for (std::uint64_t tp : divisors(gpus)) {
     if (tp > max_tp) break;
@@ -354,12 +362,15 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
             values[i].clear();
             for (std::uint32_t ep : knob_values(k, space.codes(k), replicas, tp, pp))
               if (expert_parallel_problem(m, ep, replicas, fold).empty()) values[i].push_back(ep);
-          } else if (&k == &etp_row) {  // 0 and 1 as listed, where whole experts can fold
+          } else if (&k == &etp_row) {  // as listed (tp as 0), where the experts can fold
             values[i].clear();
             if (folds(tp)) {
               level.kind = Level::Values::ExpertTensor;
-              for (std::uint32_t code : space.codes(k))
-                if (code <= 1) values[i].push_back(code);
+              const auto& codes = space.codes(k);
+              if (contains(codes, std::uint32_t{0}) || contains(codes, static_cast<std::uint32_t>(tp)))
+                values[i].push_back(0);
+              for (std::uint32_t code : codes)
+                if (folding(tp, code)) values[i].push_back(code);
             } else {
               values[i].push_back(0);
             }

@@ -373,7 +373,8 @@ void IterationBuilder::make_3d_programs() {
   const double B = w_.bytes_per_element;
   const double G = w_.grad_bytes_per_element;
   const bool timed = costs_ != nullptr && w_.per_operator;
-  std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet), cp_sets(s_.pp, kNoSet), ep_sets(s_.pp, kNoSet);
+  std::vector<std::uint32_t> tp_sets(s_.pp, kNoSet), cp_sets(s_.pp, kNoSet), ep_sets(s_.pp, kNoSet),
+      etp_sets(s_.pp, kNoSet);
   // A dispatch or combine All-to-All's bytes, the same for every MoE layer: the busiest EP rank
   // sends and receives Workload::expert_load x the mean (model.moe_imbalance; the capacity factor).
   // Dispatches (tokens to the experts, and the output gradients sent to them) at model.moe_dispatch_datatype,
@@ -389,6 +390,12 @@ void IterationBuilder::make_3d_programs() {
     if (s_.tp > 1 && tp_sets[p] == kNoSet)
       tp_sets[p] = g_.add_group_set(ranks_.groups(Axis::Tp, {{Axis::Pp, p}}));
     const std::uint32_t tp_set = tp_sets[p];
+    // The routed experts' token collectives run over the expert tensor-parallel ranks: the TP
+    // group itself, or (1 < etp < tp) its sub-groups of etp consecutive ranks (the expert grid's).
+    const std::uint32_t etp = s_.expert_tp();
+    if (etp > 1 && etp < s_.tp && etp_sets[p] == kNoSet)
+      etp_sets[p] = g_.add_group_set(expert_grid(s_).groups(Axis::Tp, {{Axis::Pp, p}}));
+    const std::uint32_t etp_set = etp < s_.tp ? etp_sets[p] : tp_set;
     if (s_.cp > 1 && cp_sets[p] == kNoSet)
       cp_sets[p] = g_.add_group_set(ranks_.groups(Axis::Cp, {{Axis::Pp, p}}));
     if (s_.ep > 1 && ep_sets[p] == kNoSet)
@@ -428,15 +435,15 @@ void IterationBuilder::make_3d_programs() {
       c.overlapped = true;
       return c;
     };
-    auto tp_op = [&](CollectiveOp op, double bytes, std::uint32_t count, std::uint32_t layer,
-                     bool overlapped) {
+    auto tp_op = [&](CollectiveOp op, double bytes, std::uint32_t count, std::uint32_t layer, bool overlapped,
+                     std::uint32_t set) {
       Op c;
       c.kind = Op::Kind::Comm;
       c.op = op;
       c.purpose = CommPurpose::TensorParallel;
       c.is_mutable = true;
       c.bytes = bytes;
-      c.group_set = tp_set;
+      c.group_set = set;
       c.repeat = count;
       c.layer = layer;
       c.foldable = true;
@@ -446,19 +453,19 @@ void IterationBuilder::make_3d_programs() {
     // A pass's TP collectives: exposed ones on the compute stream (folded with the compute),
     // overlapped ones on the stage's overlap stream.
     auto tp_comms = [&](const TpCollectives& n, double bytes, std::uint32_t layer, bool overlapped,
-                        std::vector<Op>& out) {
-      if (tp_set == kNoSet) return;
+                        std::vector<Op>& out, std::uint32_t set) {
+      if (set == kNoSet) return;
       const std::pair<CollectiveOp, std::uint32_t> kinds[] = {{CollectiveOp::AllReduce, n.allreduce},
                                                               {CollectiveOp::ReduceScatter, n.reducescatter},
                                                               {CollectiveOp::AllGather, n.allgather}};
       for (const auto& [op, count] : kinds)
-        if (count > 0) out.push_back(tp_op(op, bytes, count, layer, overlapped));
+        if (count > 0) out.push_back(tp_op(op, bytes, count, layer, overlapped, set));
     };
     // Scatter/gather: the received boundary tensor (or its gradient) is gathered inside the
     // receiving server before the pass uses it.
     if (boundary_.gathered && c > 0) {
       const double bytes = boundary_bytes(m_.layers[stages[c - 1].last - 1].output_elements);
-      prog.forward.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].first, false));
+      prog.forward.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].first, false, tp_set));
     }
     std::vector<Op> backward_reversed;
     for (std::uint32_t i = stages[c].first; i < stages[c].last; ++i) {
@@ -495,13 +502,13 @@ void IterationBuilder::make_3d_programs() {
       // Only a transformer's layers have TP collectives: validate_strategy keeps tp = 1 without one.
       if (cost) {
         const double tp_bytes = cost->tp_bytes * byte_scale_;
-        tp_comms(cost->forward.exposed, tp_bytes, i, false, prog.forward);
-        tp_comms(cost->forward.hidden, tp_bytes, i, true, prog.overlapped_forward);
-        tp_comms(cost->backward.exposed, tp_bytes, i, false, layer_bwd);
-        tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward);
+        tp_comms(cost->forward.exposed, tp_bytes, i, false, prog.forward, tp_set);
+        tp_comms(cost->forward.hidden, tp_bytes, i, true, prog.overlapped_forward, tp_set);
+        tp_comms(cost->backward.exposed, tp_bytes, i, false, layer_bwd, tp_set);
+        tp_comms(cost->backward.hidden, tp_bytes, i, true, prog.overlapped_backward, tp_set);
         const double expert_bytes = cost->expert_tp_bytes * byte_scale_;
-        tp_comms(cost->forward.expert, expert_bytes, i, false, prog.forward);
-        tp_comms(cost->backward.expert, expert_bytes, i, false, layer_bwd);
+        tp_comms(cost->forward.expert, expert_bytes, i, false, prog.forward, etp_set);
+        tp_comms(cost->backward.expert, expert_bytes, i, false, layer_bwd, etp_set);
       }
       if (s_.ep > 1 && l.moe) {  // dispatch and combine; the recomputed forward's again
         // Forward: dispatch, combine. Backward: the recomputed forward's dispatch and combine,
@@ -548,7 +555,8 @@ void IterationBuilder::make_3d_programs() {
     }
     if (boundary_.gathered && c + 1 < chunks()) {
       const double bytes = boundary_bytes(m_.layers[stages[c].last - 1].output_elements);
-      backward_reversed.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].last - 1, false));
+      backward_reversed.push_back(
+          tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].last - 1, false, tp_set));
     }
     prog.backward.assign(backward_reversed.rbegin(), backward_reversed.rend());
     prog.output_elements = m_.layers[stages[c].last - 1].output_elements;

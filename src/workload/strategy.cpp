@@ -92,9 +92,9 @@ std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint6
 std::string expert_tensor_problem(const Model& m, const StrategyKnobs& s) {
   if (s.etp == 0 || s.etp == s.tp) return "";
   const std::string what = "etp = " + std::to_string(s.etp);
-  if (s.etp != 1)
-    return what + " is neither 1 nor tp = " + std::to_string(s.tp) +
-           " (expert tensor parallelism between them is not modelled)";
+  if (s.etp > s.tp || s.tp % s.etp != 0)
+    return what + " does not divide tp = " + std::to_string(s.tp) +
+           " (the routed experts split over a sub-group of the tensor-parallel ranks)";
   if (!m.transformer || !m.transformer->moe) return what + " needs a model with routed experts (moe)";
   if (!s.sequence_parallel)
     return what + " below tp = " + std::to_string(s.tp) +

@@ -84,9 +84,22 @@ assert all(t["strategy"]["etp"] == 1 and t["strategy"]["ep"] == 8 and t["strateg
            and t["strategy"]["sequence_parallel"] for t in j["top"]), j["top"]
 PY
 assert_top_replays "$WORK/optimize_etp.json" 3 "${ep_base[@]}"
-run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.etp=2
-assert_status 2 "optimize.etp = 2"
-assert_one_error_line "optimize.etp = 2"
+# Experts split over pairs of tp 4's ranks (optimize.etp = 2): ep 8 on 16 GPUs at tp 4 (dp 4)
+# exists only folded over tp/etp x dp = 8; the answers replay.
+run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.search=exhaustive --set optimize.top=3 \
+  --set optimize.ep=8 --set optimize.etp=2 --set optimize.tp=4 --set optimize.max_microbatches=4 --json
+assert_status 0 "optimize --target strategy with optimize.etp = 2"
+cp "$WORK/out" "$WORK/optimize_etp2.json"
+/usr/bin/python3 - "$WORK/optimize_etp2.json" <<'PY' && pass "every answer splits the experts over pairs" || fail "etp 2 answers"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["top"] and all(t["strategy"]["etp"] == 2 and t["strategy"]["ep"] == 8 and t["strategy"]["tp"] == 4
+                        and t["strategy"]["sequence_parallel"] for t in j["top"]), j["top"]
+PY
+assert_top_replays "$WORK/optimize_etp2.json" 3 "${ep_base[@]}"
+run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.etp=-1
+assert_status 2 "optimize.etp = -1"
+assert_one_error_line "optimize.etp = -1"
 
 # The configured strategy is only the baseline: with the default pure data parallelism not
 # dividing the batch (24 samples on 16 GPUs), the search still runs and says there is no baseline.

@@ -75,9 +75,10 @@ struct StrategyKnobs {
   // Expert tensor parallelism (Megatron-Core's parallel folding, arXiv:2504.14960): the routed
   // experts' GEMMs split over etp ranks instead of tp, the EP group folded over the tp / etp x dp x
   // cp ranks of a stage (Megatron-Core's expert rank order: etp innermost, then ep, then the expert
-  // data-parallel ranks). 0: tp (Megatron-Core's default); 1 (a strategy built in code may also
-  // say tp, the same as 0). With etp = 1 and sequence parallelism each rank dispatches its own
-  // s / tp tokens and runs whole experts: no TP collective enters or leaves the routed experts.
+  // data-parallel ranks). 0: tp (Megatron-Core's default; a strategy may also say tp, the same);
+  // otherwise a divisor of tp. With etp < tp and sequence parallelism each rank dispatches its own
+  // s / tp tokens; the token dispatcher gathers them over the etp ranks (none with etp = 1: whole
+  // experts) and reduce-scatters the experts' outputs back over them.
   std::uint32_t etp = 0;
   // The dispatch/combine All-to-Alls run on a stream of their own under the pass's compute
   // (Megatron-Core's --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe: another
@@ -183,8 +184,9 @@ void check_context_parallel(const Workload& w, std::uint32_t cp);
 // ranks too (tp / etp, strategy.etp), so ep divides folded x dp x cp.
 std::string expert_parallel_problem(const Model& m, std::uint32_t ep, std::uint64_t replicas,
                                     std::uint32_t folded = 1);
-// Why strategy.etp cannot run with the rest of `s`, or "" when it can: 0 or tp, or 1 for a model
-// with routed experts with sequence parallelism (Megatron-Core needs it for MoE with tp > 1).
+// Why strategy.etp cannot run with the rest of `s`, or "" when it can: 0 or tp, or a divisor of tp
+// for a model with routed experts with sequence parallelism (Megatron-Core needs it for MoE with
+// tp > 1).
 std::string expert_tensor_problem(const Model& m, const StrategyKnobs& s);
 
 // Where strategy.param_gather_overlap puts the weight gathers (iteration.cpp), the one rule the

@@ -186,18 +186,18 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .json = "etp",
      .member = &StrategyKnobs::etp,
      .default_text = "0",
-     .doc =
-         "expert tensor parallelism (Megatron-Core's parallel folding): 0: the routed experts split over "
-         "the tp ranks; 1: whole experts, the ep group folded over tp*dp*cp ranks (MoE models with sequence "
-         "parallelism)",
+     .doc = "expert tensor parallelism (Megatron-Core's parallel folding): 0: the routed experts split over "
+            "the tp ranks; a divisor of tp: split over that many of them (1: whole experts), the ep group "
+            "folded over tp/etp*dp*cp ranks (MoE models with sequence parallelism)",
      .min = 0,
-     .max = 1,
+     .max = 1 << 24,
      .json_when = KnobJson::UnlessDefault,
      .search_key = "etp",
      .search_default = "0",
      .search_doc =
-         "strategy search: expert tensor parallelism tried (0: experts split over tp; 1: whole experts, "
-         "ep folded over tp*dp*cp; MoE models with tp > 1 and sequence parallelism)",
+         "strategy search: expert tensor parallelism tried (0: experts split over tp; a divisor e < tp of "
+         "tp: split over e ranks, 1 whole experts, ep folded over tp/e*dp*cp; MoE models with tp > 1 and "
+         "sequence parallelism; values that do not divide a shape's tp are skipped there)",
      .sweep = true},
     {.name = "ep_overlap",
      .json = "ep_overlap",

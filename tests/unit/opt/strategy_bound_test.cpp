@@ -80,6 +80,17 @@ std::vector<Space> spaces() {
     moe.label = std::string("switch 4x2 at ") + bandwidth + ", MoE, ep 1|2";
     out.push_back(std::move(moe));
   }
+  // Expert tensor parallelism (etp 0, 1, 2 up to tp 4 inside a server): the dispatcher's gathers
+  // over the TP group or its pairs, the EP groups folded over tp / etp x dp.
+  Space folded = small_space("switch", "2", "4", "25Gbps", true, 16);
+  TransformerShape shape = *folded.workload.model.transformer;
+  shape.moe = MoeShape{4, 2, 1024, 0, 1, 0};
+  folded.workload = make_workload(transformer_model("small-moe", shape), builtin_device("a100"), "fp16", 16);
+  folded.space.set(&StrategyKnobs::ep, {1, 2, 4});
+  folded.space.set(&StrategyKnobs::etp, {0, 1, 2});
+  folded.space.max_microbatches = 4;
+  folded.label = "switch 2x4 at 25Gbps, MoE, ep 1|2|4, etp 0|1|2";
+  out.push_back(std::move(folded));
   return out;
 }
 
@@ -90,7 +101,8 @@ double simulated(const Space& c, const Strategy& s) {
 }
 
 TEST(StrategyBound, NeverAboveTheSimulatedTime) {
-  std::size_t checked = 0, tighter = 0, with_cp = 0, cp_tighter = 0, with_ep = 0, with_prefetch = 0;
+  std::size_t checked = 0, tighter = 0, with_cp = 0, cp_tighter = 0, with_ep = 0, with_prefetch = 0,
+              partly_split = 0;
   for (const Space& c : spaces()) {
     StrategyScorer scorer(c.workload, c.net, c.options);
     StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder,
@@ -122,6 +134,7 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
         with_cp += v.cp > 1;
         cp_tighter += v.cp > 1 && b > compute * (1 + 1e-6);
         with_ep += v.ep > 1;
+        partly_split += v.expert_tp() > 1 && v.expert_tp() < v.tp;
         with_prefetch += v.param_gather_overlap;
       }
     }
@@ -133,6 +146,7 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
   EXPECT_GT(with_cp, 100u);
   EXPECT_GT(cp_tighter, with_cp / 4);
   EXPECT_GT(with_ep, 20u);
+  EXPECT_GT(partly_split, 20u);  // etp 2 at tp 4: the gathers over the pairs
   EXPECT_GT(with_prefetch, 1000u);
 }
 
@@ -178,6 +192,44 @@ TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {
                              BoundKind::Compute);
   EXPECT_FALSE(compute_only.with_communication());
   EXPECT_EQ(compute_only(s), compute_lower_bound(c.workload, s, nullptr));
+}
+
+TEST(StrategyBound, ExpertCollectivesTakeTheExpertTensorRanksTime) {
+  // The same with routed experts split over pairs of the 4 TP ranks (etp 2, sequence
+  // parallelism): the dense collectives at 4 ranks and the token dispatcher's at 2, each of its
+  // own bytes, by the intra-node formula.
+  Space c = small_space("switch", "2", "4", "25Gbps", false, 16);
+  TransformerShape shape = *c.workload.model.transformer;
+  shape.moe = MoeShape{4, 2, 1024, 0, 1, 0};
+  c.workload = make_workload(transformer_model("small-moe", shape), builtin_device("a100"), "fp16", 16);
+  c.workload.per_operator = false;
+  Strategy s;
+  s.dp = 1, s.tp = 4, s.pp = 1, s.microbatches = 4, s.etp = 2, s.sequence_parallel = true;
+  StrategyScorer scorer(c.workload, c.net, c.options);
+  StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder, scorer.placement_for(8));
+  LayerCostKey key = layer_cost_key(c.workload, s);
+  key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0, 1, 1};
+  const TransformerCosts costs = transformer_costs(key);
+  const auto time = [&](const TpCollectives& n, std::uint32_t ranks, double bytes) {
+    const LinkClass& link = c.net.intra_link();
+    return n.allreduce * sim::intra_node_collective_time(CollectiveOp::AllReduce, ranks, bytes, link) +
+           n.reducescatter *
+               sim::intra_node_collective_time(CollectiveOp::ReduceScatter, ranks, bytes, link) +
+           n.allgather * sim::intra_node_collective_time(CollectiveOp::AllGather, ranks, bytes, link);
+  };
+  double comm = 0, expert = 0;
+  for (const Layer& l : c.workload.model.layers) {
+    const LayerCost* cost = cost_of_layer(costs, l);
+    ASSERT_NE(cost, nullptr);
+    for (const PassCost* p : {&cost->forward, &cost->backward}) {
+      comm += time(p->exposed, 4, cost->tp_bytes);
+      expert += time(p->expert, 2, cost->expert_tp_bytes);
+    }
+  }
+  ASSERT_GT(expert, 0);
+  const double compute = compute_lower_bound(c.workload, s, nullptr) / (1 - 1e-12);
+  EXPECT_NEAR(bound(s), (compute + 4 * (comm + expert)) * (1 - 1e-10), 1e-9 * compute);
+  EXPECT_LE(bound(s), simulated(c, s));
 }
 
 TEST(StrategyBound, SearchTopKEqualsSortingEverySimulatedCandidate) {

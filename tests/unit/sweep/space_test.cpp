@@ -243,13 +243,22 @@ TEST(Space, StrategyGeneratorFoldsEachListedEpOverTheTpRanksWithEtp1) {
   EXPECT_EQ(s.axes()[axis].values, expected);
   EXPECT_EQ(s.point_config(3).get_string("strategy.etp"), "1");
   EXPECT_EQ(s.point_config(3).get_string("strategy.ep"), "4");
-  // etp beyond the key's range (0 or 1) is refused where the generator is written.
+  // etp 2: the experts over pairs of tp 4's ranks (ep dividing tp/etp x dp = 2), and tp 2 itself
+  // (unfolded: ep dividing dp = 2); nothing at tp 1.
+  const Space pairs = space_from(
+      "[space.s]\ntopology.servers = 1\nserver.gpus = 4\nstrategy = all(max_pp=1, ep=1|2|4, etp=2)\n");
+  const std::vector<std::string> expected_pairs = {
+      "dp1tp4pp1/ep=1/etp=2", "dp1tp4pp1/ep=2/etp=2", "dp2tp2pp1/ep=1/etp=2", "dp2tp2pp1/ep=2/etp=2",
+      "dp4tp1pp1/ep=1",       "dp4tp1pp1/ep=2",       "dp4tp1pp1/ep=4"};
+  std::size_t pairs_axis = 0;
+  while (pairs.axes()[pairs_axis].key != "strategy") ++pairs_axis;
+  EXPECT_EQ(pairs.axes()[pairs_axis].values, expected_pairs);
+  // etp beyond the key's range is refused where the generator is written.
   try {
-    space_from("[space.s]\ntopology.servers = 1\nserver.gpus = 4\nstrategy = all(ep=1|2, etp=0|2)\n");
+    space_from("[space.s]\ntopology.servers = 1\nserver.gpus = 4\nstrategy = all(ep=1|2, etp=0|-1)\n");
     ADD_FAILURE() << "no error";
   } catch (const BadInput& e) {
-    EXPECT_NE(std::string(e.what()).find("out of range (must be between 0 and 1) for etp"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("for etp"), std::string::npos) << e.what();
   }
 }
 

@@ -188,10 +188,10 @@ TEST(ExpertTensor, TheEnumeratorVisitsEveryValidFoldingOnce) {
   const Workload w = mixtral(32);
   StrategySpace space;
   space.set(&StrategyKnobs::ep, {1, 2, 4, 8});
-  space.set(&StrategyKnobs::etp, {0, 1});
+  space.set(&StrategyKnobs::etp, {0, 1, 2});
   space.max_microbatches = 1;
   space.pp = {1, 2};
-  space.tp = {1, 2};
+  space.tp = {1, 2, 4};
   using Key =
       std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, bool>;  // tp dp ep etp sp
   std::map<Key, int> seen;
@@ -203,18 +203,22 @@ TEST(ExpertTensor, TheEnumeratorVisitsEveryValidFoldingOnce) {
     EXPECT_NO_THROW(validate_strategy(s, w, 16));
   });
   std::map<Key, int> expected;
-  for (const std::uint32_t tp : {1u, 2u})
+  for (const std::uint32_t tp : {1u, 2u, 4u})
     for (const std::uint32_t pp : {1u, 2u}) {
       const std::uint32_t dp = 16 / tp / pp;
       for (const bool sp : tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})
         for (const std::uint32_t ep : {1u, 2u, 4u, 8u}) {
           if (dp % ep == 0) expected[{tp, dp, ep, 0, sp}] = 1;
-          if (tp > 1 && sp && (tp * dp) % ep == 0) expected[{tp, dp, ep, 1, sp}] = 1;
+          // etp = e < tp dividing tp (etp 2 at tp 2 is tp itself: the unfolded 0).
+          for (const std::uint32_t e : {1u, 2u})
+            if (e < tp && tp % e == 0 && sp && (tp / e * dp) % ep == 0) expected[{tp, dp, ep, e, sp}] = 1;
         }
     }
   EXPECT_EQ(seen, expected);
   EXPECT_EQ(seen.count({2, 4, 8, 1, true}), 1u);  // ep 8 at dp 4: folded only
   EXPECT_EQ(seen.count({2, 4, 8, 0, true}), 0u);
+  EXPECT_EQ(seen.count({4, 2, 4, 2, true}), 1u);  // ep 4 at tp 4, dp 2: over tp/etp x dp = 4
+  EXPECT_EQ(seen.count({4, 2, 8, 2, true}), 0u);  // 8 does not divide 4; it needs etp 1
 
   // Listing 1 only adds strategies: the default list (0) visits exactly the etp = 0 ones.
   std::size_t unfolded = 0, plain = 0;
@@ -228,11 +232,64 @@ TEST(ExpertTensor, TheEnumeratorVisitsEveryValidFoldingOnce) {
   EXPECT_GT(plain, 0u);
 }
 
+// Mixtral 8x7B on 32 GPUs, tp 4 (sequence parallel), dp 8, ep 8, etp 2: the experts split over
+// pairs of the 4 TP ranks. The expert grid (etp innermost, then ep, then the tp/etp x dp / ep = 2
+// expert replicas) numbers rank t + 2 (e + 8 d): EP groups {t, t+2, ..., t+14} and
+// {16 + t, ..., 30 + t} for t = 0, 1; the dispatcher's gather and reduce-scatter run over the pairs
+// {2i, 2i+1}, each of the k b s h etp / tp routed token copies: 2 x 4096 x 4096 x 2 / 4 x 2 bytes =
+// 33,554,432, 4 per block and microbatch (32 blocks, 4 microbatches). A rank holds 1/(etp x ep) =
+// 1/16 of each MoE layer's experts: twice etp 0's 1/32. On an idealised device the block's compute
+// is etp 0's (the same FLOPs per rank).
+TEST(ExpertTensor, PartialSplitGathersOverTheExpertTensorPairs) {
+  const Workload w = mixtral(32);
+  const Strategy s = folded(8, 4, 8, 2);
+  const IterationPlan plan = plan_iteration(w, s);
+  ASSERT_TRUE(plan.feasible);
+  Groups ep_groups, pairs;
+  for (std::uint32_t d = 0; d < 2; ++d)
+    for (std::uint32_t t = 0; t < 2; ++t) {
+      std::vector<std::uint32_t> g;
+      for (std::uint32_t e = 0; e < 8; ++e) g.push_back(t + 2 * (e + 8 * d));
+      ep_groups.insert(g);
+    }
+  for (std::uint32_t i = 0; i < 16; ++i) pairs.insert({2 * i, 2 * i + 1});
+  const double expert_bytes = 2 * 4096.0 * 4096 * 2 / 4 * 2;
+  EXPECT_DOUBLE_EQ(expert_bytes, 33554432.0);
+  EXPECT_DOUBLE_EQ(transformer_costs(layer_cost_key(w, s)).moe_block.expert_tp_bytes, expert_bytes);
+  double expert_collectives = 0;
+  std::size_t all_to_alls = 0;
+  for (const Task& t : plan.graph.tasks) {
+    if (t.purpose == CommPurpose::ExpertParallel) {
+      ++all_to_alls;
+      EXPECT_EQ(groups_of(plan, t), ep_groups);
+    }
+    if (t.purpose == CommPurpose::TensorParallel && groups_of(plan, t) == pairs) {
+      EXPECT_DOUBLE_EQ(t.bytes, expert_bytes);
+      if (plan.graph.group_sets[t.group_set].groups[0] == std::vector<std::uint32_t>{0, 1})
+        expert_collectives += t.repeat;
+    }
+  }
+  EXPECT_GT(all_to_alls, 0u);
+  EXPECT_EQ(expert_collectives, 4.0 * 32 * 4);
+  // The states and the FLOPs.
+  Strategy unfolded = folded(8, 4, 8, 0);
+  const auto stages = partition_stages(w.model, 1);
+  const double per_rank = 32 * 1409286144.0 / 32;  // etp 0: 1/(tp x ep) of each layer's experts
+  EXPECT_DOUBLE_EQ(stage_memory(w, s, stages, 0).weights - stage_memory(w, unfolded, stages, 0).weights,
+                   per_rank * w.bytes_per_element);
+  const auto ideal = test::idealised;
+  const double c0 = transformer_costs(ideal(layer_cost_key(w, unfolded))).moe_block.forward.compute_s;
+  EXPECT_NEAR(transformer_costs(ideal(layer_cost_key(w, s))).moe_block.forward.compute_s, c0, 1e-12 * c0);
+}
+
 TEST(ExpertTensor, BadFoldingNamesItsKey) {
   const Workload w = mixtral(32);
   const auto where = test::strategy_error_key;
-  Strategy s = folded(8, 4, 8, 2);
-  EXPECT_EQ(where(w, s), "key strategy.etp");  // neither 1 nor tp
+  Strategy s = folded(8, 4, 8, 3);
+  EXPECT_EQ(where(w, s), "key strategy.etp");  // does not divide tp
+  EXPECT_EQ(where(w, folded(8, 4, 8, 8)), "key strategy.etp");
+  EXPECT_EQ(where(w, folded(8, 4, 8, 2)), "no error");         // 8 divides tp/etp x dp = 16
+  EXPECT_EQ(where(w, folded(2, 4, 8, 2)), "key strategy.ep");  // 8 does not divide 2 x 2
   s = folded(8, 2, 8, 1);
   EXPECT_EQ(where(w, s), "no error");
   s.sequence_parallel = false;
