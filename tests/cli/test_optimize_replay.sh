@@ -70,33 +70,25 @@ assert all(t["strategy"]["ep"] == 2 for t in j["top"]), j["top"]
 PY
 assert_top_replays "$WORK/optimize_ep.json" 3 "${ep_base[@]}"
 
-# Expert tensor parallelism searched (optimize.etp = 1, whole experts folded over tp x dp): with tp 2
-# and ep 8 on 16 GPUs every answer runs whole experts with sequence parallelism (ep 8 at dp 4 exists
-# only folded), and replays.
-run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.search=exhaustive --set optimize.top=3 \
-  --set optimize.ep=8 --set optimize.etp=1 --set optimize.tp=2 --set optimize.max_microbatches=4 --json
-assert_status 0 "optimize --target strategy with optimize.etp = 1"
-cp "$WORK/out" "$WORK/optimize_etp.json"
-/usr/bin/python3 - "$WORK/optimize_etp.json" <<'PY' && pass "every answer folds ep 8 over tp 2" || fail "etp answers"
+# Expert tensor parallelism searched: ep 8 on 16 GPUs exists at tp 2 (dp 4) only with whole experts
+# folded over tp x dp (optimize.etp = 1), and at tp 4 (dp 4) only with the experts split over pairs
+# of the TP ranks, folded over tp/etp x dp = 8 (optimize.etp = 2). Every answer runs that folding
+# with sequence parallelism, and replays.
+for etp_tp in "1 2" "2 4"; do
+  read -r etp tp <<< "$etp_tp"
+  run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.search=exhaustive --set optimize.top=3 \
+    --set optimize.ep=8 --set optimize.etp="$etp" --set optimize.tp="$tp" --set optimize.max_microbatches=4 --json
+  assert_status 0 "optimize --target strategy with optimize.etp = $etp, optimize.tp = $tp"
+  cp "$WORK/out" "$WORK/optimize_etp$etp.json"
+  /usr/bin/python3 - "$WORK/optimize_etp$etp.json" "$etp" "$tp" <<'PY' && pass "every answer folds ep 8 with etp $etp at tp $tp" || fail "etp $etp answers"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert all(t["strategy"]["etp"] == 1 and t["strategy"]["ep"] == 8 and t["strategy"]["tp"] == 2
-           and t["strategy"]["sequence_parallel"] for t in j["top"]), j["top"]
-PY
-assert_top_replays "$WORK/optimize_etp.json" 3 "${ep_base[@]}"
-# Experts split over pairs of tp 4's ranks (optimize.etp = 2): ep 8 on 16 GPUs at tp 4 (dp 4)
-# exists only folded over tp/etp x dp = 8; the answers replay.
-run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.search=exhaustive --set optimize.top=3 \
-  --set optimize.ep=8 --set optimize.etp=2 --set optimize.tp=4 --set optimize.max_microbatches=4 --json
-assert_status 0 "optimize --target strategy with optimize.etp = 2"
-cp "$WORK/out" "$WORK/optimize_etp2.json"
-/usr/bin/python3 - "$WORK/optimize_etp2.json" <<'PY' && pass "every answer splits the experts over pairs" || fail "etp 2 answers"
-import json, sys
-j = json.load(open(sys.argv[1]))
-assert j["top"] and all(t["strategy"]["etp"] == 2 and t["strategy"]["ep"] == 8 and t["strategy"]["tp"] == 4
+etp, tp = int(sys.argv[2]), int(sys.argv[3])
+assert j["top"] and all(t["strategy"]["etp"] == etp and t["strategy"]["ep"] == 8 and t["strategy"]["tp"] == tp
                         and t["strategy"]["sequence_parallel"] for t in j["top"]), j["top"]
 PY
-assert_top_replays "$WORK/optimize_etp2.json" 3 "${ep_base[@]}"
+  assert_top_replays "$WORK/optimize_etp$etp.json" 3 "${ep_base[@]}"
+done
 run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.etp=-1
 assert_status 2 "optimize.etp = -1"
 assert_one_error_line "optimize.etp = -1"
