@@ -10,6 +10,12 @@
 
 namespace toposweep {
 
+double BlockOp::flops() const {
+  if (kind != OpKind::Gemm && kind != OpKind::AttentionCore) return 0;
+  const double full = 2 * M * N * K * batch;
+  return window > 0 ? full * attended_share(M, window) : full;  // a sliding window's share (block_window.cpp)
+}
+
 std::vector<BlockOp> describe_block(const TransformerShape& shape, bool moe, bool windowed) {
   std::vector<BlockOp> ops;
   describe_norm(shape, ops);

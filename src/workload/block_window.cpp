@@ -16,12 +16,6 @@ double attended_share(double seq, double window) {
   return pairs / (seq * (seq + 1) / 2);
 }
 
-double BlockOp::flops() const {
-  if (kind != OpKind::Gemm && kind != OpKind::AttentionCore) return 0;
-  const double full = 2 * M * N * K * batch;
-  return window > 0 ? full * attended_share(M, window) : full;
-}
-
 void apply_window(const TransformerShape& t, std::vector<BlockOp>& ops) {
   if (t.sliding_window == 0) return;
   for (BlockOp& op : ops)
