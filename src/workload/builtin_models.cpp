@@ -121,6 +121,20 @@ Model qwen3_moe(const std::string& name, const std::string& size, std::uint32_t 
   return m;
 }
 
+// Mistral 7B (Jiang et al. 2023, arXiv:2310.06825, Table 1): the Llama block (32 layers, hidden
+// 4096, 32 heads of 128 with 8 KV heads, SwiGLU 14336, RMSNorm, RoPE, untied, vocabulary 32,000)
+// with a 4,096-token sliding window on every block and a context of 8,192 tokens.
+Model mistral_7b() {
+  TransformerShape t = llama_shape(32, 4096, 32, 8, 14336, 8192, 32000);
+  t.sliding_window = 4096;
+  Model m = transformer_model(
+      "mistral-7b", t,
+      "Mistral 7B (arXiv:2310.06825): 32 layers, hidden 4096, 32 heads (8 KV), SwiGLU "
+      "14336, 4096-token sliding window on every block, RMSNorm, RoPE, vocab 32000, seq 8192");
+  m.default_batch_per_gpu = 1;
+  return m;
+}
+
 // GPT-OSS (OpenAI 2025, "gpt-oss-120b & gpt-oss-20b Model Card", arXiv:2508.10925, Sec. 2.1 and
 // Table 1; widths from the released config.json files): residual width 2880, 64 query heads of 64
 // (8 KV heads), attention alternating between a 128-token banded window (blocks 0, 2, ...) and the
@@ -341,6 +355,7 @@ const std::map<std::string, std::function<Model()>>& registry() {
       {"deepseek-v3", deepseek_v3},
       {"qwen3-30b-a3b", [] { return qwen3_moe("qwen3-30b-a3b", "30B-A3B", 48, 2048, 32, 768); }},
       {"qwen3-235b-a22b", [] { return qwen3_moe("qwen3-235b-a22b", "235B-A22B", 94, 4096, 64, 1536); }},
+      {"mistral-7b", mistral_7b},
       {"gpt-oss-20b", [] { return gpt_oss("gpt-oss-20b", "20B", 24, 32); }},
       {"gpt-oss-120b", [] { return gpt_oss("gpt-oss-120b", "120B", 36, 128); }},
       {"bert-base",

@@ -154,6 +154,18 @@ TEST(SlidingWindow, GptOssSizesMatchTheModelCard) {
   EXPECT_NEAR((small.active_parameters() - 201088.0 * 2880) / 1e9, 3.61, 0.01);
 }
 
+TEST(SlidingWindow, Mistral7bWindowsEveryBlock) {
+  // The Llama closed form 2 V h + L (h (h + 2 kv) + h^2 + 3 h f + 2 h) + h with the paper's shapes:
+  // 7,241,732,096 parameters (the released checkpoint's count); every block windowed, 4096 of 8192.
+  const Model m = builtin_model("mistral-7b");
+  const double h = 4096, kv = 1024, f = 14336;
+  EXPECT_DOUBLE_EQ(m.parameters(), 2 * 32000 * h + 32 * (h * (h + 2 * kv) + h * h + 3 * h * f + 2 * h) + h);
+  EXPECT_DOUBLE_EQ(m.parameters(), 7241732096.0);
+  ASSERT_EQ(blocks(m).size(), 32u);
+  for (const Layer* l : blocks(m)) EXPECT_TRUE(l->windowed);
+  EXPECT_DOUBLE_EQ(attended_share(8192, 4096), (4096.0 * 4097 / 2 + 4096.0 * 4096) / (8192.0 * 8193 / 2));
+}
+
 TEST(SlidingWindow, BadInputNamesItsKey) {
   const auto where = [](nlohmann::json extra) {
     try {
