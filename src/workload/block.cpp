@@ -32,6 +32,10 @@ std::vector<BlockOp> describe_block(const TransformerShape& shape, bool moe, boo
   return ops;
 }
 
+std::vector<BlockOp> describe_block(const TransformerShape& shape, const Layer& l) {
+  return describe_block(shape, l.moe, l.windowed);
+}
+
 BlockTotals block_totals(const std::vector<BlockOp>& ops) {
   BlockTotals t;
   for (const BlockOp& op : ops) {

@@ -301,6 +301,16 @@ void moe_kernels(const KernelDevice& d, const Dims& x, const std::vector<BlockOp
       pass.kernel(memory_seconds(d, kernel_bytes(backward ? op.backward : op.forward, op, x, e, sp)));
 }
 
+// A fused (flash) attention kernel: causal QK^T and x V over half the score matrix (a sliding
+// window's share of it, block_window.cpp), `factor` x b (a / t) s^2 d FLOPs (2 forward, 2.5 x 2
+// backward) at the direction's fraction of peak.
+double flash_seconds(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
+                     const std::vector<BlockOp>& ops, double factor, double efficiency) {
+  const BlockOp& sc = *first_of(ops, OpKind::AttentionCore);
+  return factor * x.b * (sc.batch / x.t) * sc.M * sc.N * x.cp * sc.K *
+         attended_share(k.shape.seq_len, sc.window) / (d.peak_flops * efficiency);
+}
+
 // The block's forward kernels on `pass` (collectives included), as Megatron-LM runs them. The
 // table is read in the order this model has always added the kernels' times (norms, the
 // projections, the collectives, the attention core, the residuals, the activation), which
@@ -342,11 +352,7 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
     }
   }
   if (k.fused_attention) {
-    // Causal flash attention: QK^T and x V over half the score matrix (a sliding window's share
-    // of it, block_window.cpp).
-    const BlockOp& sc = *first_of(ops, OpKind::AttentionCore);
-    pass.kernel(2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * x.cp * sc.K *
-                attended_share(k.shape.seq_len, sc.window) / (d.peak_flops * d.flash_forward));
+    pass.kernel(flash_seconds(d, k, x, ops, 2.0, d.flash_forward));
   } else {
     for (const BlockOp& op : ops)
       if (op.kind == OpKind::AttentionCore) pass.kernel(forward_gemm_seconds(d, op, x, e));
@@ -489,9 +495,7 @@ void block_backward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   if (!k.grad_accum_fusion)  // add this microbatch's gradients: read both, write the sum
     pass.kernel(memory_seconds(d, 3 * k.grad_elem * block_params_local(x, ops)));
   if (k.fused_attention) {
-    const BlockOp& sc = *first_of(ops, OpKind::AttentionCore);
-    pass.kernel(2.5 * 2.0 * x.b * (sc.batch / x.t) * sc.M * sc.N * x.cp * sc.K *
-                attended_share(k.shape.seq_len, sc.window) / (d.peak_flops * d.flash_backward));
+    pass.kernel(flash_seconds(d, k, x, ops, 2.5 * 2.0, d.flash_backward));
   } else {
     for (const BlockOp& op : ops)
       if (op.kind == OpKind::AttentionCore)
@@ -643,7 +647,7 @@ double recomputed_forward_flops(const Workload& w, const Strategy& s, const Laye
     flops = 4.0 * m.transformer->seq_len * double(m.transformer->seq_len) * m.transformer->hidden;
   const RecomputeModules modules = without_core_attn(s.recompute_modules);
   if (modules != RecomputeModules::None)  // the GEMMs the other modules run again
-    for (const BlockOp& op : describe_block(*m.transformer, l.moe, l.windowed))
+    for (const BlockOp& op : describe_block(*m.transformer, l))
       if (op.kind == OpKind::Gemm && recomputes(modules, op.module)) flops += op.flops();
   return flops;
 }

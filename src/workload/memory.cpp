@@ -84,7 +84,7 @@ LayerActivations layer_activations(const Workload& w, const Layer& l, Activation
     const RecomputeModules others = without_core_attn(modules);
     const bool probs = l.moe && w.moe_probs_in_activation;
     if (probs || w.expert_kept_bytes_per_element > 0 || others != RecomputeModules::None) {
-      const std::vector<BlockOp> ops = describe_block(*shape, l.moe, l.windowed);
+      const std::vector<BlockOp> ops = describe_block(*shape, l);
       // model.moe_probs_in_activation: the unpermutation keeps its k probabilities per token, not
       // the k expert outputs of h elements each. model.moe_activation_datatype: the routed
       // experts' kept inputs in its datatype (DeepSeek-V3, arXiv:2412.19437 Sec. 3.3.2: cached in

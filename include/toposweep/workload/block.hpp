@@ -105,6 +105,9 @@ double attended_share(double seq, double window);
 // attention when shape.mla is set (describe_mla).
 // `windowed`: the attention core is the shape's sliding window (apply_window).
 std::vector<BlockOp> describe_block(const TransformerShape& shape, bool moe = false, bool windowed = false);
+// The table of the block `l` stands for (its variant flags: Layer::moe, Layer::windowed), so that a
+// caller holding a Layer names no variant itself.
+std::vector<BlockOp> describe_block(const TransformerShape& shape, const Layer& l);
 
 // The parts describe_block joins, one file each (block_norm.cpp, block_attention.cpp,
 // block_mlp.cpp): each appends its operators.
@@ -123,8 +126,10 @@ void describe_score_softmax(const TransformerShape& t, double heads, std::vector
 // after the QKV projection; nothing for learned positions.
 void describe_rope(const TransformerShape& t, std::vector<BlockOp>& ops);
 // Sliding-window attention (block_window.cpp): marks the attention core's operators with the
-// shape's window; nothing when the shape has none.
+// shape's window; nothing when the shape has none. windowed_block: whether block `index` (0-based)
+// of `t` has the window (TransformerShape::full_attention_every).
 void apply_window(const TransformerShape& t, std::vector<BlockOp>& ops);
+bool windowed_block(const TransformerShape& t, std::uint32_t index);
 // Parameters of one of the model's norms (block_norm.cpp): RMSNorm a scale (h), LayerNorm a scale
 // and, with biases, a shift (2 h).
 double norm_parameters(const TransformerShape& t);

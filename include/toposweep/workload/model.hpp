@@ -142,9 +142,6 @@ struct TransformerShape {
   bool operator==(const TransformerShape&) const = default;
 };
 
-// Whether block `index` (0-based) of `t` has sliding-window attention.
-bool windowed_block(const TransformerShape& t, std::uint32_t index);
-
 // One attention head's width: head_dim, or hidden / heads when it is 0.
 double head_width(const TransformerShape& t);
 
