@@ -53,6 +53,13 @@ Space small_space(const char* kind, const char* servers, const char* gpus, const
   return c;
 }
 
+// The same small transformer with routed experts: 4 of 1024, top 2, the first block dense (batch 16).
+void with_experts(Space& c) {
+  TransformerShape shape = *c.workload.model.transformer;
+  shape.moe = MoeShape{4, 2, 1024, 0, 1, 0};
+  c.workload = make_workload(transformer_model("small-moe", shape), builtin_device("a100"), "fp16", 16);
+}
+
 std::vector<Space> spaces() {
   std::vector<Space> out;
   out.push_back(small_space("switch", "2", "4", "25Gbps", true, 16));
@@ -73,9 +80,7 @@ std::vector<Space> spaces() {
   // replicas, which the bound leaves out of its DP cut. Slow links: the DP cut decides.
   for (const char* bandwidth : {"25Gbps", "1Gbps"}) {
     Space moe = small_space("switch", "4", "2", bandwidth, true, 16);
-    TransformerShape shape = *moe.workload.model.transformer;
-    shape.moe = MoeShape{4, 2, 1024, 0, 1, 0};
-    moe.workload = make_workload(transformer_model("small-moe", shape), builtin_device("a100"), "fp16", 16);
+    with_experts(moe);
     moe.space.set(&StrategyKnobs::ep, {1, 2});
     moe.label = std::string("switch 4x2 at ") + bandwidth + ", MoE, ep 1|2";
     out.push_back(std::move(moe));
@@ -83,9 +88,7 @@ std::vector<Space> spaces() {
   // Expert tensor parallelism (etp 0, 1, 2 up to tp 4 inside a server): the dispatcher's gathers
   // over the TP group or its pairs, the EP groups folded over tp / etp x dp.
   Space folded = small_space("switch", "2", "4", "25Gbps", true, 16);
-  TransformerShape shape = *folded.workload.model.transformer;
-  shape.moe = MoeShape{4, 2, 1024, 0, 1, 0};
-  folded.workload = make_workload(transformer_model("small-moe", shape), builtin_device("a100"), "fp16", 16);
+  with_experts(folded);
   folded.space.set(&StrategyKnobs::ep, {1, 2, 4});
   folded.space.set(&StrategyKnobs::etp, {0, 1, 2});
   folded.space.max_microbatches = 4;
@@ -199,9 +202,7 @@ TEST(StrategyBound, ExpertCollectivesTakeTheExpertTensorRanksTime) {
   // parallelism): the dense collectives at 4 ranks and the token dispatcher's at 2, each of its
   // own bytes, by the intra-node formula.
   Space c = small_space("switch", "2", "4", "25Gbps", false, 16);
-  TransformerShape shape = *c.workload.model.transformer;
-  shape.moe = MoeShape{4, 2, 1024, 0, 1, 0};
-  c.workload = make_workload(transformer_model("small-moe", shape), builtin_device("a100"), "fp16", 16);
+  with_experts(c);
   c.workload.per_operator = false;
   Strategy s;
   s.dp = 1, s.tp = 4, s.pp = 1, s.microbatches = 4, s.etp = 2, s.sequence_parallel = true;
