@@ -10,6 +10,7 @@
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/layer_cost.hpp"
 #include "toposweep/workload/model_library.hpp"
+#include "workload_test_helpers.hpp"
 
 namespace toposweep {
 namespace {
@@ -88,12 +89,9 @@ Workload h100(const Model& m, bool fused) {
   return w;
 }
 
-// Seconds of compute tasks in one iteration of the plan's stage 0.
+// Seconds of the plan's compute (its one stage's, communication free).
 double compute_s(const IterationPlan& p) {
-  double sum = 0;
-  for (const Task& t : p.graph.tasks)
-    if (t.kind == TaskKind::Compute && t.stage == 0) sum += t.duration_s * t.repeat;
-  return sum;
+  return test::makespan_without_comm(p.graph);
 }
 
 Strategy tp2() {
