@@ -42,6 +42,8 @@ std::string describe(const Strategy& s) {
     if (s.schedule == PipelineSchedule::Interleaved) os << " x" << s.virtual_stages;
   }
   if (s.recompute != Recompute::None) os << ", recompute " << recompute_name(s.recompute);
+  if (s.recompute == Recompute::Full && s.recompute_layers > 0)
+    os << " (the first " << s.recompute_layers << " blocks of each chunk)";
   if (s.recompute == Recompute::Selective && s.recompute_modules != RecomputeModules::CoreAttn)
     os << " (" << recompute_modules_name(s.recompute_modules) << ")";
   if (s.sequence_parallel) os << ", sequence parallel";

@@ -157,6 +157,10 @@ StrategySpace strategy_space(const Config& config) {
     if (const auto modules = parse_recompute_modules(config.get_string("strategy.recompute_modules")))
       space.codes(*find_strategy_knob(&StrategyKnobs::recompute_modules)) = {
           static_cast<std::uint32_t>(*modules)};
+  // Nor are the blocks block recomputation recomputes (with full).
+  if (config.has("strategy.recompute_layers"))
+    space.codes(*find_strategy_knob(&StrategyKnobs::recompute_layers)) = {
+        static_cast<std::uint32_t>(config.get_int("strategy.recompute_layers", 0, 1 << 24))};
   return space;
 }
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "toposweep/sim/comm_groups.hpp"
 #include "toposweep/workload/block.hpp"
+#include "toposweep/workload/block_recompute.hpp"
 #include "toposweep/workload/compute_bound.hpp"
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/ranks.hpp"
@@ -121,6 +123,13 @@ double StrategyBound::operator()(const Strategy& s) {
   LayerCostKey key = layer_cost_key(*w_, s);
   if (!w_->per_operator) key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0, 1, 1};
   const TransformerCosts costs = costs_.get(key);  // a copy: the cache may move its entries
+  // Block recomputation (strategy.recompute_layers): the skipped blocks' collectives as without it.
+  std::optional<TransformerCosts> kept_costs;
+  if (partial_recompute(s)) {
+    LayerCostKey kept_key = layer_cost_key(*w_, without_recompute(s));
+    kept_key.device = key.device;
+    kept_costs = costs_.get(kept_key);
+  }
   ChunkTimes t = chunk_compute_times(*w_, s, &costs_);
   const std::uint32_t chunks = static_cast<std::uint32_t>(t.forward.size());
   const auto ranges = partition_stages(m, chunks);
@@ -190,8 +199,10 @@ double StrategyBound::operator()(const Strategy& s) {
     const std::uint32_t p = c % s.pp;
     const LinkClass* link = tp_link[p];
     double exposed_f = 0, exposed_b = 0, hidden_f = 0, hidden_b = 0;
+    ChunkRecompute blocks(s);
     for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
-      const LayerCost* cost = cost_of_layer(costs, m.layers[i]);
+      const bool skips = blocks.skips(m.layers[i]);
+      const LayerCost* cost = cost_of_layer(skips ? *kept_costs : costs, m.layers[i]);
       if (!cost) continue;
       exposed_f += tp_time(link, cost->forward.exposed, cost->tp_bytes, s.tp);
       exposed_b += tp_time(link, cost->backward.exposed, cost->tp_bytes, s.tp);

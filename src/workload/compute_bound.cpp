@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "toposweep/workload/block_recompute.hpp"
 #include "toposweep/workload/hetero.hpp"
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/split.hpp"
@@ -25,9 +26,15 @@ ChunkTimes chunk_compute_times(const Workload& w, const Strategy& s, LayerCostCa
   const auto ranges = hetero ? shares->chunks : partition_stages(m, chunks);
   const bool transformer = m.transformer && !m.has_tables();
   const bool timed = transformer && w.per_operator;
-  std::optional<TransformerCosts> own;
+  std::optional<TransformerCosts> own, own_kept;
   const TransformerCosts* costs = nullptr;
+  const TransformerCosts* kept_costs = nullptr;  // block recomputation's skipped blocks
+  const bool partial = partial_recompute(s);
+  const Strategy kept = partial ? without_recompute(s) : s;
   if (timed) {
+    // A copy of the skipped blocks' costs: the next lookup may move or replace the cache's entries.
+    if (partial)
+      own_kept = cache ? cache->get(layer_cost_key(w, kept)) : transformer_costs(layer_cost_key(w, kept));
     const LayerCostKey key = layer_cost_key(w, s);
     if (cache) {
       costs = &cache->get(key);
@@ -35,21 +42,26 @@ ChunkTimes chunk_compute_times(const Workload& w, const Strategy& s, LayerCostCa
       own = transformer_costs(key);
       costs = &*own;
     }
+    kept_costs = partial ? &*own_kept : costs;
   }
   const double shard = compute_shard(m, s);
   const double mb = microbatch_size(s, w);
   ChunkTimes t;
   t.forward.assign(chunks, 0);
   t.backward.assign(chunks, 0);
-  for (std::uint32_t c = 0; c < chunks; ++c)
+  for (std::uint32_t c = 0; c < chunks; ++c) {
+    ChunkRecompute blocks(s);
     for (std::uint32_t i = ranges[c].first; i < ranges[c].last; ++i) {
       const Layer& l = m.layers[i];
-      const LayerCost* cost = costs ? cost_of_layer(*costs, l) : nullptr;
-      const double recomputed = recomputed_forward_flops(w, s, l);
+      const bool skips = blocks.skips(l);
+      const TransformerCosts* layer_costs = skips ? kept_costs : costs;
+      const LayerCost* cost = layer_costs ? cost_of_layer(*layer_costs, l) : nullptr;
+      const double recomputed = recomputed_forward_flops(w, skips ? kept : s, l);
       t.forward[c] += cost ? cost->forward.compute_s : l.forward_flops * mb / shard / w.flops_per_s;
       t.backward[c] +=
           cost ? cost->backward.compute_s : (l.backward_flops + recomputed) * mb / shard / w.flops_per_s;
     }
+  }
   if (hetero)
     for (std::uint32_t c = 0; c < chunks; ++c) {
       t.forward[c] *= shares->slow[c % s.pp];

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -15,14 +16,15 @@ namespace {
 
 // Each stage's aggregate (memory.hpp) for a fixed (activation split, pp) of the even stage split
 // (or, `stage_split` = ends, the even split with the ends counted), selective recomputation
-// recomputing `modules`.
+// recomputing `modules`, block recomputation the blocks `recomputed`.
 std::vector<StageAggregate> aggregate_stages(const Workload& w, ActivationSplit split, std::uint32_t pp,
-                                             RecomputeModules modules, StageSplit stage_split) {
+                                             RecomputeModules modules, StageSplit stage_split,
+                                             RecomputedBlocks recomputed) {
   const auto ranges = partition_stages(w.model, pp, stage_split);
   std::vector<StageAggregate> out;
   out.reserve(pp);
   for (std::uint32_t p = 0; p < pp; ++p)
-    out.push_back(stage_aggregate(w, ranges[p], split, pp, p + 1 == pp, {}, modules));
+    out.push_back(stage_aggregate(w, ranges[p], split, pp, p + 1 == pp, {}, modules, recomputed));
   return out;
 }
 
@@ -111,17 +113,19 @@ StageSplit counted_split(const Strategy& s) {
 }
 
 // The memory of a fixed (tp, pp) shape's strategies: the stage aggregates of each activation split
-// and counted stage split the strategies use (computed when first needed; the recompute modules are
-// the space's, the same for every strategy visited), the mixed devices' roomiest capacity and the
-// tables' bytes per GPU.
+// and counted stage split the strategies use, and of the blocks block recomputation recomputes
+// (computed when first needed; the recompute modules and layers are the space's, the same for every
+// strategy visited), the mixed devices' roomiest capacity and the tables' bytes per GPU.
 struct ShapeMemory {
-  std::vector<std::pair<std::pair<ActivationSplit, StageSplit>, std::vector<StageAggregate>>> by_split;
+  using Key = std::tuple<ActivationSplit, StageSplit, RecomputedBlocks>;
+  std::vector<std::pair<Key, std::vector<StageAggregate>>> by_split;
   double capacity = 0, tables = 0;
   const std::vector<StageAggregate>& stages(const Workload& w, const Strategy& s) {
-    const std::pair key{activation_split(s), counted_split(s)};
+    const Key key{activation_split(s), counted_split(s), recomputed_blocks(s)};
     for (const auto& [k, aggregates] : by_split)
       if (k == key) return aggregates;
-    by_split.emplace_back(key, aggregate_stages(w, key.first, s.pp, s.recompute_modules, key.second));
+    by_split.emplace_back(key, aggregate_stages(w, std::get<0>(key), s.pp, s.recompute_modules,
+                                                std::get<1>(key), std::get<2>(key)));
     return by_split.back().second;
   }
 };
@@ -249,6 +253,9 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   // selective recomputation recomputes in every strategy visited.
   const std::vector<std::uint32_t>& modules = space.codes(row(&StrategyKnobs::recompute_modules));
   if (!modules.empty()) s.recompute_modules = static_cast<RecomputeModules>(modules.front());
+  // The same for block recomputation (the configured strategy.recompute_layers).
+  const std::vector<std::uint32_t>& recompute_layers = space.codes(row(&StrategyKnobs::recompute_layers));
+  if (!recompute_layers.empty()) s.recompute_layers = recompute_layers.front();
   Feasibility fit;
   // The visiting order: kEnumerationOrder (microbatches; schedule and chunks; recompute; ZeRO
   // stage; sequence parallelism, after which the memory is known; TP overlap; DP overlap; batch

@@ -12,6 +12,7 @@
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/block.hpp"
+#include "toposweep/workload/block_recompute.hpp"
 #include "toposweep/workload/hetero.hpp"
 #include "toposweep/workload/ranks.hpp"
 #include "toposweep/workload/split.hpp"
@@ -80,10 +81,12 @@ struct StageProgram {
 class IterationBuilder {
  public:
   IterationBuilder(const Workload& w, const Strategy& s, const TransformerCosts* costs,
-                   const DeviceShares& shares)
+                   const TransformerCosts* kept_costs, const DeviceShares& shares)
       : w_(w),
         s_(s),
+        kept_s_(partial_recompute(s) ? without_recompute(s) : s),
         costs_(costs),
+        kept_costs_(kept_costs ? kept_costs : costs),
         m_(w.model),
         gpus_(s.gpus()),
         ranks_(axis_grid(s)),
@@ -210,7 +213,10 @@ class IterationBuilder {
 
   const Workload& w_;
   const Strategy& s_;
-  const TransformerCosts* costs_;  // transformer layers (counts always; times when per-operator)
+  // The blocks block recomputation skips (strategy.recompute_layers) run as without recomputation.
+  const Strategy kept_s_;
+  const TransformerCosts* costs_;       // transformer layers (counts always; times when per-operator)
+  const TransformerCosts* kept_costs_;  // the same without recomputation (the skipped blocks')
   const Model& m_;
   std::uint32_t gpus_;
   AxisGrid ranks_;
@@ -468,9 +474,14 @@ void IterationBuilder::make_3d_programs() {
       prog.forward.push_back(tp_op(CollectiveOp::AllGather, bytes, 1, stages[c].first, false, tp_set));
     }
     std::vector<Op> backward_reversed;
+    ChunkRecompute blocks(s_);
     for (std::uint32_t i = stages[c].first; i < stages[c].last; ++i) {
       const Layer& l = m_.layers[i];
-      const LayerCost* cost = costs_ ? cost_of_layer(*costs_, l) : nullptr;
+      // The strategy and costs this layer runs under (block recomputation skips some blocks).
+      const bool skips = blocks.skips(l);
+      const Strategy& ls = skips ? kept_s_ : s_;
+      const TransformerCosts* layer_costs = skips ? kept_costs_ : costs_;
+      const LayerCost* cost = layer_costs ? cost_of_layer(*layer_costs, l) : nullptr;
       Op f;
       f.flops = l.forward_flops * mb_ / flop_shard;
       f.layer = i;
@@ -482,7 +493,7 @@ void IterationBuilder::make_3d_programs() {
       // Backward: with recomputation the recomputed forward (full: all of it, with its
       // collectives; selective: the attention core, 4 s^2 h FLOPs per sample) runs again.
       Op b;
-      const double recomputed = recomputed_forward_flops(w_, s_, l);
+      const double recomputed = recomputed_forward_flops(w_, ls, l);
       b.flops = (l.backward_flops + recomputed) * mb_ / flop_shard;
       b.layer = i;
       if (cost && timed) {
@@ -526,14 +537,14 @@ void IterationBuilder::make_3d_programs() {
         };
         add(prog.forward, prog.overlapped_forward, true);
         add(prog.forward, prog.overlapped_forward, false);
-        for (int n = s_.recompute == Recompute::Full ? 2 : 1; n > 0; --n) {
+        for (int n = ls.recompute == Recompute::Full ? 2 : 1; n > 0; --n) {
           add(layer_bwd, prog.overlapped_backward, true);
           add(layer_bwd, prog.overlapped_backward, false);
         }
       }
       if (s_.cp > 1 && l.kind == LayerKind::TransformerBlock) {
         prog.overlapped_forward.push_back(cp_op(CollectiveOp::AllGather, i));
-        if (s_.recompute == Recompute::Full)  // the recomputed forward gathers them again
+        if (ls.recompute == Recompute::Full)  // the recomputed forward gathers them again
           prog.overlapped_backward.push_back(cp_op(CollectiveOp::AllGather, i));
         prog.overlapped_backward.push_back(cp_op(CollectiveOp::AllGather, i));
         prog.overlapped_backward.push_back(cp_op(CollectiveOp::ReduceScatter, i));
@@ -1408,22 +1419,29 @@ IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy,
   // Transformer layers: their collectives (and, per operator, their times) from the layer costs.
   const bool transformer =
       workload.model.transformer && !strategy.per_layer() && !workload.model.has_tables();
-  std::optional<TransformerCosts> own;
+  std::optional<TransformerCosts> own, own_kept;
   const TransformerCosts* costs = nullptr;
-  if (transformer) {
-    LayerCostKey key = layer_cost_key(workload, strategy);
+  const TransformerCosts* kept_costs = nullptr;  // block recomputation's skipped blocks
+  const auto layer_costs = [&](const Strategy& s,
+                               std::optional<TransformerCosts>& own_costs) -> const TransformerCosts* {
+    LayerCostKey key = layer_cost_key(workload, s);
     if (!workload.per_operator) {
       // Only the collective counts are used: any valid device gives them.
       key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0, 1, 1};
     }
-    if (cache) {
-      costs = &cache->get(key);
-    } else {
-      own = transformer_costs(key);
-      costs = &*own;
+    if (cache) return &cache->get(key);
+    own_costs = transformer_costs(key);
+    return &*own_costs;
+  };
+  if (transformer) {
+    if (partial_recompute(strategy)) {  // a copy: the next lookup may move or replace the cache's entries
+      std::optional<TransformerCosts> scratch;
+      own_kept = *layer_costs(without_recompute(strategy), scratch);
+      kept_costs = &*own_kept;
     }
+    costs = layer_costs(strategy, own);
   }
-  IterationBuilder builder(workload, strategy, costs, shares);
+  IterationBuilder builder(workload, strategy, costs, kept_costs, shares);
   plan.graph = builder.build();
   plan.total_flops = builder.total_flops();
   return plan;

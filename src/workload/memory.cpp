@@ -228,12 +228,18 @@ std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, std::
 
 StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSplit split, std::uint32_t pp,
                                bool last_stage, std::span<const std::uint32_t> layer_degree,
-                               RecomputeModules modules) {
+                               RecomputeModules modules, RecomputedBlocks recomputed) {
   const Model& m = w.model;
   const bool per_layer = !layer_degree.empty();
   const std::uint32_t tp = split.tp;
   StageAggregate a;
   double last_layer = 0;
+  // Block recomputation: the first `recomputed.layers` blocks of each of the stage's chunks keep
+  // their input (act.full), the others everything (act.none's size).
+  std::uint32_t blocks = 0, block = 0;
+  for (std::uint32_t i = range.first; i < range.last; ++i)
+    blocks += m.layers[i].kind == LayerKind::TransformerBlock;
+  const std::uint32_t per_chunk = (blocks + recomputed.chunks - 1) / recomputed.chunks;
   for (std::uint32_t i = range.first; i < range.last; ++i) {
     const Layer& l = m.layers[i];
     if (l.kind == LayerKind::EmbeddingBag) continue;
@@ -247,7 +253,9 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSp
     const LayerActivations la = layer_activations(w, l, split, k, modules);
     a.act.none += la.none;
     a.act.selective += la.selective;
-    a.act.full += la.full;
+    const bool skipped = recomputed.layers > 0 && l.kind == LayerKind::TransformerBlock &&
+                         block++ % per_chunk >= recomputed.layers;
+    a.act.full += skipped ? la.none : la.full;
     a.working_set = std::max(a.working_set, la.working_set);
   }
   // The head (the stage's last layer) uses the tied copy, so ZeRO-3 gathers it with the head.
@@ -265,7 +273,7 @@ MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::ve
                              std::uint32_t stage) {
   return stage_memory(w, s,
                       stage_aggregate(w, stages[stage], activation_split(s), s.pp, stage + 1 == s.pp,
-                                      s.layer_degree, s.recompute_modules),
+                                      s.layer_degree, s.recompute_modules, recomputed_blocks(s)),
                       stage);
 }
 

@@ -201,6 +201,9 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
   } else if (s.recompute == Recompute::Selective) {
     throw InvalidDesign("selective recomputation recomputes attention: it needs a transformer model",
                         "key strategy.recompute");
+  } else if (s.recompute_layers > 0) {
+    throw InvalidDesign("strategy.recompute_layers counts transformer blocks: it needs a transformer model",
+                        "key strategy.recompute_layers");
   }
   if (!m.transformer && s.tp > 1) {
     throw InvalidDesign(

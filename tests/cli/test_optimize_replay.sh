@@ -93,6 +93,21 @@ run_cmd optimize --target strategy "${ep_base[@]}" --set optimize.etp=-1
 assert_status 2 "optimize.etp = -1"
 assert_one_error_line "optimize.etp = -1"
 
+# Block recomputation (strategy.recompute_layers, not searched: every strategy tried keeps it):
+# with full recomputation only, every answer recomputes the first 2 blocks of each chunk, and replays.
+blocks_base=("${base[@]}" --set strategy.recompute_layers=2)
+run_cmd optimize --target strategy "${blocks_base[@]}" --set optimize.recompute=full \
+  --set optimize.search=exhaustive --set optimize.top=3 --set optimize.max_microbatches=4 --json
+assert_status 0 "optimize --target strategy with strategy.recompute_layers = 2"
+cp "$WORK/out" "$WORK/optimize_blocks.json"
+/usr/bin/python3 - "$WORK/optimize_blocks.json" <<'PY' && pass "every answer recomputes 2 blocks a chunk" || fail "recompute_layers answers"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["top"] and all(t["strategy"]["recompute"] == "full" and t["strategy"]["recompute_layers"] == 2
+                        for t in j["top"]), j["top"]
+PY
+assert_top_replays "$WORK/optimize_blocks.json" 3 "${blocks_base[@]}"
+
 # The configured strategy is only the baseline: with the default pure data parallelism not
 # dividing the batch (24 samples on 16 GPUs), the search still runs and says there is no baseline.
 run_cmd optimize --target strategy "${base[@]}" --set model.global_batch=24 --set optimize.max_microbatches=4 --json

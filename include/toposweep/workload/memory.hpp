@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "toposweep/workload/block.hpp"
+#include "toposweep/workload/block_recompute.hpp"
 #include "toposweep/workload/split.hpp"
 #include "toposweep/workload/strategy.hpp"
 #include "toposweep/workload/workload.hpp"
@@ -87,10 +88,12 @@ struct StageAggregate {
 };
 // Layers `range` of w.model with its activations split as `split` (tensor parallelism split.tp), the stage
 // being the last of `pp` or not; `layer_degree` (per-layer model parallelism, one per layer) replaces tp when
-// not empty. stage_memory and the strategy enumeration both read it.
+// not empty; `recomputed` (block recomputation): act.full keeps the skipped blocks' act.none instead.
+// stage_memory and the strategy enumeration both read it.
 StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSplit split, std::uint32_t pp,
                                bool last_stage, std::span<const std::uint32_t> layer_degree = {},
-                               RecomputeModules modules = RecomputeModules::CoreAttn);
+                               RecomputeModules modules = RecomputeModules::CoreAttn,
+                               RecomputedBlocks recomputed = {});
 
 MemoryBreakdown stage_memory(const Workload& w, const Strategy& s, const std::vector<StageRange>& stages,
                              std::uint32_t stage);

@@ -98,6 +98,10 @@ struct StrategyKnobs {
   Recompute recompute = Recompute::None;
   // With recompute = selective: the modules recomputed (Megatron-Core's --recompute-modules).
   RecomputeModules recompute_modules = RecomputeModules::CoreAttn;
+  // With recompute = full: how many transformer blocks of each pipeline chunk recompute, the
+  // first ones, the others keeping every activation (Megatron-Core's --recompute-method block
+  // --recompute-num-layers N; block_recompute.hpp). 0: every block.
+  std::uint32_t recompute_layers = 0;
   bool sequence_parallel = false;  // Megatron-SP: TP AllReduces become RS + AG, activations /tp
   // Megatron's pipeline scatter/gather: each TP rank sends 1/tp of the stage boundary and the
   // receiver all-gathers it inside the server (with sequence parallelism the tensor is already

@@ -285,6 +285,18 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
      .unknown = "recompute module list",
      .flags = true,
      .json_when = KnobJson::UnlessDefault},
+    // Not searched either: the configured count holds in every strategy visited.
+    {.name = "recompute_layers",
+     .json = "recompute_layers",
+     .member = &StrategyKnobs::recompute_layers,
+     .default_text = "0",
+     .doc =
+         "with strategy.recompute = full: the transformer blocks of each pipeline chunk that recompute, the "
+         "first ones, the rest keeping their activations (Megatron-Core's --recompute-method block "
+         "--recompute-num-layers); 0: every block",
+     .min = 0,
+     .max = 1 << 24,
+     .json_when = KnobJson::UnlessDefault},
     {.name = "sequence_parallel",
      .json = "sequence_parallel",
      .member = &StrategyKnobs::sequence_parallel,

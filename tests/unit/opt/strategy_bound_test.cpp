@@ -105,7 +105,7 @@ double simulated(const Space& c, const Strategy& s) {
 
 TEST(StrategyBound, NeverAboveTheSimulatedTime) {
   std::size_t checked = 0, tighter = 0, with_cp = 0, cp_tighter = 0, with_ep = 0, with_prefetch = 0,
-              partly_split = 0;
+              partly_split = 0, block_recompute = 0;
   for (const Space& c : spaces()) {
     StrategyScorer scorer(c.workload, c.net, c.options);
     StrategyBound bound(c.workload, c.net, c.options, PlacementKind::RankOrder,
@@ -116,13 +116,17 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
       // The knobs the enumeration keeps at their defaults, both ways; and ZeRO-3 with and without
       // FSDP's prefetch (strategy.param_gather_overlap) on every fourth strategy where several
       // ranks share the weights (all of them would double the test's time under the sanitizers).
+      // Block recomputation (strategy.recompute_layers = 1) on every fully recomputed transformer.
       const bool zero3 = s.grad_replicas() > 1 && replicated++ % 4 == 0;
-      for (int variant = 0; variant < 5; ++variant) {
-        if (variant >= 3 && !zero3) continue;
+      const bool blocks = s.recompute == Recompute::Full && c.workload.model.transformer.has_value();
+      for (int variant = 0; variant < 6; ++variant) {
+        if ((variant == 3 || variant == 4) && !zero3) continue;
+        if (variant == 5 && !blocks) continue;
         Strategy v = s;
+        if (variant == 5) v.recompute_layers = 1;
         v.p2p_overlap = variant != 1;
         v.scatter_gather = variant != 2;
-        if (variant >= 3) {
+        if (variant == 3 || variant == 4) {
           v.zero = 3;
           v.param_gather_overlap = variant == 4;
         }
@@ -139,6 +143,7 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
         with_ep += v.ep > 1;
         partly_split += v.expert_tp() > 1 && v.expert_tp() < v.tp;
         with_prefetch += v.param_gather_overlap;
+        block_recompute += v.recompute_layers > 0;
       }
     }
   }
@@ -151,6 +156,7 @@ TEST(StrategyBound, NeverAboveTheSimulatedTime) {
   EXPECT_GT(with_ep, 20u);
   EXPECT_GT(partly_split, 20u);  // etp 2 at tp 4: the gathers over the pairs
   EXPECT_GT(with_prefetch, 1000u);
+  EXPECT_GT(block_recompute, 100u);
 }
 
 TEST(StrategyBound, ExposedTpCollectivesAddTheirIntraNodeTime) {

@@ -10,6 +10,7 @@
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/model_library.hpp"
+#include "toposweep/workload/strategy_knobs.hpp"
 
 namespace toposweep {
 namespace {
@@ -83,6 +84,21 @@ TEST(Enumerate, FastMemoryCheckAgreesWithTheFullModel) {
       EXPECT_EQ(feasible, full <= w.device.hbm_bytes) << name;
     });
     EXPECT_GT(count.checked, 0u) << name;
+  }
+  // Block recomputation (one block of each chunk, the space's strategy.recompute_layers): the
+  // aggregates the enumerator keeps per chunk count agree with the full model too.
+  space.codes(*find_strategy_knob(&StrategyKnobs::recompute_layers)) = {1};
+  for (const char* name : {"gpt3-13b", "llama-70b"}) {
+    const Workload w = make_workload(builtin_model(name), builtin_device("a100"), "fp16", 256);
+    std::size_t partial = 0;
+    for_each_strategy(w, 64, space, [&](const Strategy& s, double mem, bool feasible) {
+      ASSERT_EQ(s.recompute_layers, 1u);
+      const double full = memory_per_gpu(w, s).total();
+      EXPECT_NEAR(mem, full, 1e-9 * full) << name;
+      EXPECT_EQ(feasible, full <= w.device.hbm_bytes) << name;
+      partial += partial_recompute(s) && s.virtual_stages > 1;
+    });
+    EXPECT_GT(partial, 0u) << name;
   }
 }
 
