@@ -32,6 +32,7 @@ void describe_attention(const TransformerShape& t, std::vector<BlockOp>& ops) {
   qkv.column = true;
   qkv.kept_replicated = s * h;                    // its input
   qkv.kept_module = RecomputeModules::Layernorm;  // the attention norm's output
+  qkv.norm_fused_input = true;                    // TELayerNormColumnParallelLinear
   qkv.params_sharded = h * qkv.N + (bias ? qkv.N : 0);
   ops.push_back(qkv);
 

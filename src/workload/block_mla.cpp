@@ -55,6 +55,9 @@ void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops) {
   // "Recomputation of ... MLA Up-Projection"): the up projections and RoPE run again in the
   // backward pass from the kept latents; Q, K and V are dropped.
   q_up.module = RecomputeModules::MlaUpProj;
+  // The latent norm runs inside the up projection's module (Megatron-Core's MLA spec with
+  // qk_layernorm: TELayerNormColumnParallelLinear), which takes the amax current scaling needs.
+  q_up.norm_fused_input = true;
   q_up.params_sharded = rq * q_up.N;
   ops.push_back(q_up);
 
@@ -66,6 +69,7 @@ void describe_mla(const TransformerShape& t, std::vector<BlockOp>& ops) {
   kv_up.column = true;
   kv_up.kept_replicated = s * rkv;  // the key/value latent
   kv_up.module = RecomputeModules::MlaUpProj;
+  kv_up.norm_fused_input = true;  // as q_up
   kv_up.params_sharded = rkv * kv_up.N;
   ops.push_back(kv_up);
 

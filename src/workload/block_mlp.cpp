@@ -42,6 +42,7 @@ void describe_mlp(const TransformerShape& t, std::vector<BlockOp>& ops) {
   in.kept_replicated = s * h;  // its input
   in.module = RecomputeModules::Mlp;
   in.kept_module = RecomputeModules::Layernorm;  // the MLP norm's output
+  in.norm_fused_input = true;                    // TELayerNormColumnParallelLinear
   in.params_sharded = h * in.N + (bias ? in.N : 0);
   ops.push_back(in);
 

@@ -16,8 +16,9 @@ std::optional<Fp8Recipe> fp8_recipe_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-double fp8_quantize_bytes(double elements, double gathered_over, Fp8Recipe recipe) {
-  const double reads = recipe == Fp8Recipe::Tensorwise ? 2 * kRead : kRead;  // the amax kernel's own read
+double fp8_quantize_bytes(double elements, double gathered_over, Fp8Recipe recipe, bool amax_known) {
+  // Current scaling's amax kernel reads the operand once more, unless its writer took the amax.
+  const double reads = recipe == Fp8Recipe::Tensorwise && !amax_known ? 2 * kRead : kRead;
   const double copy = kFp8Copy + (recipe == Fp8Recipe::Blockwise ? kTileScale : 0);
   if (gathered_over > 1) return (reads + copy) * elements / gathered_over;
   return (reads + 2 * copy) * elements;

@@ -250,7 +250,7 @@ double quantize_seconds(const KernelDevice& d, const BlockOp& op, const RankGemm
   if (!fp8_operands(k) || op.kind != OpKind::Gemm || !te_gemm(op)) return 0;
   const double input = g.M * g.K * g.batch, grad = g.M * g.N * g.batch;
   const double in = gathered_over(op, x, k, true), out = gathered_over(op, x, k, false);
-  if (!backward) return memory_seconds(d, fp8_quantize_bytes(input, in, k.fp8_recipe));
+  if (!backward) return memory_seconds(d, fp8_quantize_bytes(input, in, k.fp8_recipe, op.norm_fused_input));
   double bytes = fp8_quantize_bytes(grad, out, k.fp8_recipe);
   if (out > 1) bytes += fp8_transpose_bytes(grad);
   if (in > 1) bytes += fp8_transpose_bytes(input);

@@ -88,6 +88,11 @@ struct BlockOp {
   // The attention core's tags (core_attn) document it; its recomputation is RecomputeClass's.
   RecomputeModules module = RecomputeModules::None;
   RecomputeModules kept_module = RecomputeModules::None;
+  // GEMM: its input is a norm's output computed inside the GEMM's Transformer Engine module
+  // (Megatron-Core's TELayerNormColumnParallelLinear: a dense block's QKV and FFN in, MLA's up
+  // projections with their latent norms), so the norm kernel takes the amax current scaling needs
+  // (fp8_quantize_bytes' `amax_known`).
+  bool norm_fused_input = false;
   double params_sharded = 0, params_replicated = 0;  // as in Layer
   double params_expert = 0;                          // the routed experts' weights (Layer::params_expert)
 

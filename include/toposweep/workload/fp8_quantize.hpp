@@ -17,7 +17,8 @@ enum class Fp8Recipe {
   Delayed,
   // Per-tensor current scaling (Megatron-Bridge's fp8_cs): an amax kernel reads the tensor first,
   // then the cast (Float8CurrentScalingQuantizer::quantize_impl, transformer_engine/pytorch/csrc/
-  // quantizer.cpp): two reads.
+  // quantizer.cpp): two reads. One when the kernel that wrote the tensor took its amax: a norm
+  // fused into the GEMM's module (fp8_quantize_bytes' `amax_known`).
   Tensorwise,
   // Block scaling, 1 x 128 activation tiles and 128 x 128 weight tiles (DeepSeek-V3,
   // arXiv:2412.19437 Sec. 3.3.1; Transformer Engine's Float8BlockScaling): one pass, plus an fp32
@@ -36,7 +37,12 @@ std::optional<Fp8Recipe> fp8_recipe_from_name(std::string_view name);
 // TP ranks (sequence parallelism): each rank quantizes its 1 / gathered_over share row-wise only
 // (an fp8 transpose cannot be gathered: _all_gather_fp8 in transformer_engine/pytorch/
 // distributed.py); the column-wise copy is then fp8_transpose_bytes of the gathered tensor.
-double fp8_quantize_bytes(double elements, double gathered_over, Fp8Recipe recipe);
+// `amax_known`: the kernel that wrote the operand also took its amax, so current scaling needs no
+// amax pass (Transformer Engine's LayerNormLinear: its norm kernel computes the amax with the
+// output, Impl::FUSED_NORM_AMAX_FP8 in transformer_engine/pytorch/csrc/extensions/normalization.cpp,
+// since TE commit 51eb6362b, 2025-07-31, "Fuse amax computation into normalization kernel for
+// current scaling").
+double fp8_quantize_bytes(double elements, double gathered_over, Fp8Recipe recipe, bool amax_known = false);
 // HBM bytes of transposing an fp8 tensor of `elements`: 1 byte read, 1 written per element.
 double fp8_transpose_bytes(double elements);
 

@@ -32,6 +32,12 @@ TEST(Fp8Quantize, BytesPerElementByRecipe) {
   EXPECT_DOUBLE_EQ(fp8_quantize_bytes(E, 4, Fp8Recipe::Tensorwise), 5 * E / 4);
   EXPECT_DOUBLE_EQ(fp8_quantize_bytes(E, 4, Fp8Recipe::Blockwise), (3 + 4.0 / 128) * E / 4);
   EXPECT_DOUBLE_EQ(fp8_transpose_bytes(E), 2 * E);
+  // An operand whose writer took the amax (a norm fused into the GEMM's module): current scaling
+  // reads it once, as delayed scaling does; the other recipes are unchanged.
+  EXPECT_DOUBLE_EQ(fp8_quantize_bytes(E, 1, Fp8Recipe::Tensorwise, true), 4 * E);
+  EXPECT_DOUBLE_EQ(fp8_quantize_bytes(E, 4, Fp8Recipe::Tensorwise, true), 3 * E / 4);
+  EXPECT_DOUBLE_EQ(fp8_quantize_bytes(E, 1, Fp8Recipe::Delayed, true), 4 * E);
+  EXPECT_DOUBLE_EQ(fp8_quantize_bytes(E, 1, Fp8Recipe::Blockwise, true), (4 + 2 * 4.0 / 128) * E);
 }
 
 TEST(Fp8Quantize, RecipeKeyIsReadAndErrorsNameIt) {
@@ -48,7 +54,9 @@ TEST(Fp8Quantize, RecipeKeyIsReadAndErrorsNameIt) {
 // bytes over the memory bandwidth: the block's forward quantizes the inputs of QKV (s h), the
 // attention output (s h), FFN in (s h) and FFN out (4 s h), 7 s h elements; its backward the
 // output gradients of the same GEMMs (3 s h + s h + 4 s h + s h = 9 s h). Tensorwise moves 2
-// bytes per element more than delayed, blockwise 2 x 4 / 128.
+// bytes per element more than delayed, blockwise 2 x 4 / 128; except on the inputs of QKV and FFN
+// in (2 s h), the norms' outputs, whose amax the norm kernel takes in Transformer Engine's
+// LayerNormLinear: tensorwise reads them once, as delayed does.
 TEST(Fp8Quantize, RecipesDifferByTheirBytesInAWholeBlock) {
   const double s = 2048, h = 2048;
   auto block = [&](Fp8Recipe recipe, const std::string& datatype) {
@@ -61,8 +69,8 @@ TEST(Fp8Quantize, RecipesDifferByTheirBytesInAWholeBlock) {
   const auto [delayed, Bps] = block(Fp8Recipe::Delayed, "fp8");
   const LayerCost tensorwise = block(Fp8Recipe::Tensorwise, "fp8").first;
   const LayerCost blockwise = block(Fp8Recipe::Blockwise, "fp8").first;
-  const double fwd = 7 * s * h, bwd = 9 * s * h;
-  EXPECT_NEAR(tensorwise.forward.compute_s - delayed.forward.compute_s, 2 * fwd / Bps, 1e-15);
+  const double fwd = 7 * s * h, bwd = 9 * s * h, norm_fed = 2 * s * h;
+  EXPECT_NEAR(tensorwise.forward.compute_s - delayed.forward.compute_s, 2 * (fwd - norm_fed) / Bps, 1e-15);
   EXPECT_NEAR(tensorwise.backward.compute_s - delayed.backward.compute_s, 2 * bwd / Bps, 1e-15);
   EXPECT_NEAR(blockwise.forward.compute_s - delayed.forward.compute_s, 2 * 4.0 / 128 * fwd / Bps, 1e-15);
   EXPECT_NEAR(blockwise.backward.compute_s - delayed.backward.compute_s, 2 * 4.0 / 128 * bwd / Bps, 1e-15);
@@ -132,6 +140,35 @@ TEST(Fp8Quantize, TheRouterStaysInBf16) {
   const double quantize = 4 * (s * h + s * h + k * s * h + k * s * f) / k8.device.memory_Bps;
   EXPECT_NEAR(transformer_costs(k8).moe_block.forward.compute_s,
               transformer_costs(k16).moe_block.forward.compute_s + quantize, 1e-12);
+}
+
+}  // namespace
+}  // namespace toposweep
+
+namespace toposweep {
+namespace {
+
+// The GEMMs whose input a norm inside their Transformer Engine module writes (Megatron-Core's
+// TELayerNormColumnParallelLinear): a dense block's QKV and FFN in; in a MoE block only QKV (its
+// pre-MLP norm is a separate TENorm); in multi-head latent attention the up projections (their
+// latent norms), not the down projections (the input norm is a separate TENorm).
+std::vector<std::string> norm_fed(const Model& m, bool moe) {
+  std::vector<std::string> out;
+  for (const Layer& l : m.layers)
+    if (l.kind == LayerKind::TransformerBlock && l.moe == moe) {
+      for (const BlockOp& op : describe_block(*m.transformer, l))
+        if (op.norm_fused_input) out.emplace_back(op.name);
+      break;
+    }
+  return out;
+}
+
+TEST(Fp8Quantize, NormFedGemmInputsAreThoseOfTheLayerNormLinearModules) {
+  EXPECT_EQ(norm_fed(builtin_model("llama3-8b"), false), (std::vector<std::string>{"qkv", "ffn_in"}));
+  EXPECT_EQ(norm_fed(builtin_model("mixtral-8x7b"), true), (std::vector<std::string>{"qkv"}));
+  EXPECT_EQ(norm_fed(builtin_model("deepseek-v3"), true), (std::vector<std::string>{"q_up", "kv_up"}));
+  EXPECT_EQ(norm_fed(builtin_model("deepseek-v3"), false),
+            (std::vector<std::string>{"q_up", "kv_up", "ffn_in"}));
 }
 
 }  // namespace
