@@ -30,7 +30,9 @@ ChunkTimes chunk_compute_times(const Workload& w, const Strategy& s, LayerCostCa
   const TransformerCosts* costs = nullptr;
   const TransformerCosts* kept_costs = nullptr;  // block recomputation's skipped blocks
   const bool partial = partial_recompute(s);
-  const Strategy kept = partial ? without_recompute(s) : s;
+  std::optional<Strategy> kept_storage;  // the skipped blocks' strategy, only with block recomputation
+  if (partial) kept_storage = without_recompute(s);
+  const Strategy& kept = partial ? *kept_storage : s;
   if (timed) {
     // A copy of the skipped blocks' costs: the next lookup may move or replace the cache's entries.
     if (partial)

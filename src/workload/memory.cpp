@@ -237,8 +237,9 @@ StageAggregate stage_aggregate(const Workload& w, StageRange range, ActivationSp
   // Block recomputation: the first `recomputed.layers` blocks of each of the stage's chunks keep
   // their input (act.full), the others everything (act.none's size).
   std::uint32_t blocks = 0, block = 0;
-  for (std::uint32_t i = range.first; i < range.last; ++i)
-    blocks += m.layers[i].kind == LayerKind::TransformerBlock;
+  if (recomputed.layers > 0)
+    for (std::uint32_t i = range.first; i < range.last; ++i)
+      blocks += m.layers[i].kind == LayerKind::TransformerBlock;
   const std::uint32_t per_chunk = (blocks + recomputed.chunks - 1) / recomputed.chunks;
   for (std::uint32_t i = range.first; i < range.last; ++i) {
     const Layer& l = m.layers[i];

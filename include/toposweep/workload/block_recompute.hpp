@@ -17,12 +17,11 @@ bool partial_recompute(const Strategy& s);
 // The strategy the skipped blocks run under: `s` without recomputation.
 Strategy without_recompute(const Strategy& s);
 
-// Walks one chunk's layers in order and says which run without recomputation.
+// Walks one chunk's layers in order and says which run without recomputation (one walker per
+// chunk).
 class ChunkRecompute {
  public:
   explicit ChunkRecompute(const Strategy& s) : layers_(partial_recompute(s) ? s.recompute_layers : 0) {}
-  // Call at the first layer of each chunk.
-  void start_chunk() { blocks_ = 0; }
   // Whether layer `l`, the chunk's next, skips the recomputation (a block past the first N).
   bool skips(const Layer& l) {
     if (layers_ == 0 || l.kind != LayerKind::TransformerBlock) return false;
