@@ -242,14 +242,26 @@ double gathered_over(const BlockOp& op, const Dims& x, const LayerCostKey& k, bo
   const bool gathered = x.sp && x.t > 1 && op.axis == ParallelAxis::Tensor && op.column == input;
   return gathered ? x.t : 1;
 }
+// Delayed scaling with the norm inside the GEMM's Transformer Engine module (BlockOp::
+// norm_fused_input): the norm kernel writes the fp8 row-wise copy itself (Impl::FULLY_FUSED in
+// transformer_engine/pytorch/csrc/extensions/normalization.cpp), then a transpose makes the
+// column-wise copy when the tensor has one (ln_api.cpp / rmsnorm_api.cpp, nvte_transpose): no
+// cast kernel.
+bool norm_writes_fp8(const LayerCostKey& k, const BlockOp& gemm) {
+  return fp8_operands(k) && k.fp8_recipe == Fp8Recipe::Delayed && gemm.norm_fused_input && te_gemm(gemm);
+}
 // Quantizing a TE GEMM's fp8 operands (fp8_quantize.hpp) on one rank for a microbatch: forward,
 // its input (M x K); backward, its output gradient (M x N) and the column-wise copy of a gathered
-// input (a transpose) for the weight gradient. 0 unless the operands are fp8.
+// input (a transpose) for the weight gradient. 0 unless the operands are fp8. A norm that writes
+// fp8 (norm_writes_fp8) leaves only the transpose, none when the copy is gathered (the backward
+// transposes the gathered tensor).
 double quantize_seconds(const KernelDevice& d, const BlockOp& op, const RankGemm& g, const Dims& x,
                         const LayerCostKey& k, bool backward) {
   if (!fp8_operands(k) || op.kind != OpKind::Gemm || !te_gemm(op)) return 0;
   const double input = g.M * g.K * g.batch, grad = g.M * g.N * g.batch;
   const double in = gathered_over(op, x, k, true), out = gathered_over(op, x, k, false);
+  if (!backward && norm_writes_fp8(k, op))
+    return in > 1 ? 0.0 : memory_seconds(d, fp8_transpose_bytes(input));
   if (!backward) return memory_seconds(d, fp8_quantize_bytes(input, in, k.fp8_recipe, op.norm_fused_input));
   double bytes = fp8_quantize_bytes(grad, out, k.fp8_recipe);
   if (out > 1) bytes += fp8_transpose_bytes(grad);
@@ -267,6 +279,23 @@ double kernel_bytes(const Traffic& tr, const BlockOp& op, const Dims& x, double 
   if (op.axis == ParallelAxis::Tensor) return c * T * op.N / x.t;
   if (op.axis == ParallelAxis::Expert) return c * T * x.expert_tokens * op.N / x.et;
   return c * T * (sp ? op.N / x.t : op.N);
+}
+
+// The GEMM the output of operator `i` (a norm) feeds: the next operator but collectives, if a GEMM.
+const BlockOp* fed_gemm(const std::vector<BlockOp>& ops, std::size_t i) {
+  for (std::size_t j = i + 1; j < ops.size(); ++j)
+    if (ops[j].kind != OpKind::Collective) return ops[j].kind == OpKind::Gemm ? &ops[j] : nullptr;
+  return nullptr;
+}
+// The forward bytes of memory-bound operator `i`: a norm whose output a norm_writes_fp8 GEMM reads
+// writes it in fp8, 1 byte an element instead of e.
+double forward_kernel_bytes(const LayerCostKey& k, const std::vector<BlockOp>& ops, std::size_t i,
+                            const Dims& x, double e, bool sp) {
+  const BlockOp& op = ops[i];
+  const double bytes = kernel_bytes(op.forward, op, x, e, sp);
+  const BlockOp* gemm = op.role == OpRole::Norm ? fed_gemm(ops, i) : nullptr;
+  if (!gemm || !norm_writes_fp8(k, *gemm)) return bytes;
+  return bytes - (e - 1) * kernel_bytes(Traffic{1, 0}, op, x, 1, sp);
 }
 
 // The kernels of the block's operators of `role`, all alike, as one count x time.
@@ -320,7 +349,11 @@ void block_forward(const KernelDevice& d, const LayerCostKey& k, const Dims& x,
   const double e = k.elem;
   const bool sp = k.split.sequence_split();
   const bool full = k.tp_overlap == TpOverlap::Full;
-  pass.kernel(alike_seconds(d, ops, OpRole::Norm, x, e, sp));
+  // The norms, one kernel each (alike unless one writes fp8 for its GEMM).
+  double norms = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].role == OpRole::Norm) norms += memory_seconds(d, forward_kernel_bytes(k, ops, i, x, e, sp));
+  pass.kernel(norms);
   std::vector<double> gemm_s(ops.size(), 0);
   double projections = 0, quantize = 0;
   const GemmDevices devs(d);
@@ -404,7 +437,7 @@ void recomputed_modules_forward(const KernelDevice& d, const LayerCostKey& k, co
       const double quantize = quantize_seconds(d, op, rank_gemm(op, x), x, k, false);  // its input, again
       if (quantize > 0) pass.kernel(quantize);
     } else if (op.kind == OpKind::MemoryBound) {
-      pass.kernel(memory_seconds(d, kernel_bytes(op.forward, op, x, e, sp)));
+      pass.kernel(memory_seconds(d, forward_kernel_bytes(k, ops, i, x, e, sp)));
     } else if (op.kind == OpKind::AttentionCore) {
       pass.kernel(forward_gemm_seconds(d, op, x, e));
     } else if (tp_comms(k) && x.split(op.axis)) {
