@@ -125,11 +125,7 @@ double StrategyBound::operator()(const Strategy& s) {
   const TransformerCosts costs = costs_.get(key);  // a copy: the cache may move its entries
   // Block recomputation (strategy.recompute_layers): the skipped blocks' collectives as without it.
   std::optional<TransformerCosts> kept_costs;
-  if (partial_recompute(s)) {
-    LayerCostKey kept_key = layer_cost_key(*w_, without_recompute(s));
-    kept_key.device = key.device;
-    kept_costs = costs_.get(kept_key);
-  }
+  if (partial_recompute(s)) kept_costs = costs_.get(skipped_blocks_key(key));
   ChunkTimes t = chunk_compute_times(*w_, s, &costs_);
   const std::uint32_t chunks = static_cast<std::uint32_t>(t.forward.size());
   const auto ranges = partition_stages(m, chunks);

@@ -34,10 +34,12 @@ ChunkTimes chunk_compute_times(const Workload& w, const Strategy& s, LayerCostCa
   if (partial) kept_storage = without_recompute(s);
   const Strategy& kept = partial ? *kept_storage : s;
   if (timed) {
-    // A copy of the skipped blocks' costs: the next lookup may move or replace the cache's entries.
-    if (partial)
-      own_kept = cache ? cache->get(layer_cost_key(w, kept)) : transformer_costs(layer_cost_key(w, kept));
     const LayerCostKey key = layer_cost_key(w, s);
+    // A copy of the skipped blocks' costs: the next lookup may move or replace the cache's entries.
+    if (partial) {
+      const LayerCostKey skipped = skipped_blocks_key(key);
+      own_kept = cache ? cache->get(skipped) : transformer_costs(skipped);
+    }
     if (cache) {
       costs = &cache->get(key);
     } else {

@@ -84,7 +84,8 @@ class IterationBuilder {
                    const TransformerCosts* kept_costs, const DeviceShares& shares)
       : w_(w),
         s_(s),
-        kept_s_(partial_recompute(s) ? without_recompute(s) : s),
+        kept_storage_(partial_recompute(s) ? std::optional<Strategy>(without_recompute(s)) : std::nullopt),
+        kept_s_(kept_storage_ ? *kept_storage_ : s),
         costs_(costs),
         kept_costs_(kept_costs ? kept_costs : costs),
         m_(w.model),
@@ -213,8 +214,10 @@ class IterationBuilder {
 
   const Workload& w_;
   const Strategy& s_;
-  // The blocks block recomputation skips (strategy.recompute_layers) run as without recomputation.
-  const Strategy kept_s_;
+  // The blocks block recomputation skips (strategy.recompute_layers) run as without recomputation
+  // (kept_s_; s_ itself, not a copy, when no block is skipped).
+  const std::optional<Strategy> kept_storage_;
+  const Strategy& kept_s_;
   const TransformerCosts* costs_;       // transformer layers (counts always; times when per-operator)
   const TransformerCosts* kept_costs_;  // the same without recomputation (the skipped blocks')
   const Model& m_;
@@ -1422,24 +1425,23 @@ IterationPlan plan_iteration(const Workload& workload, const Strategy& strategy,
   std::optional<TransformerCosts> own, own_kept;
   const TransformerCosts* costs = nullptr;
   const TransformerCosts* kept_costs = nullptr;  // block recomputation's skipped blocks
-  const auto layer_costs = [&](const Strategy& s,
-                               std::optional<TransformerCosts>& own_costs) -> const TransformerCosts* {
-    LayerCostKey key = layer_cost_key(workload, s);
+  if (transformer) {
+    LayerCostKey key = layer_cost_key(workload, strategy);
     if (!workload.per_operator) {
       // Only the collective counts are used: any valid device gives them.
       key.device = KernelDevice{1, 1, 1, 0, 1, {{1, 1}}, 1, 1, {}, 0, 1, 1};
     }
-    if (cache) return &cache->get(key);
-    own_costs = transformer_costs(key);
-    return &*own_costs;
-  };
-  if (transformer) {
     if (partial_recompute(strategy)) {  // a copy: the next lookup may move or replace the cache's entries
-      std::optional<TransformerCosts> scratch;
-      own_kept = *layer_costs(without_recompute(strategy), scratch);
+      const LayerCostKey kept = skipped_blocks_key(key);
+      own_kept = cache ? cache->get(kept) : transformer_costs(kept);
       kept_costs = &*own_kept;
     }
-    costs = layer_costs(strategy, own);
+    if (cache) {
+      costs = &cache->get(key);
+    } else {
+      own = transformer_costs(key);
+      costs = &*own;
+    }
   }
   IterationBuilder builder(workload, strategy, costs, kept_costs, shares);
   plan.graph = builder.build();

@@ -627,6 +627,11 @@ LayerCost head_cost(const KernelDevice& d, const LayerCostKey& k) {
 
 }  // namespace
 
+LayerCostKey skipped_blocks_key(LayerCostKey key) {
+  key.recompute = Recompute::None;
+  return key;
+}
+
 LayerCostKey layer_cost_key(const Workload& w, const Strategy& s) {
   LayerCostKey k;
   if (w.model.transformer) k.shape = *w.model.transformer;

@@ -124,6 +124,9 @@ struct LayerCostKey {
   bool operator==(const LayerCostKey&) const = default;
 };
 LayerCostKey layer_cost_key(const Workload& w, const Strategy& s);
+// The key of the blocks block recomputation skips (strategy.recompute_layers, block_recompute.hpp):
+// `key` without recomputation.
+LayerCostKey skipped_blocks_key(LayerCostKey key);
 
 TransformerCosts transformer_costs(const LayerCostKey& key);
 
