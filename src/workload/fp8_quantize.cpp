@@ -28,4 +28,13 @@ double fp8_transpose_bytes(double elements) {
   return kTranspose * elements;
 }
 
+bool fp8_norm_writes_fp8(Fp8Recipe recipe) {
+  return recipe == Fp8Recipe::Delayed;
+}
+
+double fp8_norm_fed_bytes(double elements, double gathered_over, Fp8Recipe recipe) {
+  if (fp8_norm_writes_fp8(recipe)) return gathered_over > 1 ? 0.0 : fp8_transpose_bytes(elements);
+  return fp8_quantize_bytes(elements, gathered_over, recipe, true);
+}
+
 }  // namespace toposweep

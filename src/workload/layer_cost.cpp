@@ -242,27 +242,24 @@ double gathered_over(const BlockOp& op, const Dims& x, const LayerCostKey& k, bo
   const bool gathered = x.sp && x.t > 1 && op.axis == ParallelAxis::Tensor && op.column == input;
   return gathered ? x.t : 1;
 }
-// Delayed scaling with the norm inside the GEMM's Transformer Engine module (BlockOp::
-// norm_fused_input): the norm kernel writes the fp8 row-wise copy itself (Impl::FULLY_FUSED in
-// transformer_engine/pytorch/csrc/extensions/normalization.cpp), then a transpose makes the
-// column-wise copy when the tensor has one (ln_api.cpp / rmsnorm_api.cpp, nvte_transpose): no
-// cast kernel.
+// Whether the norm before `gemm` writes its output in fp8 itself (fp8_norm_writes_fp8).
 bool norm_writes_fp8(const LayerCostKey& k, const BlockOp& gemm) {
-  return fp8_operands(k) && k.fp8_recipe == Fp8Recipe::Delayed && gemm.norm_fused_input && te_gemm(gemm);
+  return fp8_operands(k) && gemm.norm_fused_input && te_gemm(gemm) && fp8_norm_writes_fp8(k.fp8_recipe);
 }
 // Quantizing a TE GEMM's fp8 operands (fp8_quantize.hpp) on one rank for a microbatch: forward,
 // its input (M x K); backward, its output gradient (M x N) and the column-wise copy of a gathered
-// input (a transpose) for the weight gradient. 0 unless the operands are fp8. A norm that writes
-// fp8 (norm_writes_fp8) leaves only the transpose, none when the copy is gathered (the backward
-// transposes the gathered tensor).
+// input (a transpose) for the weight gradient. 0 unless the operands are fp8. A norm-fed input
+// needs the kernels of fp8_norm_fed_bytes (none at all when its norm writes it gathered in fp8).
 double quantize_seconds(const KernelDevice& d, const BlockOp& op, const RankGemm& g, const Dims& x,
                         const LayerCostKey& k, bool backward) {
   if (!fp8_operands(k) || op.kind != OpKind::Gemm || !te_gemm(op)) return 0;
   const double input = g.M * g.K * g.batch, grad = g.M * g.N * g.batch;
   const double in = gathered_over(op, x, k, true), out = gathered_over(op, x, k, false);
-  if (!backward && norm_writes_fp8(k, op))
-    return in > 1 ? 0.0 : memory_seconds(d, fp8_transpose_bytes(input));
-  if (!backward) return memory_seconds(d, fp8_quantize_bytes(input, in, k.fp8_recipe, op.norm_fused_input));
+  if (!backward) {
+    if (!op.norm_fused_input) return memory_seconds(d, fp8_quantize_bytes(input, in, k.fp8_recipe));
+    const double bytes = fp8_norm_fed_bytes(input, in, k.fp8_recipe);
+    return bytes > 0 ? memory_seconds(d, bytes) : 0.0;
+  }
   double bytes = fp8_quantize_bytes(grad, out, k.fp8_recipe);
   if (out > 1) bytes += fp8_transpose_bytes(grad);
   if (in > 1) bytes += fp8_transpose_bytes(input);

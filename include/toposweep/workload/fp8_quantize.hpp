@@ -46,4 +46,15 @@ double fp8_quantize_bytes(double elements, double gathered_over, Fp8Recipe recip
 // HBM bytes of transposing an fp8 tensor of `elements`: 1 byte read, 1 written per element.
 double fp8_transpose_bytes(double elements);
 
+// A GEMM input its norm writes inside the GEMM's Transformer Engine module (BlockOp::
+// norm_fused_input). fp8_norm_writes_fp8: whether the norm kernel writes the fp8 row-wise copy
+// itself, 1 byte an element instead of the activations' (delayed scaling: Impl::FULLY_FUSED in
+// transformer_engine/pytorch/csrc/extensions/normalization.cpp). fp8_norm_fed_bytes: the HBM
+// bytes of the quantization kernels the operand still needs on one rank (as fp8_quantize_bytes'
+// arguments): delayed, a transpose for the column-wise copy (ln_api.cpp / rmsnorm_api.cpp,
+// nvte_transpose), none when the copy is gathered in fp8 (the backward transposes the gathered
+// tensor); tensorwise, the cast with the amax the norm took (`amax_known`); blockwise, the cast.
+bool fp8_norm_writes_fp8(Fp8Recipe recipe);
+double fp8_norm_fed_bytes(double elements, double gathered_over, Fp8Recipe recipe);
+
 }  // namespace toposweep
