@@ -101,14 +101,19 @@ def run():
                "zero": recipe.get("strategy.zero", CLUSTER["strategy.zero"]), "measured_tokens_per_gpu_s": measured}
         rows.append(measured_row(row, res, {"tp_busy_s": "tensor_parallel"}))
     for (i, alt, _), res in zip(extra, results[len(calls):]):
-        r = measured_row({k: rows[i][k] for k in ("global_batch", "seq", "gpus", "measured_tokens_per_gpu_s")}, res,
-                         {})
-        prefix = alt if alt == "bf16" else f"recompute_{alt}"
-        rows[i][f"{prefix}_error_pct"] = r.get("error_pct")
-        rows[i][f"{prefix}_memory_GiB"] = r.get("memory_GiB")
-        rows[i][f"{prefix}_iteration_time_s"] = r.get("iteration_time_s")
-        rows[i][f"{prefix}_infeasible"] = r.get("infeasible", "")
+        alternative(rows[i], res, alt if alt == "bf16" else f"recompute_{alt}")
     return rows
+
+
+def alternative(row, res, prefix):
+    """Adds to `row` (a measured_row) the same run with other settings, from its `simulate --json` result `res`:
+    `prefix`_error_pct, _tokens_per_gpu_s, _iteration_time_s and _memory_GiB, or `prefix`_infeasible with why."""
+    r = measured_row({k: row[k] for k in ("global_batch", "seq", "gpus", "measured_tokens_per_gpu_s")}, res, {})
+    if "error_pct" not in r:
+        row[f"{prefix}_infeasible"] = r["infeasible"]
+        return
+    row.update({f"{prefix}_error_pct": r["error_pct"], f"{prefix}_tokens_per_gpu_s": r["predicted_tokens_per_gpu_s"],
+                f"{prefix}_iteration_time_s": r["iteration_time_s"], f"{prefix}_memory_GiB": r["memory_GiB"]})
 
 
 def measured_row(row, res, busy):
@@ -211,7 +216,7 @@ def markdown(rows, notes):
         if not r["recompute_layers"]:
             continue
         alt = {k: (f"{r[f'recompute_{k}_error_pct']:+.1f} % ({r[f'recompute_{k}_memory_GiB']:.1f} GiB)"
-                   if r.get(f"recompute_{k}_error_pct") is not None else
+                   if f"recompute_{k}_error_pct" in r else
                    f"infeasible ({r[f'recompute_{k}_infeasible']})") for k in RECOMPUTE_ALTERNATIVES}
         lines.append(
             f"- {r['run']} ({r['container']}) is {r['error_pct']:+.1f} %: the model's compute alone, "

@@ -61,7 +61,7 @@ import sys
 import tempfile
 
 import tscli
-from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER, measured_row, table_row
+from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER, alternative, measured_row, table_row
 from exp_megatron import mcore_bucket
 
 CLUSTER = {**FP8_CLUSTER, "strategy.schedule": "1f1b", "strategy.sequence_parallel": "false",
@@ -118,14 +118,9 @@ def run():
         row = {"run": name, "model": model, "gpus": gpus, "global_batch": gbs, "seq": seq, "tp": tp, "pp": pp,
                "vp": vp, "ep": ep, "etp": etp, "dp": gpus // (tp * pp), "measured_tokens_per_gpu_s": measured}
         row = measured_row(row, res, {"ep_busy_s": "expert_parallel", "dp_busy_s": "data_parallel"})
-        alt = measured_row(dict(row), exposed, {})
-        if "error_pct" in alt:
-            row["exposed_tokens_per_gpu_s"], row["exposed_error_pct"] = alt["predicted_tokens_per_gpu_s"], alt["error_pct"]
+        alternative(row, exposed, "exposed")
         if i in plain:
-            full = measured_row(dict(row), plain[i], {})
-            if "error_pct" in full:
-                row["no_window_tokens_per_gpu_s"], row["no_window_error_pct"] = (full["predicted_tokens_per_gpu_s"],
-                                                                                full["error_pct"])
+            alternative(row, plain[i], "no_window")
         rows.append(row)
     return rows
 
