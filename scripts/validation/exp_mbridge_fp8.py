@@ -31,6 +31,9 @@ llama31_workload_base_configs.py and llama3(1)_llm_pretrain.py; `*_H100_FP8_CS_V
   * the pipeline split: the 405B recipe counts the embedding and the loss as layers
     (recipes/llama/llama3.py llama31_405b_pretrain_config: account_for_embedding_in_pipeline_split and
     account_for_loss_in_pipeline_split = True: `strategy.stage_split = ends`); the 70B one sets neither (even);
+  * the loss in Transformer Engine's fused cross entropy (GPTModelProvider: cross_entropy_loss_fusion = True; the
+    performance overrides' _set_common_perf_overrides: cross_entropy_fusion_impl = "te", at both commits):
+    `model.cross_entropy = te`;
   * no recomputation on 70B and 405B (none is set), fused attention (Transformer Engine's cuDNN kernels on Hopper),
     gradient-accumulation fusion, the interleaved schedule with the published VP, gradient buckets overlapped
     with the backward (Megatron-Core's DDP default) of max(40M, 1M x DP) elements (bf16: 80 MB at DP 2 and 8).
@@ -55,6 +58,7 @@ from exp_megatron import DGX_H100, mcore_bucket
 
 CLUSTER = {**DGX_H100, "model.fused_attention": "true",
            "model.datatype": "fp8", "model.fp8_recipe": "tensorwise", "model.grad_datatype": "bf16",
+           "model.cross_entropy": "te",
            "strategy.microbatch_size": 1, "strategy.grad_accum_fusion": "true", "strategy.dp_overlap": "true",
            "strategy.p2p_overlap": "true", "strategy.zero": 1, "strategy.param_gather_overlap": "true",
            "strategy.sequence_parallel": "true",
@@ -76,6 +80,8 @@ RECOMPUTE_ALTERNATIVES = {"none": {"strategy.recompute": "none", "strategy.recom
                           "all": {"strategy.recompute": "full", "strategy.recompute_layers": 0}}
 # ... and the same run in bf16 (the model's fp8 gain on it).
 ALTERNATIVES = {**RECOMPUTE_ALTERNATIVES, "bf16": {"model.datatype": "bf16"}}
+# Every row with Megatron-Core's unfused cross entropy instead of the recipes' Transformer Engine one.
+UNFUSED_LOSS = {"model.cross_entropy": "unfused"}
 
 
 def call(run, **override):
@@ -91,6 +97,7 @@ def run():
     calls = [call(r) for r in RUNS]
     extra = [(i, alt, call(r, **settings)) for i, r in enumerate(RUNS) if r[12].get("strategy.recompute_layers")
              for alt, settings in ALTERNATIVES.items()]
+    extra += [(i, "unfused_loss", call(r, **UNFUSED_LOSS)) for i, r in enumerate(RUNS)]
     results = tscli.run_many(calls + [c for _, _, c in extra])
     rows = []
     for (name, container, model, gpus, gbs, seq, tp, pp, cp, vp, split, measured, recipe), res in zip(
@@ -101,7 +108,7 @@ def run():
                "zero": recipe.get("strategy.zero", CLUSTER["strategy.zero"]), "measured_tokens_per_gpu_s": measured}
         rows.append(measured_row(row, res, {"tp_busy_s": "tensor_parallel"}))
     for (i, alt, _), res in zip(extra, results[len(calls):]):
-        alternative(rows[i], res, alt if alt == "bf16" else f"recompute_{alt}")
+        alternative(rows[i], res, alt if alt in ("bf16", "unfused_loss") else f"recompute_{alt}")
     return rows
 
 
@@ -207,6 +214,11 @@ def markdown(rows, notes):
               "training\"), and before `strategy.stage_split = ends` (the 405B row then split evenly, its last "
               "virtual stage two blocks and the output layer), the 26.04.01 rows read +6.8 % (70B) and +12.6 % "
               "(405B); with the first two and the even split, -6.3 % and +3.4 %.",
+              "- The loss: the recipes run Transformer Engine's fused cross entropy (`model.cross_entropy = te`, "
+              "docs/models.md \"Cross entropy\": 6 + 4 bytes per logit in place, where Megatron-Core's unfused "
+              "kernels move 38 + 22 and keep the fp32 softmax). With the unfused kernels, as before the key, the "
+              "rows would read " + ", ".join(f"{r['unfused_loss_error_pct']:+.1f} %" for r in ok
+                                             if "unfused_loss_error_pct" in r) + ".",
               "- Stage split: the 405B recipe counts the embedding and the loss as pipeline layers "
               "(`strategy.stage_split = ends`, Megatron-Core's account_for_embedding_in_pipeline_split and "
               "account_for_loss_in_pipeline_split); the 70B recipe of both containers splits the blocks evenly.",

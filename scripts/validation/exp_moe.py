@@ -56,6 +56,10 @@ Expert tensor parallelism and TP overlap (`strategy.etp`, `strategy.tp_overlap`)
     collectives overlapped in full (chosen), the row read 1498 tokens/s/GPU (+15.5 %). The same recipe's DDP
     config sets overlap_param_gather=True (deepseek_v3.py at f37f883a8): `strategy.param_gather_overlap = true`.
 
+The loss (`model.cross_entropy`): Megatron-Bridge 25.09 publishes Transformer Engine's fused cross entropy
+(deepseek_v3_llm_pretrain.yaml at f37f883a8: `cross_entropy_fusion_impl: "te"`; DeepSeekModelProvider:
+cross_entropy_loss_fusion = True): `te`. The other runs do not say: Megatron-Core's default, unfused.
+
 Pipeline stage split (`strategy.stage_split`), per run:
   * Megatron-Bridge 25.09: published. Its recipe's layout `Et|(tt|)*30mL` (configs/deepseek/
     deepseek_v3_llm_pretrain.yaml at f37f883a8: the embedding and one layer, 30 x two layers, the MTP module and
@@ -155,7 +159,7 @@ RUN_KEYS = {
     "megatron-bridge-25.09-dsv3-1024": {"model.grad_datatype": "bf16", "strategy.dp_overlap": "false",
                                         "model.fp8_recipe": "tensorwise", "strategy.stage_split": "ends",
                                         "strategy.etp": 1, "strategy.tp_overlap": "backward",
-                                        "strategy.param_gather_overlap": "true"},
+                                        "strategy.param_gather_overlap": "true", "model.cross_entropy": "te"},
     # NeMo AutoModel's FSDP2: every pass's gathers prefetched on the DP stream (the docstring)
     "automodel-dsv3-1024": {"strategy.param_gather_overlap": "true"},
     "automodel-dsv3-256": {"strategy.param_gather_overlap": "true"},

@@ -2,6 +2,7 @@
 // norm, output projection, BERT's pooler and MLM transform), and the tied copy of the word
 // embeddings the last pipeline stage keeps.
 #include "toposweep/workload/block.hpp"
+#include "toposweep/workload/cross_entropy.hpp"
 
 namespace toposweep {
 
@@ -47,10 +48,12 @@ double embedding_kept_bytes(const TransformerShape& t, ActivationSplit split) {
 
 double head_kept_bytes(const TransformerShape& t, double elem, ActivationSplit split) {
   // Final norm input and the logits' input (elem bytes each, split with sequence parallelism)
-  // and the fp32 logits (vocab-parallel): Korthikanti et al. 2022 Sec. 4.3, 4sbh/t (1 + v/h).
-  // Each CP rank keeps its own s / cp tokens' share.
+  // and what the cross entropy keeps of the (vocab-parallel) logits: unfused, the fp32 softmax,
+  // Korthikanti et al. 2022 Sec. 4.3, 4sbh/t (1 + v/h) (cross_entropy.hpp). Each CP rank keeps its
+  // own s / cp tokens' share.
   const double s = t.seq_len / double(split.cp), h = t.hidden, v = t.vocab, tp = split.tp;
-  return 2 * elem * s * h / double(split.sequence) + 4 * s * v / tp;
+  const double logit_bytes = cross_entropy_bytes(t.cross_entropy, elem).kept;
+  return 2 * elem * s * h / double(split.sequence) + logit_bytes * s * v / tp;
 }
 
 double tied_embedding_copy(const Model& m, double tp, std::uint32_t pp) {

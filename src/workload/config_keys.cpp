@@ -3,6 +3,7 @@
 #include "toposweep/util/config.hpp"
 #include "toposweep/util/config_checks.hpp"
 #include "toposweep/util/runs.hpp"
+#include "toposweep/workload/cross_entropy.hpp"
 #include "toposweep/workload/device.hpp"
 #include "toposweep/workload/fp8_quantize.hpp"
 #include "toposweep/workload/model_library.hpp"
@@ -19,6 +20,12 @@ void check_device(const std::string& value, const std::string& where) {
 }
 void check_datatype(const std::string& value, const std::string& where) {
   datatype_bytes(value, where);
+}
+
+std::vector<std::string> cross_entropy_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, kind] : kCrossEntropyKinds) out.emplace_back(name);
+  return out;
 }
 
 std::vector<std::string> fp8_recipe_names() {
@@ -58,6 +65,13 @@ std::vector<KeySpec> config_keys() {
        "mask, to fp32, fp32 softmax, back: Megatron's fallback and stock PyTorch; 6e+16 instead of 2e bytes "
        "per score element forward); no effect with model.fused_attention",
        checks::one_of({"fused", "eager"})},
+      {"model.cross_entropy", "unfused",
+       "transformers: the loss's kernels over each rank's logits: unfused (Megatron-Core's vocab-parallel "
+       "cross entropy, one PyTorch kernel a step: 38 + 22 bytes per logit, fp32 softmax kept; its default), "
+       "native (its jit-fused version, cross_entropy_fusion_impl native: 22 + 10, fp32 kept) or te "
+       "(Transformer Engine's Triton kernels in place, cross_entropy_fusion_impl te: 6 + 4, the bf16 logits "
+       "kept; Megatron-Bridge's recipes)",
+       checks::one_of(cross_entropy_names())},
       {"model.moe_imbalance", "1",
        "MoE models with strategy.ep > 1: the busiest expert-parallel rank's routed tokens over the mean "
        "(>= 1); scales that rank's expert GEMMs, dispatch/combine All-to-Alls and expert activations",

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "toposweep/workload/block.hpp"
+#include "toposweep/workload/cross_entropy.hpp"
 #include "toposweep/workload/fp8_quantize.hpp"
 #include "toposweep/workload/memory.hpp"
 
@@ -604,10 +605,11 @@ LayerCost head_cost(const KernelDevice& d, const LayerCostKey& k) {
   // DeepSeek-V3 keeps its output head out of fp8 (arXiv:2412.19437 Sec. 3.3).
   const double logits = gemm_seconds(d, x.T, Vt, x.h, 1, e, e);
   fwd.kernel(logits);
-  // Vocab-parallel cross entropy: logits to fp32, max, exp-sum, loss and the saved softmax.
-  fwd.kernel(memory_seconds(d, 38 * x.T * Vt));
+  // Vocab-parallel cross entropy (model.cross_entropy, cross_entropy.hpp).
+  const CrossEntropyBytes loss = cross_entropy_bytes(k.shape.cross_entropy, e);
+  fwd.kernel(memory_seconds(d, loss.forward * x.T * Vt));
   if (k.shape.pooler) fwd.kernel(gemm_seconds(d, x.T, x.h, x.h, 1, e, e));  // BERT MLM transform
-  bwd.kernel(memory_seconds(d, 22 * x.T * Vt));                             // cross-entropy backward
+  bwd.kernel(memory_seconds(d, loss.backward * x.T * Vt));
   bwd.kernel(gemm_seconds(d, x.T, x.h, Vt, 1, e, e));
   const double wgrad = gemm_seconds(d, Vt, x.h, x.T, 1, e, k.grad_accum_fusion ? 8 : e);
   bwd.kernel(wgrad);

@@ -124,6 +124,14 @@ Model with_softmax(const Model& m, SoftmaxKind kind, const std::string& where) {
   return rebuilt(m, t);
 }
 
+Model with_cross_entropy(const Model& m, CrossEntropyKind kind, const std::string& where) {
+  if (!m.transformer)
+    throw BadInput("model " + m.name + " is not a transformer: it has no cross entropy over logits", where);
+  TransformerShape t = *m.transformer;
+  t.cross_entropy = kind;
+  return rebuilt(m, t);
+}
+
 Layer dense_layer(std::string name, double in, double out, double tokens) {
   Layer l;
   l.name = std::move(name);

@@ -8,6 +8,7 @@
 #include "toposweep/util/key_origins.hpp"
 #include "toposweep/util/runs.hpp"
 #include "toposweep/util/strings.hpp"
+#include "toposweep/workload/cross_entropy.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/spec.hpp"
 #include "toposweep/workload/strategy_knobs.hpp"
@@ -123,6 +124,11 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
     s.seq_len = static_cast<std::uint32_t>(config.get_int("model.seq_len", 1, 1 << 30));
   if (config.has("model.softmax") && config.get_string("model.softmax") == "eager")
     s.softmax = SoftmaxKind::Eager;
+  if (config.has("model.cross_entropy")) {
+    // The key's check (config_keys.cpp) admits the table's names only.
+    if (const auto k = cross_entropy_from_name(to_lower(trim(config.get_string("model.cross_entropy")))))
+      s.cross_entropy = *k;
+  }
   if (config.has("model.moe_imbalance")) s.moe_imbalance = config.get_double("model.moe_imbalance");
   if (config.has("model.moe_capacity_factor") &&
       !trim(config.get_string("model.moe_capacity_factor")).empty())

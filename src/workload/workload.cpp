@@ -62,6 +62,8 @@ double moe_element_bytes(const std::string& datatype, const std::string& key) {
 Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model, Device device) {
   if (spec.seq_len > 0) model = with_seq_len(model, spec.seq_len, "key model.seq_len");
   if (spec.softmax != SoftmaxKind::Fused) model = with_softmax(model, spec.softmax, "key model.softmax");
+  if (spec.cross_entropy != CrossEntropyKind::Unfused)
+    model = with_cross_entropy(model, spec.cross_entropy, "key model.cross_entropy");
   double batch = static_cast<double>(spec.global_batch);
   if (spec.global_batch <= 0) {
     const std::int64_t per_gpu = spec.batch_per_gpu == 0 ? model.default_batch_per_gpu : spec.batch_per_gpu;

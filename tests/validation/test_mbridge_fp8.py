@@ -7,8 +7,10 @@ stage_split = ends) the 26.04.01 rows read -6.3 % (70B) and +9.8 % (405B; +3.4 %
 changes they read +6.8 % and +12.6 % (even split). With each overlapped TP collective under its own GEMM (what
 outlasts the GEMM extends the pass) they read -6.5 % and +7.9 %. The 25.11 rows were added with no model change and
 read -19.4 % (8B), -4.0 % (70B) and +20.2 % (405B); with the amax of the norm-fed GEMM inputs taken by the norm
-kernel (current scaling) -19.0 %, -3.8 %, +20.4 % (the 26.04.01 rows -6.2 %, +8.7 %). A change that moves them must
-say why."""
+kernel (current scaling) -19.0 %, -3.8 %, +20.4 % (the 26.04.01 rows -6.2 %, +8.7 %). With the recipes'
+Transformer Engine cross entropy (model.cross_entropy = te, 6 + 4 bytes a logit instead of 38 + 22) the five rows read
+-2.1 %, +9.4 %, -15.7 %, +0.4 %, +21.2 %: faster, most where the 128,256-word output layer weighs most (8B at TP 1,
+and the 70B rows whose last stage is critical). A change that moves them must say why."""
 import pytest
 
 import exp_mbridge_fp8
@@ -23,9 +25,11 @@ def test_published_fp8_runs_are_within_bounds(rows):
     assert [(r["model"], r["container"]) for r in rows] == [
         ("llama3-70b", "26.04.01"), ("llama3-405b", "26.04.01"), ("llama3-8b", "25.11"), ("llama3-70b", "25.11"),
         ("llama3-405b", "25.11")]
-    bounds = [(-9.0, -3.0), (6.0, 10.0), (-23.0, -16.0), (-7.0, -1.0), (16.0, 24.0)]
+    bounds = [(-5.0, 1.0), (6.0, 12.0), (-19.0, -12.0), (-3.0, 3.0), (17.0, 25.0)]
     for r, (low, high) in zip(rows, bounds):
         assert low <= r["error_pct"] <= high, r
+        # The unfused cross entropy (38 + 22 bytes a logit against 6 + 4) only slows a run down.
+        assert r["unfused_loss_error_pct"] < r["error_pct"], r
     assert [r["stage_split"] for r in rows] == ["even", "ends", "even", "even", "ends"]
     for r in rows:
         # Published layouts fit the H100's 80 GiB; with TP, the pipeline interleaved and TP hidden under compute.

@@ -10,7 +10,9 @@ parallelism 1:
   * GPT-OSS 120B on 64 H100 in bf16: TP 1, PP 4, EP 8 inside a server, a 128-token window on every other block.
     The model reads +36.9 %: its compute alone is two thirds of the measured step (host synchronisation and
     per-expert GEMM launches are candidates, not modelled); without the windows it reads +32.7 %.
-A change that moves them must say why."""
+With the recipes' Transformer Engine cross entropy (model.cross_entropy = te: the performance overrides set it for
+every model, GPT-OSS's recipe's "native" included) the three read -6.1 %, +44.0 % and +64.8 %: GPT-OSS's last stage
+loses 1.7 s of the unfused loss over its 201,088-word vocabulary. A change that moves them must say why."""
 import pytest
 
 import exp_mbridge_moe
@@ -24,7 +26,7 @@ def rows():
 def test_published_moe_runs_are_within_bounds(rows):
     assert [r["model"] for r in rows] == ["qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b"]
     small, large, oss = rows
-    assert -12.0 <= small["error_pct"] <= -6.0, small
+    assert -9.0 <= small["error_pct"] <= -3.0, small
     assert small["memory_GiB"] < 80, small
     # Not overlapped: the All-to-All is exposed, and it is most of the exposed communication.
     assert small["exposed_comm_s"] > small["compute_s"], small
@@ -33,12 +35,16 @@ def test_published_moe_runs_are_within_bounds(rows):
     # Folded and overlapped: fits, too fast with the overlap, too slow without it (the measured step between).
     assert large["etp"] == 1 and large["ep"] == 32 and large["tp"] == 2, large
     assert large["memory_GiB"] < 80, large
-    assert 28.0 <= large["error_pct"] <= 38.0, large
-    assert -19.0 <= large["exposed_error_pct"] <= -10.0, large
+    assert 39.0 <= large["error_pct"] <= 49.0, large
+    assert -15.0 <= large["exposed_error_pct"] <= -7.0, large
     # GPT-OSS: the All-to-All on NVLink, not overlapped; compute-bound and too fast by the same margin as above.
     assert oss["memory_GiB"] < 80, oss
-    assert 32.0 <= oss["error_pct"] <= 42.0, oss
+    assert 60.0 <= oss["error_pct"] <= 70.0, oss
     assert oss["exposed_error_pct"] == oss["error_pct"], oss
     assert oss["compute_s"] > 5 * oss["exposed_comm_s"], oss
+    # The unfused cross entropy only slows each run down (GPT-OSS's last stage most: its 201,088-word vocabulary).
+    for r in rows:
+        assert r["unfused_loss_error_pct"] < r["error_pct"], r
+    assert oss["error_pct"] - oss["unfused_loss_error_pct"] > 20.0, oss
     # Without the windows every block's attention runs over the whole sequence: slower, so less fast.
-    assert 28.0 <= oss["no_window_error_pct"] < oss["error_pct"], oss
+    assert 54.0 <= oss["no_window_error_pct"] < oss["error_pct"], oss

@@ -92,6 +92,10 @@ enum class PositionKind : std::uint8_t { Learned, Rotary };
 // (model.softmax; block_softmax.cpp): Megatron's fused scale-mask-softmax kernel, or the eager
 // chain Megatron falls back to and stock PyTorch runs (scale, mask, to fp32, softmax, to bf16).
 enum class SoftmaxKind : std::uint8_t { Fused, Eager };
+// The cross entropy after the output layer (model.cross_entropy; cross_entropy.hpp): Megatron-Core's
+// unfused vocab-parallel kernels (its default), its jit-fused version (cross_entropy_fusion_impl
+// native) or Transformer Engine's Triton kernels (te).
+enum class CrossEntropyKind : std::uint8_t { Unfused, Native, Te };
 
 // Mixture of Experts (Shazeer et al. 2017; Mixtral, DeepSeek-V3): every block after the first
 // `dense_layers` replaces its MLP by `experts` routed expert MLPs of width expert_ffn_hidden, each
@@ -125,10 +129,11 @@ struct TransformerShape {
   bool biases = true;
   bool pooler = false;  // BERT pooler + MLM transform
   NormKind norm = NormKind::LayerNorm;
-  PositionKind position = PositionKind::Learned;  // Rotary: max_positions is 0
-  SoftmaxKind softmax = SoftmaxKind::Fused;       // the score kernels of unfused attention
-  std::optional<MoeShape> moe;                    // Mixture of Experts (none: every block dense)
-  std::optional<MlaShape> mla;                    // multi-head latent attention instead of (GQA) attention
+  PositionKind position = PositionKind::Learned;               // Rotary: max_positions is 0
+  SoftmaxKind softmax = SoftmaxKind::Fused;                    // the score kernels of unfused attention
+  CrossEntropyKind cross_entropy = CrossEntropyKind::Unfused;  // the loss's kernels
+  std::optional<MoeShape> moe;                                 // Mixture of Experts (none: every block dense)
+  std::optional<MlaShape> mla;  // multi-head latent attention instead of (GQA) attention
   // Multi-token prediction modules (DeepSeek-V3): each one more block (MoE when the model is),
   // after the last, with a 2h x h projection and two norms; on the last pipeline stage.
   std::uint32_t mtp_layers = 0;

@@ -27,6 +27,8 @@ Model with_seq_len(const Model& m, std::uint32_t seq_len, const std::string& whe
 // The transformer `m` with its unfused attention's score kernels `kind` (model.softmax), rebuilt
 // from its shape; BadInput naming `where` for a model without a transformer shape.
 Model with_softmax(const Model& m, SoftmaxKind kind, const std::string& where);
+// `m` with the cross entropy's kernels of `kind` (model.cross_entropy); a transformer only.
+Model with_cross_entropy(const Model& m, CrossEntropyKind kind, const std::string& where);
 
 std::vector<std::string> builtin_model_names();
 bool is_builtin_model(const std::string& name);

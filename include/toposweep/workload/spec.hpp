@@ -31,9 +31,10 @@ struct WorkloadSpec {
   // model.fused_attention: one flash-attention kernel per layer; unset: the device's default
   // (Device::fused_attention_default).
   std::optional<bool> fused_attention;
-  std::string grad_datatype;                  // model.grad_datatype; empty: the training datatype
-  std::uint32_t seq_len = 0;                  // model.seq_len; > 0: overrides a transformer's sequence length
-  SoftmaxKind softmax = SoftmaxKind::Fused;   // model.softmax: a transformer's unfused score kernels
+  std::string grad_datatype;                 // model.grad_datatype; empty: the training datatype
+  std::uint32_t seq_len = 0;                 // model.seq_len; > 0: overrides a transformer's sequence length
+  SoftmaxKind softmax = SoftmaxKind::Fused;  // model.softmax: a transformer's unfused score kernels
+  CrossEntropyKind cross_entropy = CrossEntropyKind::Unfused;  // model.cross_entropy: a transformer's loss
   double moe_imbalance = 1;                   // model.moe_imbalance (Workload::moe_imbalance)
   std::optional<double> moe_capacity_factor;  // model.moe_capacity_factor; unset: the model's
   bool moe_pad_to_capacity = false;           // model.moe_pad_to_capacity
@@ -47,8 +48,8 @@ struct WorkloadSpec {
 };
 
 // model.name, model.batch_per_gpu, model.global_batch, model.datatype, model.optimizer,
-// model.fused_attention, model.grad_datatype, model.seq_len, model.softmax, server.device,
-// server.efficiency.
+// model.fused_attention, model.grad_datatype, model.seq_len, model.softmax, model.cross_entropy,
+// server.device, server.efficiency.
 WorkloadSpec workload_spec_from_config(const Config& config);
 
 // The workload on `gpus` GPUs (the model and device files are read here); errors name the key.
