@@ -44,14 +44,15 @@ AlternatingResult alternating_optimize(const Workload& w, const AlternatingSetti
   // Round 0: pure data parallelism; a model it does not fit (a MoE model's experts) starts from
   // the first pure data-parallel strategy that fits with its experts split (optimize.ep), its
   // states sharded (optimize.zero_stages) and its activations recomputed (optimize.recompute),
-  // in that order of preference, each list in its order.
-  std::vector<Strategy> starts{pure_data_parallel(gpus)};
+  // in that order of preference, each list in its order. Each start carries what the space fixes
+  // (the bucket, the configured recomputation modules and blocks), as every strategy searched does.
+  std::vector<Strategy> starts{st.space.fixed(pure_data_parallel(gpus))};
   validate_strategy(starts.front(), w, gpus);
   const bool moe = w.model.transformer && w.model.transformer->moe.has_value();
   for (const std::uint32_t ep : moe ? st.space.values(&StrategyKnobs::ep) : std::vector<std::uint32_t>{})
     for (const std::uint8_t zero : st.space.values(&StrategyKnobs::zero))
       for (const Recompute recompute : st.space.values(&StrategyKnobs::recompute)) {
-        Strategy s = pure_data_parallel(gpus);
+        Strategy s = starts.front();
         s.ep = ep;
         s.zero = zero;
         s.recompute = recompute;

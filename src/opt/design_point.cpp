@@ -235,7 +235,7 @@ OptimizeResult optimize_strategy(const OptimizeProblem& p) {
   }
   if (!t0 && !invalid) {
     out.baseline = "pure data parallelism (the configured strategy does not fit)";
-    start = pure_data_parallel(f.network.gpu_count());
+    start = space.fixed(pure_data_parallel(f.network.gpu_count()));
     try {
       t0 = scorer.iteration_time(start);
     } catch (const InvalidDesign& e) {

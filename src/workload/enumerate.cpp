@@ -215,6 +215,15 @@ struct Level {
 
 }  // namespace
 
+Strategy StrategySpace::fixed(Strategy s) const {
+  s.bucket_bytes = bucket_bytes;
+  const std::vector<std::uint32_t>& modules = codes(row(&StrategyKnobs::recompute_modules));
+  if (!modules.empty()) s.recompute_modules = static_cast<RecomputeModules>(modules.front());
+  const std::vector<std::uint32_t>& recompute_layers = codes(row(&StrategyKnobs::recompute_layers));
+  if (!recompute_layers.empty()) s.recompute_layers = recompute_layers.front();
+  return s;
+}
+
 StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const StrategySpace& space,
                                 const StrategyVisitor& visit) {
   StrategyCount count;
@@ -247,15 +256,7 @@ StrategyCount for_each_strategy(const Workload& w, std::uint32_t gpus, const Str
   for (std::uint32_t r : space.codes(recompute_row))
     if (static_cast<Recompute>(r) != Recompute::Selective || m.transformer) recomputes.push_back(r);
 
-  Strategy s;
-  s.bucket_bytes = space.bucket_bytes;
-  // Not searched but fixed by the space (the configured strategy.recompute_modules): what
-  // selective recomputation recomputes in every strategy visited.
-  const std::vector<std::uint32_t>& modules = space.codes(row(&StrategyKnobs::recompute_modules));
-  if (!modules.empty()) s.recompute_modules = static_cast<RecomputeModules>(modules.front());
-  // The same for block recomputation (the configured strategy.recompute_layers).
-  const std::vector<std::uint32_t>& recompute_layers = space.codes(row(&StrategyKnobs::recompute_layers));
-  if (!recompute_layers.empty()) s.recompute_layers = recompute_layers.front();
+  Strategy s = space.fixed(Strategy{});
   Feasibility fit;
   // The visiting order: kEnumerationOrder (microbatches; schedule and chunks; recompute; ZeRO
   // stage; sequence parallelism, after which the memory is known; TP overlap; DP overlap; batch

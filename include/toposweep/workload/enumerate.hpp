@@ -54,6 +54,10 @@ struct StrategySpace {
     for (std::uint32_t code : codes(*find_strategy_knob(member))) out.push_back(static_cast<T>(code));
     return out;
   }
+  // `s` with what the space fixes without searching it: the gradient bucket and the configured
+  // strategy.recompute_modules and strategy.recompute_layers (one value each). Every strategy a
+  // search starts from or visits carries them.
+  Strategy fixed(Strategy s) const;
   template <class T>
   void set(T StrategyKnobs::*member, const std::type_identity_t<std::vector<T>>& values) {
     std::vector<std::uint32_t>& list = codes(*find_strategy_knob(member));

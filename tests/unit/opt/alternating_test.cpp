@@ -88,6 +88,35 @@ TEST(Alternating, ExhaustiveOnATransformer) {
   EXPECT_GE(r.rounds.size(), 1u + s.patience);
 }
 
+// What the space fixes without searching it (the bucket, strategy.recompute_modules and
+// strategy.recompute_layers) is in every round's strategy, the pure data-parallel start included,
+// and in the answer; before, the start carried the defaults, and the exhaustive step kept that start
+// whenever no searched strategy beat it.
+TEST(Alternating, EveryRoundCarriesWhatTheSpaceFixes) {
+  const Config c = testing::make_config({{"model.name", "bert-large"}});
+  const Workload w = workload_from_config(c, 16);
+  auto s = small_settings(c, 8);
+  s.search = SearchMethod::Exhaustive;
+  s.space.set(&StrategyKnobs::schedule, {PipelineSchedule::OneFOneB});
+  s.space.set(&StrategyKnobs::recompute, {Recompute::None, Recompute::Full});
+  s.space.set(&StrategyKnobs::zero, {0});
+  s.space.max_microbatches = 2;
+  s.space.bucket_bytes = 4.0 * 1024 * 1024;
+  s.space.codes(*find_strategy_knob(&StrategyKnobs::recompute_layers)) = {2};
+  s.space.codes(*find_strategy_knob(&StrategyKnobs::recompute_modules)) = {
+      static_cast<std::uint32_t>(RecomputeModules::Mlp)};
+  s.max_rounds = 2;
+  const auto r = alternating_optimize(w, s);
+  ASSERT_FALSE(r.rounds.empty());
+  for (const auto& round : r.rounds) {
+    EXPECT_EQ(round.strategy.recompute_layers, 2u) << "round " << round.round;
+    EXPECT_EQ(round.strategy.recompute_modules, RecomputeModules::Mlp) << "round " << round.round;
+    EXPECT_EQ(round.strategy.bucket_bytes, 4.0 * 1024 * 1024) << "round " << round.round;
+  }
+  EXPECT_EQ(r.best_strategy.recompute_layers, 2u);
+  check_trace(r, s, w);
+}
+
 // A MoE model whose experts do not fit on every GPU: round 0 is the first pure data-parallel
 // strategy that fits with its experts split over ep ranks (optimize.ep, then optimize.zero_stages,
 // then optimize.recompute, each in its order), found here by the memory model directly; the All-to-Alls
