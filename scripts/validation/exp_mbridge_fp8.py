@@ -54,7 +54,7 @@ import json
 import sys
 
 import tscli
-from exp_megatron import DGX_H100, mcore_bucket
+from exp_megatron import DGX_H100, h100_collective_sms, mcore_bucket
 
 CLUSTER = {**DGX_H100, "model.fused_attention": "true",
            "model.datatype": "fp8", "model.fp8_recipe": "tensorwise", "model.grad_datatype": "bf16",
@@ -98,6 +98,7 @@ def run():
     extra = [(i, alt, call(r, **settings)) for i, r in enumerate(RUNS) if r[12].get("strategy.recompute_layers")
              for alt, settings in ALTERNATIVES.items()]
     extra += [(i, "unfused_loss", call(r, **UNFUSED_LOSS)) for i, r in enumerate(RUNS)]
+    extra += [(i, "dp_sms", call(r, **{"strategy.dp_sms": h100_collective_sms()})) for i, r in enumerate(RUNS)]
     results = tscli.run_many(calls + [c for _, _, c in extra])
     rows = []
     for (name, container, model, gpus, gbs, seq, tp, pp, cp, vp, split, measured, recipe), res in zip(
@@ -108,7 +109,7 @@ def run():
                "zero": recipe.get("strategy.zero", CLUSTER["strategy.zero"]), "measured_tokens_per_gpu_s": measured}
         rows.append(measured_row(row, res, {"tp_busy_s": "tensor_parallel"}))
     for (i, alt, _), res in zip(extra, results[len(calls):]):
-        alternative(rows[i], res, alt if alt in ("bf16", "unfused_loss") else f"recompute_{alt}")
+        alternative(rows[i], res, alt if alt in ("bf16", "unfused_loss", "dp_sms") else f"recompute_{alt}")
     return rows
 
 
@@ -219,6 +220,10 @@ def markdown(rows, notes):
               "kernels move 38 + 22 and keep the fp32 softmax). With the unfused kernels, as before the key, the "
               "rows would read " + ", ".join(f"{r['unfused_loss_error_pct']:+.1f} %" for r in ok
                                              if "unfused_loss_error_pct" in r) + ".",
+              f"- A sensitivity, not a fit: with their data-parallel collectives holding {h100_collective_sms()} "
+              "of the H100's 132 SMs while they overlap compute (`strategy.dp_sms`, the device file's assumed "
+              "`collective_sms`; docs/models.md \"The DP collectives' SMs\") the rows would read "
+              + ", ".join(f"{r['dp_sms_error_pct']:+.1f} %" for r in ok if "dp_sms_error_pct" in r) + ".",
               "- Stage split: the 405B recipe counts the embedding and the loss as pipeline layers "
               "(`strategy.stage_split = ends`, Megatron-Core's account_for_embedding_in_pipeline_split and "
               "account_for_loss_in_pipeline_split); the 70B recipe of both containers splits the blocks evenly.",

@@ -382,16 +382,26 @@ def h100_exploratory(work):
             row["error_1f1b_pct"] = pct(tf1, meas)
         # Sensitivities, not fits: the same configuration on an H100 whose GEMMs all run at 0.60 of peak (the
         # operator table's K <= 2048 shapes), or whose SM clock is 13 % lower (peak FLOP/s x 0.87, HBM unchanged).
-        sens = tscli.run_many([("simulate", {**DGX_H100, **MCORE, "model.name": path, **mcore_bucket(dp),
-                                             **strategy_sets(tp, pp, gpus, batch, mbs, v, "none", tp > 1),
-                                             "server.device": dev}, [], [])
-                               for dev in mcore_sensitivity_devices(work)])
-        for key, rs in zip(("error_gemm060_pct", "error_clock87_pct"), sens):
+        # And the same run with its data-parallel collectives on the device's collective_sms SMs while they overlap
+        # compute (strategy.dp_sms; NCCL's channel count for these runs is not published).
+        same = {**DGX_H100, **MCORE, "model.name": path, **mcore_bucket(dp),
+                **strategy_sets(tp, pp, gpus, batch, mbs, v, "none", tp > 1)}
+        sens = tscli.run_many([("simulate", {**same, "server.device": dev}, [], [])
+                               for dev in mcore_sensitivity_devices(work)]
+                              + [("simulate", {**same, "strategy.dp_sms": h100_collective_sms()}, [], [])])
+        for key, rs in zip(("error_gemm060_pct", "error_clock87_pct", "error_dp_sms_pct"), sens):
             if isinstance(rs, Exception):
                 raise rs
             row[key] = pct(flops / rs["iteration_time_s"] / gpus / 1e12, meas)
+        row["dp_sms"] = h100_collective_sms()
         rows.append(row)
     return rows
+
+
+def h100_collective_sms():
+    """The SMs the h100 device file gives a collective (its intra_server.collective_sms)."""
+    with open(os.path.join(tscli.SOURCE_DIR, "inputs", "devices", "h100.json")) as f:
+        return json.load(f)["intra_server"]["collective_sms"]
 
 
 def mcore_sensitivity_devices(work):

@@ -557,17 +557,20 @@ def section_megatron(res, notes):
               f"{h1.error_pct.min():+.1f} … {h1.error_pct.max():+.1f} %; goal: each within 10 %, mean 5 %): the goal "
               "is not met. No per-run factor: one device file, the configuration above.", "",
               "Where the time goes (seconds per iteration; the measured step is the FLOPs over the published TFLOP/s; "
-              "toposweep's compute is its critical stage's; the last two columns: the error with the same "
-              "configuration on an H100 whose GEMMs all run at 0.60 of peak, or whose SM clock is 13 % lower — "
-              "sensitivities, not fits):", ""]
+              "toposweep's compute is its critical stage's; the last three columns: the error with the same "
+              "configuration on an H100 whose GEMMs all run at 0.60 of peak, or whose SM clock is 13 % lower, or "
+              f"whose data-parallel collectives hold {int(h1.dp_sms.iloc[0])} of its 132 SMs while they overlap "
+              "compute (`strategy.dp_sms`, docs/models.md \"The DP collectives' SMs\"; the device file's "
+              "`collective_sms`, assumed) — sensitivities, not fits):", ""]
     lines.append(md_table(["model", "measured step", "toposweep step", "compute", "exposed comm", "bubble",
-                           "DP / TP / PP busy", "compute / measured step", "GEMM 0.60", "clock −13 %"],
+                           "DP / TP / PP busy", "compute / measured step", "GEMM 0.60", "clock −13 %",
+                           f"DP on {int(h1.dp_sms.iloc[0])} SMs"],
                           [[r.model, f"{r.measured_iteration_s:.3f}", f"{r.iteration_s:.3f}", f"{r.compute_s:.3f}",
                             f"{r.exposed_comm_s:.3f}", f"{r.bubble_s:.3f}",
                             " / ".join("—" if pd.isna(r.get(k)) else f"{r.get(k):.2f}" for k in
                                        ("busy_data_parallel_s", "busy_tensor_parallel_s", "busy_pipeline_parallel_s")),
                             f"{r.compute_s / r.measured_iteration_s:.2f}", pc(r.error_gemm060_pct),
-                            pc(r.error_clock87_pct)] for _, r in h1.iterrows()]))
+                            pc(r.error_clock87_pct), pc(r.error_dp_sms_pct)] for _, r in h1.iterrows()]))
     lines += ["", "What the breakdown says:", "",
               f"- **toposweep's compute alone is {cm.min():.0%}–{cm.max():.0%} of every measured step**, so the gap "
               f"is not only a schedule choice: whatever the runs' microbatch size and chunk count, {1 - cm.max():.0%}–"
@@ -603,7 +606,13 @@ def section_megatron(res, notes):
               "interleaved schedule says \"asynchronous communication tends to slow down compute\" "
               "(`megatron/core/pipeline_parallel/schedules.py`); toposweep charges SM contention to overlapped TP "
               "collectives (each under its own GEMM) and to overlapped expert-parallel All-to-Alls "
-              "(`strategy.ep_sms`), not to overlapped DP and PP transfers.",
+              "(`strategy.ep_sms`), and to overlapped DP collectives only on request (`strategy.dp_sms`, column "
+              f"`DP on {int(h1.dp_sms.iloc[0])} SMs`), not to PP transfers. With the DP collectives on "
+              f"{int(h1.dp_sms.iloc[0])} SMs the rows read {h1.error_dp_sms_pct.min():+.1f} … "
+              f"{h1.error_dp_sms_pct.max():+.1f} % (mean |error| {h1.error_dp_sms_pct.abs().mean():.1f} %): it moves "
+              "the runs whose gradients reduce under a long backward without a pipeline (16B, 32B) most, the "
+              "smallest and the pipelined ones (whose last buckets reduce after the backward, so the slowed "
+              "compute hides under them) little, so it does not explain the gap the runs share.",
               "- No modelling change was made: none of these is measured for this cluster, and a device-wide "
               "derate would break the measured single-GPU layers (section 7b, where the H100 is already 3–9 % slow "
               "on fused-attention layers). What would settle it: the runs' launch scripts (microbatch, virtual "

@@ -160,6 +160,9 @@ class IterationBuilder {
   // what that took from the pass's compute (its tasks from `pass_first` on; Task::sm_share).
   void add_contention(std::uint32_t stage, std::uint32_t micro, TaskPhase phase, TaskId pass_first,
                       const std::vector<TaskId>& on_sms);
+  // strategy.dp_sms: before the stage's optimizer step, a compute task timing what the stage's
+  // data-parallel collectives took from the compute they overlapped (Task::sm_share).
+  void add_dp_contention(std::uint32_t stage);
   struct SfbPending {
     std::uint32_t layer;
     TaskId gathered;
@@ -201,6 +204,7 @@ class IterationBuilder {
     kExpertDpReduceScatter,
     kExpertDpAllGather,
     kSmContention,
+    kDpSmContention,
     kLabelCount
   };
   std::uint32_t label(Label l);
@@ -313,7 +317,8 @@ std::uint32_t IterationBuilder::label(Label l) {
                                                       "expert_dp_allreduce",
                                                       "expert_dp_reducescatter",
                                                       "expert_dp_allgather",
-                                                      "sm_contention"};
+                                                      "sm_contention",
+                                                      "dp_sm_contention"};
   if (label_ids_[l] == 0) label_ids_[l] = g_.add_label(kNames[l]);
   return label_ids_[l];
 }
@@ -1089,6 +1094,36 @@ void IterationBuilder::add_contention(std::uint32_t stage, std::uint32_t micro, 
   last_compute_[stage] = g_.add(t, scratch_);
 }
 
+void IterationBuilder::add_dp_contention(std::uint32_t stage) {
+  // The collectives on the stage's DP stream (gradient buckets under the backward, weight gathers
+  // under the forward) take strategy.dp_sms of the device's SMs while they run. Charged once, after
+  // the stage's compute and DP communication: the stage's compute ends share x overlap later, as if
+  // slowed where they overlapped (sim/contention.hpp); what that slowdown would have delayed in
+  // between (a pipeline send) is not.
+  const std::uint32_t sms = w_.device.sms;
+  if (s_.dp_sms == 0 || sms == 0) return;
+  scratch_.clear();
+  bool comm = false;
+  for (TaskId i = 0; i < g_.tasks.size(); ++i) {
+    const Task& t = g_.tasks[i];
+    if (t.stream == dp_stream_[stage] && t.kind != TaskKind::Compute) {
+      scratch_.push_back(i);
+      comm = true;
+    } else if (t.kind == TaskKind::Compute && t.stream == compute_stream_[stage]) {
+      scratch_.push_back(i);
+    }
+  }
+  if (!comm) return;
+  Task t;
+  t.kind = TaskKind::Compute;
+  t.phase = TaskPhase::Backward;
+  t.stream = compute_stream_[stage];
+  t.sm_share = std::min(0.9, static_cast<double>(s_.dp_sms) / sms);
+  t.stage = stage;
+  t.label = label(kDpSmContention);
+  last_compute_[stage] = g_.add(t, scratch_);
+}
+
 void IterationBuilder::emit_sfb_allgather(std::uint32_t stage, std::uint32_t layer, std::uint32_t micro) {
   if (dp_set_[stage] == kNoSet) return;
   Task t =
@@ -1161,6 +1196,7 @@ void IterationBuilder::emit_optimizer(std::uint32_t stage) {
                                     tied_sync_set_, kEmbeddingSync);
     last_dp_[0] = add_task(sync, {last_compute_[0], last_dp_[0], last_stage_backward_});
   }
+  add_dp_contention(stage);
   // ZeRO: the stage's share of the dense states (1 / dp x cp) and, ep > 1, of the experts'
   // (1 / their dp x cp / ep replicas).
   const double experts = device_experts(stage);

@@ -30,6 +30,8 @@ def test_published_fp8_runs_are_within_bounds(rows):
         assert low <= r["error_pct"] <= high, r
         # The unfused cross entropy (38 + 22 bytes a logit against 6 + 4) only slows a run down.
         assert r["unfused_loss_error_pct"] < r["error_pct"], r
+        # The DP collectives' SMs (strategy.dp_sms, a sensitivity) can only slow a run down.
+        assert r["dp_sms_error_pct"] <= r["error_pct"], r
     assert [r["stage_split"] for r in rows] == ["even", "ends", "even", "even", "ends"]
     for r in rows:
         # Published layouts fit the H100's 80 GiB; with TP, the pipeline interleaved and TP hidden under compute.

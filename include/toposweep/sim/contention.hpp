@@ -1,8 +1,10 @@
 #pragma once
 // SM contention between a pass's compute and the communication overlapped with it whose kernels
-// run on the same GPU's SMs (strategy.ep_sms: the expert-parallel dispatch/combine kernels).
-// The task graph closes such a pass with a compute task whose sm_share is the SMs' share and
-// whose dependencies are the pass's compute tasks and the overlapped communication tasks; both
+// run on the same GPU's SMs (strategy.ep_sms: the expert-parallel dispatch/combine kernels;
+// strategy.dp_sms: the data-parallel collectives, charged once per stage before its optimizer
+// step over the whole iteration's compute). The task graph closes such a pass (or stage) with a
+// compute task whose sm_share is the SMs' share and whose dependencies are the pass's compute
+// tasks and the overlapped communication tasks; both
 // the event engine and the prepared playback time it here, from their dependencies' spans, so
 // the two agree bit for bit.
 //

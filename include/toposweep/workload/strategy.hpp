@@ -119,6 +119,10 @@ struct StrategyKnobs {
   // pass's first bucket exposed, the rest under the layers before them); false: on the compute
   // stream before the pass.
   bool param_gather_overlap = false;
+  // The SMs the data-parallel collectives (gradient reductions, weight gathers) occupy while they
+  // run, which the stage's compute they overlap loses (NCCL runs a collective on its channel
+  // count of SMs, one block each); 0: none, the compute unslowed.
+  std::uint32_t dp_sms = 0;
   // Pipeline sends on their own streams; false: every send blocks its stage's compute until it
   // is done (Megatron-LM's p2p exchanges before Megatron-Core).
   bool p2p_overlap = true;

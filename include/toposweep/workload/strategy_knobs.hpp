@@ -352,6 +352,18 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
          "prefetch); false: before the pass, on the compute stream",
      .json_when = KnobJson::UnlessDefault,
      .scope = KnobScope::DataParallel},
+    {.name = "dp_sms",
+     .json = "dp_sms",
+     .member = &StrategyKnobs::dp_sms,
+     .default_text = "0",
+     .doc =
+         "SMs the data-parallel collectives occupy while they overlap the stage's compute (gradient "
+         "buckets under the backward, weight gathers under the forward), which that compute loses, charged "
+         "before the optimizer step (NCCL takes one SM per channel); 0: none",
+     .min = 0,
+     .max = 1 << 12,
+     .json_when = KnobJson::UnlessDefault,
+     .scope = KnobScope::DataParallel},
     {.name = "p2p_overlap",
      .json = "p2p_overlap",
      .member = &StrategyKnobs::p2p_overlap,
