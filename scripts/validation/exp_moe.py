@@ -56,6 +56,13 @@ Expert tensor parallelism and TP overlap (`strategy.etp`, `strategy.tp_overlap`)
     collectives overlapped in full (chosen), the row read 1498 tokens/s/GPU (+15.5 %). The same recipe's DDP
     config sets overlap_param_gather=True (deepseek_v3.py at f37f883a8): `strategy.param_gather_overlap = true`.
 
+The dispatcher (`strategy.ep_dispatcher = deepep`: each token crosses the network once per destination node and is
+forwarded over NVLink there, collective/alltoall_dedup.hpp), every run, published: Megatron-Bridge 25.09's flex
+dispatcher with DeepEP (above), NeMo AutoModel's "TE + DeepEP", and the DeepSeek-V3 report's own kernels ("tokens ...
+transmitted via IB to the GPUs with the same in-node index on its target nodes ... then forwarded via NVLink",
+Sec. 3.2.2). Not modelled: the report's node-limited routing (at most 4 nodes a token, Sec. 2.1.2), which cuts its
+network bytes further.
+
 The loss (`model.cross_entropy`): Megatron-Bridge 25.09 publishes Transformer Engine's fused cross entropy
 (deepseek_v3_llm_pretrain.yaml at f37f883a8: `cross_entropy_fusion_impl: "te"`; DeepSeekModelProvider:
 cross_entropy_loss_fusion = True): `te`. The other runs do not say: Megatron-Core's default, unfused.
@@ -159,12 +166,13 @@ RUN_KEYS = {
     "megatron-bridge-25.09-dsv3-1024": {"model.grad_datatype": "bf16", "strategy.dp_overlap": "false",
                                         "model.fp8_recipe": "tensorwise", "strategy.stage_split": "ends",
                                         "strategy.etp": 1, "strategy.tp_overlap": "backward",
-                                        "strategy.param_gather_overlap": "true", "model.cross_entropy": "te"},
+                                        "strategy.param_gather_overlap": "true", "model.cross_entropy": "te",
+                                        "strategy.ep_dispatcher": "deepep"},
     # NeMo AutoModel's FSDP2: every pass's gathers prefetched on the DP stream (the docstring)
-    "automodel-dsv3-1024": {"strategy.param_gather_overlap": "true"},
-    "automodel-dsv3-256": {"strategy.param_gather_overlap": "true"},
+    "automodel-dsv3-1024": {"strategy.param_gather_overlap": "true", "strategy.ep_dispatcher": "deepep"},
+    "automodel-dsv3-256": {"strategy.param_gather_overlap": "true", "strategy.ep_dispatcher": "deepep"},
     "deepseek-v3-report-2048": {"model.optimizer_moments": "bf16", "model.moe_activation_datatype": "fp8",
-                                "model.fp8_recipe": "blockwise"},
+                                "model.fp8_recipe": "blockwise", "strategy.ep_dispatcher": "deepep"},
 }
 # Every run: the router probabilities applied in the experts' activation (Megatron-Core >= v0.13), so the
 # unpermutation keeps no expert outputs. Published by code for Megatron-Bridge 25.09 (Megatron-Core > v0.13); for the
@@ -493,6 +501,10 @@ def markdown(rows, fit, notes):
               "still lacks, none measured: MLA's 192-wide query-key heads in the fused attention fitted on "
               "128-wide ones, DeepEP's dispatch preprocessing and the permutation kernels, the fp8 grouped GEMMs "
               "(not measured).",
+              "- **The dispatcher** (`strategy.ep_dispatcher = deepep`, docs/models.md \"Dispatcher\"): every row runs DeepEP "
+              "or DeepSeek's own kernels, which send a token over the network once per destination node (0.662 of NCCL's "
+              "inter-node bytes for 256 experts, top 8, over 8 nodes). With NCCL's All-to-All instead, as before the key, the "
+              "rows read +23.4 %, +1.6 %, -16.6 % and +2.0 % (2 of 4 within 15 %).",
               "- **The All-to-All kernels' SMs** (`strategy.ep_sms`, default 20: DeepEP's default number of SMs, "
               "and the 20 of 132 SMs DeepSeek-V3 gives its communication, report Sec. 3.2.2): the overlapped "
               "dispatch and combine run on SMs the pass's compute loses while they run (docs/models.md, \"The "

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <string>
 
+#include "toposweep/collective/alltoall_dedup.hpp"
 #include "toposweep/collective/forest.hpp"
 #include "toposweep/collective/hierarchical.hpp"
 #include "toposweep/collective/memo.hpp"
@@ -389,9 +390,14 @@ CollectivePlan plan_collective(const CollectiveRequest& request, const std::stri
   check_request(net, request);
   const std::uint32_t g = request.gpus_per_node;
   const double sharing = std::max<std::uint32_t>(1, request.instances_per_node);
+  // A node-deduplicating MoE dispatch sends that fraction of an AllToAll's network bytes.
+  const double dedup = request.op == CollectiveOp::AllToAll && request.dedup.active()
+                           ? dedup_network_fraction(request.dedup.top_k, request.dedup.experts,
+                                                    static_cast<std::uint32_t>(request.nodes.size()))
+                           : 1.0;
   if (g <= 1) {
     CollectivePlan plan = plan_network(net, request, algorithm, options, memo);
-    scale_network_bytes(plan, sharing);
+    scale_network_bytes(plan, sharing * dedup);
     add_rail_relay(net, request, options, plan);
     return plan;
   }
@@ -417,7 +423,7 @@ CollectivePlan plan_collective(const CollectiveRequest& request, const std::stri
                nodes = static_cast<double>(request.nodes.size());
   const bool ring_op = request.op == CollectiveOp::AllReduce || request.op == CollectiveOp::ReduceScatter ||
                        request.op == CollectiveOp::AllGather;
-  double network_factor = sharing;
+  double network_factor = sharing * dedup;
   const bool rings = plan.algorithm == "ring" || plan.algorithm == "multiring";
   if (rings && ring_op && nodes > 1) {
     // NCCL's ring (and each ring of a multiring) runs through all n GPUs, g channels each

@@ -14,7 +14,7 @@ namespace toposweep::sim {
 std::size_t AnalyticalModel::KeyHash::operator()(const Key& k) const {
   std::uint64_t h = std::bit_cast<std::uint64_t>(k.bytes);
   h ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.shape)) << 16 | std::uint64_t{k.kind} << 8 |
-        k.op) +
+        k.op | std::uint64_t{k.dedup.top_k} << 48) +
        0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   return static_cast<std::size_t>(h * 0xbf58476d1ce4e5b9ull);
 }
@@ -66,7 +66,7 @@ void AnalyticalModel::learn_path(std::int32_t shape, PathCost& p) {
 }
 
 double AnalyticalModel::shape_time(const Task& t, std::int32_t shape) {
-  const Key key{shape, static_cast<std::uint8_t>(t.kind), static_cast<std::uint8_t>(t.op), t.bytes};
+  const Key key{shape, static_cast<std::uint8_t>(t.kind), static_cast<std::uint8_t>(t.op), t.bytes, t.dedup};
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   const GroupNodes& g = shapes_[static_cast<std::size_t>(shape)];
@@ -224,6 +224,7 @@ const JobTimes& AnalyticalModel::play_times(const CommLayout& layout) {
     t.kind = op.kind;
     t.op = op.op;
     t.bytes = op.bytes;
+    t.dedup = op.dedup;
     double worst = 0;
     if (op.mode == CommLayout::Mode::TransferSet) {
       double injection = 0;

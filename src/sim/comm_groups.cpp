@@ -120,6 +120,7 @@ CollectiveRequest node_collective_request(const Task& t, const GroupNodes& g) {
   req.root = g.nodes.empty() ? 0 : g.nodes[0];
   req.instances_per_node = g.instances_per_node;
   req.member_locals = g.locals;
+  req.dedup = t.dedup;
   return req;
 }
 

@@ -160,6 +160,15 @@ class IterationBuilder {
   // what that took from the pass's compute (its tasks from `pass_first` on; Task::sm_share).
   void add_contention(std::uint32_t stage, std::uint32_t micro, TaskPhase phase, TaskId pass_first,
                       const std::vector<TaskId>& on_sms);
+  // strategy.ep_dispatcher = deepep: an expert-parallel All-to-All's tokens go once per
+  // destination node (Task::dedup); otherwise, and for every other task, inactive.
+  TokenDedup token_dedup(const Task& t) const {
+    if (s_.ep_dispatcher != EpDispatcher::DeepEp || t.purpose != CommPurpose::ExpertParallel ||
+        t.op != CollectiveOp::AllToAll || !m_.transformer || !m_.transformer->moe)
+      return {};
+    return {static_cast<std::uint16_t>(m_.transformer->moe->top_k),
+            static_cast<std::uint16_t>(m_.transformer->moe->experts)};
+  }
   // strategy.dp_sms: before the stage's optimizer step, a compute task timing what the stage's
   // data-parallel collectives took from the compute they overlapped (Task::sm_share).
   void add_dp_contention(std::uint32_t stage);
@@ -800,6 +809,7 @@ void IterationBuilder::flush(std::uint32_t stage, std::uint32_t micro, TaskPhase
     t.stage = stage;
     t.layer = c.layer;
     t.microbatch = micro;
+    t.dedup = token_dedup(t);
     if (c.purpose == CommPurpose::DataParallel)
       t.label = label(kDpParamAllGather);
     else if (c.foldable)
@@ -978,6 +988,7 @@ void IterationBuilder::emit_pass(std::uint32_t chunk, std::uint32_t micro, bool 
     t.stage = stage;
     t.layer = c.layer;
     t.microbatch = micro;
+    t.dedup = token_dedup(t);
     t.label = label(ep   ? kMpAllToAll
                     : cp ? (c.op == CollectiveOp::AllGather ? kCpAllGather : kCpReduceScatter)
                     : c.op == CollectiveOp::AllReduce     ? kTpAllReduce

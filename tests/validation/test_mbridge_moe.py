@@ -12,7 +12,8 @@ parallelism 1:
     per-expert GEMM launches are candidates, not modelled); without the windows it reads +32.7 %.
 With the recipes' Transformer Engine cross entropy (model.cross_entropy = te: the performance overrides set it for
 every model, GPT-OSS's recipe's "native" included) the three read -6.1 %, +44.0 % and +64.8 %: GPT-OSS's last stage
-loses 1.7 s of the unfused loss over its 201,088-word vocabulary. A change that moves them must say why."""
+loses 1.7 s of the unfused loss over its 201,088-word vocabulary. With the 30B run's HybridEP dispatcher (strategy.ep_dispatcher = deepep: one copy of a token per destination server,
+0.249 of NCCL's inter-server bytes) it reads +60.3 %. A change that moves them must say why."""
 import pytest
 
 import exp_mbridge_moe
@@ -26,10 +27,13 @@ def rows():
 def test_published_moe_runs_are_within_bounds(rows):
     assert [r["model"] for r in rows] == ["qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b"]
     small, large, oss = rows
-    assert -9.0 <= small["error_pct"] <= -3.0, small
+    # HybridEP: one copy per destination server (strategy.ep_dispatcher = deepep), 0.249 of NCCL's inter-server
+    # bytes: far too fast at the NICs' rate; with NCCL's All-to-All the row reads as before the key.
+    assert 55.0 <= small["error_pct"] <= 66.0, small
+    assert -9.0 <= small["nccl_dispatch_error_pct"] <= -3.0, small
     assert small["memory_GiB"] < 80, small
     # Not overlapped: the All-to-All is exposed, and it is most of the exposed communication.
-    assert small["exposed_comm_s"] > small["compute_s"], small
+    assert small["exposed_comm_s"] > 0.25 * small["compute_s"], small
     assert small["ep_busy_s"] > 0.99 * small["exposed_comm_s"], small
     assert small["exposed_error_pct"] == small["error_pct"], small
     # Folded and overlapped: fits, too fast with the overlap, too slow without it (the measured step between).

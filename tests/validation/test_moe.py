@@ -25,7 +25,11 @@ mlp) and full (AutoModel):
     "te" in its yaml; 6 + 4 bytes a logit instead of 38 + 22) reads +23.4 %: its last virtual stage, with the main
     and the MTP output heads, is faster;
   * the AutoModel runs fit only with full recomputation (+9.6 %, -17.1 % with the ends split, chosen);
-  * with the All-to-All exposed and in bf16 (Megatron-Core's defaults) every run 20-45 % too slow.
+  * with the All-to-All exposed and in bf16 (Megatron-Core's defaults) every run 20-45 % too slow;
+  * every run's dispatcher sends a token once per destination node (strategy.ep_dispatcher = deepep: DeepEP, TE +
+    DeepEP, DeepSeek's own kernels, all published): 0.662 of NCCL's inter-node bytes; the rows read +46.6, +6.6,
+    -4.4 and +7.4 % (3 of 4 within 15 %; with NCCL's All-to-All +23.4, +1.6, -16.6, +2.0), exposed and in bf16
+    2-24 % too slow.
 A change that moves them must say why."""
 import pytest
 
@@ -43,12 +47,12 @@ def test_runs_are_within_the_documented_errors(rows):
     predicted = [r for r in rows if "error_pct" in r]
     assert {r["name"] for r in predicted} == set(by)
     for r in predicted:
-        assert abs(r["error_pct"]) <= 40.0, r
+        assert abs(r["error_pct"]) <= 50.0, r
         # The exposed bf16 All-to-All: every run too slow, the gap the overlap and fp8 dispatch close.
         exposed = 100 * (r["exposed_bf16_tokens_per_gpu_s"] / r["measured_tokens_per_gpu_s"] - 1)
-        assert -45.0 <= exposed <= -18.0, r
+        assert -45.0 <= exposed <= 0.0, r
         assert r["predicted_tokens_per_gpu_s"] > r["exposed_bf16_tokens_per_gpu_s"], r
-    assert sum(abs(r["error_pct"]) <= 15.0 for r in predicted) == 2
+    assert sum(abs(r["error_pct"]) <= 15.0 for r in predicted) == 3
     # Megatron-Bridge's recipe publishes its recomputation and overlap (exp_moe.py's docstring); full recomputation
     # is timed beside it, never chosen.
     mb = by["megatron-bridge-25.09-dsv3-1024"]
@@ -56,11 +60,11 @@ def test_runs_are_within_the_documented_errors(rows):
     assert mb["ep_overlap"] and mb["overlap_published"], mb
     assert mb["dispatch"] == "bf16" and mb["dispatch_published"], mb
     assert mb["stage_split"] == "ends" and mb["stage_split_published"], mb
-    assert 17.0 <= mb["error_pct"] <= 24.0, mb
+    assert 42.0 <= mb["error_pct"] <= 50.0, mb
     full = 100 * (mb["tokens_per_gpu_s_by_recompute"]["full"] / mb["measured_tokens_per_gpu_s"] - 1)
-    assert -13.0 <= full <= -6.0, mb
+    assert 8.0 <= full <= 15.0, mb
     even = 100 * (mb["tokens_per_gpu_s_by_stage_split"]["even"] / mb["measured_tokens_per_gpu_s"] - 1)
-    assert -2.0 <= even <= 4.0, mb
+    assert 15.0 <= even <= 23.0, mb
     # The AutoModel runs are BF16: their dispatch is not chosen; only full recomputation fits them.
     for name in ("automodel-dsv3-1024", "automodel-dsv3-256"):
         assert by[name]["dispatch"] == "bf16" and by[name]["dispatch_published"], by[name]
@@ -71,8 +75,8 @@ def test_deepseek_v3_fits_only_without_the_expert_outputs_kept(rows):
     ds = next(r for r in rows if r["name"] == "deepseek-v3-report-2048")
     assert ds["recompute_published"] and ds["recompute"] == "selective (layernorm,mla_up_proj,moe_act)", ds
     assert not ds["stage_split_published"], ds
-    assert -3.0 <= ds["error_pct"] <= 6.0, ds
+    assert 4.0 <= ds["error_pct"] <= 10.0, ds
     even = 100 * (ds["tokens_per_gpu_s_by_stage_split"]["even"] / ds["measured_tokens_per_gpu_s"] - 1)
-    assert -28.0 <= even <= -20.0, ds
+    assert -24.0 <= even <= -17.0, ds
     assert 50.0 <= ds["memory_GiB"] <= 65.0, ds
     assert ds["memory_GiB_outputs_kept"] > 80.0 and not ds["feasible_outputs_kept"], ds

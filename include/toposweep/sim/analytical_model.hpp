@@ -67,6 +67,7 @@ class AnalyticalModel final : public NetworkModel {
     std::int32_t shape;
     std::uint8_t kind, op;
     double bytes;
+    TokenDedup dedup;
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {

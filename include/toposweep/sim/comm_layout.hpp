@@ -32,6 +32,7 @@ class CommLayout {
     TaskKind kind = TaskKind::Collective;
     CollectiveOp op = CollectiveOp::AllReduce;
     double bytes = 0;
+    TokenDedup dedup;                    // Task::dedup
     std::uint32_t first = 0, count = 0;  // shapes: shape_refs()[first, first + count)
     std::uint32_t injection = 0;         // TransferSet: index into injections()
   };

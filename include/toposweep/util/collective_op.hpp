@@ -1,5 +1,6 @@
 #pragma once
 // The collective operations, shared vocabulary of workloads, collectives and the simulator.
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -13,5 +14,16 @@ std::optional<CollectiveOp> parse_collective_op(std::string_view name);
 
 // nccl-tests bus-bandwidth factor: 2(n-1)/n for AllReduce, (n-1)/n for the others.
 double busbw_factor(CollectiveOp op, int ranks);
+
+// An AllToAll of MoE tokens through a dispatcher that sends each token once per destination node
+// (DeepEP's and HybridEP's normal kernels: strategy.ep_dispatcher = deepep), each token routed to
+// top_k of `experts` experts spread evenly over the group's nodes. Zero: a plain AllToAll, one copy
+// per (token, expert). collective/alltoall_dedup.hpp gives the network bytes it saves.
+struct TokenDedup {
+  std::uint16_t top_k = 0;
+  std::uint16_t experts = 0;
+  bool active() const { return top_k > 0 && experts > 0; }
+  bool operator==(const TokenDedup&) const = default;
+};
 
 }  // namespace toposweep

@@ -38,6 +38,11 @@ std::optional<Recompute> parse_recompute(std::string_view text);
 // GEMM, and with sequence parallelism the re-gather of the saved input with the input-gradient
 // GEMM); full (Megatron-Core / Transformer Engine: every TP collective pipelined with its GEMM).
 enum class TpOverlap : std::uint8_t { None, Backward, Full };
+// How a MoE layer's tokens reach their experts' ranks (strategy.ep_dispatcher): alltoall (NCCL's
+// All-to-All, Megatron-Core's alltoall dispatcher: one copy per (token, expert)) or deepep (DeepEP /
+// HybridEP through Megatron-Core's flex dispatcher: one copy per destination node, forwarded inside
+// it; collective/alltoall_dedup.hpp).
+enum class EpDispatcher : std::uint8_t { AllToAll, DeepEp };
 const char* tp_overlap_name(TpOverlap o);  // "none", "backward", "full"
 
 // How a global batch is split over data-parallel replicas on unequal devices: even (every replica
@@ -90,6 +95,8 @@ struct StrategyKnobs {
   // the pass's compute loses (DeepEP's default and DeepSeek-V3's 20 of 132, arXiv:2412.19437
   // Sec. 3.2.2; NCCL's All-to-All takes its channel count instead).
   std::uint32_t ep_sms = 20;
+  // The dispatch/combine path (EpDispatcher): its All-to-Alls' network bytes.
+  EpDispatcher ep_dispatcher = EpDispatcher::AllToAll;
   std::uint32_t microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   // Model chunks per device with the interleaved schedule (>= 2 there; 1 otherwise): the layers

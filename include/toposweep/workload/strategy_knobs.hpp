@@ -29,7 +29,7 @@ using KnobMember =
                  double StrategyKnobs::*, std::vector<std::uint32_t> StrategyKnobs::*,
                  PipelineSchedule StrategyKnobs::*, Recompute StrategyKnobs::*, TpOverlap StrategyKnobs::*,
                  BatchSplit StrategyKnobs::*, StageSplit StrategyKnobs::*, Compression StrategyKnobs::*,
-                 RecomputeModules StrategyKnobs::*>;
+                 RecomputeModules StrategyKnobs::*, EpDispatcher StrategyKnobs::*>;
 
 // A named value of an enum knob (the enum's underlying value).
 struct KnobValue {
@@ -100,6 +100,9 @@ inline constexpr std::string_view kRecomputeSynonyms[] = {"true", "false", "yes"
 inline constexpr KnobValue kTpOverlapValues[] = {{"none", static_cast<std::uint8_t>(TpOverlap::None)},
                                                  {"backward", static_cast<std::uint8_t>(TpOverlap::Backward)},
                                                  {"full", static_cast<std::uint8_t>(TpOverlap::Full)}};
+inline constexpr KnobValue kEpDispatcherValues[] = {
+    {"alltoall", static_cast<std::uint8_t>(EpDispatcher::AllToAll)},
+    {"deepep", static_cast<std::uint8_t>(EpDispatcher::DeepEp)}};
 inline constexpr KnobValue kBatchSplitValues[] = {
     {"even", static_cast<std::uint8_t>(BatchSplit::Even)},
     {"proportional", static_cast<std::uint8_t>(BatchSplit::Proportional)}};
@@ -219,6 +222,18 @@ inline constexpr StrategyKnob kStrategyKnobs[] = {
          "3.2.2; NCCL's All-to-All takes its channel count); 0: none",
      .min = 0,
      .max = 1 << 12,
+     .json_when = KnobJson::UnlessDefault},
+    {.name = "ep_dispatcher",
+     .json = "ep_dispatcher",
+     .member = &StrategyKnobs::ep_dispatcher,
+     .default_text = "alltoall",
+     .doc =
+         "expert parallelism: how tokens reach their experts: alltoall (NCCL's All-to-All, Megatron-Core's "
+         "alltoall dispatcher: one copy per token and expert) or deepep (DeepEP / HybridEP, Megatron-Core's "
+         "flex dispatcher: one copy per token and destination node, forwarded inside it: fewer network "
+         "bytes with top_k > 1)",
+     .values = kEpDispatcherValues,
+     .unknown = "EP dispatcher",
      .json_when = KnobJson::UnlessDefault},
     {.name = "microbatches",
      .json = "microbatches",

@@ -71,6 +71,9 @@ struct Task {
   // SMs; its duration is what that took from the compute, worked out from their spans when it
   // starts (duration_s is unused).
   double sm_share = 0;
+  // An expert-parallel AllToAll sent once per destination node (strategy.ep_dispatcher = deepep;
+  // CollectiveRequest::dedup); inactive otherwise.
+  TokenDedup dedup;
 };
 
 // Concurrent instances of one communication task. For collectives, each group is the member

@@ -1,0 +1,115 @@
+// The node-deduplicated MoE All-to-All (CollectiveRequest::dedup, strategy.ep_dispatcher = deepep):
+// the fraction of the network bytes against brute force over every routing of a token, and the
+// two-level closed form of a switch with the network part scaled by it.
+#include "toposweep/collective/alltoall_dedup.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collective_config.hpp"
+#include "toposweep/collective/options.hpp"
+#include "toposweep/collective/plan.hpp"
+#include "toposweep/topology/build.hpp"
+#include "toposweep/util/config.hpp"
+
+namespace toposweep {
+namespace {
+
+// Every set of k of E experts (expert e on node e / (E / N)), a token on node 0: the mean number of
+// other nodes holding at least one of them (one copy each with dedup) over the mean number of
+// experts on other nodes (one copy each without).
+double brute_force(int k, int E, int N) {
+  const int per_node = E / N;
+  std::vector<int> pick(k);
+  for (int i = 0; i < k; ++i) pick[i] = i;
+  double copies = 0, plain = 0, sets = 0;
+  while (true) {
+    std::vector<bool> hit(N, false);
+    for (int e : pick) {
+      hit[e / per_node] = true;
+      plain += e / per_node != 0;
+    }
+    copies += std::count(hit.begin() + 1, hit.end(), true);
+    ++sets;
+    int i = k - 1;
+    while (i >= 0 && pick[i] == E - k + i) --i;
+    if (i < 0) break;
+    ++pick[i];
+    for (int j = i + 1; j < k; ++j) pick[j] = pick[j - 1] + 1;
+  }
+  return (copies / sets) / (plain / sets);
+}
+
+TEST(AllToAllDedup, FractionEqualsBruteForceOverEveryRouting) {
+  for (const auto& [k, E, N] : std::vector<std::array<int, 3>>{{1, 8, 2},
+                                                               {2, 8, 2},
+                                                               {2, 8, 4},
+                                                               {3, 12, 3},
+                                                               {4, 12, 3},
+                                                               {4, 16, 4},
+                                                               {8, 16, 2},
+                                                               {6, 18, 6},
+                                                               {2, 8, 8}})
+    EXPECT_NEAR(dedup_network_fraction(k, E, N), brute_force(k, E, N), 1e-12)
+        << k << " of " << E << " on " << N;
+  // One node, or k = 1, or one expert per node: nothing saved.
+  EXPECT_EQ(dedup_network_fraction(8, 256, 1), 1.0);
+  EXPECT_NEAR(dedup_network_fraction(1, 64, 8), 1.0, 1e-15);
+  EXPECT_NEAR(dedup_network_fraction(4, 16, 16), 1.0, 1e-15);
+  // The cases the header names.
+  EXPECT_NEAR(dedup_network_fraction(8, 256, 8), 0.662, 5e-4);
+  EXPECT_NEAR(dedup_network_fraction(8, 128, 2), 0.249, 5e-4);
+}
+
+CollectiveRequest alltoall(const Network& net, double bytes, TokenDedup dedup) {
+  CollectiveRequest r;
+  r.op = CollectiveOp::AllToAll;
+  r.bytes = bytes;
+  r.gpus_per_node = net.gpus_per_node();
+  r.dedup = dedup;
+  for (VertexId v = 0; v < net.compute_count(); ++v) r.nodes.push_back(v);
+  return r;
+}
+
+// N servers of g GPUs on one switch, pipelined two-level All-to-All: max(network, intra), the
+// network part g S (N - 1) / N / B scaled by the fraction, the part inside the servers unchanged.
+TEST(AllToAllDedup, TwoLevelOnASwitchScalesTheNetworkPartOnly) {
+  const double S = 1e9, B = 4 * 100e9 / 8;
+  for (int g : {1, 4, 8})
+    for (const std::string intra_bw : {"1000GB/s", "10GB/s"}) {
+      const auto c = test::collective_config({{"topology.kind", "switch"},
+                                              {"topology.servers", "8"},
+                                              {"topology.degree", "4"},
+                                              {"topology.link_bandwidth", "100Gbps"},
+                                              {"topology.link_latency", "0s"},
+                                              {"server.gpus", std::to_string(g)},
+                                              {"server.intra_bandwidth", intra_bw}});
+      const Network net = network_from_config(c);
+      const TokenDedup dsv3{8, 256};
+      const double r = dedup_network_fraction(8, 256, 8);
+      const auto plain =
+          plan_collective(net, alltoall(net, S, {}), "hierarchical", collective_options_from_config(c));
+      const auto dedup =
+          plan_collective(net, alltoall(net, S, dsv3), "hierarchical", collective_options_from_config(c));
+      const double network = g * S * 7 / 8 / B;
+      const LinkClass& fabric = net.intra_link();
+      const double intra = g == 1 ? 0.0
+                                  : fabric.latency_s + (g - 1) * fabric.step_latency_s +
+                                        S * (g - 1) / g / fabric.achievable_Bps();
+      EXPECT_NEAR(plain.time_s, std::max(network, intra), 1e-12 * plain.time_s) << g << " " << intra_bw;
+      EXPECT_NEAR(dedup.time_s, std::max(r * network, intra), 1e-12 * dedup.time_s) << g << " " << intra_bw;
+      // Other operations ignore it.
+      CollectiveRequest ag = alltoall(net, S, dsv3);
+      ag.op = CollectiveOp::AllGather;
+      CollectiveRequest ag_plain = ag;
+      ag_plain.dedup = {};
+      EXPECT_EQ(plan_collective(net, ag, "ring").time_s, plan_collective(net, ag_plain, "ring").time_s);
+    }
+}
+
+}  // namespace
+}  // namespace toposweep
