@@ -12,7 +12,8 @@ double contention_seconds(const TaskGraph& g, TaskId i, std::span<const TaskSpan
   // follow each other, so the ones overlapping a compute span form a run found by binary search;
   // otherwise every pair is tried. Either way the sum adds the same nonzero overlaps in the same
   // order (pairs that do not overlap add exactly 0), so both give the same bits.
-  std::vector<TaskId> comm;
+  thread_local std::vector<TaskId> comm;  // reused: a contention task is timed once per pass played
+  comm.clear();
   for (TaskId c : deps)
     if (g.tasks[c].kind != TaskKind::Compute) {
       comm.push_back(c);
