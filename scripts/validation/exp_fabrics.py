@@ -34,13 +34,18 @@ FABRICS = [
     ("dragonfly", {"topology.kind": "dragonfly", "topology.groups": "4", "topology.routers_per_group": "4",
                    "topology.terminals_per_router": "8", "topology.global_links_per_router": "3"}),
 ]
+MIXTRAL = {"model.global_batch": "512", "strategy.sequence_parallel": "true", "strategy.zero": "1"}
+# label: (model, fixed keys, strategies, ep values)
 MODELS = {
     # Mixtral 8x7B: batch 512 sequences of 4,096 tokens; tp <= 2, pp <= 8 and ep in 1, 4, 8.
-    "mixtral-8x7b": ({"model.global_batch": "512", "strategy.sequence_parallel": "true", "strategy.zero": "1"},
-                     "all(max_tp=2, max_pp=8)", ["1", "4", "8"]),
+    "mixtral-8x7b": ("mixtral-8x7b", MIXTRAL, "all(max_tp=2, max_pp=8)", ["1", "4", "8"]),
+    # The same with DeepEP's dispatcher: each token crosses the network once per destination node
+    # (strategy.ep_dispatcher = deepep).
+    "mixtral-8x7b, DeepEP": ("mixtral-8x7b", {**MIXTRAL, "strategy.ep_dispatcher": "deepep"},
+                             "all(max_tp=2, max_pp=8)", ["1", "4", "8"]),
     # Llama 3 70B: batch 256 sequences of 8,192 tokens; tp <= 8, pp <= 8.
-    "llama3-70b": ({"model.global_batch": "256", "strategy.sequence_parallel": "true", "strategy.zero": "1"},
-                   "all(max_tp=8, max_pp=8)", ["1"]),
+    "llama3-70b": ("llama3-70b", {"model.global_batch": "256", "strategy.sequence_parallel": "true",
+                                  "strategy.zero": "1"}, "all(max_tp=8, max_pp=8)", ["1"]),
 }
 
 
@@ -62,9 +67,9 @@ def space_ini(model, fixed, strategies, eps):
 
 def run(work):
     rows = []
-    for model, (fixed, strategies, eps) in MODELS.items():
-        ini = os.path.join(work, f"fabrics-{model}.ini")
-        out = os.path.join(work, f"fabrics-{model}.h5")
+    for k, (label, (model, fixed, strategies, eps)) in enumerate(MODELS.items()):
+        ini = os.path.join(work, f"fabrics-{k}.ini")
+        out = os.path.join(work, f"fabrics-{k}.h5")
         with open(ini, "w") as f:
             f.write(space_ini(model, fixed, strategies, eps))
         if os.path.exists(out):
@@ -75,7 +80,7 @@ def run(work):
         ok = p[p.status == 0]
         for (sub, bw), g in ok.groupby(["subspace", "topology.link_bandwidth"], observed=True):
             best = g.loc[g.iteration_time_s.idxmin()]
-            rows.append({"model": model, "fabric": FABRICS[int(str(sub)[1:])][0], "bandwidth": str(bw),
+            rows.append({"model": label, "fabric": FABRICS[int(str(sub)[1:])][0], "bandwidth": str(bw),
                          "iteration_time_s": float(best.iteration_time_s), "cost_usd": float(best.cost_usd),
                          "strategy": f"t{best.tp} p{best.pp} d{best.dp}"
                                      + (f" ep{best['strategy.ep']}" if "strategy.ep" in best else "")
