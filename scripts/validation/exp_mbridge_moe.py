@@ -151,7 +151,8 @@ def markdown(rows, notes):
              "scaling, bf16 gradient reduction, the distributed optimizer, no recomputation, force-balanced "
              "routing, the expert-parallel All-to-All in bf16, expert tensor parallelism 1 (`strategy.etp = 1`: "
              "the 235B run's EP 32 folded over TP 2 x DP 16, Megatron-Core's parallel folding); the 30B run's "
-             "All-to-All not overlapped, the 235B run's overlapped (`moe_a2a_overlap`), with Transformer Engine's "
+             "HybridEP dispatch (one copy of a token per destination server: `strategy.ep_dispatcher = deepep`) not "
+             "overlapped, the 235B run's NCCL All-to-All overlapped (`moe_a2a_overlap`), with Transformer Engine's "
              "backward-only TP overlap (`tp_comm_overlap = False`), 4 virtual stages and the ends counted in the "
              "stage split. Nothing was fitted; one setting is not published: the SMs the 235B run's overlapped NCCL "
              "All-to-All occupies (`strategy.ep_sms` left at 20). GPT-OSS 120B: bf16, TP 1, EP 8 inside each "
@@ -173,10 +174,10 @@ def markdown(rows, notes):
               + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + ").",
               "- The loss: every run's performance overrides set Transformer Engine's fused cross entropy "
               "(`model.cross_entropy = te`, docs/models.md \"Cross entropy\"). With Megatron-Core's unfused "
-              "kernels, as before the key, the rows would read "
+              "kernels instead (everything else as published) the rows would read "
               + ", ".join(f"{r['unfused_loss_error_pct']:+.1f} %" for r in ok if "unfused_loss_error_pct" in r)
-              + ": the fused loss makes every row faster, and the two rows the model already ran too fast "
-              "further out.",
+              + ": the fused loss makes every row faster, GPT-OSS's most (its 201,088-word vocabulary on the "
+              "critical last stage).",
               f"- A sensitivity, not a fit: with their data-parallel collectives holding {h100_collective_sms()} of "
               "the H100's 132 SMs while they overlap compute (`strategy.dp_sms`, docs/models.md \"The DP "
               "collectives' SMs\") the rows would read "
