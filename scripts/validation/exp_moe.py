@@ -60,8 +60,10 @@ The dispatcher (`strategy.ep_dispatcher = deepep`: each token crosses the networ
 forwarded over NVLink there, collective/alltoall_dedup.hpp), every run, published: Megatron-Bridge 25.09's flex
 dispatcher with DeepEP (above), NeMo AutoModel's "TE + DeepEP", and the DeepSeek-V3 report's own kernels ("tokens ...
 transmitted via IB to the GPUs with the same in-node index on its target nodes ... then forwarded via NVLink",
-Sec. 3.2.2). Not modelled: the report's node-limited routing (at most 4 nodes a token, Sec. 2.1.2), which cuts its
-network bytes further.
+Sec. 3.2.2). The built-in deepseek-v3 routes each token within 4 of its 8 expert groups, one group a server here
+(node-limited routing, Sec. 2.1.2; its config.json n_group 8, topk_group 4; Megatron-Core's moe_router_num_groups /
+moe_router_group_topk, which the Megatron-Bridge and AutoModel runs take from the same config): 0.454 of NCCL's
+inter-node bytes instead of 0.662 without the limit.
 
 The loss (`model.cross_entropy`): Megatron-Bridge 25.09 publishes Transformer Engine's fused cross entropy
 (deepseek_v3_llm_pretrain.yaml at f37f883a8: `cross_entropy_fusion_impl: "te"`; DeepSeekModelProvider:
@@ -418,8 +420,8 @@ def markdown(rows, fit, notes):
     def pct(tokens, r):
         return 100 * (tokens / r["measured_tokens_per_gpu_s"] - 1)
 
-    exposed = sorted(-pct(r["exposed_bf16_tokens_per_gpu_s"], r) for r in ok)
-    slow = f"{exposed[0]:.0f}-{exposed[-1]:.0f}"
+    exposed = sorted(pct(r["exposed_bf16_tokens_per_gpu_s"], r) for r in ok)
+    slow = f"{exposed[0]:+.0f} … {exposed[-1]:+.0f}"
     lines += ["", "**Measured MoE pre-training runs (held out).** Published tokens/s per GPU with the published "
               "layout; toposweep picks, over what a run leaves open (recomputation, the schedule where VP is not "
               "published, the EP All-to-All's overlap and dispatch datatype and the pipeline stage split where they "
@@ -434,8 +436,8 @@ def markdown(rows, fit, notes):
               f"{worst['source']}, {worst['gpus']} {worst['device']}, {worst['error_pct']:+.1f} % "
               f"({worst['compute_s']:.1f} s compute, {worst['exposed_comm_s']:.1f} s exposed communication, "
               f"{worst['bubble_s']:.1f} s bubble per {worst['iteration_time_s']:.1f} s iteration).",
-              f"- The expert-parallel All-to-All decides these runs: exposed and in bf16 every row is {slow} % too "
-              "slow. The runs hide it under other microbatches' compute (DeepSeek-V3's DualPipe, report Sec. "
+              f"- The expert-parallel All-to-All decides these runs: exposed and in bf16 the rows read {slow} % "
+              "(negative: too slow). The runs hide it under other microbatches' compute (DeepSeek-V3's DualPipe, report Sec. "
               "3.2.1; Megatron-Core's `--overlap-moe-expert-parallel-comm`), which `strategy.ep_overlap` models "
               "(a pass takes max(compute, All-to-All)) in the passes the schedule pairs, and DeepSeek-V3 "
               "dispatches in fp8 (Sec. 3.3.2, "
@@ -502,9 +504,11 @@ def markdown(rows, fit, notes):
               "128-wide ones, DeepEP's dispatch preprocessing and the permutation kernels, the fp8 grouped GEMMs "
               "(not measured).",
               "- **The dispatcher** (`strategy.ep_dispatcher = deepep`, docs/models.md \"Dispatcher\"): every row runs DeepEP "
-              "or DeepSeek's own kernels, which send a token over the network once per destination node (0.662 of NCCL's "
-              "inter-node bytes for 256 experts, top 8, over 8 nodes). With NCCL's All-to-All instead, as before the key, the "
-              "rows read +23.4 %, +1.6 %, -16.6 % and +2.0 % (2 of 4 within 15 %).",
+              "or DeepSeek's own kernels, which send a token over the network once per destination node: for 256 experts, "
+              "top 8, over 8 nodes 0.662 of NCCL's inter-node bytes, and 0.454 with DeepSeek-V3's node-limited "
+              "routing (4 of 8 groups, a group a server), which the built-in deepseek-v3 carries. With NCCL's "
+              "All-to-All instead, as before the key, the rows read +23.4 %, +1.6 %, -16.6 % and +2.0 % (2 of 4 "
+              "within 15 %).",
               "- **The All-to-All kernels' SMs** (`strategy.ep_sms`, default 20: DeepEP's default number of SMs, "
               "and the 20 of 132 SMs DeepSeek-V3 gives its communication, report Sec. 3.2.2): the overlapped "
               "dispatch and combine run on SMs the pass's compute loses while they run (docs/models.md, \"The "
@@ -537,10 +541,8 @@ def markdown(rows, fit, notes):
               "not read here. Megatron-Bridge's H100 FP8 rows for the built-in Qwen3-30B-A3B and Qwen3-235B-A22B, "
               "matched to the recipes of the container that measured them, are section 7d2's, with the same "
               "container's GPT-OSS 120B row (BF16, 64 GPUs, PP 4, EP 8).",
-              "- Not modelled: DeepSeek-V3's node-limited routing (each token to at most 4 nodes, Sec. 2.1.2) and "
-              "DeepEP's one copy per node over InfiniBand (forwarded over NVLink), which cut the inter-node bytes "
-              "further; DualPipe's schedule (1F1B / interleaved here); the multi-token-prediction module's exact "
-              "cost (one more layer here)."]
+              "- Not modelled: DualPipe's schedule (1F1B / interleaved here); the multi-token-prediction module's "
+              "exact cost (one more layer here); what DeepEP's kernels reach of the NICs' rate."]
     notes.append(f"MoE, 4 measured DeepSeek-V3 runs (1,024 H100 Megatron-Bridge / NeMo AutoModel, 256 H100, "
                  f"2,048 H800 DeepSeek-V3 report): {len(within)} of {len(ok)} within 15 % ("
                  + ", ".join(f"{r['error_pct']:+.1f} %" for r in ok) + ") with the EP All-to-All overlapped and "
@@ -551,7 +553,7 @@ def markdown(rows, fit, notes):
                     f"; the DeepSeek-V3 report's published recomputation and memory savers with the router "
                     f"probabilities in the experts' activation need {ds['memory_GiB']:.1f} GiB of the H800's 80 "
                     f"({ds['memory_GiB_outputs_kept']:.1f} with the expert outputs kept")
-                 + f"); exposed bf16 All-to-All: {slow} % too slow. Grouped expert "
+                 + f"); exposed bf16 All-to-All: {slow} %. Grouped expert "
                  f"GEMMs: H100 {fit['h100']['grouped_gemm_mean_abs_error_pct']} % mean error on the measured expert "
                  "FFNs after calibration.")
     return lines

@@ -393,7 +393,8 @@ CollectivePlan plan_collective(const CollectiveRequest& request, const std::stri
   // A node-deduplicating MoE dispatch sends that fraction of an AllToAll's network bytes.
   const double dedup = request.op == CollectiveOp::AllToAll && request.dedup.active()
                            ? dedup_network_fraction(request.dedup.top_k, request.dedup.experts,
-                                                    static_cast<std::uint32_t>(request.nodes.size()))
+                                                    static_cast<std::uint32_t>(request.nodes.size()),
+                                                    request.dedup.groups, request.dedup.group_topk)
                            : 1.0;
   if (g <= 1) {
     CollectivePlan plan = plan_network(net, request, algorithm, options, memo);

@@ -171,8 +171,15 @@ Model deepseek_v3() {
                    .qk_nope_head_dim = 128,
                    .qk_rope_head_dim = 64,
                    .v_head_dim = 128};
-  t.moe =
-      MoeShape{.experts = 256, .top_k = 8, .expert_ffn_hidden = 2048, .shared_experts = 1, .dense_layers = 3};
+  // Node-limited routing (Sec. 2.1.2): each token's 8 experts within 4 of 8 groups of 32 (config.json:
+  // n_group 8, topk_group 4).
+  t.moe = MoeShape{.experts = 256,
+                   .top_k = 8,
+                   .expert_ffn_hidden = 2048,
+                   .shared_experts = 1,
+                   .dense_layers = 3,
+                   .router_groups = 8,
+                   .router_group_topk = 4};
   t.mtp_layers = 1;
   Model m = transformer_model("deepseek-v3", t,
                               "DeepSeek-V3 (arXiv:2412.19437): 61 layers (3 dense), hidden 7168, 128 heads "

@@ -166,8 +166,9 @@ class IterationBuilder {
     if (s_.ep_dispatcher != EpDispatcher::DeepEp || t.purpose != CommPurpose::ExpertParallel ||
         t.op != CollectiveOp::AllToAll || !m_.transformer || !m_.transformer->moe)
       return {};
-    return {static_cast<std::uint16_t>(m_.transformer->moe->top_k),
-            static_cast<std::uint16_t>(m_.transformer->moe->experts)};
+    const MoeShape& moe = *m_.transformer->moe;
+    return {static_cast<std::uint16_t>(moe.top_k), static_cast<std::uint16_t>(moe.experts),
+            static_cast<std::uint16_t>(moe.router_groups), static_cast<std::uint16_t>(moe.router_group_topk)};
   }
   // strategy.dp_sms: before the stage's optimizer step, a compute task timing what the stage's
   // data-parallel collectives took from the compute they overlapped (Task::sm_share).

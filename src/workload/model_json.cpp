@@ -105,7 +105,8 @@ std::size_t choice(Fields& f, const std::string& key, std::initializer_list<cons
   throw BadInput("unknown " + key + " '" + v + "' (" + list + ")", f.at(key));
 }
 
-// "moe": {experts, top_k, expert_ffn_hidden, shared_experts, dense_layers, capacity_factor}.
+// "moe": {experts, top_k, expert_ffn_hidden, shared_experts, dense_layers, capacity_factor,
+// router_groups, router_group_topk}.
 MoeShape read_moe(Fields f, std::uint32_t layers) {
   MoeShape m;
   m.experts = f.count("experts", 2);
@@ -114,7 +115,14 @@ MoeShape read_moe(Fields f, std::uint32_t layers) {
   m.shared_experts = f.count_or("shared_experts", 0);
   m.dense_layers = f.count_or("dense_layers", 0);
   m.capacity_factor = f.number_or("capacity_factor", 0);
+  m.router_groups = f.count_or("router_groups", 0);
+  m.router_group_topk = f.count_or("router_group_topk", 0);
   f.done();
+  if (m.router_groups > 0 && m.experts % m.router_groups != 0)
+    throw BadInput("must divide the " + std::to_string(m.experts) + " experts", f.at("router_groups"));
+  if ((m.router_groups > 0) != (m.router_group_topk > 0) || m.router_group_topk > m.router_groups)
+    throw BadInput("router_group_topk must be set with router_groups and at most it",
+                   f.at("router_group_topk"));
   if (m.top_k > m.experts)
     throw BadInput("more than the " + std::to_string(m.experts) + " experts", f.at("top_k"));
   if (m.dense_layers >= layers)
@@ -382,6 +390,10 @@ json model_to_json(const Model& m) {
                                  {"dense_layers", t.moe->dense_layers}};
     if (t.moe && t.moe->capacity_factor > 0)
       j["transformer"]["moe"]["capacity_factor"] = t.moe->capacity_factor;
+    if (t.moe && t.moe->router_groups > 0) {
+      j["transformer"]["moe"]["router_groups"] = t.moe->router_groups;
+      j["transformer"]["moe"]["router_group_topk"] = t.moe->router_group_topk;
+    }
     if (t.mla)
       j["transformer"]["mla"] = {{"q_lora_rank", t.mla->q_lora_rank},
                                  {"kv_lora_rank", t.mla->kv_lora_rank},

@@ -29,7 +29,8 @@ mlp) and full (AutoModel):
   * every run's dispatcher sends a token once per destination node (strategy.ep_dispatcher = deepep: DeepEP, TE +
     DeepEP, DeepSeek's own kernels, all published): 0.662 of NCCL's inter-node bytes; the rows read +46.6, +6.6,
     -4.4 and +7.4 % (3 of 4 within 15 %; with NCCL's All-to-All +23.4, +1.6, -16.6, +2.0), exposed and in bf16
-    2-24 % too slow.
+    2-24 % too slow; with DeepSeek-V3's node-limited routing (4 of 8 groups, a group a server: 0.454 of NCCL's
+    bytes) +53.3, +10.0, +4.4 and +10.9 % (3 of 4 within 15 %), exposed and in bf16 -14 ... +14 %.
 A change that moves them must say why."""
 import pytest
 
@@ -47,10 +48,10 @@ def test_runs_are_within_the_documented_errors(rows):
     predicted = [r for r in rows if "error_pct" in r]
     assert {r["name"] for r in predicted} == set(by)
     for r in predicted:
-        assert abs(r["error_pct"]) <= 50.0, r
+        assert abs(r["error_pct"]) <= 60.0, r
         # The exposed bf16 All-to-All: every run too slow, the gap the overlap and fp8 dispatch close.
         exposed = 100 * (r["exposed_bf16_tokens_per_gpu_s"] / r["measured_tokens_per_gpu_s"] - 1)
-        assert -45.0 <= exposed <= 0.0, r
+        assert -45.0 <= exposed <= 20.0, r
         assert r["predicted_tokens_per_gpu_s"] > r["exposed_bf16_tokens_per_gpu_s"], r
     assert sum(abs(r["error_pct"]) <= 15.0 for r in predicted) == 3
     # Megatron-Bridge's recipe publishes its recomputation and overlap (exp_moe.py's docstring); full recomputation
@@ -60,11 +61,11 @@ def test_runs_are_within_the_documented_errors(rows):
     assert mb["ep_overlap"] and mb["overlap_published"], mb
     assert mb["dispatch"] == "bf16" and mb["dispatch_published"], mb
     assert mb["stage_split"] == "ends" and mb["stage_split_published"], mb
-    assert 42.0 <= mb["error_pct"] <= 50.0, mb
+    assert 49.0 <= mb["error_pct"] <= 57.0, mb
     full = 100 * (mb["tokens_per_gpu_s_by_recompute"]["full"] / mb["measured_tokens_per_gpu_s"] - 1)
-    assert 8.0 <= full <= 15.0, mb
+    assert 13.0 <= full <= 22.0, mb
     even = 100 * (mb["tokens_per_gpu_s_by_stage_split"]["even"] / mb["measured_tokens_per_gpu_s"] - 1)
-    assert 15.0 <= even <= 23.0, mb
+    assert 20.0 <= even <= 28.0, mb
     # The AutoModel runs are BF16: their dispatch is not chosen; only full recomputation fits them.
     for name in ("automodel-dsv3-1024", "automodel-dsv3-256"):
         assert by[name]["dispatch"] == "bf16" and by[name]["dispatch_published"], by[name]
@@ -75,8 +76,8 @@ def test_deepseek_v3_fits_only_without_the_expert_outputs_kept(rows):
     ds = next(r for r in rows if r["name"] == "deepseek-v3-report-2048")
     assert ds["recompute_published"] and ds["recompute"] == "selective (layernorm,mla_up_proj,moe_act)", ds
     assert not ds["stage_split_published"], ds
-    assert 4.0 <= ds["error_pct"] <= 10.0, ds
+    assert 8.0 <= ds["error_pct"] <= 14.0, ds
     even = 100 * (ds["tokens_per_gpu_s_by_stage_split"]["even"] / ds["measured_tokens_per_gpu_s"] - 1)
-    assert -24.0 <= even <= -17.0, ds
+    assert -22.0 <= even <= -15.0, ds
     assert 50.0 <= ds["memory_GiB"] <= 65.0, ds
     assert ds["memory_GiB_outputs_kept"] > 80.0 and not ds["feasible_outputs_kept"], ds

@@ -11,14 +11,24 @@
 // the token's node are (N - 1)(1 - q) against the plain k (N - 1) / N. dedup_network_fraction is
 // their ratio, N (1 - q) / k: at most 1 (the union bound), 1 when k = 1 or when every node holds
 // one expert (no token has two experts on one node); DeepSeek-V3 (256 experts, top 8) over 8 nodes:
-// 0.662; Qwen3-30B-A3B (128 experts, top 8) over 2 nodes: 0.249. Node-limited routing (DeepSeek-V3's
-// at most 4 nodes a token) is not modelled.
+// 0.662; Qwen3-30B-A3B (128 experts, top 8) over 2 nodes: 0.249.
+//
+// Group-limited routing (DeepSeek-V3's node-limited routing: the experts in G groups, a token's k
+// experts within M of them) with the groups on the nodes (G = N, consecutive experts on a node as in
+// a group): a token picks M of the N nodes, then its k experts among their M E / N; a given other
+// node is picked with probability M / N and then holds one of them with probability 1 - q_M,
+// q_M = C(M E/N - E/N, k) / C(M E/N, k); the copies a plain All-to-All sends are still k (N - 1) / N,
+// so the fraction is M (1 - q_M) / k: DeepSeek-V3 (4 of 8) over 8 nodes 0.454. With G != N the limit
+// is not applied (the unlimited fraction, an upper estimate of the bytes).
 #include <cstdint>
 
 namespace toposweep {
 
 // The fraction of a plain All-to-All's network bytes a node-deduplicating dispatcher sends among
 // `nodes` nodes (1 for one node, or without dedup).
-double dedup_network_fraction(std::uint32_t top_k, std::uint32_t experts, std::uint32_t nodes);
+// `groups` > 0: group-limited routing within `group_topk` of `groups` groups (applied when groups ==
+// nodes).
+double dedup_network_fraction(std::uint32_t top_k, std::uint32_t experts, std::uint32_t nodes,
+                              std::uint32_t groups = 0, std::uint32_t group_topk = 0);
 
 }  // namespace toposweep

@@ -22,6 +22,9 @@ double busbw_factor(CollectiveOp op, int ranks);
 struct TokenDedup {
   std::uint16_t top_k = 0;
   std::uint16_t experts = 0;
+  // Group-limited routing (MoeShape::router_groups, router_group_topk): 0 when unlimited.
+  std::uint16_t groups = 0;
+  std::uint16_t group_topk = 0;
   bool active() const { return top_k > 0 && experts > 0; }
   bool operator==(const TokenDedup&) const = default;
 };

@@ -105,6 +105,10 @@ enum class CrossEntropyKind : std::uint8_t { Unfused, Native, Te };
 struct MoeShape {
   std::uint32_t experts = 0, top_k = 0, expert_ffn_hidden = 0, shared_experts = 0, dense_layers = 0;
   double capacity_factor = 0;
+  // Group-limited routing (DeepSeek-V3's node-limited routing, Megatron-Core's
+  // moe_router_num_groups / moe_router_group_topk): the experts in router_groups equal groups of
+  // consecutive experts, each token's top_k chosen within router_group_topk of them; 0: unlimited.
+  std::uint32_t router_groups = 0, router_group_topk = 0;
   bool operator==(const MoeShape&) const = default;
 };
 // Multi-head latent attention (DeepSeek-V2/V3): queries and keys/values through low-rank latents

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <map>
 #include <string>
 #include <vector>
@@ -42,6 +44,50 @@ double brute_force(int k, int E, int N) {
     for (int j = i + 1; j < k; ++j) pick[j] = pick[j - 1] + 1;
   }
   return (copies / sets) / (plain / sets);
+}
+
+// Group-limited routing with a group on each node: every set of M of the N nodes (uniform), then
+// every set of k of their experts; a token on node 0.
+double brute_force_limited(int k, int E, int N, int M) {
+  const int per_node = E / N;
+  double copies = 0, plain = 0, sets = 0;
+  for (unsigned mask = 0; mask < (1u << N); ++mask) {
+    if (std::popcount(mask) != M) continue;
+    std::vector<int> pool;
+    for (int n = 0; n < N; ++n)
+      if (mask >> n & 1)
+        for (int e = 0; e < per_node; ++e) pool.push_back(n * per_node + e);
+    const int P = static_cast<int>(pool.size());
+    std::vector<int> pick(k);
+    for (int i = 0; i < k; ++i) pick[i] = i;
+    while (true) {
+      std::vector<bool> hit(N, false);
+      for (int i : pick) {
+        hit[pool[i] / per_node] = true;
+        plain += pool[i] / per_node != 0;
+      }
+      copies += std::count(hit.begin() + 1, hit.end(), true);
+      ++sets;
+      int i = k - 1;
+      while (i >= 0 && pick[i] == P - k + i) --i;
+      if (i < 0) break;
+      ++pick[i];
+      for (int j = i + 1; j < k; ++j) pick[j] = pick[j - 1] + 1;
+    }
+  }
+  return (copies / sets) / (plain / sets);
+}
+
+TEST(AllToAllDedup, GroupLimitedRoutingEqualsBruteForce) {
+  for (const auto& [k, E, N, M] : std::vector<std::array<int, 4>>{
+           {2, 8, 4, 2}, {4, 16, 4, 2}, {3, 12, 4, 3}, {4, 24, 6, 2}, {6, 24, 6, 4}})
+    EXPECT_NEAR(dedup_network_fraction(k, E, N, N, M), brute_force_limited(k, E, N, M), 1e-12)
+        << k << " of " << E << " on " << N << " within " << M;
+  // All groups allowed, or groups not on the nodes: the unlimited fraction.
+  EXPECT_EQ(dedup_network_fraction(8, 256, 8, 8, 8), dedup_network_fraction(8, 256, 8));
+  EXPECT_EQ(dedup_network_fraction(8, 256, 16, 8, 4), dedup_network_fraction(8, 256, 16));
+  // DeepSeek-V3: 8 experts within 4 of 8 nodes.
+  EXPECT_NEAR(dedup_network_fraction(8, 256, 8, 8, 4), 0.454, 5e-4);
 }
 
 TEST(AllToAllDedup, FractionEqualsBruteForceOverEveryRouting) {
