@@ -21,47 +21,19 @@
 namespace toposweep {
 namespace {
 
-// Every set of k of E experts (expert e on node e / (E / N)), a token on node 0: the mean number of
-// other nodes holding at least one of them (one copy each with dedup) over the mean number of
+// Tallies, over every set of k experts a token on node 0 can be routed to (expert e on node
+// e / per_node): the other nodes holding at least one of them (one copy each with dedup) and the
 // experts on other nodes (one copy each without).
-double brute_force(int k, int E, int N) {
-  const int per_node = E / N;
-  std::vector<int> pick(k);
-  for (int i = 0; i < k; ++i) pick[i] = i;
+struct Tally {
+  int nodes, per_node;
   double copies = 0, plain = 0, sets = 0;
-  while (true) {
-    std::vector<bool> hit(N, false);
-    for (int e : pick) {
-      hit[e / per_node] = true;
-      plain += e / per_node != 0;
-    }
-    copies += std::count(hit.begin() + 1, hit.end(), true);
-    ++sets;
-    int i = k - 1;
-    while (i >= 0 && pick[i] == E - k + i) --i;
-    if (i < 0) break;
-    ++pick[i];
-    for (int j = i + 1; j < k; ++j) pick[j] = pick[j - 1] + 1;
-  }
-  return (copies / sets) / (plain / sets);
-}
-
-// Group-limited routing with a group on each node: every set of M of the N nodes (uniform), then
-// every set of k of their experts; a token on node 0.
-double brute_force_limited(int k, int E, int N, int M) {
-  const int per_node = E / N;
-  double copies = 0, plain = 0, sets = 0;
-  for (unsigned mask = 0; mask < (1u << N); ++mask) {
-    if (std::popcount(mask) != M) continue;
-    std::vector<int> pool;
-    for (int n = 0; n < N; ++n)
-      if (mask >> n & 1)
-        for (int e = 0; e < per_node; ++e) pool.push_back(n * per_node + e);
+  // Every k-subset of `pool` (expert ids).
+  void route(const std::vector<int>& pool, int k) {
     const int P = static_cast<int>(pool.size());
     std::vector<int> pick(k);
     for (int i = 0; i < k; ++i) pick[i] = i;
     while (true) {
-      std::vector<bool> hit(N, false);
+      std::vector<bool> hit(nodes, false);
       for (int i : pick) {
         hit[pool[i] / per_node] = true;
         plain += pool[i] / per_node != 0;
@@ -75,7 +47,31 @@ double brute_force_limited(int k, int E, int N, int M) {
       for (int j = i + 1; j < k; ++j) pick[j] = pick[j - 1] + 1;
     }
   }
-  return (copies / sets) / (plain / sets);
+  double fraction() const { return (copies / sets) / (plain / sets); }
+};
+
+// Every set of k of the E experts.
+double brute_force(int k, int E, int N) {
+  Tally t{N, E / N};
+  std::vector<int> all(E);
+  for (int e = 0; e < E; ++e) all[e] = e;
+  t.route(all, k);
+  return t.fraction();
+}
+
+// Group-limited routing with a group on each node: every set of M of the N nodes (uniform), then
+// every set of k of their experts.
+double brute_force_limited(int k, int E, int N, int M) {
+  Tally t{N, E / N};
+  for (unsigned mask = 0; mask < (1u << N); ++mask) {
+    if (std::popcount(mask) != M) continue;
+    std::vector<int> pool;
+    for (int n = 0; n < N; ++n)
+      if (mask >> n & 1)
+        for (int e = 0; e < E / N; ++e) pool.push_back(n * (E / N) + e);
+    t.route(pool, k);
+  }
+  return t.fraction();
 }
 
 TEST(AllToAllDedup, GroupLimitedRoutingEqualsBruteForce) {
