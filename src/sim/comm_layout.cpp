@@ -88,7 +88,7 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
     return same->second;
   };
   // A Timed's shape range is its own (Idle: empty), so (mode, first, count) names it.
-  std::map<std::tuple<Mode, std::uint32_t, std::uint32_t, TaskKind, CollectiveOp, double, std::uint64_t>,
+  std::map<std::tuple<Mode, std::uint32_t, std::uint32_t, TaskKind, CollectiveOp, double, TokenDedup>,
            std::uint32_t>
       op_ids;
   for (TaskId i = 0; i < graph.tasks.size(); ++i) {
@@ -98,10 +98,7 @@ CommLayout::CommLayout(const TaskGraph& graph, std::uint32_t gpus_per_node, bool
       continue;
     }
     const Timed t = timed_of(task.group_set, task.kind);
-    const auto key =
-        std::make_tuple(t.mode, t.first, t.count, task.kind, task.op, task.bytes,
-                        std::uint64_t{task.dedup.top_k} << 48 | std::uint64_t{task.dedup.experts} << 32 |
-                            std::uint64_t{task.dedup.groups} << 16 | task.dedup.group_topk);
+    const auto key = std::make_tuple(t.mode, t.first, t.count, task.kind, task.op, task.bytes, task.dedup);
     auto [it, fresh] = op_ids.emplace(key, static_cast<std::uint32_t>(ops_.size()));
     if (fresh)
       ops_.push_back(Op{t.mode, task.kind, task.op, task.bytes, task.dedup, t.first, t.count, t.injection});

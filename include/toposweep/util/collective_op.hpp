@@ -1,5 +1,6 @@
 #pragma once
 // The collective operations, shared vocabulary of workloads, collectives and the simulator.
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -26,7 +27,7 @@ struct TokenDedup {
   std::uint16_t groups = 0;
   std::uint16_t group_topk = 0;
   bool active() const { return top_k > 0 && experts > 0; }
-  bool operator==(const TokenDedup&) const = default;
+  auto operator<=>(const TokenDedup&) const = default;
 };
 
 }  // namespace toposweep
