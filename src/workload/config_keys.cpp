@@ -22,15 +22,11 @@ void check_datatype(const std::string& value, const std::string& where) {
   datatype_bytes(value, where);
 }
 
-std::vector<std::string> cross_entropy_names() {
+// The names of a (name, value) table (kCrossEntropyKinds, kFp8Recipes), for one_of checks.
+template <class Table>
+std::vector<std::string> names_of(const Table& table) {
   std::vector<std::string> out;
-  for (const auto& [name, kind] : kCrossEntropyKinds) out.emplace_back(name);
-  return out;
-}
-
-std::vector<std::string> fp8_recipe_names() {
-  std::vector<std::string> out;
-  for (const auto& [name, recipe] : kFp8Recipes) out.emplace_back(name);
+  for (const auto& [name, value] : table) out.emplace_back(name);
   return out;
 }
 
@@ -71,7 +67,7 @@ std::vector<KeySpec> config_keys() {
        "native (its jit-fused version, cross_entropy_fusion_impl native: 22 + 10, fp32 kept) or te "
        "(Transformer Engine's Triton kernels in place, cross_entropy_fusion_impl te: 6 + 4, the bf16 logits "
        "kept; Megatron-Bridge's recipes)",
-       checks::one_of(cross_entropy_names())},
+       checks::one_of(names_of(kCrossEntropyKinds))},
       {"model.moe_imbalance", "1",
        "MoE models with strategy.ep > 1: the busiest expert-parallel rank's routed tokens over the mean "
        "(>= 1); scales that rank's expert GEMMs, dispatch/combine All-to-Alls and expert activations",
@@ -96,7 +92,7 @@ std::vector<KeySpec> config_keys() {
        "bytes of quantizing them: delayed (per tensor, from earlier steps' amax: one pass; Megatron-Core's "
        "default), tensorwise (per tensor, current: an amax pass first; Megatron-Bridge's fp8_cs) or "
        "blockwise (1 x 128 / 128 x 128 tiles: one pass plus tile scales; DeepSeek-V3)",
-       checks::one_of(fp8_recipe_names())},
+       checks::one_of(names_of(kFp8Recipes))},
       {"model.moe_activation_datatype", "",
        "MoE models: datatype the routed experts keep their activations in for the backward pass (their "
        "GEMMs' inputs, the activation's input; fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); never "
