@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/model_library.hpp"
@@ -57,6 +58,20 @@ TEST(ModelJson, StaleDerivedFactsDoNotReadBack) {
   nlohmann::json v = model_to_json(builtin_model("vgg16"));
   v["layers"][0]["replicated_parameters"] = 1e12;  // more than the layer has
   EXPECT_THROW(model_from_json(v, "v.json"), BadInput);
+}
+
+// Group-limited routing's keys (moe.router_groups, router_group_topk): the groups divide the
+// experts, the two come together, and a token's groups are at most the groups.
+TEST(ModelJson, RouterGroupsAreChecked) {
+  const nlohmann::json ds = model_to_json(builtin_model("deepseek-v3"));
+  ASSERT_EQ(ds["transformer"]["moe"]["router_groups"], 8);
+  ASSERT_EQ(ds["transformer"]["moe"]["router_group_topk"], 4);
+  for (const auto& [groups, topk] : {std::pair{7, 4}, std::pair{8, 9}, std::pair{8, 0}}) {
+    nlohmann::json j = ds;
+    j["transformer"]["moe"]["router_groups"] = groups;
+    j["transformer"]["moe"]["router_group_topk"] = topk;
+    EXPECT_THROW(model_from_json(j, "d.json"), BadInput) << groups << " " << topk;
+  }
 }
 
 }  // namespace
