@@ -108,36 +108,28 @@ def without_window(model, work):
 
 
 def run():
-    """Each run as published, (column `exposed`) with its All-to-All on the compute stream, for a model with
-    sliding windows (`no_window_*`) with every block on the whole sequence, and (`unfused_loss_*`) with
-    Megatron-Core's unfused cross entropy: sensitivities."""
+    """Each run as published and, beside it, the same run under other settings (sensitivities): `exposed_*` with
+    its All-to-All on the compute stream, `no_window_*` (a model with sliding windows) with every block on the whole
+    sequence, `unfused_loss_*` with Megatron-Core's unfused cross entropy, `dp_sms_*` with the DP collectives'
+    SMs, `nccl_dispatch_*` with NCCL's All-to-All."""
+    alternatives = {"exposed": {"strategy.ep_overlap": "false"}, "unfused_loss": UNFUSED_LOSS,
+                    "dp_sms": {"strategy.dp_sms": h100_collective_sms()},
+                    "nccl_dispatch": {"strategy.ep_dispatcher": "alltoall"}}
     with tempfile.TemporaryDirectory() as work:
-        files = [without_window(r[1], work) for r in RUNS]
-        calls = [("simulate", keys_of(r), [], []) for r in RUNS]
-        calls += [("simulate", {**keys_of(r), "strategy.ep_overlap": "false"}, [], []) for r in RUNS]
-        windowless = [(i, f) for i, f in enumerate(files) if f]
-        calls += [("simulate", {**keys_of(RUNS[i]), "model.name": f}, [], []) for i, f in windowless]
-        calls += [("simulate", {**keys_of(r), **UNFUSED_LOSS}, [], []) for r in RUNS]
-        calls += [("simulate", {**keys_of(r), "strategy.dp_sms": h100_collective_sms()}, [], []) for r in RUNS]
-        calls += [("simulate", {**keys_of(r), "strategy.ep_dispatcher": "alltoall"}, [], []) for r in RUNS]
-        results = tscli.run_many(calls)
-    plain = dict(zip((i for i, _ in windowless), results[2 * len(RUNS):2 * len(RUNS) + len(windowless)]))
-    unfused = results[2 * len(RUNS) + len(windowless):3 * len(RUNS) + len(windowless)]
-    dp_sms = results[3 * len(RUNS) + len(windowless):4 * len(RUNS) + len(windowless)]
-    nccl = results[4 * len(RUNS) + len(windowless):]
+        extra = [(i, alt, {**keys_of(r), **settings}) for i, r in enumerate(RUNS)
+                 for alt, settings in alternatives.items()]
+        extra += [(i, "no_window", {**keys_of(r), "model.name": f}) for i, r in enumerate(RUNS)
+                  if (f := without_window(r[1], work))]
+        results = tscli.run_many([("simulate", keys_of(r), [], []) for r in RUNS]
+                                 + [("simulate", sets, [], []) for _, _, sets in extra])
     rows = []
-    for i, (run_, res, exposed) in enumerate(zip(RUNS, results[:len(RUNS)], results[len(RUNS):2 * len(RUNS)])):
+    for run_, res in zip(RUNS, results):
         name, model, gpus, gbs, seq, tp, pp, vp, ep, etp, measured, _ = run_
         row = {"run": name, "model": model, "gpus": gpus, "global_batch": gbs, "seq": seq, "tp": tp, "pp": pp,
                "vp": vp, "ep": ep, "etp": etp, "dp": gpus // (tp * pp), "measured_tokens_per_gpu_s": measured}
-        row = measured_row(row, res, {"ep_busy_s": "expert_parallel", "dp_busy_s": "data_parallel"})
-        alternative(row, exposed, "exposed")
-        if i in plain:
-            alternative(row, plain[i], "no_window")
-        alternative(row, unfused[i], "unfused_loss")
-        alternative(row, dp_sms[i], "dp_sms")
-        alternative(row, nccl[i], "nccl_dispatch")
-        rows.append(row)
+        rows.append(measured_row(row, res, {"ep_busy_s": "expert_parallel", "dp_busy_s": "data_parallel"}))
+    for (i, alt, _), res in zip(extra, results[len(RUNS):]):
+        alternative(rows[i], res, alt)
     return rows
 
 
