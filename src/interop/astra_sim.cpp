@@ -160,6 +160,14 @@ AstraSimExport write_astra_sim(const IterationPlan& plan, const AstraSimInput& i
                          (t.op == CollectiveOp::Broadcast ? "Broadcast" : "Reduce") +
                          ", which ASTRA-sim's workload layer does not simulate",
                      "export astra-sim");
+  // Its All-to-All sends every (token, expert) copy: DeepEP's one copy per node has no counterpart.
+  for (const Task& t : plan.graph.tasks)
+    if (t.dedup.active())
+      throw BadInput(
+          "the iteration's expert-parallel All-to-Alls send a token once per node (deepep), which "
+          "ASTRA-sim's "
+          "All-to-All does not model; export with strategy.ep_dispatcher = alltoall",
+          "key strategy.ep_dispatcher");
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir, ec))

@@ -187,6 +187,11 @@ ChakraExport write_chakra(const IterationPlan& plan, const fs::path& dir, const 
         attr(n, kBytes).set_double_val(t.bytes);
         attr(n, kPurpose).set_uint32_val(static_cast<std::uint32_t>(t.purpose));
         if (t.is_mutable) attr(n, kMutable).set_bool_val(true);
+        if (t.dedup.active()) {
+          auto& list = *attr(n, kDedup).mutable_uint64_list();
+          for (std::uint16_t x : {t.dedup.top_k, t.dedup.experts, t.dedup.groups, t.dedup.group_topk})
+            list.add_values(x);
+        }
         if (const auto& axis = g.group_sets[t.group_set].axis)
           attr(n, kAxis).set_uint32_val(static_cast<std::uint32_t>(*axis));
       }

@@ -41,6 +41,9 @@ inline constexpr std::string_view kMutable = "toposweep.mutable";         // boo
 inline constexpr std::string_view kAxis = "toposweep.axis";               // uint32_val, Axis
 inline constexpr std::string_view kRemoteDeps = "toposweep.remote_deps";  // uint64_list
 inline constexpr std::string_view kSmShare = "toposweep.sm_share";        // double_val (absent: 0)
+// An All-to-All whose tokens go once per destination node (strategy.ep_dispatcher = deepep):
+// Task::dedup as [top_k, experts, groups, group_topk]; absent on every other node.
+inline constexpr std::string_view kDedup = "toposweep.dedup";  // uint64_list
 // On GlobalMetadata:
 inline constexpr std::string_view kRank = "toposweep.rank";                    // uint32_val
 inline constexpr std::string_view kGpus = "toposweep.gpus";                    // uint32_val

@@ -37,10 +37,11 @@ constexpr std::uint32_t kUnsetStream = std::numeric_limits<std::uint32_t>::max()
 
 // Every attribute name the importer looks up, interned first so that its id is its place here.
 constexpr std::array kKnownNames{
-    kIsCpuOp, kNumOps,  kCommType, kCommSize,   kCommSrc, kCommDst, kCommTag,      kPgName,  kDuration,
-    kFlops,   kBytes,   kRepeat,   kStream,     kPhase,   kPurpose, kStage,        kLayer,   kMicrobatch,
-    kLabel,   kMutable, kAxis,     kRemoteDeps, kRank,    kGpus,    kStreams,      kLabels,  kGlobalBatch,
-    kMemory,  kDp,      kTp,       kPp,         kCp,      kEp,      kMicrobatches, kSmShare, kEtp};
+    kIsCpuOp,  kNumOps,       kCommType,    kCommSize, kCommSrc, kCommDst,    kCommTag, kPgName,
+    kDuration, kFlops,        kBytes,       kRepeat,   kStream,  kPhase,      kPurpose, kStage,
+    kLayer,    kMicrobatch,   kLabel,       kMutable,  kAxis,    kRemoteDeps, kRank,    kGpus,
+    kStreams,  kLabels,       kGlobalBatch, kMemory,   kDp,      kTp,         kPp,      kCp,
+    kEp,       kMicrobatches, kSmShare,     kEtp,      kDedup};
 
 // An attribute name as looked up: its interned id (fixed at compile time) and its text.
 struct Key {
@@ -636,6 +637,16 @@ IterationPlan read_chakra(const fs::path& dir, std::uint32_t replicas) {
           std::min<std::uint32_t>(v0.u32(kPurpose).value_or(static_cast<std::uint32_t>(CommPurpose::Other)),
                                   static_cast<std::uint32_t>(CommPurpose::Other)));
       t.is_mutable = v0.boolean(kMutable).value_or(false);
+      if (const auto* dedup = v0.get(kDedup, pb::AttributeProto::kUint64List)) {
+        const auto x = v0.trace.u64_list(*dedup);
+        if (x.size() != 4 || x[0] == 0 || x[0] > x[1] || x[1] > 65535 || x[2] > x[1] || x[3] > x[2])
+          v0.fail(
+              "expected [top_k, experts, groups, group_topk] with 0 < top_k <= experts < 65536 and "
+              "group_topk <= groups <= experts",
+              kDedup);
+        t.dedup = {static_cast<std::uint16_t>(x[0]), static_cast<std::uint16_t>(x[1]),
+                   static_cast<std::uint16_t>(x[2]), static_cast<std::uint16_t>(x[3])};
+      }
       // Bytes per operation: toposweep's exact value, else comm_size.
       for (const auto& [rank, node] : m.holders) {
         const NodeView v{traces[rank], *node};

@@ -82,6 +82,18 @@ std::vector<KeySpec> config_keys() {
        "computes and each All-to-All carries capacity_factor x the mean share (Megatron-Core's "
        "--moe-pad-expert-input-to-capacity)",
        checks::boolean()},
+      {"model.moe_router_groups", "",
+       "MoE models: group-limited routing, the experts in this many equal groups of consecutive experts, "
+       "each token's top_k chosen within model.moe_router_group_topk of them (Megatron-Core's "
+       "--moe-router-num-groups; DeepSeek-V3's node-limited routing); 0: unlimited. With the groups on the "
+       "EP group's nodes, strategy.ep_dispatcher = deepep sends fewer copies over the network (default: the "
+       "model's router_groups)",
+       checks::optional(checks::integer(0, 1 << 20))},
+      {"model.moe_router_group_topk", "",
+       "MoE models with model.moe_router_groups: the groups each token's experts may come from "
+       "(Megatron-Core's "
+       "--moe-router-group-topk; default: the model's router_group_topk, 0 when the groups are 0)",
+       checks::optional(checks::integer(0, 1 << 20))},
       {"model.moe_dispatch_datatype", "",
        "MoE models with strategy.ep > 1: datatype of the tokens dispatched to the experts and of the output "
        "gradients sent to them (fp8: 1 byte + an fp32 scale per 128, DeepSeek-V3); the combine stays in the "

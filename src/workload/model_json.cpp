@@ -10,6 +10,7 @@
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/model_library.hpp"
+#include "toposweep/workload/moe_routing.hpp"
 
 namespace toposweep {
 namespace {
@@ -118,13 +119,10 @@ MoeShape read_moe(Fields f, std::uint32_t layers) {
   m.router_groups = f.count_or("router_groups", 0);
   m.router_group_topk = f.count_or("router_group_topk", 0);
   f.done();
-  if (m.router_groups > 0 && m.experts % m.router_groups != 0)
-    throw BadInput("must divide the " + std::to_string(m.experts) + " experts", f.at("router_groups"));
-  if ((m.router_groups > 0) != (m.router_group_topk > 0) || m.router_group_topk > m.router_groups)
-    throw BadInput("router_group_topk must be set with router_groups and at most it",
-                   f.at("router_group_topk"));
   if (m.top_k > m.experts)
     throw BadInput("more than the " + std::to_string(m.experts) + " experts", f.at("top_k"));
+  if (const std::string problem = router_groups_problem(m); !problem.empty())
+    throw BadInput(problem, f.at(f.has("router_groups") ? "router_groups" : "router_group_topk"));
   if (m.dense_layers >= layers)
     throw BadInput("leaves no MoE layer of the " + std::to_string(layers), f.at("dense_layers"));
   if (f.has("capacity_factor") && m.capacity_factor < 1)

@@ -2,6 +2,7 @@
 // place the workload module reads a Config.
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "toposweep/util/error.hpp"
@@ -135,6 +136,10 @@ WorkloadSpec workload_spec_from_config(const Config& config) {
     s.moe_capacity_factor = config.get_double("model.moe_capacity_factor");
   if (config.has("model.moe_pad_to_capacity"))
     s.moe_pad_to_capacity = config.get_bool("model.moe_pad_to_capacity");
+  for (const auto& [key, field] : {std::pair{"model.moe_router_groups", &s.moe_router_groups},
+                                   std::pair{"model.moe_router_group_topk", &s.moe_router_group_topk}})
+    if (config.has(key) && !trim(config.get_string(key)).empty())
+      *field = static_cast<std::uint32_t>(config.get_int(key, 0, 1 << 20));
   if (config.has("model.moe_dispatch_datatype")) {
     s.moe_dispatch_datatype = to_lower(trim(config.get_string("model.moe_dispatch_datatype")));
     if (!s.moe_dispatch_datatype.empty() && s.moe_dispatch_datatype != "fp8")

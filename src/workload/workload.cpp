@@ -6,6 +6,7 @@
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/runs.hpp"
 #include "toposweep/workload/model_library.hpp"
+#include "toposweep/workload/moe_routing.hpp"
 #include "toposweep/workload/spec.hpp"
 
 namespace toposweep {
@@ -64,6 +65,16 @@ Workload make_workload(const WorkloadSpec& spec, std::uint32_t gpus, Model model
   if (spec.softmax != SoftmaxKind::Fused) model = with_softmax(model, spec.softmax, "key model.softmax");
   if (spec.cross_entropy != CrossEntropyKind::Unfused)
     model = with_cross_entropy(model, spec.cross_entropy, "key model.cross_entropy");
+  if (spec.moe_router_groups || spec.moe_router_group_topk) {
+    // A key left unset keeps the model's value; groups set to 0 alone switch the limit off.
+    const MoeShape* moe = model.transformer && model.transformer->moe ? &*model.transformer->moe : nullptr;
+    const std::uint32_t groups = spec.moe_router_groups.value_or(moe ? moe->router_groups : 0);
+    const std::uint32_t topk =
+        spec.moe_router_group_topk.value_or(groups == 0 || !moe ? 0 : moe->router_group_topk);
+    model = with_router_groups(
+        model, groups, topk,
+        spec.moe_router_groups ? "key model.moe_router_groups" : "key model.moe_router_group_topk");
+  }
   double batch = static_cast<double>(spec.global_batch);
   if (spec.global_batch <= 0) {
     const std::int64_t per_gpu = spec.batch_per_gpu == 0 ? model.default_batch_per_gpu : spec.batch_per_gpu;

@@ -90,6 +90,10 @@ refused multidim_ring "key collective.algorithm" --set topology.kind=multidim --
   --set collective.algorithm=ring
 refused switch_forest "key collective.algorithm" --set topology.kind=switch --set topology.servers=8 \
   --set server.gpus=1 --set collective.algorithm=halving_doubling
+# DeepEP's one copy per node: ASTRA-sim's All-to-All sends every copy.
+refused deepep "key strategy.ep_dispatcher" --set topology.kind=multidim --set topology.dims=ring:4,ring:2 \
+  --set model.name=mixtral-8x7b --set model.seq_len=256 --set model.global_batch=8 --set server.device=h200 \
+  --set strategy.ep=8 --set strategy.ep_dispatcher=deepep
 # A trace played back (model.chakra) exports too; ASTRA-sim's workload layer has no Broadcast
 # (it would take the node's recorded time) or Reduce, so those are refused.
 ring2=(--set topology.kind=multidim --set topology.dims=ring:2 --set topology.dim_bandwidth=100GiB/s)

@@ -38,6 +38,8 @@ struct WorkloadSpec {
   double moe_imbalance = 1;                   // model.moe_imbalance (Workload::moe_imbalance)
   std::optional<double> moe_capacity_factor;  // model.moe_capacity_factor; unset: the model's
   bool moe_pad_to_capacity = false;           // model.moe_pad_to_capacity
+  // model.moe_router_groups / model.moe_router_group_topk (moe_routing.hpp); unset: the model's.
+  std::optional<std::uint32_t> moe_router_groups, moe_router_group_topk;
   std::string moe_dispatch_datatype;          // model.moe_dispatch_datatype; empty: the activations'
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // model.fp8_recipe (Workload::fp8_recipe)
   // model.chakra (read by the point module): a directory of Chakra traces played instead of

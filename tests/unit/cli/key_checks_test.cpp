@@ -100,6 +100,11 @@ TEST(KeyChecks, HandPickedValues) {
   ok("model.moe_capacity_factor", "1.25");
   ok("model.moe_capacity_factor", "");
   bad("model.moe_pad_to_capacity", "maybe");
+  bad("model.moe_router_groups", "-1");
+  bad("model.moe_router_groups", "eight");
+  ok("model.moe_router_groups", "8");
+  ok("model.moe_router_group_topk", "");
+  bad("model.moe_router_group_topk", "2.5");
   bad("server.intra_efficiency", "1.5");
   ok("server.intra_latency", "8.4us");
   bad("topology.link_efficiency", "0");

@@ -63,6 +63,7 @@ void expect_same_graph(const TaskGraph& a, const TaskGraph& b) {
     EXPECT_EQ(x.purpose, y.purpose);
     EXPECT_EQ(x.op, y.op);
     EXPECT_EQ(x.is_mutable, y.is_mutable);
+    EXPECT_EQ(x.dedup, y.dedup);
     EXPECT_EQ(x.bytes, y.bytes);
     EXPECT_EQ(a.group_sets[x.group_set].groups, b.group_sets[y.group_set].groups);
     EXPECT_EQ(a.group_sets[x.group_set].axis, b.group_sets[y.group_set].axis);
@@ -128,6 +129,12 @@ INSTANTIATE_TEST_SUITE_P(
              {"model.name=mixtral-8x7b", "model.seq_len=1024", "model.global_batch=32", "server.device=h100",
               "strategy.tp=2", "strategy.pp=4", "strategy.ep=8", "strategy.etp=1",
               "strategy.sequence_parallel=true", "strategy.microbatches=4", "strategy.zero=1"},
+             32},
+        // DeepEP's dispatch with group-limited routing: the All-to-Alls carry Task::dedup.
+        Case{"moe_deepep",
+             {"model.name=mixtral-8x7b", "model.seq_len=1024", "model.global_batch=32", "server.device=h100",
+              "strategy.tp=4", "strategy.ep=8", "strategy.microbatches=4", "strategy.zero=1",
+              "strategy.ep_dispatcher=deepep", "model.moe_router_groups=4", "model.moe_router_group_topk=2"},
              32}),
     [](const auto& info) { return std::string(info.param.name); });
 

@@ -17,8 +17,11 @@
 namespace toposweep::sim {
 namespace {
 
-Config mixtral(const std::string& dispatcher) {
-  return test::sim_config({{"topology.kind", "switch"},
+Config mixtral(const std::string& dispatcher, const std::string& groups = "",
+               const std::string& group_topk = "") {
+  return test::sim_config({{"model.moe_router_groups", groups},
+                           {"model.moe_router_group_topk", group_topk},
+                           {"topology.kind", "switch"},
                            {"topology.servers", "2"},
                            {"server.gpus", "4"},
                            {"server.device", "h100"},
@@ -65,6 +68,25 @@ TEST(EpDispatcher, DeepEpSendsEachTokenOncePerNode) {
                 .job()
                 .iteration_time_s,
             deepep.result.job().iteration_time_s);
+}
+
+// Group-limited routing set by the keys, with the groups on the two servers: with one group per
+// token (model.moe_router_group_topk = 1) both of a token's experts lie on one server, the other one
+// with probability 1/2, so it sends 1/2 copy over the network where NCCL's All-to-All sends 1: the
+// fraction 1/2, by hand. With both groups allowed the limit is no limit (11/14, as above); with 4
+// groups over 2 servers the groups are not the nodes and the limit is left out (11/14 too).
+TEST(EpDispatcher, GroupLimitedRoutingFromTheKeys) {
+  const auto ep = static_cast<std::size_t>(CommPurpose::ExpertParallel);
+  const double busy = test::simulate_config(mixtral("alltoall")).result.job().comm_busy_s[ep];
+  ASSERT_GT(busy, 0);
+  const auto deepep_busy = [&](const std::string& groups, const std::string& topk) {
+    return test::simulate_config(mixtral("deepep", groups, topk)).result.job().comm_busy_s[ep];
+  };
+  EXPECT_NEAR(deepep_busy("2", "1"), busy / 2, 1e-9 * busy);
+  EXPECT_NEAR(deepep_busy("2", "2"), busy * 11.0 / 14.0, 1e-9 * busy);
+  EXPECT_NEAR(deepep_busy("4", "1"), busy * 11.0 / 14.0, 1e-9 * busy);
+  // NCCL's All-to-All sends k copies whatever the routing.
+  EXPECT_EQ(test::simulate_config(mixtral("alltoall", "2", "1")).result.job().comm_busy_s[ep], busy);
 }
 
 }  // namespace
