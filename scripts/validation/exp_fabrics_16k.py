@@ -112,7 +112,7 @@ def routing_markdown(rows):
                        for n in names[1:])
     lines.append("- DeepEP sends a token once per destination server and forwards it over NVLink there: over 8 "
                  "servers and 256 experts, top 8, M(1 - q_M)/8 of NCCL's inter-server bytes, q_M = C(32M - 32, 8) / "
-                 "C(32M, 8): 0.662, 0.454, 0.249 and 0.125 for M = 8, 4, 2, 1 (collective/alltoall_dedup.hpp). On "
+                 "C(32M, 8): 0.662, 0.454, 0.249 and 0.125 for M = 8, 4, 2, 1 (util/alltoall_dedup.hpp). On "
                  f"the torus, where the All-to-All is network-bound, its busy time falls to {ratios} of NCCL's.")
     lines.append("- Against rail-optimized under the same dispatch (NCCL / DeepEP 8, 4, 2, 1 of 8): " +
                  "; ".join(gaps) + ". The limit closes most of the direct-connect fabrics' gap, not all of it. "

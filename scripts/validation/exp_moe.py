@@ -57,7 +57,7 @@ Expert tensor parallelism and TP overlap (`strategy.etp`, `strategy.tp_overlap`)
     config sets overlap_param_gather=True (deepseek_v3.py at f37f883a8): `strategy.param_gather_overlap = true`.
 
 The dispatcher (`strategy.ep_dispatcher = deepep`: each token crosses the network once per destination node and is
-forwarded over NVLink there, collective/alltoall_dedup.hpp), every run, published: Megatron-Bridge 25.09's flex
+forwarded over NVLink there, util/alltoall_dedup.hpp), every run, published: Megatron-Bridge 25.09's flex
 dispatcher with DeepEP (above), NeMo AutoModel's "TE + DeepEP", and the DeepSeek-V3 report's own kernels ("tokens ...
 transmitted via IB to the GPUs with the same in-node index on its target nodes ... then forwarded via NVLink",
 Sec. 3.2.2). The built-in deepseek-v3 routes each token within 4 of its 8 expert groups, one group a server here

@@ -6,7 +6,6 @@
 #include <numeric>
 #include <string>
 
-#include "toposweep/collective/alltoall_dedup.hpp"
 #include "toposweep/collective/forest.hpp"
 #include "toposweep/collective/hierarchical.hpp"
 #include "toposweep/collective/memo.hpp"
@@ -15,6 +14,7 @@
 #include "toposweep/collective/routing.hpp"
 #include "toposweep/collective/schedule.hpp"
 #include "toposweep/topology/rail_relay.hpp"
+#include "toposweep/util/alltoall_dedup.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/strings.hpp"
 
@@ -391,11 +391,10 @@ CollectivePlan plan_collective(const CollectiveRequest& request, const std::stri
   const std::uint32_t g = request.gpus_per_node;
   const double sharing = std::max<std::uint32_t>(1, request.instances_per_node);
   // A node-deduplicating MoE dispatch sends that fraction of an AllToAll's network bytes.
-  const double dedup = request.op == CollectiveOp::AllToAll && request.dedup.active()
-                           ? dedup_network_fraction(request.dedup.top_k, request.dedup.experts,
-                                                    static_cast<std::uint32_t>(request.nodes.size()),
-                                                    request.dedup.groups, request.dedup.group_topk)
-                           : 1.0;
+  const double dedup =
+      request.op == CollectiveOp::AllToAll
+          ? dedup_network_fraction(request.dedup, static_cast<std::uint32_t>(request.nodes.size()))
+          : 1.0;
   if (g <= 1) {
     CollectivePlan plan = plan_network(net, request, algorithm, options, memo);
     scale_network_bytes(plan, sharing * dedup);

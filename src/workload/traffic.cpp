@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "toposweep/util/alltoall_dedup.hpp"
 #include "toposweep/util/error.hpp"
 
 namespace toposweep {
@@ -19,6 +20,9 @@ struct SetVolume {
   double from_first = 0;  // group[0] -> each other member (broadcast)
   double to_first = 0;    // each other member -> group[0] (reduce)
   double along_pair = 0;  // transfers: group = {src, dst}
+  // All-to-Alls sent once per destination node (Task::dedup), by routing: like all_pairs, their
+  // node-to-node bytes scaled by the fraction of copies that cross (util/alltoall_dedup.hpp).
+  std::map<TokenDedup, double> dedup_pairs;
 };
 
 }  // namespace
@@ -59,6 +63,10 @@ TrafficDemand derive_traffic(const TaskGraph& graph, const Placement& placement,
     if (t.is_mutable) {
       // ReduceScatter + AllGather of the same buffer move what one AllReduce moves.
       v.allreduce += t.op == CollectiveOp::AllReduce ? bytes : 0.5 * bytes;
+      continue;
+    }
+    if (t.op == CollectiveOp::AllToAll && t.dedup.active()) {
+      v.dedup_pairs[t.dedup] += bytes / n;
       continue;
     }
     switch (t.op) {
@@ -104,6 +112,19 @@ TrafficDemand derive_traffic(const TaskGraph& graph, const Placement& placement,
         for (auto a : group)
           for (auto b : group)
             if (a != b) add_mp(a, b, v.all_pairs);
+      if (!v.dedup_pairs.empty()) {
+        std::vector<std::uint32_t> nodes_of_group;
+        for (auto r : group) nodes_of_group.push_back(node[r]);
+        std::sort(nodes_of_group.begin(), nodes_of_group.end());
+        const auto spanned = static_cast<std::uint32_t>(
+            std::unique(nodes_of_group.begin(), nodes_of_group.end()) - nodes_of_group.begin());
+        for (const auto& [dedup, bytes] : v.dedup_pairs) {
+          const double crossing = bytes * dedup_network_fraction(dedup, spanned);
+          for (auto a : group)
+            for (auto b : group)
+              if (a != b) add_mp(a, b, crossing);
+        }
+      }
     }
   }
 

@@ -31,7 +31,7 @@ struct CollectiveRequest {
   // through a GPU of the server over its fabric (topology/rail_relay.hpp), charged as an
   // intra-node part. Empty: the members are rail-aligned (nothing relays).
   std::vector<std::uint32_t> member_locals;
-  // AllToAll of MoE tokens sent once per destination node (collective/alltoall_dedup.hpp): the
+  // AllToAll of MoE tokens sent once per destination node (util/alltoall_dedup.hpp): the
   // network part carries dedup_network_fraction of the bytes; the part inside the nodes is as is.
   TokenDedup dedup;
 };

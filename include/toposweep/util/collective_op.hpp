@@ -19,7 +19,7 @@ double busbw_factor(CollectiveOp op, int ranks);
 // An AllToAll of MoE tokens through a dispatcher that sends each token once per destination node
 // (DeepEP's and HybridEP's normal kernels: strategy.ep_dispatcher = deepep), each token routed to
 // top_k of `experts` experts spread evenly over the group's nodes. Zero: a plain AllToAll, one copy
-// per (token, expert). collective/alltoall_dedup.hpp gives the network bytes it saves.
+// per (token, expert). util/alltoall_dedup.hpp gives the network bytes it saves.
 struct TokenDedup {
   std::uint16_t top_k = 0;
   std::uint16_t experts = 0;

@@ -4,7 +4,7 @@
 // experts in `router_groups` equal groups of consecutive experts, each token's top_k experts chosen
 // within `router_group_topk` of them. It changes where a token's copies go, not what the experts
 // compute: FLOPs, parameters and memory stay; DeepEP's dispatch (strategy.ep_dispatcher = deepep,
-// collective/alltoall_dedup.hpp) sends fewer copies over the network when the groups are the EP
+// util/alltoall_dedup.hpp) sends fewer copies over the network when the groups are the EP
 // group's nodes. Set by a model file's `moe` or by the model.moe_router_groups /
 // model.moe_router_group_topk keys (docs/models.md, "Dispatcher").
 #include <cstdint>

@@ -41,7 +41,7 @@ enum class TpOverlap : std::uint8_t { None, Backward, Full };
 // How a MoE layer's tokens reach their experts' ranks (strategy.ep_dispatcher): alltoall (NCCL's
 // All-to-All, Megatron-Core's alltoall dispatcher: one copy per (token, expert)) or deepep (DeepEP /
 // HybridEP through Megatron-Core's flex dispatcher: one copy per destination node, forwarded inside
-// it; collective/alltoall_dedup.hpp).
+// it; util/alltoall_dedup.hpp).
 enum class EpDispatcher : std::uint8_t { AllToAll, DeepEp };
 const char* tp_overlap_name(TpOverlap o);  // "none", "backward", "full"
 

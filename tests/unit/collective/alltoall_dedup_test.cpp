@@ -1,7 +1,7 @@
 // The node-deduplicated MoE All-to-All (CollectiveRequest::dedup, strategy.ep_dispatcher = deepep):
 // the fraction of the network bytes against brute force over every routing of a token, and the
 // two-level closed form of a switch with the network part scaled by it.
-#include "toposweep/collective/alltoall_dedup.hpp"
+#include "toposweep/util/alltoall_dedup.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // destination node. Mixtral 8x7B (8 experts, top 2) with its EP group of 8 over two servers of 4:
 // a token's two experts both lie on the other server with probability C(4, 2) / C(8, 2) = 6/28, so
 // it sends 2 x (1 - 6/28) = 22/14 copies over the network where NCCL's All-to-All sends
-// 2 x 4/8 = 1: the fraction 11/14, derived here by hand (collective/alltoall_dedup.hpp). On a slow
+// 2 x 4/8 = 1: the fraction 11/14, derived here by hand (util/alltoall_dedup.hpp). On a slow
 // network every All-to-All is network-bound, so its busy time scales by 11/14.
 #include <gtest/gtest.h>
 

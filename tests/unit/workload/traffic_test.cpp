@@ -93,6 +93,27 @@ TEST(Traffic, ZeroOneCountsReduceScatterAndAllGatherAsOneAllReduce) {
   EXPECT_DOUBLE_EQ(d.allreduce[0].bytes, 2 * w.model.parameters());
 }
 
+// Mixtral 8x7B (8 experts, top 2) with its EP group of 8 over two nodes of 4: a token's two experts
+// both lie on the other node with probability C(4, 2) / C(8, 2) = 6/28, so one copy per destination
+// node sends 2 x (1 - 6/28) = 22/14 copies across where the plain All-to-All sends 2 x 4/8 = 1:
+// DeepEP's node-to-node demand is 11/14 of the plain one (by hand), which the topology finder sees.
+TEST(Traffic, DeepEpDispatchSendsElevenFourteenthsAcross) {
+  const Workload w = make_workload(builtin_model("mixtral-8x7b"), builtin_device("h100"), "bf16", 16);
+  Strategy s = strategy(8, 1, 1, 2);
+  s.ep = 8;
+  s.zero = 1;
+  const auto plain = derive_traffic(plan_iteration(w, s).graph, rank_order_placement(8, 4), 2);
+  s.ep_dispatcher = EpDispatcher::DeepEp;
+  const auto deepep = derive_traffic(plan_iteration(w, s).graph, rank_order_placement(8, 4), 2);
+  ASSERT_EQ(plain.mp.size(), 2u);  // node 0 -> 1 and 1 -> 0, the All-to-Alls only
+  ASSERT_EQ(deepep.mp.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(deepep.mp[i].src, plain.mp[i].src);
+    EXPECT_NEAR(deepep.mp[i].bytes, plain.mp[i].bytes * 11.0 / 14.0, 1e-9 * plain.mp[i].bytes);
+  }
+  EXPECT_EQ(deepep.total_allreduce_bytes(), plain.total_allreduce_bytes());  // DP untouched
+}
+
 TEST(Traffic, PlacementMustCoverTheGraph) {
   const auto plan = plan_iteration(workload("bert-large", 64), strategy(8, 1, 1, 1));
   EXPECT_THROW(derive_traffic(plan.graph, rank_order_placement(4, 1), 4), BadInput);

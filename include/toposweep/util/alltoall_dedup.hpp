@@ -22,6 +22,8 @@
 // is not applied (the unlimited fraction, an upper estimate of the bytes).
 #include <cstdint>
 
+#include "toposweep/util/collective_op.hpp"
+
 namespace toposweep {
 
 // The fraction of a plain All-to-All's network bytes a node-deduplicating dispatcher sends among
@@ -30,5 +32,11 @@ namespace toposweep {
 // nodes).
 double dedup_network_fraction(std::uint32_t top_k, std::uint32_t experts, std::uint32_t nodes,
                               std::uint32_t groups = 0, std::uint32_t group_topk = 0);
+// The same for a task's routing (1 when `dedup` is inactive: a plain All-to-All).
+inline double dedup_network_fraction(const TokenDedup& dedup, std::uint32_t nodes) {
+  return dedup.active()
+             ? dedup_network_fraction(dedup.top_k, dedup.experts, nodes, dedup.groups, dedup.group_topk)
+             : 1.0;
+}
 
 }  // namespace toposweep

@@ -1,4 +1,4 @@
-#include "toposweep/collective/alltoall_dedup.hpp"
+#include "toposweep/util/alltoall_dedup.hpp"
 
 #include <algorithm>
 
