@@ -8,10 +8,12 @@
 #include "toposweep/collective/plan.hpp"
 #include "toposweep/topology/build.hpp"
 #include "toposweep/topology/spec.hpp"
+#include "toposweep/util/alltoall_dedup.hpp"
 #include "toposweep/util/collective_op.hpp"
 #include "toposweep/util/error.hpp"
 #include "toposweep/util/strings.hpp"
 #include "toposweep/util/units.hpp"
+#include "toposweep/workload/moe_routing.hpp"
 #include "toposweep/workload/spec.hpp"
 
 namespace toposweep::cli {
@@ -27,7 +29,39 @@ void add_options(po::options_description& o) {
       "ranks", po::value<std::string>(), "member compute nodes, e.g. 0-7,16 (default: all compute nodes)")(
       "root", po::value<std::string>()->default_value("0"), "root compute node of broadcast / reduce")(
       "topology-file", po::value<std::string>(), "edge-list topology file (sets topology.kind = file)")(
-      "flows", po::bool_switch(), "also build the flows a flow-level simulator would play and count them");
+      "flows", po::bool_switch(), "also build the flows a flow-level simulator would play and count them")(
+      "deepep", po::value<std::string>(),
+      "alltoall only: MoE tokens sent once per destination node (strategy.ep_dispatcher = deepep), "
+      "TOP_K,EXPERTS[,GROUPS,GROUP_TOPK]: each token's top_k of the experts, spread evenly over the member "
+      "nodes, optionally within group_topk of groups groups (one per node)");
+}
+
+// --deepep TOP_K,EXPERTS[,GROUPS,GROUP_TOPK]: the routing of a node-deduplicated All-to-All,
+// checked as a model's (workload/moe_routing.hpp).
+TokenDedup parse_deepep(const std::string& text, CollectiveOp op) {
+  if (op != CollectiveOp::AllToAll)
+    throw BadInput("a deduplicated dispatch is an All-to-All (--op alltoall)", "--deepep");
+  std::vector<std::uint32_t> v;
+  for (const std::string& part : split_list(text)) {
+    const auto x = parse_plain_number(part);
+    if (!x || *x < 1 || *x > 65535 || *x != static_cast<double>(static_cast<std::uint32_t>(*x)))
+      throw BadInput("'" + part + "' is not a count from 1 to 65535", "--deepep");
+    v.push_back(static_cast<std::uint32_t>(*x));
+  }
+  if (v.size() != 2 && v.size() != 4)
+    throw BadInput("expected TOP_K,EXPERTS or TOP_K,EXPERTS,GROUPS,GROUP_TOPK", "--deepep");
+  MoeShape moe;
+  moe.top_k = v[0];
+  moe.experts = v[1];
+  if (v.size() == 4) {
+    moe.router_groups = v[2];
+    moe.router_group_topk = v[3];
+  }
+  if (moe.top_k > moe.experts) throw BadInput("top_k above the experts", "--deepep");
+  if (const std::string problem = router_groups_problem(moe); !problem.empty())
+    throw BadInput(problem, "--deepep");
+  return {static_cast<std::uint16_t>(moe.top_k), static_cast<std::uint16_t>(moe.experts),
+          static_cast<std::uint16_t>(moe.router_groups), static_cast<std::uint16_t>(moe.router_group_topk)};
 }
 
 std::uint32_t parse_node(const std::string& text, const std::string& where) {
@@ -83,6 +117,7 @@ int run(CommandContext& ctx) {
   req.bytes = bytes;
   req.gpus_per_node = net.gpus_per_node();
   req.root = parse_node(vm["root"].as<std::string>(), "--root");
+  if (vm.count("deepep")) req.dedup = parse_deepep(vm["deepep"].as<std::string>(), req.op);
   if (vm.count("ranks")) {
     req.nodes = parse_ranks(vm["ranks"].as<std::string>(), net.compute_count());
   } else {
@@ -100,6 +135,7 @@ int run(CommandContext& ctx) {
     }
   }
   const CollectivePlan plan = plan_collective(net, req, algorithm, options);
+  const double fraction = dedup_network_fraction(req.dedup, static_cast<std::uint32_t>(req.nodes.size()));
 
   const double algbw = plan.time_s > 0 ? bytes / plan.time_s : 0;
   const double busbw = algbw * busbw_factor(req.op, ranks);
@@ -121,6 +157,7 @@ int run(CommandContext& ctx) {
     j["model"] = plan.model;
     j["stages"] = plan.stages;
     if (options.with_flows) j["flows"] = plan.flows.size();
+    if (req.dedup.active()) j["network_fraction"] = fraction;
     if (forest) {
       j["forest"] = options.greedy_forest ? "greedy" : "exact";
       j["trees"] = plan.trees;
@@ -145,6 +182,9 @@ int run(CommandContext& ctx) {
   if (plan.intra_node_time_s > 0)
     out << ", intra-node " << human_quantity(Quantity::Time, plan.intra_node_time_s);
   out << ")\n";
+  if (req.dedup.active())
+    out << "  dispatch   once per destination node (deepep): " << fraction
+        << " of the plain All-to-All's network bytes\n";
   out << "  algbw      " << human_quantity(Quantity::Bandwidth, algbw) << "\n";
   out << "  busbw      " << human_quantity(Quantity::Bandwidth, busbw) << "\n";
   if (forest) {
