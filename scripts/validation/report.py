@@ -23,6 +23,7 @@ import exp_llama3  # noqa: E402
 import exp_megatron  # noqa: E402
 import exp_mbridge_fp8  # noqa: E402
 import exp_mbridge_moe  # noqa: E402
+import exp_moe_zoo  # noqa: E402
 import exp_moe  # noqa: E402
 import exp_multidim  # noqa: E402
 import exp_multijob  # noqa: E402
@@ -870,6 +871,11 @@ def section_mbridge_moe(rows, notes):
     return exp_mbridge_moe.markdown(rows, notes)
 
 
+def section_moe_zoo(rows, notes):
+    pd.DataFrame(rows).to_csv(os.path.join(FIGS, "moe_zoo.csv"), index=False)
+    return exp_moe_zoo.markdown(rows, notes)
+
+
 def section_moe(rows, notes):
     pd.DataFrame(rows).to_csv(os.path.join(FIGS, "moe_runs.csv"), index=False)
     return exp_moe.markdown(rows, fit_hopper.fit(), notes)
@@ -901,6 +907,7 @@ def main():
                      ("mbridge_fp8", lambda n: section_mbridge_fp8(exp_mbridge_fp8.run(), n)),
                      ("moe", lambda n: section_moe(exp_moe.run(), n)),
                      ("mbridge_moe", lambda n: section_mbridge_moe(exp_mbridge_moe.run(), n)),
+                     ("moe_zoo", lambda n: section_moe_zoo(exp_moe_zoo.run(), n)),
                      ("fabrics", lambda n: section_fabrics(pd.DataFrame(exp_fabrics.run(WORK)), n)),
                      ("fabrics16k", lambda n: exp_fabrics_16k.markdown(exp_fabrics_16k.run(), n))):
         t = time.time()
@@ -909,7 +916,7 @@ def main():
         body.append((name, fn(section_notes[name])))
         timing.append(f"{name} {time.time() - t:.0f} s")
     order = ["topoopt", "multidim", "forest", "placement", "multijob", "megatron", "hetero", "hopper", "llama3",
-             "mbridge_fp8", "moe", "mbridge_moe", "fabrics", "fabrics16k"]
+             "mbridge_fp8", "moe", "mbridge_moe", "moe_zoo", "fabrics", "fabrics16k"]
     body.sort(key=lambda x: order.index(x[0]))
     notes = sum((section_notes[name] for name in order), [])
     rev = subprocess.run([tscli.binary(), "--version"], capture_output=True, text=True).stdout.strip()
