@@ -60,13 +60,15 @@ def run():
                     "strategy.recompute": rc, "strategy.zero": z}
             calls.append(("simulate", sets, [], []))
         tokens = dp * per_dp * seq
-        best = None
+        best = block_best = None  # block_best: every chunk holds a block (pp x v <= LAYERS)
         for (v, rc, z), r in zip(plan, tscli.run_many(calls)):
             if isinstance(r, Exception) or not r["feasible"]:
                 continue
             t = r["iteration_time_s"]
             if best is None or t < best[0]:
                 best = (t, v, rc, z, r)
+            if pp * v <= LAYERS and (block_best is None or t < block_best[0]):
+                block_best = (t, v, rc, z, r)
         row = {"gpus": gpus, "tp": tp, "cp": cp, "pp": pp, "dp": dp, "seq": seq, "batch": dp * per_dp,
                "measured_tflops": meas, "measured_mfu": mfu}
         if best:
@@ -78,6 +80,10 @@ def run():
                         "bubble_s": r["bubble_time_s"],
                         "error_pct": 100 * (row["model_tflops"] - meas) / meas,
                         "error_causal_pct": 100 * (row["causal_tflops"] - meas) / meas})
+        if block_best:
+            t, v = block_best[0], block_best[1]
+            row.update({"block_chunks_virtual_stages": v, "block_chunks_error_causal_pct":
+                        100 * (tokens * flops_per_token(seq, True) / t / gpus / 1e12 - meas) / meas})
         rows.append(row)
     return rows
 

@@ -783,13 +783,22 @@ def section_llama3(df, notes):
               "5 %). With the full count the 131k-token row is "
               f"{df.error_pct.iloc[2]:+.0f} %: at 131k tokens attention is most of the work, so only the causal count "
               "is consistent with all three rows at once; the paper's convention is not stated.",
+              "- The interleaving depth is the fastest of 1, 2, 4 and 8 virtual stages. Since `strategy.stage_split = "
+              "ends` admits a chunk holding the embedding or the output layer alone (this stop: 16 x 8 = 128 chunks "
+              "for 126 blocks and the two ends, one slot each), 8 is feasible and the fastest in the model for every "
+              "row; with every chunk holding a block, as before it, the best reads "
+              + ", ".join(f"{pc(r.block_chunks_error_causal_pct)} (v = {r.block_chunks_virtual_stages:.0f})"
+                          for _, r in df.iterrows()) + " (causal). Meta's depth is not published; the best over "
+              "unpublished choices is optimistic by construction.",
               "- The published stage balance matters: with the blocks split evenly (the head on a full last stage) "
               "the rows read -11.6 %, -6.2 % and +1.6 % (causal; this section before `strategy.stage_split`).",
-              f"- The 8k rows are slow in the model ({pc(df.error_causal_pct.iloc[0])}, "
-              f"{pc(df.error_causal_pct.iloc[1])}), the 16,384-GPU one with {df.exposed_comm_s.iloc[1]:.2f} s of "
-              "exposed data-parallel communication: under ZeRO-2 the model reduce-scatters every microbatch's "
-              "gradients (DeepSpeed's rule) where Meta's FSDP keeps them until the step. A likely part of the gap; "
-              "not measured."]
+              f"- The 8k rows read {pc(df.error_causal_pct.iloc[0])} and {pc(df.error_causal_pct.iloc[1])}, the "
+              f"16,384-GPU one with {df.exposed_comm_s.iloc[1]:.2f} s of exposed data-parallel communication: under "
+              "ZeRO-2 the model reduce-scatters every microbatch's gradients (DeepSpeed's rule) where Meta's FSDP "
+              "keeps them until the step (not measured).",
+              f"- The 131k-token row (CP 16) reads {pc(df.error_causal_pct.iloc[2])} at "
+              f"{df.virtual_stages.iloc[2]:.0f} virtual stages, with a {df.bubble_s.iloc[2]:.2f} s bubble in the "
+              "model; what Meta's schedule loses there is not published."]
     notes.append(f"Llama 3 405B on 8,192 / 16,384 H100 (held out, Table 4 of the Llama 3 paper, CP 16 at 131k "
                  f"tokens included): every row within {ec.max():.1f} %, mean {ec.mean():.1f} % (causal FLOP count).")
     return lines

@@ -210,9 +210,13 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
         "tensor parallelism (tp > 1) needs a transformer model; use strategy.layer_degrees for " + m.name,
         "key strategy.tp");
   }
-  if (s.pp > m.pipeline_units())
-    throw InvalidDesign("pp = " + std::to_string(s.pp) + " exceeds the " +
-                            std::to_string(m.pipeline_units()) + " layers of " + m.name,
+  // With the ends counted (Megatron-Core's account_for_embedding/loss_in_pipeline_split) the embedding and
+  // the loss take a block's place each: a model chunk may hold one of them alone.
+  const std::uint64_t units =
+      m.pipeline_units() + (s.stage_split == StageSplit::Ends && m.transformer ? std::uint64_t{2} : 0);
+  if (s.pp > units)
+    throw InvalidDesign("pp = " + std::to_string(s.pp) + " exceeds the " + std::to_string(units) +
+                            (units == m.pipeline_units() ? " layers of " : " pipeline slots of ") + m.name,
                         "key strategy.pp");
   if (s.pp > 1 && m.has_tables())
     throw InvalidDesign("pipeline parallelism is not supported for models with embedding tables",
@@ -251,10 +255,10 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
       throw InvalidDesign("the interleaved schedule needs strategy.virtual_stages >= 2",
                           "key strategy.virtual_stages");
     if (s.pp < 2) throw InvalidDesign("the interleaved schedule needs pp >= 2", "key strategy.pp");
-    if (static_cast<std::uint64_t>(s.pp) * s.virtual_stages > m.pipeline_units())
+    if (static_cast<std::uint64_t>(s.pp) * s.virtual_stages > units)
       throw InvalidDesign("pp * virtual_stages = " + std::to_string(std::uint64_t{s.pp} * s.virtual_stages) +
-                              " model chunks exceed the " + std::to_string(m.pipeline_units()) +
-                              " layers of " + m.name,
+                              " model chunks exceed the " + std::to_string(units) +
+                              (units == m.pipeline_units() ? " layers of " : " pipeline slots of ") + m.name,
                           "key strategy.virtual_stages");
     if (s.microbatches % s.pp != 0)
       throw InvalidDesign("the interleaved schedule needs microbatches (" + std::to_string(s.microbatches) +

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "toposweep/util/error.hpp"
 #include "toposweep/workload/hetero.hpp"
 #include "toposweep/workload/iteration.hpp"
 #include "toposweep/workload/memory.hpp"
@@ -95,6 +96,41 @@ TEST(StageSplitEnds, ThePlanRunsTheSplit) {
   Strategy e = s;
   e.stage_split = StageSplit::Even;
   EXPECT_NE(memory_per_gpu(w, s).total(), memory_per_gpu(w, e).total());
+}
+
+// L + 2 chunks for L blocks (Megatron-Core's layout with one layer a virtual stage and the ends
+// counted, as Megatron-MoE-ModelZoo's Qwen3-235B PP 32 x VPP 3 runs 94 blocks): the first chunk
+// holds the embedding alone, the last the head alone, every other one block. GPT-3 125M, 12
+// blocks: pp 14 (or pp 2 x 7 virtual stages) is a valid design with the ends counted, not without
+// them, and pp 15 is not.
+TEST(StageSplitEnds, AChunkMayHoldAnEndAlone) {
+  const Workload w = make_workload(builtin_model("gpt3-125m"), builtin_device("a100"), "fp16", 14);
+  ASSERT_EQ(w.model.layers.size(), 14u);
+  const auto r = ranges(w.model, 14, StageSplit::Ends);
+  for (std::uint32_t p = 0; p < 14; ++p)
+    EXPECT_EQ(r[p], (std::pair<std::uint32_t, std::uint32_t>{p, p + 1}))
+        << p;  // layer p: embedding, blocks, head
+  Strategy s;
+  s.pp = 14;
+  s.microbatches = 14;
+  s.stage_split = StageSplit::Ends;
+  const IterationPlan plan = plan_iteration(w, s);
+  EXPECT_EQ(plan.pp, 14u);
+  Strategy even = s;
+  even.stage_split = StageSplit::Even;
+  EXPECT_THROW(plan_iteration(w, even), InvalidDesign);
+  Strategy fifteen = s;
+  fifteen.pp = 15;
+  fifteen.microbatches = 15;
+  EXPECT_THROW(
+      plan_iteration(make_workload(builtin_model("gpt3-125m"), builtin_device("a100"), "fp16", 15), fifteen),
+      InvalidDesign);
+  Strategy v = s;
+  v.pp = 2;
+  v.schedule = PipelineSchedule::Interleaved;
+  v.virtual_stages = 7;
+  EXPECT_EQ(device_shares(w, v).chunks.size(), 14u);
+  EXPECT_EQ(plan_iteration(w, v).pp, 2u);
 }
 
 }  // namespace
