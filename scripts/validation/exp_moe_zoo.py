@@ -129,8 +129,10 @@ def markdown(rows, notes):
     if fsdp:
         lines.append(
             f"- The Megatron-FSDP row is the one the model makes slow ({fsdp['error_pct']:+.1f} %): ZeRO-3 over a "
-            "data-parallel group of 128 (the experts' over 32) gathers each microbatch's weights for the forward, "
-            "the recomputed forward and the backward, and reduce-scatters its gradients; the model has the "
+            "data-parallel group of 128 (the experts' over 32) gathers each microbatch's weights for its forward and "
+            "again for its backward (the recomputed forward runs under the backward's gather), and "
+            "reduce-scatters its gradients (Megatron-FSDP's optim_grads_params: \"RS & AG ... on all "
+            "microbatches\", mcore_fsdp_adapter.py); the model has the "
             f"data-parallel collectives in flight for {fsdp['dp_busy_s']:.1f} s, more than the measured "
             f"{fsdp['measured_step_s']:.1f} s step, and {fsdp['exposed_comm_s']:.1f} s of it exposed. How "
             "Megatron-FSDP schedules its gathers over a step's 4 microbatches (beyond FSDP2's prefetch, which the "
