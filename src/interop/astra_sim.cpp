@@ -165,8 +165,7 @@ AstraSimExport write_astra_sim(const IterationPlan& plan, const AstraSimInput& i
     if (t.dedup.active())
       throw BadInput(
           "the iteration's expert-parallel All-to-Alls send a token once per node (deepep), which "
-          "ASTRA-sim's "
-          "All-to-All does not model; export with strategy.ep_dispatcher = alltoall",
+          "ASTRA-sim's All-to-All does not model; export with strategy.ep_dispatcher = alltoall",
           "key strategy.ep_dispatcher");
   std::error_code ec;
   fs::create_directories(dir, ec);

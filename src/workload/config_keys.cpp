@@ -91,8 +91,8 @@ std::vector<KeySpec> config_keys() {
        checks::optional(checks::integer(0, 1 << 20))},
       {"model.moe_router_group_topk", "",
        "MoE models with model.moe_router_groups: the groups each token's experts may come from "
-       "(Megatron-Core's "
-       "--moe-router-group-topk; default: the model's router_group_topk, 0 when the groups are 0)",
+       "(Megatron-Core's --moe-router-group-topk; default: the model's router_group_topk, 0 when the groups "
+       "are 0)",
        checks::optional(checks::integer(0, 1 << 20))},
       {"model.moe_dispatch_datatype", "",
        "MoE models with strategy.ep > 1: datatype of the tokens dispatched to the experts and of the output "
