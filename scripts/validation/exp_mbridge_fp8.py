@@ -113,6 +113,18 @@ def run():
     return rows
 
 
+def add_alternatives(rows, extra, results):
+    """Adds each `extra` run (row index, prefix, settings) to its row from its result (`alternative`)."""
+    for (i, prefix, _), res in zip(extra, results):
+        alternative(rows[i], res, prefix)
+
+
+def main(run, markdown):
+    """A driver's command line: its rows as JSON with --json, else its report section."""
+    rows = run()
+    print(json.dumps(rows, indent=1) if "--json" in sys.argv else "\n".join(markdown(rows, [])))
+
+
 def alternative(row, res, prefix):
     """Adds to `row` (a measured_row) the same run with other settings, from its `simulate --json` result `res`:
     `prefix`_error_pct, _tokens_per_gpu_s, _iteration_time_s and _memory_GiB, or `prefix`_infeasible with why."""
@@ -258,8 +270,4 @@ def markdown(rows, notes):
 
 
 if __name__ == "__main__":
-    rows = run()
-    if "--json" in sys.argv:
-        print(json.dumps(rows, indent=1))
-    else:
-        print("\n".join(markdown(rows, [])))
+    main(run, markdown)

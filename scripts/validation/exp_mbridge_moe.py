@@ -62,11 +62,10 @@ Cluster: DGX-H100 as section 7c2 (8 GPUs a server, one 400 Gb/s NIC per GPU, one
 """
 import json
 import os
-import sys
 import tempfile
 
 import tscli
-from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER, UNFUSED_LOSS, alternative, measured_row, table_row
+from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER, UNFUSED_LOSS, add_alternatives, measured_row, main, table_row
 from exp_megatron import h100_collective_sms
 from exp_megatron import mcore_bucket
 
@@ -128,8 +127,7 @@ def run():
         row = {"run": name, "model": model, "gpus": gpus, "global_batch": gbs, "seq": seq, "tp": tp, "pp": pp,
                "vp": vp, "ep": ep, "etp": etp, "dp": gpus // (tp * pp), "measured_tokens_per_gpu_s": measured}
         rows.append(measured_row(row, res, {"ep_busy_s": "expert_parallel", "dp_busy_s": "data_parallel"}))
-    for (i, alt, _), res in zip(extra, results[len(RUNS):]):
-        alternative(rows[i], res, alt)
+    add_alternatives(rows, extra, results[len(RUNS):])
     return rows
 
 
@@ -238,8 +236,4 @@ def markdown(rows, notes):
 
 
 if __name__ == "__main__":
-    rows = run()
-    if "--json" in sys.argv:
-        print(json.dumps(rows, indent=1))
-    else:
-        print("\n".join(markdown(rows, [])))
+    main(run, markdown)

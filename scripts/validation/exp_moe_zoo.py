@@ -30,11 +30,8 @@ holds the embedding alone and the last the loss alone (`strategy.stage_split = e
 virtual_stages up to the blocks + 2).
 Cluster: DGX-H100 as sections 7c2 and 7d2 (8 GPUs a server, one 400 Gb/s NIC per GPU, one non-blocking switch).
 """
-import json
-import sys
-
 import tscli
-from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER, alternative, measured_row, table_row
+from exp_mbridge_fp8 import CLUSTER as FP8_CLUSTER, add_alternatives, measured_row, main, table_row
 from exp_megatron import mcore_bucket
 
 GPUS, GBS, SEQ = 256, 2048, 4096
@@ -77,8 +74,7 @@ def run():
                "measured_step_s": step, "measured_tokens_per_gpu_s": round(GBS * SEQ / step / GPUS, 1)}
         rows.append(measured_row(row, res, {"ep_busy_s": "expert_parallel", "dp_busy_s": "data_parallel",
                                             "tp_busy_s": "tensor_parallel"}))
-    for (i, alt, _), res in zip(extra, results[len(RUNS):]):
-        alternative(rows[i], res, alt)
+    add_alternatives(rows, extra, results[len(RUNS):])
     return rows
 
 
@@ -152,8 +148,4 @@ def markdown(rows, notes):
 
 
 if __name__ == "__main__":
-    rows = run()
-    if "--json" in sys.argv:
-        print(json.dumps(rows, indent=1))
-    else:
-        print("\n".join(markdown(rows, [])))
+    main(run, markdown)
