@@ -93,38 +93,34 @@ TrafficDemand derive_traffic(const TaskGraph& graph, const Placement& placement,
   auto add_mp = [&](std::uint32_t a, std::uint32_t b, double bytes) {
     if (bytes > 0 && node[a] != node[b]) mp[{node[a], node[b]}] += bytes;
   };
+  // The distinct nodes a group's ranks sit on, ascending.
+  auto nodes_of = [&](const std::vector<std::uint32_t>& group) {
+    std::vector<std::uint32_t> members;
+    for (auto r : group) members.push_back(node[r]);
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+    return members;
+  };
   for (std::size_t gs = 0; gs < volume.size(); ++gs) {
     const SetVolume& v = volume[gs];
     for (const auto& group : graph.group_sets[gs].groups) {
-      if (v.allreduce > 0) {
-        std::vector<std::uint32_t> members;
-        for (auto r : group) members.push_back(node[r]);
-        std::sort(members.begin(), members.end());
-        members.erase(std::unique(members.begin(), members.end()), members.end());
-        if (members.size() > 1) allreduce[members] += v.allreduce;
-      }
+      const bool need_nodes = v.allreduce > 0 || !v.dedup_pairs.empty();
+      const std::vector<std::uint32_t> members = need_nodes ? nodes_of(group) : std::vector<std::uint32_t>{};
+      if (v.allreduce > 0 && members.size() > 1) allreduce[members] += v.allreduce;
       if (v.along_pair > 0 && group.size() == 2) add_mp(group[0], group[1], v.along_pair);
       for (std::size_t i = 1; i < group.size(); ++i) {
         add_mp(group[0], group[i], v.from_first);
         add_mp(group[i], group[0], v.to_first);
       }
-      if (v.all_pairs > 0)
+      // Every member to every other: the plain all-pairs bytes and the deduplicated All-to-Alls'
+      // share that crosses among the nodes the group spans.
+      double pairs = v.all_pairs;
+      for (const auto& [dedup, bytes] : v.dedup_pairs)
+        pairs += bytes * dedup_network_fraction(dedup, static_cast<std::uint32_t>(members.size()));
+      if (pairs > 0)
         for (auto a : group)
           for (auto b : group)
-            if (a != b) add_mp(a, b, v.all_pairs);
-      if (!v.dedup_pairs.empty()) {
-        std::vector<std::uint32_t> nodes_of_group;
-        for (auto r : group) nodes_of_group.push_back(node[r]);
-        std::sort(nodes_of_group.begin(), nodes_of_group.end());
-        const auto spanned = static_cast<std::uint32_t>(
-            std::unique(nodes_of_group.begin(), nodes_of_group.end()) - nodes_of_group.begin());
-        for (const auto& [dedup, bytes] : v.dedup_pairs) {
-          const double crossing = bytes * dedup_network_fraction(dedup, spanned);
-          for (auto a : group)
-            for (auto b : group)
-              if (a != b) add_mp(a, b, crossing);
-        }
-      }
+            if (a != b) add_mp(a, b, pairs);
     }
   }
 
