@@ -60,8 +60,7 @@ TokenDedup parse_deepep(const std::string& text, CollectiveOp op) {
   if (moe.top_k > moe.experts) throw BadInput("top_k above the experts", "--deepep");
   if (const std::string problem = router_groups_problem(moe); !problem.empty())
     throw BadInput(problem, "--deepep");
-  return {static_cast<std::uint16_t>(moe.top_k), static_cast<std::uint16_t>(moe.experts),
-          static_cast<std::uint16_t>(moe.router_groups), static_cast<std::uint16_t>(moe.router_group_topk)};
+  return token_routing(moe);
 }
 
 std::uint32_t parse_node(const std::string& text, const std::string& where) {

@@ -14,6 +14,7 @@
 #include "toposweep/workload/block.hpp"
 #include "toposweep/workload/block_recompute.hpp"
 #include "toposweep/workload/hetero.hpp"
+#include "toposweep/workload/moe_routing.hpp"
 #include "toposweep/workload/ranks.hpp"
 #include "toposweep/workload/split.hpp"
 
@@ -166,9 +167,7 @@ class IterationBuilder {
     if (s_.ep_dispatcher != EpDispatcher::DeepEp || t.purpose != CommPurpose::ExpertParallel ||
         t.op != CollectiveOp::AllToAll || !m_.transformer || !m_.transformer->moe)
       return {};
-    const MoeShape& moe = *m_.transformer->moe;
-    return {static_cast<std::uint16_t>(moe.top_k), static_cast<std::uint16_t>(moe.experts),
-            static_cast<std::uint16_t>(moe.router_groups), static_cast<std::uint16_t>(moe.router_group_topk)};
+    return token_routing(*m_.transformer->moe);
   }
   // strategy.dp_sms: before the stage's optimizer step, a compute task timing what the stage's
   // data-parallel collectives took from the compute they overlapped (Task::sm_share).

@@ -32,4 +32,9 @@ Model with_router_groups(const Model& m, std::uint32_t groups, std::uint32_t gro
   return out;
 }
 
+TokenDedup token_routing(const MoeShape& moe) {
+  return {static_cast<std::uint16_t>(moe.top_k), static_cast<std::uint16_t>(moe.experts),
+          static_cast<std::uint16_t>(moe.router_groups), static_cast<std::uint16_t>(moe.router_group_topk)};
+}
+
 }  // namespace toposweep

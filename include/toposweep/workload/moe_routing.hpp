@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "toposweep/util/collective_op.hpp"
 #include "toposweep/workload/model.hpp"
 
 namespace toposweep {
@@ -23,5 +24,9 @@ std::string router_groups_problem(const MoeShape& moe);
 // BadInput naming `where` for a model without experts, or for groups router_groups_problem rejects.
 Model with_router_groups(const Model& m, std::uint32_t groups, std::uint32_t group_topk,
                          const std::string& where);
+
+// The routing a node-deduplicating dispatcher's All-to-All carries (Task::dedup): `moe`'s top_k,
+// experts and routing groups.
+TokenDedup token_routing(const MoeShape& moe);
 
 }  // namespace toposweep
