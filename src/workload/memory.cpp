@@ -173,6 +173,12 @@ static void balance_flops(const Model& m, const std::vector<double>& cum, std::v
   }
 }
 
+std::uint32_t pipeline_slots(const Model& m, StageSplit split) {
+  if (split == StageSplit::Ends && m.transformer)
+    return m.transformer->layers + m.transformer->mtp_layers + 2;
+  return m.pipeline_units();
+}
+
 std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp, StageSplit split) {
   const auto n = static_cast<std::uint32_t>(m.layers.size());
   std::vector<StageRange> stages(pp);

@@ -7,6 +7,7 @@
 
 #include "toposweep/util/error.hpp"
 #include "toposweep/workload/block.hpp"
+#include "toposweep/workload/memory.hpp"
 #include "toposweep/workload/spec.hpp"
 
 namespace toposweep {
@@ -212,8 +213,7 @@ void validate_strategy(const Strategy& s, const Workload& w, std::uint32_t gpus)
   }
   // With the ends counted (Megatron-Core's account_for_embedding/loss_in_pipeline_split) the embedding and
   // the loss take a block's place each: a model chunk may hold one of them alone.
-  const std::uint64_t units =
-      m.pipeline_units() + (s.stage_split == StageSplit::Ends && m.transformer ? std::uint64_t{2} : 0);
+  const std::uint64_t units = pipeline_slots(m, s.stage_split);
   if (s.pp > units)
     throw InvalidDesign("pp = " + std::to_string(s.pp) + " exceeds the " + std::to_string(units) +
                             (units == m.pipeline_units() ? " layers of " : " pipeline slots of ") + m.name,

@@ -70,6 +70,10 @@ struct StageRange {
 };
 std::vector<StageRange> partition_stages(const Model& m, std::uint32_t pp,
                                          StageSplit split = StageSplit::Even);
+// The most stages (or interleaved chunks) `split` can give a block or an end: a transformer's B + 2
+// slots with the ends counted (the first chunk may hold the embedding alone, the last the head
+// alone), else Model::pipeline_units(). validate_strategy rejects more.
+std::uint32_t pipeline_slots(const Model& m, StageSplit split);
 // The same with stage p's share in proportion to weight[p] (strategy.stage_split = speed):
 // transformer blocks by cumulative share (boundary after stage p at round(L x its cumulative
 // weight share), at least one block each), other models by weighted FLOP targets. Equal or no
